@@ -1,0 +1,388 @@
+#!/usr/bin/python3
+"""Throwaway single-host Ceph cluster for demos and tests.
+
+    sandbox.py start DIR [--osds N] [--port P] [--pool NAME[:PGS]]...
+    sandbox.py stop DIR [--purge]
+    sandbox.py status DIR
+    sandbox.py kill DIR DAEMON [--hard]      # DAEMON: mon.a, mgr.x, osd.2
+    sandbox.py revive DIR DAEMON
+
+One mon, one mgr and N bluestore OSDs on sparse files, cephx on, loopback only.
+Everything lives under DIR (config, keyrings, data, logs, sockets, pid files), so
+several sandboxes on different ports run side by side and `stop` ends exactly
+the daemons this tool started, by pid. Runs with Debian's /usr/bin/python3,
+which carries the rados bindings; needs no cephtui code.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import rados
+
+MON_ID = "a"
+MGR_ID = "x"
+HEALTH_TIMEOUT = 120.0
+
+CONF_TEMPLATE = """\
+[global]
+fsid = {fsid}
+mon host = [v2:127.0.0.1:{port}]
+mon initial members = {mon_id}
+public addr = 127.0.0.1
+public network = 127.0.0.0/8
+ms bind msgr1 = false
+auth cluster required = cephx
+auth service required = cephx
+auth client required = cephx
+run dir = {dir}/run
+admin socket = {dir}/run/$name.asok
+log file = {dir}/log/$name.log
+pid file = {dir}/run/$name.pid
+crash dir = {dir}/crash
+exporter sock dir = {dir}/run
+osd crush chooseleaf type = 0
+osd pool default size = 3
+osd pool default min size = 2
+osd pool default pg autoscale mode = off
+mon allow pool delete = true
+mon data avail warn = 2
+mon data avail crit = 1
+mon warn on pool no app = true
+auth allow insecure global id reclaim = false
+osd heartbeat interval = 3
+osd heartbeat grace = 10
+mon osd down out interval = 600
+
+[client]
+keyring = {dir}/ceph.client.admin.keyring
+
+[mon]
+mon data = {dir}/mon/ceph-$id
+keyring = {dir}/mon/ceph-$id/keyring
+
+[mgr]
+mgr data = {dir}/mgr/ceph-$id
+keyring = {dir}/mgr/ceph-$id/keyring
+
+[osd]
+osd data = {dir}/osd/ceph-$id
+keyring = {dir}/osd/ceph-$id/keyring
+osd objectstore = bluestore
+bluestore block create = true
+bluestore block size = 10737418240
+bluestore block db create = false
+bluestore block wal create = false
+bluestore fsck on mount = false
+osd memory target = 1073741824
+bluestore cache autotune = false
+bluestore cache size = 134217728
+"""
+
+
+class SandboxError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- helpers
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run(cmd: list[str], **kw) -> str:
+    res = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if res.returncode != 0:
+        raise SandboxError(f"{' '.join(cmd)} failed ({res.returncode}): {res.stderr.strip() or res.stdout.strip()}")
+    return res.stdout
+
+
+class Sandbox:
+    def __init__(self, root: str | Path) -> None:
+        self.dir = Path(root).resolve()
+        self.conf = self.dir / "ceph.conf"
+        self.pids = self.dir / "pids"
+
+    # ----- daemons bookkeeping: one JSON per daemon with its argv and pid
+    def _record(self, name: str) -> Path:
+        return self.pids / f"{name}.json"
+
+    def daemon_names(self) -> list[str]:
+        if not self.pids.is_dir():
+            return []
+        return sorted(p.stem for p in self.pids.glob("*.json"))
+
+    def _load(self, name: str) -> dict:
+        path = self._record(name)
+        if not path.exists():
+            raise SandboxError(f"unknown daemon {name!r} in {self.dir} (have: {', '.join(self.daemon_names()) or 'none'})")
+        return json.loads(path.read_text())
+
+    def pid_of(self, name: str) -> int | None:
+        """The daemon's pid if that process is alive and really is ours."""
+        rec = self._load(name)
+        pid = rec.get("pid")
+        if not pid:
+            return None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            return None
+        # Guard against pid reuse: the process must carry our own conf path.
+        if str(self.conf).encode() not in cmdline:
+            return None
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if stat.rsplit(")", 1)[1].split()[0] == "Z":
+                return None
+        except OSError:
+            return None
+        return pid
+
+    def spawn(self, name: str, argv: list[str]) -> int:
+        out = open(self.dir / "log" / f"{name}.out", "ab")
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True, cwd=self.dir)
+        out.close()
+        self._record(name).write_text(json.dumps({"argv": argv, "pid": proc.pid}))
+        return proc.pid
+
+    def daemon_argv(self, name: str) -> list[str]:
+        kind, ident = name.split(".", 1)
+        return [f"/usr/bin/ceph-{kind}", "-f", "-c", str(self.conf), "-i", ident]
+
+    def stop_daemon(self, name: str, sig: int = signal.SIGTERM, wait: float = 20.0) -> bool:
+        pid = self.pid_of(name)
+        if pid is None:
+            return False
+        os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if self.pid_of(name) is None:
+                return True
+            time.sleep(0.1)
+        os.kill(pid, signal.SIGKILL)
+        while self.pid_of(name) is not None:
+            time.sleep(0.05)
+        return True
+
+    # ----- cluster access through librados (much faster than the ceph CLI)
+    def connect(self, timeout: int = 10) -> rados.Rados:
+        r = rados.Rados(conffile=str(self.conf), rados_id="admin",
+                        conf={"rados_mon_op_timeout": "15", "log_to_stderr": "false",
+                              "err_to_stderr": "false", "log_file": ""})
+        r.connect(timeout=timeout)
+        return r
+
+    @staticmethod
+    def mon(r: rados.Rados, inbuf: bytes = b"", **cmd) -> bytes:
+        cmd.setdefault("format", "json")
+        ret, out, errs = r.mon_command(json.dumps(cmd), inbuf)
+        if ret != 0:
+            raise SandboxError(f"{cmd['prefix']}: {errs or os.strerror(-ret)}")
+        return out
+
+    # ----- lifecycle
+    def running(self) -> list[str]:
+        return [n for n in self.daemon_names() if self.pid_of(n) is not None]
+
+    def start(self, osds: int, port: int | None, pools: list[str]) -> None:
+        if self.conf.exists() and self.running():
+            self._start_missing()
+            self.wait_healthy()
+            return
+        if self.conf.exists():
+            self._start_missing()
+            self.wait_healthy()
+            return
+        if len(str(self.dir / "run" / "osd.99.asok")) > 100:
+            raise SandboxError(f"{self.dir} is too long for unix socket paths; use a shorter DIR")
+        port = port or free_port()
+        for sub in ("run", "log", "pids", "crash", "mon", "mgr", "osd"):
+            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        fsid = str(uuid.uuid4())
+        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir))
+        c = ["-c", str(self.conf)]
+
+        t0 = time.monotonic()
+        # mon: keyrings, monmap, mkfs
+        admin_kr = self.dir / "ceph.client.admin.keyring"
+        mon_kr = self.dir / "mon.keyring"
+        run(["ceph-authtool", "--create-keyring", str(mon_kr), "--gen-key", "-n", "mon.", "--cap", "mon", "allow *"])
+        run(["ceph-authtool", "--create-keyring", str(admin_kr), "--gen-key", "-n", "client.admin",
+             "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mds", "allow *", "--cap", "mgr", "allow *"])
+        os.chmod(admin_kr, 0o600)
+        run(["ceph-authtool", str(mon_kr), "--import-keyring", str(admin_kr)])
+        monmap = self.dir / "monmap"
+        run(["monmaptool", "--create", "--clobber", "--fsid", fsid, "--addv", MON_ID,
+             f"[v2:127.0.0.1:{port}]", str(monmap)])
+        run(["ceph-mon", *c, "--mkfs", "-i", MON_ID, "--monmap", str(monmap), "--keyring", str(mon_kr)])
+        self.spawn(f"mon.{MON_ID}", self.daemon_argv(f"mon.{MON_ID}"))
+
+        r = self._connect_retry()
+        try:
+            # mgr
+            mgr_dir = self.dir / "mgr" / f"ceph-{MGR_ID}"
+            mgr_dir.mkdir(parents=True, exist_ok=True)
+            kr = self.mon(r, prefix="auth get-or-create", entity=f"mgr.{MGR_ID}",
+                          caps=["mon", "allow profile mgr", "osd", "allow *", "mds", "allow *"], format="plain")
+            (mgr_dir / "keyring").write_bytes(kr)
+            self.spawn(f"mgr.{MGR_ID}", self.daemon_argv(f"mgr.{MGR_ID}"))
+
+            # OSDs: register all, mkfs in parallel, start
+            mkfs: list[tuple[int, subprocess.Popen]] = []
+            for _ in range(osds):
+                osd_uuid = str(uuid.uuid4())
+                key = run(["ceph-authtool", "--gen-print-key"]).strip()
+                out = self.mon(r, inbuf=json.dumps({"cephx_secret": key}).encode(), prefix="osd new", uuid=osd_uuid)
+                osd_id = int(json.loads(out)["osdid"])
+                odir = self.dir / "osd" / f"ceph-{osd_id}"
+                odir.mkdir(parents=True, exist_ok=True)
+                (odir / "keyring").write_text(f"[osd.{osd_id}]\n\tkey = {key}\n")
+                log = open(self.dir / "log" / f"osd.{osd_id}.mkfs.out", "wb")
+                mkfs.append((osd_id, subprocess.Popen(
+                    ["ceph-osd", *c, "-i", str(osd_id), "--mkfs", "--osd-uuid", osd_uuid, "--no-mon-config"],
+                    stdout=log, stderr=log)))
+                log.close()
+            for osd_id, proc in mkfs:
+                if proc.wait() != 0:
+                    raise SandboxError(f"ceph-osd --mkfs for osd.{osd_id} failed; see {self.dir}/log/osd.{osd_id}.mkfs.out")
+                self.spawn(f"osd.{osd_id}", self.daemon_argv(f"osd.{osd_id}"))
+
+            for spec in pools:
+                name, _, pgs = spec.partition(":")
+                self.mon(r, prefix="osd pool create", pool=name, pg_num=int(pgs or 32))
+                self.mon(r, prefix="osd pool application enable", pool=name, app="rbd")
+        finally:
+            r.shutdown()
+        self.wait_healthy()
+        print(f"sandbox up in {time.monotonic() - t0:.1f}s", file=sys.stderr)
+
+    def _start_missing(self) -> None:
+        for name in self.daemon_names():
+            if self.pid_of(name) is None:
+                self.spawn(name, self._load(name)["argv"])
+
+    def _connect_retry(self, timeout: float = 30.0) -> rados.Rados:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self.connect(timeout=5)
+            except rados.Error:
+                if time.monotonic() > deadline:
+                    raise SandboxError(f"mon did not answer within {timeout:.0f}s; see {self.dir}/log/mon.{MON_ID}.log")
+                time.sleep(0.3)
+
+    def wait_healthy(self, timeout: float = HEALTH_TIMEOUT) -> None:
+        r = self._connect_retry()
+        try:
+            deadline = time.monotonic() + timeout
+            last = ""
+            while time.monotonic() < deadline:
+                try:
+                    st = json.loads(self.mon(r, prefix="status"))
+                except SandboxError as e:
+                    last = str(e)
+                    time.sleep(0.5)
+                    continue
+                health = st["health"]["status"]
+                osdmap = st["osdmap"].get("osdmap", st["osdmap"])
+                # The mgr's pgmap lags the osdmap: compare against the pools' own pg_num.
+                expected = sum(p["pg_num"] for p in json.loads(self.mon(r, prefix="osd dump"))["pools"])
+                pgs = st["pgmap"].get("pgs_by_state", [])
+                clean = sum(s["count"] for s in pgs if s["state_name"] == "active+clean") == expected
+                total = osdmap["num_osds"]
+                if health == "HEALTH_OK" and osdmap["num_up_osds"] == total and clean \
+                        and st.get("mgrmap", {}).get("available", True):
+                    return
+                last = f"{health} {', '.join(st['health'].get('checks', {}))}; osds up {osdmap['num_up_osds']}/{total}"
+                time.sleep(0.5)
+            raise SandboxError(f"cluster not HEALTH_OK after {timeout:.0f}s: {last}")
+        finally:
+            r.shutdown()
+
+    def stop(self, purge: bool) -> None:
+        # OSDs first, then mgr, mon last, so the OSDs can still report to it.
+        order = sorted(self.daemon_names(), key=lambda n: {"osd": 0, "mgr": 1, "mon": 2}.get(n.split(".")[0], 3))
+        for name in order:
+            if self.stop_daemon(name):
+                print(f"stopped {name}", file=sys.stderr)
+        if purge and self.conf.exists():
+            shutil.rmtree(self.dir)
+
+    def status(self) -> int:
+        if not self.conf.exists():
+            print(f"no sandbox in {self.dir}")
+            return 1
+        for name in self.daemon_names():
+            pid = self.pid_of(name)
+            print(f"{name:10} {'running pid ' + str(pid) if pid else 'stopped'}")
+        try:
+            r = self.connect(timeout=5)
+            try:
+                st = json.loads(self.mon(r, prefix="health"))
+                print(f"health: {st['status']}")
+            finally:
+                r.shutdown()
+        except (rados.Error, SandboxError) as e:
+            print(f"health: unreachable ({e})")
+        print(self.conf)
+        return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("start", help="create (or restart) a sandbox and wait for HEALTH_OK")
+    s.add_argument("dir")
+    s.add_argument("--osds", type=int, default=3)
+    s.add_argument("--port", type=int, default=None, help="mon v2 port (default: a free one)")
+    s.add_argument("--pool", action="append", default=[], metavar="NAME[:PGS]",
+                   help="create a replicated pool (repeatable)")
+    s = sub.add_parser("stop", help="stop this sandbox's daemons")
+    s.add_argument("dir")
+    s.add_argument("--purge", action="store_true", help="also delete DIR")
+    s = sub.add_parser("status")
+    s.add_argument("dir")
+    for name, hlp in (("kill", "stop one daemon (SIGTERM; --hard for SIGKILL)"), ("revive", "start one daemon again")):
+        s = sub.add_parser(name, help=hlp)
+        s.add_argument("dir")
+        s.add_argument("daemon", help="mon.a, mgr.x, osd.N")
+        if name == "kill":
+            s.add_argument("--hard", action="store_true")
+    args = p.parse_args(argv)
+    box = Sandbox(args.dir)
+    try:
+        if args.cmd == "start":
+            box.start(args.osds, args.port, args.pool)
+            print(box.conf)
+        elif args.cmd == "stop":
+            box.stop(args.purge)
+        elif args.cmd == "status":
+            return box.status()
+        elif args.cmd == "kill":
+            box._load(args.daemon)
+            if not box.stop_daemon(args.daemon, signal.SIGKILL if args.hard else signal.SIGTERM):
+                print(f"{args.daemon} was not running", file=sys.stderr)
+        elif args.cmd == "revive":
+            if box.pid_of(args.daemon) is None:
+                box.spawn(args.daemon, box._load(args.daemon)["argv"])
+    except SandboxError as e:
+        print(f"sandbox: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
