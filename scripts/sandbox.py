@@ -45,7 +45,6 @@ auth cluster required = cephx
 auth service required = cephx
 auth client required = cephx
 run dir = {dir}/run
-admin socket = {dir}/run/$name.asok
 log file = {dir}/log/$name.log
 pid file = {dir}/run/$name.pid
 crash dir = {dir}/crash
@@ -67,14 +66,17 @@ mon osd down out interval = 600
 keyring = {dir}/ceph.client.admin.keyring
 
 [mon]
+admin socket = {dir}/run/$name.asok
 mon data = {dir}/mon/ceph-$id
 keyring = {dir}/mon/ceph-$id/keyring
 
 [mgr]
+admin socket = {dir}/run/$name.asok
 mgr data = {dir}/mgr/ceph-$id
 keyring = {dir}/mgr/ceph-$id/keyring
 
 [osd]
+admin socket = {dir}/run/$name.asok
 osd data = {dir}/osd/ceph-$id
 keyring = {dir}/osd/ceph-$id/keyring
 osd objectstore = bluestore

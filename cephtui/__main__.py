@@ -1,0 +1,3 @@
+from cephtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""CephClient: one persistent librados handle, commands in, parsed JSON out.
+
+Reads never shell out to `ceph`: a persistent handle answers a status command in
+milliseconds, a `ceph` process costs hundreds. The handle is shared by the poller
+and action workers; librados is thread-safe and the binding drops the GIL while
+it waits.
+"""
+from __future__ import annotations
+
+import errno as errno_mod
+import json
+import os
+import re
+import shlex
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
+    import rados
+except ImportError:  # pragma: no cover - exercised only on machines without python3-rados
+    rados = None  # type: ignore[assignment]
+
+
+class CephError(Exception):
+    """A command or connection failed. `errno` is positive; `message` is Ceph's own text."""
+
+    def __init__(self, errno: int, message: str, prefix: str = "") -> None:
+        self.errno = errno
+        self.message = message.strip() or os.strerror(errno)
+        self.prefix = prefix
+        where = f"{prefix}: " if prefix else ""
+        super().__init__(f"{where}{self.message} [errno {errno}]")
+
+
+class CephTimeout(CephError):
+    """The mon (or mgr) did not answer within the configured op timeout."""
+
+
+class CephPermissionError(CephError):
+    """The cluster refused: our key or caps do not allow this."""
+
+
+class CephConnectError(CephError):
+    """Could not connect at all; `str()` is a one-line explanation for the operator."""
+
+
+def error_for(errno: int, message: str, prefix: str = "") -> CephError:
+    if errno in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
+        return CephTimeout(errno, message or "timed out waiting for the monitor", prefix)
+    if errno in (errno_mod.EACCES, errno_mod.EPERM):
+        return CephPermissionError(errno, message or "permission denied", prefix)
+    return CephError(errno, message, prefix)
+
+
+@dataclass(frozen=True)
+class ConnectionSpec:
+    """How to reach the cluster, with the same meaning as the ceph CLI's flags."""
+
+    conffile: str | None = None  # None: $CEPH_CONF, else /etc/ceph/$cluster.conf
+    name: str = "client.admin"
+    keyring: str | None = None
+    cluster: str = "ceph"
+    extra_args: tuple[str, ...] = ()  # further --option value pairs handed to librados
+    connect_timeout: int = 5
+    op_timeout: int = 10
+
+    def resolved_conffile(self) -> str:
+        if self.conffile:
+            return self.conffile
+        return os.environ.get("CEPH_CONF") or f"/etc/ceph/{self.cluster}.conf"
+
+
+_BARE_NUMBERS = re.compile(r'(?<=[:\[,\s])(-?nan|-?inf)(?=\s*[,\]\}])')
+
+
+def loads(raw: bytes | str) -> Any:
+    """json.loads that survives the bare nan/inf some Ceph releases emit."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return json.loads(_BARE_NUMBERS.sub("null", text))
+
+
+@dataclass
+class CephClient:
+    spec: ConnectionSpec = field(default_factory=ConnectionSpec)
+
+    def __post_init__(self) -> None:
+        self._handle: Any = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ connection
+    def connect(self) -> "CephClient":
+        if rados is None:
+            raise CephConnectError(errno_mod.ENOSYS, "the rados Python bindings are missing "
+                                   "(apt install python3-rados; venv made with --system-site-packages)")
+        conffile = self.spec.resolved_conffile()
+        if not os.path.exists(conffile):
+            raise CephConnectError(errno_mod.ENOENT, f"no ceph config at {conffile} (use -c/--conf or CEPH_CONF)")
+        if not os.access(conffile, os.R_OK):
+            raise CephConnectError(errno_mod.EACCES, f"cannot read {conffile}: permission denied")
+        timeout = str(self.spec.op_timeout)
+        conf = {
+            "rados_mon_op_timeout": timeout,
+            "rados_osd_op_timeout": timeout,
+            "client_mount_timeout": str(self.spec.connect_timeout),
+            # librados writes its own complaints to stderr; we explain errors ourselves.
+            "log_to_stderr": "false",
+            "err_to_stderr": "false",
+        }
+        try:
+            handle = rados.Rados(name=self.spec.name, clustername=self.spec.cluster,
+                                 conffile=conffile, conf=conf)
+            if self.spec.extra_args:
+                handle.conf_parse_argv(["ceph", *self.spec.extra_args])
+            if self.spec.keyring:
+                handle.conf_set("keyring", self.spec.keyring)
+        except rados.Error as e:
+            raise CephConnectError(getattr(e, "errno", None) or errno_mod.EINVAL, f"bad configuration: {e}") from None
+        try:
+            handle.connect(timeout=self.spec.connect_timeout)
+        except rados.Error as e:
+            code = abs(getattr(e, "errno", 0) or 0)
+            try:
+                handle.shutdown()
+            except Exception:
+                pass
+            raise CephConnectError(code, self._explain_connect_failure(code, handle, conffile)) from None
+        self._handle = handle
+        return self
+
+    def _explain_connect_failure(self, code: int, handle: Any, conffile: str) -> str:
+        def conf_get(key: str) -> str:
+            try:
+                return handle.conf_get(key) or ""
+            except Exception:
+                return ""
+        name = self.spec.name
+        if code == errno_mod.ENOENT:
+            return (f"no keyring found for {name} (looked in {conf_get('keyring') or '?'}); "
+                    f"use -k/--keyring or --id/--name")
+        if code in (errno_mod.EACCES, errno_mod.EPERM):
+            return f"permission denied: the monitors rejected the key of {name}"
+        if code in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
+            return (f"cannot reach the monitors at {conf_get('mon_host') or '(no mon_host in ' + conffile + ')'} "
+                    f"within {self.spec.connect_timeout}s")
+        return f"cannot connect as {name}: {os.strerror(code) if code else 'unknown error'}"
+
+    @property
+    def connected(self) -> bool:
+        return self._handle is not None
+
+    def close(self) -> None:
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            try:
+                handle.shutdown()
+            except Exception:
+                pass
+
+    def __enter__(self) -> "CephClient":
+        if not self.connected:
+            self.connect()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def handle(self) -> Any:
+        if self._handle is None:
+            raise CephConnectError(errno_mod.ENOTCONN, "not connected")
+        return self._handle
+
+    def fsid(self) -> str:
+        return self.handle.get_fsid()
+
+    # ------------------------------------------------------------ commands
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        """Send a mon command; return (outbuf, outs) or raise CephError with the mon's text."""
+        return self._call("mon", prefix, inbuf, args)
+
+    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self._call("mgr", prefix, inbuf, args)
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        args.setdefault("format", "json")
+        out, _ = self.mon_raw(prefix, **args)
+        return loads(out)
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        args.setdefault("format", "json")
+        out, _ = self.mgr_raw(prefix, **args)
+        return loads(out)
+
+    def _call(self, target: str, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+        cmd = {"prefix": prefix, **args}
+        handle = self.handle
+        send = handle.mon_command if target == "mon" else handle.mgr_command
+        try:
+            ret, out, outs = send(json.dumps(cmd), inbuf)
+        except rados.Error as e:  # the binding raises on some transport failures
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), prefix) from None
+        if ret != 0:
+            raise error_for(-ret, outs, prefix)
+        return out, outs
+
+
+def split_ceph_args(value: str | None) -> list[str]:
+    """CEPH_ARGS, split like a shell would, as the ceph CLI does."""
+    return shlex.split(value) if value else []

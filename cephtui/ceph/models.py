@@ -1,0 +1,224 @@
+"""Frozen dataclasses: what the panes render. Built by parse.py, never mutated."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITY_ORDER = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
+
+
+@dataclass(frozen=True)
+class HealthCheck:
+    code: str
+    severity: str  # HEALTH_WARN / HEALTH_ERR
+    summary: str
+    count: int = 0
+    detail: tuple[str, ...] = ()
+    muted: bool = False
+
+
+@dataclass(frozen=True)
+class Health:
+    status: str  # HEALTH_OK / HEALTH_WARN / HEALTH_ERR
+    checks: tuple[HealthCheck, ...] = ()
+    mutes: tuple[str, ...] = ()
+
+    @property
+    def short(self) -> str:
+        return self.status.removeprefix("HEALTH_")
+
+
+@dataclass(frozen=True)
+class MonSummary:
+    names: tuple[str, ...]
+    quorum: tuple[str, ...]
+    leader: str = ""
+
+    @property
+    def out_of_quorum(self) -> tuple[str, ...]:
+        return tuple(n for n in self.names if n not in self.quorum)
+
+
+@dataclass(frozen=True)
+class MgrSummary:
+    available: bool
+    active: str = ""
+    standbys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class OSDStat:
+    epoch: int
+    total: int
+    up: int
+    in_: int
+    remapped_pgs: int = 0
+
+    @property
+    def down(self) -> int:
+        return self.total - self.up
+
+    @property
+    def out(self) -> int:
+        return self.total - self.in_
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """The osdmap's fullness thresholds (fractions, e.g. 0.85)."""
+
+    nearfull: float = 0.85
+    backfillfull: float = 0.90
+    full: float = 0.95
+
+
+@dataclass(frozen=True)
+class PoolUsage:
+    id: int
+    name: str
+    stored: int
+    used: int
+    percent_used: float  # fraction 0..1, as `ceph df` computes it
+    max_avail: int
+    objects: int
+    quota_bytes: int = 0
+    quota_objects: int = 0
+
+
+@dataclass(frozen=True)
+class Capacity:
+    total: int
+    used: int  # raw used
+    avail: int
+    pools: tuple[PoolUsage, ...] = ()
+
+    @property
+    def ratio(self) -> float:
+        return self.used / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class IORates:
+    read_bps: int = 0
+    write_bps: int = 0
+    read_ops: int = 0
+    write_ops: int = 0
+    recovering_bps: int = 0
+    recovering_objects_ps: int = 0
+    recovering_keys_ps: int = 0
+
+
+@dataclass(frozen=True)
+class StateCount:
+    state: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Recovery:
+    degraded_objects: int = 0
+    degraded_total: int = 0
+    misplaced_objects: int = 0
+    misplaced_total: int = 0
+    unfound_objects: int = 0
+
+    @property
+    def degraded_ratio(self) -> float:
+        return self.degraded_objects / self.degraded_total if self.degraded_total else 0.0
+
+    @property
+    def misplaced_ratio(self) -> float:
+        return self.misplaced_objects / self.misplaced_total if self.misplaced_total else 0.0
+
+    def eta_seconds(self, rates: IORates) -> float | None:
+        """Rough time left: objects still to fix over the current recovery rate."""
+        left = self.degraded_objects + self.misplaced_objects
+        if not left:
+            return 0.0
+        if rates.recovering_objects_ps <= 0:
+            return None
+        return left / rates.recovering_objects_ps
+
+
+@dataclass(frozen=True)
+class PGSummary:
+    """`pg stat`: counts by full state string, as `ceph pg stat` prints them."""
+
+    num_pgs: int
+    by_state: tuple[StateCount, ...] = ()
+
+    def count_with(self, flag: str) -> int:
+        """PGs whose state contains `flag` (e.g. 'degraded' counts 'active+undersized+degraded')."""
+        return sum(s.count for s in self.by_state if flag in s.state.split("+"))
+
+    @property
+    def clean(self) -> int:
+        return sum(s.count for s in self.by_state if s.state == "active+clean")
+
+
+@dataclass(frozen=True)
+class PGBrief:
+    pgid: str
+    state: str
+    up: tuple[int, ...]
+    acting: tuple[int, ...]
+    up_primary: int
+    acting_primary: int
+
+    @property
+    def pool_id(self) -> int:
+        return int(self.pgid.split(".", 1)[0])
+
+
+@dataclass(frozen=True)
+class StuckPG:
+    pgid: str
+    state: str
+    kind: str  # inactive / unclean / stale / undersized / degraded
+    since: str = ""  # timestamp of the last time it was not stuck
+    seconds: float | None = None
+    up: tuple[int, ...] = ()
+    acting: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    stamp: str
+    name: str
+    channel: str
+    priority: str  # [INF] [WRN] [ERR] [DBG] [SEC]
+    message: str
+    seq: int = 0
+
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        return (self.stamp, self.name, self.seq, self.message)
+
+
+@dataclass(frozen=True)
+class ClusterSnapshot:
+    """Everything the panes show for one moment, built off the UI thread."""
+
+    fsid: str
+    taken_at: float  # time.time() when the poll finished
+    poll_ms: float
+    health: Health
+    mons: MonSummary
+    mgr: MgrSummary
+    osds: OSDStat
+    ratios: Ratios
+    capacity: Capacity
+    io: IORates
+    pgs: PGSummary
+    recovery: Recovery
+    stuck: tuple[StuckPG, ...] = ()
+    pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it
+    log: tuple[LogEntry, ...] = ()
+    notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["health"]["short"] = self.health.short
+        data["capacity"]["ratio"] = self.capacity.ratio
+        data["osds"]["in"] = data["osds"].pop("in_")
+        return data

@@ -1,0 +1,236 @@
+"""Ceph command JSON -> models.
+
+Tolerant of the differences between Pacific (16) and Squid (19): fields that
+appear only when non-zero, objects that moved (`pg_map.pg_stats`, nested
+`osdmap.osdmap`), summaries that became objects. Unknown input yields zeros,
+never a crash: the UI must render whatever the cluster says.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Iterable
+
+from .models import (
+    SEVERITY_ORDER,
+    Capacity,
+    Health,
+    HealthCheck,
+    IORates,
+    LogEntry,
+    MgrSummary,
+    MonSummary,
+    OSDStat,
+    PGBrief,
+    PGSummary,
+    PoolUsage,
+    Ratios,
+    Recovery,
+    StateCount,
+    StuckPG,
+)
+
+
+def _int(v: Any) -> int:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _float(v: Any) -> float:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return 0.0
+    return f if f == f and f not in (float("inf"), float("-inf")) else 0.0
+
+
+def _ints(v: Any) -> tuple[int, ...]:
+    return tuple(_int(x) for x in v) if isinstance(v, list) else ()
+
+
+# ------------------------------------------------------------------ health
+
+def parse_health(d: dict[str, Any]) -> Health:
+    """`health detail` (or the `health` object of `status`)."""
+    checks = []
+    for code, c in (d.get("checks") or {}).items():
+        summary = c.get("summary", "")
+        if isinstance(summary, dict):
+            message, count = summary.get("message", ""), _int(summary.get("count"))
+        else:
+            message, count = str(summary), 0
+        detail = tuple(x.get("message", "") if isinstance(x, dict) else str(x) for x in c.get("detail") or ())
+        checks.append(HealthCheck(code=code, severity=c.get("severity", "HEALTH_WARN"), summary=message,
+                                  count=count, detail=detail, muted=bool(c.get("muted", False))))
+    checks.sort(key=lambda c: (-SEVERITY_ORDER.get(c.severity, 1), c.code))
+    mutes = tuple(m.get("code", "") if isinstance(m, dict) else str(m) for m in d.get("mutes") or ())
+    return Health(status=d.get("status") or d.get("overall_status") or "HEALTH_UNKNOWN",
+                  checks=tuple(checks), mutes=mutes)
+
+
+def parse_quorum(d: dict[str, Any]) -> MonSummary:
+    """`quorum_status`."""
+    mons = (d.get("monmap") or {}).get("mons") or []
+    names = tuple(m.get("name", "") for m in mons) or tuple(d.get("quorum_names") or ())
+    return MonSummary(names=names, quorum=tuple(d.get("quorum_names") or ()),
+                      leader=d.get("quorum_leader_name", ""))
+
+
+def parse_mgr(d: dict[str, Any]) -> MgrSummary:
+    """`mgr dump` (standby names) or `mgr stat` (counts only)."""
+    standbys = tuple(s.get("name", "") for s in d.get("standbys") or ())
+    if not standbys and _int(d.get("num_standby")):
+        standbys = tuple("?" for _ in range(_int(d["num_standby"])))
+    return MgrSummary(available=bool(d.get("available")), active=d.get("active_name", ""), standbys=standbys)
+
+
+def parse_osd_stat(d: dict[str, Any]) -> OSDStat:
+    """`osd stat`, or the `osdmap` object of `status` (nested one level deeper before Pacific)."""
+    if isinstance(d.get("osdmap"), dict):
+        d = d["osdmap"]
+    return OSDStat(epoch=_int(d.get("epoch")), total=_int(d.get("num_osds")), up=_int(d.get("num_up_osds")),
+                   in_=_int(d.get("num_in_osds")), remapped_pgs=_int(d.get("num_remapped_pgs")))
+
+
+def parse_ratios(osd_dump: dict[str, Any]) -> Ratios:
+    return Ratios(nearfull=_float(osd_dump.get("nearfull_ratio")) or 0.85,
+                  backfillfull=_float(osd_dump.get("backfillfull_ratio")) or 0.90,
+                  full=_float(osd_dump.get("full_ratio")) or 0.95)
+
+
+# ------------------------------------------------------------------ capacity and IO
+
+def parse_df(d: dict[str, Any]) -> Capacity:
+    """`df` / `df detail`."""
+    s = d.get("stats") or {}
+    total = _int(s.get("total_bytes"))
+    used = _int(s.get("total_used_raw_bytes") or s.get("total_used_bytes"))
+    avail = _int(s.get("total_avail_bytes")) or max(total - used, 0)
+    pools = []
+    for p in d.get("pools") or ():
+        ps = p.get("stats") or {}
+        pools.append(PoolUsage(
+            id=_int(p.get("id")), name=p.get("name", ""),
+            stored=_int(ps.get("stored", ps.get("bytes_used"))),
+            used=_int(ps.get("bytes_used", ps.get("stored_raw"))),
+            percent_used=_float(ps.get("percent_used")),
+            max_avail=_int(ps.get("max_avail")),
+            objects=_int(ps.get("objects")),
+            quota_bytes=_int(ps.get("quota_bytes")),
+            quota_objects=_int(ps.get("quota_objects")),
+        ))
+    return Capacity(total=total, used=used, avail=avail, pools=tuple(pools))
+
+
+def parse_io(pgmap: dict[str, Any]) -> IORates:
+    """The `pgmap` object of `status`: rate fields are present only when non-zero."""
+    return IORates(
+        read_bps=_int(pgmap.get("read_bytes_sec")), write_bps=_int(pgmap.get("write_bytes_sec")),
+        read_ops=_int(pgmap.get("read_op_per_sec")), write_ops=_int(pgmap.get("write_op_per_sec")),
+        recovering_bps=_int(pgmap.get("recovering_bytes_per_sec")),
+        recovering_objects_ps=_int(pgmap.get("recovering_objects_per_sec")),
+        recovering_keys_ps=_int(pgmap.get("recovering_keys_per_sec")),
+    )
+
+
+def parse_recovery(pgmap: dict[str, Any]) -> Recovery:
+    return Recovery(
+        degraded_objects=_int(pgmap.get("degraded_objects")), degraded_total=_int(pgmap.get("degraded_total")),
+        misplaced_objects=_int(pgmap.get("misplaced_objects")), misplaced_total=_int(pgmap.get("misplaced_total")),
+        unfound_objects=_int(pgmap.get("unfound_objects")),
+    )
+
+
+# ------------------------------------------------------------------ placement groups
+
+def parse_pg_stat(d: dict[str, Any]) -> PGSummary:
+    """`pg stat`: Pacific+ wraps it in `pg_summary`; older releases did not."""
+    s = d.get("pg_summary", d) if isinstance(d, dict) else {}
+    states = [StateCount(x.get("name", x.get("state_name", "")), _int(x.get("num", x.get("count"))))
+              for x in s.get("num_pg_by_state") or s.get("pgs_by_state") or ()]
+    states.sort(key=lambda x: (-x.count, x.state))
+    return PGSummary(num_pgs=_int(s.get("num_pgs")) or sum(x.count for x in states), by_state=tuple(states))
+
+
+def parse_pgs_by_state(pgmap: dict[str, Any]) -> PGSummary:
+    """The `pgmap` object of `status` carries the same counts as `pg stat`."""
+    return parse_pg_stat({"pgs_by_state": pgmap.get("pgs_by_state") or (), "num_pgs": pgmap.get("num_pgs")})
+
+
+def _pg_stats_list(d: Any, key: str = "pg_stats") -> list[dict[str, Any]]:
+    if isinstance(d, list):
+        return d
+    if not isinstance(d, dict):
+        return []
+    if key in d:
+        return d[key] or []
+    if isinstance(d.get("pg_map"), dict):
+        return d["pg_map"].get(key) or []
+    return []
+
+
+def parse_pg_brief(d: Any) -> tuple[PGBrief, ...]:
+    """`pg dump pgs_brief`: Pacific returns {pg_ready, pg_stats}, older a bare list, newer pg_map.pg_stats."""
+    return tuple(
+        PGBrief(pgid=p.get("pgid", ""), state=p.get("state", ""), up=_ints(p.get("up")), acting=_ints(p.get("acting")),
+                up_primary=_int(p.get("up_primary", -1)), acting_primary=_int(p.get("acting_primary", -1)))
+        for p in _pg_stats_list(d)
+    )
+
+
+_STUCK_STAMP = {"inactive": "last_active", "unclean": "last_clean", "stale": "last_unstale",
+                "undersized": "last_fullsized", "degraded": "last_undegraded"}
+
+
+def parse_stamp(s: str) -> float | None:
+    """Ceph timestamps ('2026-11-22T11:03:05.431288+0000' or with a space) -> epoch seconds."""
+    if not s:
+        return None
+    s = s.replace(" ", "T", 1)
+    for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f"):
+        try:
+            dt = datetime.strptime(s, fmt)
+        except ValueError:
+            continue
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+    return None
+
+
+def parse_stuck(d: Any, kind: str, now: float) -> tuple[StuckPG, ...]:
+    """`pg dump_stuck KIND`: Pacific returns {stuck_pg_stats: [...]}."""
+    out = []
+    for p in _pg_stats_list(d, "stuck_pg_stats"):
+        since = p.get(_STUCK_STAMP.get(kind, ""), "") or ""
+        t = parse_stamp(since)
+        out.append(StuckPG(pgid=p.get("pgid", ""), state=p.get("state", ""), kind=kind, since=since,
+                           seconds=(now - t) if t else None, up=_ints(p.get("up")), acting=_ints(p.get("acting"))))
+    return tuple(out)
+
+
+def merge_stuck(groups: Iterable[tuple[StuckPG, ...]]) -> tuple[StuckPG, ...]:
+    """One row per PG; a PG stuck several ways lists its kinds together."""
+    by_pg: dict[str, StuckPG] = {}
+    for group in groups:
+        for s in group:
+            prev = by_pg.get(s.pgid)
+            if prev is None:
+                by_pg[s.pgid] = s
+            else:
+                longest = max((x for x in (prev.seconds, s.seconds) if x is not None), default=None)
+                by_pg[s.pgid] = StuckPG(pgid=s.pgid, state=s.state, kind=f"{prev.kind},{s.kind}",
+                                        since=prev.since or s.since, seconds=longest, up=s.up, acting=s.acting)
+    return tuple(sorted(by_pg.values(), key=lambda s: (-(s.seconds or 0), s.pgid)))
+
+
+# ------------------------------------------------------------------ cluster log
+
+def parse_log(d: Any) -> tuple[LogEntry, ...]:
+    """`log last N`: a list of entries, oldest first."""
+    if not isinstance(d, list):
+        return ()
+    return tuple(LogEntry(stamp=e.get("stamp", ""), name=e.get("name", ""), channel=e.get("channel", ""),
+                          priority=e.get("priority", ""), message=e.get("message", ""), seq=_int(e.get("seq")))
+                 for e in d if isinstance(e, dict))
