@@ -125,11 +125,12 @@ class CephClient:
             handle.connect(timeout=self.spec.connect_timeout)
         except rados.Error as e:
             code = abs(getattr(e, "errno", 0) or 0)
+            why = self._explain_connect_failure(code, handle, conffile)
             try:
                 handle.shutdown()
             except Exception:
                 pass
-            raise CephConnectError(code, self._explain_connect_failure(code, handle, conffile)) from None
+            raise CephConnectError(code, why) from None
         self._handle = handle
         return self
 
@@ -144,6 +145,9 @@ class CephClient:
             return (f"no keyring found for {name} (looked in {conf_get('keyring') or '?'}); "
                     f"use -k/--keyring or --id/--name")
         if code in (errno_mod.EACCES, errno_mod.EPERM):
+            keyrings = [k for k in conf_get("keyring").split(",") if k and os.path.isfile(k)]
+            if keyrings and not any(_keyring_has(k, name) for k in keyrings):
+                return f"no key for {name} in {', '.join(keyrings)}; use -k/--keyring or --id/--name"
             return f"permission denied: the monitors rejected the key of {name}"
         if code in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
             return (f"cannot reach the monitors at {conf_get('mon_host') or '(no mon_host in ' + conffile + ')'} "
@@ -214,3 +218,11 @@ class CephClient:
 def split_ceph_args(value: str | None) -> list[str]:
     """CEPH_ARGS, split like a shell would, as the ceph CLI does."""
     return shlex.split(value) if value else []
+
+
+def _keyring_has(path: str, name: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return any(line.strip() == f"[{name}]" for line in f)
+    except OSError:
+        return False

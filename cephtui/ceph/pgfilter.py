@@ -1,0 +1,54 @@
+"""The PG table filter: plain words and `osd=N`, all of which must match."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .models import PGBrief
+
+
+def pgid_key(pgid: str) -> tuple[int, int]:
+    """Sort '1.a' before '1.10' (the part after the dot is hex)."""
+    pool, _, seed = pgid.partition(".")
+    try:
+        return int(pool), int(seed, 16)
+    except ValueError:
+        return (1 << 62, 0)
+
+
+@dataclass(frozen=True)
+class PGFilter:
+    """`degraded 3.` keeps PGs whose state or id contains both words; `osd=2` keeps PGs on osd.2;
+    a pool's name matches its PGs too."""
+
+    text: str
+    words: tuple[str, ...] = field(init=False)
+    osds: tuple[int, ...] = field(init=False)
+    error: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        words, osds, error = [], [], ""
+        for w in self.text.lower().split():
+            if w.startswith(("osd=", "osd.")):
+                try:
+                    osds.append(int(w[4:]))
+                except ValueError:
+                    error = f"'{w}': expected osd=N with a number"
+            else:
+                words.append(w)
+        object.__setattr__(self, "words", tuple(words))
+        object.__setattr__(self, "osds", tuple(osds))
+        object.__setattr__(self, "error", error)
+
+    def matches(self, pg: PGBrief, pool_names: dict[int, str] | None = None) -> bool:
+        for o in self.osds:
+            if o not in pg.up and o not in pg.acting:
+                return False
+        if not self.words:
+            return True
+        hay = f"{pg.pgid} {pg.state}"
+        if pool_names:
+            hay += " " + pool_names.get(pg.pool_id, "")
+        hay = hay.lower()
+        # "3." means pool 3's PGs, not "13.x" too.
+        return all(pg.pgid.startswith(w) if w[:-1].isdigit() and w.endswith(".") else w in hay
+                   for w in self.words)

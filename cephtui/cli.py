@@ -1,0 +1,141 @@
+"""Command line: the ceph CLI's connection flags, the TUI, and headless subcommands.
+
+    cephtui [-c CONF] [--id ID | -n NAME] [-k KEYRING] [--cluster NAME] [--refresh S]
+    cephtui snapshot [--json]
+
+CEPH_ARGS is split and put before the command line, as `ceph` does; CEPH_CONF
+names the config when -c is absent. Unknown `--option value` pairs go to
+librados like the `ceph` CLI passes them (e.g. `--mon-host 10.0.0.1`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Sequence
+
+from . import __version__
+from .ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
+from .ceph.format import human_bytes, human_rate
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cephtui",
+        description="A terminal admin companion for Ceph. Connects like the `ceph` CLI does.",
+        epilog="Environment: CEPH_CONF (config path), CEPH_ARGS (extra arguments, put first).",
+    )
+    p.add_argument("command", nargs="?", choices=["snapshot"],
+                   help="snapshot: print the current cluster snapshot and exit (add --json for scripts)")
+    p.add_argument("-c", "--conf", help="ceph config file (default: $CEPH_CONF or /etc/ceph/$cluster.conf)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--id", "--user", dest="id", help="client id, e.g. admin for client.admin")
+    who.add_argument("-n", "--name", help="full entity name, e.g. client.admin")
+    p.add_argument("-k", "--keyring", help="keyring file")
+    p.add_argument("--cluster", default="ceph", help="cluster name (default: ceph)")
+    p.add_argument("--connect-timeout", type=int, default=5, metavar="S",
+                   help="seconds to wait for the monitors when connecting (default: 5)")
+    p.add_argument("--timeout", type=int, default=5, metavar="S",
+                   help="seconds before one command counts as failed (default: 5)")
+    p.add_argument("--refresh", type=float, default=2.0, metavar="S", help="seconds between refreshes (default: 2)")
+    p.add_argument("--json", action="store_true", help="with snapshot: print JSON")
+    p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
+    p.add_argument("--version", action="version", version=f"cephtui {__version__}")
+    return p
+
+
+def spec_from_args(args: argparse.Namespace, extra: Sequence[str]) -> ConnectionSpec:
+    if args.name:
+        name = args.name
+        if "." not in name:
+            raise SystemExit(f"cephtui: --name must look like TYPE.ID (e.g. client.admin), got {name!r}")
+    else:
+        name = f"client.{args.id or 'admin'}"
+    return ConnectionSpec(conffile=args.conf, name=name, keyring=args.keyring, cluster=args.cluster,
+                          extra_args=tuple(extra), connect_timeout=max(1, args.connect_timeout),
+                          op_timeout=max(1, args.timeout))
+
+
+def split_librados_args(parser: argparse.ArgumentParser, raw: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Separate our own arguments from librados `--option [value]` pairs we pass through."""
+    known = {o for a in parser._actions for o in a.option_strings}
+    ours: list[str] = []
+    extra: list[str] = []
+    i = 0
+    while i < len(raw):
+        tok = raw[i]
+        if tok.startswith("--") and tok.split("=", 1)[0] not in known and tok != "--":
+            extra.append(tok)
+            if "=" not in tok and i + 1 < len(raw) and not raw[i + 1].startswith("-"):
+                extra.append(raw[i + 1])
+                i += 1
+        else:
+            ours.append(tok)
+        i += 1
+    return ours, extra
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    raw = split_ceph_args(os.environ.get("CEPH_ARGS")) + list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    ours, extra = split_librados_args(parser, raw)
+    args = parser.parse_args(ours)
+    if args.refresh < 0.2:
+        parser.error("--refresh must be at least 0.2 seconds")
+    spec = spec_from_args(args, extra)
+    client = CephClient(spec)
+    try:
+        client.connect()
+    except CephError as e:
+        print(f"cephtui: {e.message}", file=sys.stderr)
+        return 1
+    try:
+        if args.command == "snapshot":
+            return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
+        return run_tui(client, spec, args.refresh)
+    except CephError as e:
+        print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `cephtui snapshot | head`
+        sys.stderr.close()
+        return 0
+    finally:
+        client.close()
+
+
+def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> int:
+    from .ceph.snapshot import SnapshotBuilder
+
+    snap = SnapshotBuilder(client).build(pg_table=pg_table)
+    if as_json:
+        json.dump(snap.to_json(), sys.stdout, indent=2)
+        print()
+        return 0
+    h, o, c = snap.health, snap.osds, snap.capacity
+    print(f"cluster {snap.fsid}")
+    print(f"health  {h.status}")
+    for chk in h.checks:
+        print(f"        [{chk.severity.removeprefix('HEALTH_')}] {chk.code}: {chk.summary}{' (muted)' if chk.muted else ''}")
+    print(f"mon     {len(snap.mons.quorum)}/{len(snap.mons.names)} in quorum ({', '.join(snap.mons.quorum)})")
+    print(f"mgr     {snap.mgr.active or 'none'}{' (active)' if snap.mgr.available else ' (NOT available)'}, "
+          f"{len(snap.mgr.standbys)} standby")
+    print(f"osd     {o.total} osds: {o.up} up, {o.in_} in")
+    print(f"pgs     {snap.pgs.num_pgs} pgs: " + ", ".join(f"{s.count} {s.state}" for s in snap.pgs.by_state))
+    print(f"usage   {human_bytes(c.used)} used, {human_bytes(c.avail)} / {human_bytes(c.total)} avail "
+          f"({c.ratio * 100:.1f}%)")
+    io = snap.io
+    print(f"io      client {human_rate(io.read_bps)} rd, {human_rate(io.write_bps)} wr, "
+          f"{io.read_ops} op/s rd, {io.write_ops} op/s wr")
+    for note in snap.notes:
+        print(f"note    {note}")
+    return 0
+
+
+def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float) -> int:
+    from .ui.app import CephTUI
+
+    CephTUI(client=client, refresh=refresh, cluster=spec.cluster).run()
+    return 0

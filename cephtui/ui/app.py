@@ -1,0 +1,168 @@
+"""CephTUI: the app shell, the poller, tabs, bindings, help and command palette."""
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Iterable
+
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.theme import Theme
+from textual.timer import Timer
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from ..ceph.client import CephClient, CephError, CephTimeout
+from ..ceph.clusterlog import ClusterLog
+from ..ceph.models import ClusterSnapshot
+from ..ceph.snapshot import SnapshotBuilder
+from .help import HelpScreen
+from .messages import PollFailed, SnapshotReady
+from .panes.health import HealthPane
+from .panes.pgs import PGsPane
+from .panes.placeholder import Placeholder
+from .widgets.statusbar import StatusBar
+
+log = logging.getLogger("cephtui")
+
+TABS = (
+    ("health", "Health"), ("pgs", "PGs"), ("osds", "OSDs"), ("crush", "CRUSH"), ("pools", "Pools"),
+    ("users", "Users"), ("maintenance", "Maintenance"), ("bench", "Bench"),
+)
+THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
+DEFAULT_THEME = "cephtui"
+
+
+def load_themes(directory: Path = THEMES_DIR) -> list[Theme]:
+    """Themes are data files (themes/*.json) holding Theme's own fields."""
+    themes = []
+    for path in sorted(directory.glob("*.json")) if directory.is_dir() else ():
+        try:
+            themes.append(Theme(**json.loads(path.read_text())))
+        except (ValueError, TypeError) as e:
+            log.warning("ignoring theme %s: %s", path, e)
+    return themes
+
+
+class CephTUI(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "cephtui"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("r", "refresh_now", "Refresh"),
+        *(Binding(str(i), f"show_tab('{key}')", title, show=False) for i, (key, title) in enumerate(TABS, 1)),
+    ]
+
+    def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph") -> None:
+        super().__init__()
+        self.client = client
+        self.refresh_interval = refresh
+        self.cluster_name = cluster
+        self.cluster_log = ClusterLog(client)
+        self.builder = SnapshotBuilder(client, log=self.cluster_log)
+        self.snapshot: ClusterSnapshot | None = None
+        self.connected: bool | None = None
+        self._polling = False
+        self._timer: Timer | None = None
+
+    # ------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.cluster_name, id="statusbar")
+        with TabbedContent(initial="health", id="tabs"):
+            for i, (key, title) in enumerate(TABS, 1):
+                with TabPane(f"{title} {i}", id=key):
+                    if key == "health":
+                        yield HealthPane(id="health-pane")
+                    elif key == "pgs":
+                        yield PGsPane(id="pgs-pane")
+                    else:
+                        yield Placeholder(key, title)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for theme in load_themes():
+            self.register_theme(theme)
+        if self.get_theme(DEFAULT_THEME) is not None:
+            self.theme = DEFAULT_THEME
+        self._schedule(0)
+
+    # ------------------------------------------------------------ polling
+    def _schedule(self, delay: float) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(max(delay, 0.01), self._start_poll)
+
+    def _start_poll(self) -> None:
+        if self._polling:
+            return
+        self._polling = True
+        self._poll(pg_table=self.query_one(TabbedContent).active == "pgs")
+
+    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
+    def _poll(self, pg_table: bool) -> None:
+        """Runs in a worker thread: the only place the app waits on the cluster."""
+        try:
+            if not self.cluster_log.started:
+                try:
+                    self.cluster_log.start()
+                except CephError:
+                    pass  # tried again next poll
+            snap = self.builder.build(pg_table=pg_table)
+        except CephTimeout as e:
+            self.post_message(PollFailed(f"monitor not answering ({e.message})", timeout=True))
+        except CephError as e:
+            self.post_message(PollFailed(f"{e.prefix}: {e.message}" if e.prefix else e.message, timeout=False))
+        except Exception as e:  # never let a surprise end the app with a traceback
+            log.exception("poll failed")
+            self.post_message(PollFailed(f"internal error: {e!r}", timeout=False))
+        else:
+            self.post_message(SnapshotReady(snap))
+
+    def on_snapshot_ready(self, message: SnapshotReady) -> None:
+        self._polling = False
+        self.snapshot, self.connected = message.snapshot, True
+        self.query_one(StatusBar).show_snapshot(message.snapshot)
+        for pane in (self.query_one(HealthPane), self.query_one(PGsPane)):
+            try:
+                pane.show(message.snapshot)
+            except Exception as e:
+                log.exception("rendering %s failed", pane.id)
+                self.notify(f"could not render {pane.id}: {e!r}", severity="error")
+        self._schedule(self.refresh_interval)
+
+    def on_poll_failed(self, message: PollFailed) -> None:
+        self._polling = False
+        self.connected = False
+        self.query_one(StatusBar).show_failure(message.error)
+        self._schedule(self.refresh_interval)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        # The PG table is fetched only while its tab is shown: fill it now, not at the next tick.
+        if event.pane.id == "pgs":
+            self.query_one("#pgs-table").focus()
+            if not self._polling:
+                self._schedule(0)
+
+    # ------------------------------------------------------------ actions
+    def action_show_tab(self, key: str) -> None:
+        self.query_one(TabbedContent).active = key
+
+    def action_refresh_now(self) -> None:
+        if not self._polling:
+            self._schedule(0)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for i, (key, title) in enumerate(TABS, 1):
+            yield SystemCommand(f"Go to {title}", f"Show the {title} tab (key {i})",
+                                lambda key=key: self.action_show_tab(key))
+        yield SystemCommand("Refresh now", "Poll the cluster immediately (key r)", self.action_refresh_now)
+
+    def on_unmount(self) -> None:
+        self.cluster_log.stop()

@@ -1,0 +1,182 @@
+"""Health: status and checks, services, capacity, IO, and the live cluster log."""
+from __future__ import annotations
+
+import time
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, RichLog, Static
+
+from ...ceph.format import human_bytes, human_rate, percent
+from ...ceph.models import ClusterSnapshot, LogEntry, Ratios
+from ..widgets.statusbar import health_badge
+from ..widgets.tables import sync_table
+
+SEVERITY_STYLE = {"HEALTH_ERR": "bold red", "HEALTH_WARN": "yellow"}
+LOG_STYLE = {"[ERR]": "bold red", "[WRN]": "yellow", "[SEC]": "magenta", "[DBG]": "dim"}
+DETAIL_LINES = 8
+
+
+def fill_style(fraction: float, ratios: Ratios) -> str:
+    if fraction >= ratios.full:
+        return "bold white on red"
+    if fraction >= ratios.backfillfull:
+        return "bold red"
+    if fraction >= ratios.nearfull:
+        return "bold yellow"
+    return ""
+
+
+def usage_bar(fraction: float, ratios: Ratios, width: int = 30) -> Text:
+    filled = max(0, min(width, round(fraction * width)))
+    style = fill_style(fraction, ratios) or "green"
+    bar = Text("█" * filled, style=style.replace("on red", "").strip() or "red")
+    bar.append("░" * (width - filled), style="dim")
+    return bar
+
+
+def render_checks(snap: ClusterSnapshot) -> Group | Text:
+    h = snap.health
+    if not h.checks:
+        return Text("No health checks raised.", style="green")
+    parts: list[Text] = []
+    for c in h.checks:
+        line = Text()
+        line.append(f"[{c.severity.removeprefix('HEALTH_')}] ", style=SEVERITY_STYLE.get(c.severity, ""))
+        line.append(c.code, style="bold")
+        line.append(f"  {c.summary}")
+        if c.muted:
+            line.append("  (muted)", style="dim italic")
+        parts.append(line)
+        for d in c.detail[:DETAIL_LINES]:
+            parts.append(Text(f"    {d}", style="dim" if c.muted else ""))
+        if len(c.detail) > DETAIL_LINES:
+            parts.append(Text(f"    … and {len(c.detail) - DETAIL_LINES} more", style="dim"))
+    return Group(*parts)
+
+
+def render_services(snap: ClusterSnapshot) -> Table:
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column()
+    m, g, o = snap.mons, snap.mgr, snap.osds
+    mon = Text(f"{len(m.quorum)}/{len(m.names)} in quorum", style="green" if not m.out_of_quorum else "yellow")
+    mon.append(f"  ({', '.join(m.quorum)}" + (f"; leader {m.leader})" if m.leader else ")"), style="dim")
+    if m.out_of_quorum:
+        mon.append(f"  out: {', '.join(m.out_of_quorum)}", style="bold red")
+    t.add_row("mon", mon)
+    mgr = Text(f"{g.active} active", style="green") if g.available else Text("no active mgr", style="bold red")
+    mgr.append(f"  standbys: {', '.join(g.standbys) or 'none'}", style="dim")
+    t.add_row("mgr", mgr)
+    osd = Text(f"{o.total} osds: ")
+    osd.append(f"{o.up} up", style="green" if o.up == o.total else "bold red")
+    osd.append(", ")
+    osd.append(f"{o.in_} in", style="green" if o.in_ == o.total else "yellow")
+    if o.remapped_pgs:
+        osd.append(f"; {o.remapped_pgs} remapped pgs", style="yellow")
+    t.add_row("osd", osd)
+    return t
+
+
+def render_io(snap: ClusterSnapshot) -> Table:
+    io = snap.io
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("client", f"{human_rate(io.read_bps)} rd, {human_rate(io.write_bps)} wr, "
+                        f"{io.read_ops} op/s rd, {io.write_ops} op/s wr")
+    rec = f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s" \
+        if io.recovering_bps or io.recovering_objects_ps else "idle"
+    t.add_row("recovery", Text(rec, style="yellow" if rec != "idle" else "dim"))
+    return t
+
+
+def render_raw(snap: ClusterSnapshot) -> Text:
+    c = snap.capacity
+    t = Text("raw  ", style="bold")
+    t.append_text(usage_bar(c.ratio, snap.ratios, width=20))
+    t.append(f" {percent(c.ratio)}", style=fill_style(c.ratio, snap.ratios))
+    t.append(f"  {human_bytes(c.used)} / {human_bytes(c.total)} used, {human_bytes(c.avail)} avail")
+    r = snap.ratios
+    t.append(f"\n     nearfull {percent(r.nearfull)} · backfillfull {percent(r.backfillfull)} · full {percent(r.full)}",
+             style="dim")
+    return t
+
+
+def log_line(e: LogEntry) -> Text:
+    t = Text(e.stamp[11:19] + " ", style="dim")
+    t.append(f"{e.name} ", style="cyan")
+    t.append(f"{e.priority} ", style=LOG_STYLE.get(e.priority, "green"))
+    t.append(e.message, style=LOG_STYLE.get(e.priority, ""))
+    return t
+
+
+class HealthPane(Vertical):
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="health-top"):
+            with Vertical(id="health-left"):
+                yield Static(id="health-status", classes="box")
+                yield Static(id="health-services", classes="box")
+                yield Static(id="health-io", classes="box")
+            with VerticalScroll(id="health-checks-box", classes="box"):
+                yield Static(id="health-checks")
+        with Horizontal(id="health-bottom"):
+            with Vertical(id="health-capacity", classes="box"):
+                yield Static(id="health-raw")
+                yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
+            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=False, markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#health-status").border_title = "Status"
+        self.query_one("#health-services").border_title = "Services"
+        self.query_one("#health-io").border_title = "IO"
+        self.query_one("#health-checks-box").border_title = "Health checks"
+        self.query_one("#health-capacity").border_title = "Capacity"
+        self.query_one("#health-log").border_title = "Cluster log (ceph -w)"
+        pools = self.query_one("#health-pools", DataTable)
+        for label, key in (("pool", "pool"), ("stored", "stored"), ("used", "used"),
+                           ("%used", "pct"), ("max avail", "avail"), ("objects", "objects"), ("quota", "quota")):
+            pools.add_column(label, key=key)
+        self._last_log: tuple[str, str, int, str] | None = None
+        # Pacific keeps too short a log tail to backfill the cluster channel; say where the stream starts.
+        self.query_one("#health-log", RichLog).write(
+            Text(f"— streaming the cluster log from {time.strftime('%H:%M:%S')} "
+                 "(earlier entries: ceph log last) —", style="dim"))
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        status = Text("Overall  ", style="bold")
+        status.append_text(health_badge(snap.health.short))
+        status.append(f"  {snap.health.status}")
+        n = len(snap.health.checks)
+        status.append(f"\n{n} check{'s' if n != 1 else ''} raised" if n else "\nall checks pass",
+                      style="yellow" if n else "green")
+        if snap.health.mutes:
+            status.append(f", {len(snap.health.mutes)} muted", style="dim")
+        self.query_one("#health-status", Static).update(status)
+        self.query_one("#health-services", Static).update(render_services(snap))
+        self.query_one("#health-io", Static).update(render_io(snap))
+        self.query_one("#health-checks", Static).update(render_checks(snap))
+        self.query_one("#health-raw", Static).update(render_raw(snap))
+        rows = {}
+        for p in snap.capacity.pools:
+            style = fill_style(p.percent_used, snap.ratios)
+            quota = " ".join(filter(None, (human_bytes(p.quota_bytes) if p.quota_bytes else "",
+                                           f"{p.quota_objects} obj" if p.quota_objects else ""))) or "-"
+            rows[p.id] = (Text(p.name, style=style), human_bytes(p.stored), human_bytes(p.used),
+                          Text(percent(p.percent_used), style=style), human_bytes(p.max_avail), str(p.objects), quota)
+        sync_table(self.query_one("#health-pools", DataTable), rows)
+        self._append_log(snap.log)
+
+    def _append_log(self, entries: tuple[LogEntry, ...]) -> None:
+        keys = [e.key for e in entries]
+        start = 0
+        if self._last_log is not None and self._last_log in keys:
+            start = keys.index(self._last_log) + 1
+        log = self.query_one("#health-log", RichLog)
+        for e in entries[start:]:
+            log.write(log_line(e))
+        if entries:
+            self._last_log = entries[-1].key

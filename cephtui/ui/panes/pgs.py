@@ -1,0 +1,171 @@
+"""PGs: counts by state, recovery progress, per-pool breakdown, stuck PGs and a filterable PG table."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Static
+
+from ...ceph.format import human_duration, human_rate, percent
+from ...ceph.models import ClusterSnapshot, PGBrief
+from ...ceph.pgfilter import PGFilter, pgid_key
+from ..widgets.tables import sync_table
+
+# Flags worth their own counter, in the order an admin scans them.
+FLAGS = ("active", "clean", "degraded", "undersized", "peering", "stale", "incomplete", "inconsistent",
+         "down", "recovering", "recovery_wait", "backfilling", "backfill_wait", "remapped", "scrubbing")
+BAD = {"stale", "incomplete", "inconsistent", "down", "unknown", "inactive"}
+WARN = {"degraded", "undersized", "peering", "recovering", "recovery_wait", "backfilling", "backfill_wait",
+        "remapped", "backfill_toofull", "recovery_toofull", "activating"}
+
+
+def state_style(state: str) -> str:
+    parts = set(state.split("+"))
+    if parts & BAD or "active" not in parts:
+        return "bold red"
+    if parts & WARN:
+        return "yellow"
+    if state == "active+clean" or parts <= {"active", "clean", "scrubbing", "deep"}:
+        return "green"
+    return ""
+
+
+def osds(ids: tuple[int, ...]) -> str:
+    return "[" + ",".join("NONE" if i == 0x7FFFFFFF else str(i) for i in ids) + "]"
+
+
+class PGsPane(Vertical):
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter PGs", show=True),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="pgs-top"):
+            yield DataTable(id="pgs-states", classes="box", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="pgs-mid"):
+                yield Static(id="pgs-recovery", classes="box")
+                yield DataTable(id="pgs-pools", classes="box", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="pgs-stuck", classes="box", cursor_type="row", zebra_stripes=True)
+        with Vertical(id="pgs-table-box", classes="box"):
+            yield Input(placeholder="filter: words match pgid/state/pool (e.g. 'degraded 1.'), osd=N matches up/acting",
+                        id="pgs-filter")
+            yield DataTable(id="pgs-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#pgs-states").border_title = "PGs by state"
+        self.query_one("#pgs-recovery").border_title = "Recovery"
+        self.query_one("#pgs-pools").border_title = "Per pool"
+        # "since" is Ceph's own stamp (last_clean, last_active ...), as `pg dump_stuck` judges it.
+        self.query_one("#pgs-stuck").border_title = "Stuck PGs (pg dump_stuck)"
+        self.query_one("#pgs-table-box").border_title = "All PGs"
+        self._cols(self.query_one("#pgs-states", DataTable), ("state", "pgs", "share"))
+        self._cols(self.query_one("#pgs-pools", DataTable), ("pool", "pgs", "clean", "not clean", "states"))
+        self._cols(self.query_one("#pgs-stuck", DataTable), ("pgid", "state", "stuck", "since", "up", "acting"))
+        self._cols(self.query_one("#pgs-table", DataTable), ("pgid", "state", "up", "acting", "primary"))
+        self._pg_rows: tuple[PGBrief, ...] = ()
+        self._filter = PGFilter("")
+        self._filter_timer: Timer | None = None
+        self.pool_names: dict[int, str] = {}
+
+    @staticmethod
+    def _cols(table: DataTable, names: tuple[str, ...]) -> None:
+        for n in names:
+            table.add_column(n, key=n)
+
+    # ------------------------------------------------------------ rendering
+    def show(self, snap: ClusterSnapshot) -> None:
+        self.pool_names = {p.id: p.name for p in snap.capacity.pools}
+        total = snap.pgs.num_pgs or 1
+        sync_table(self.query_one("#pgs-states", DataTable), {
+            s.state: (Text(s.state, style=state_style(s.state)), str(s.count), percent(s.count / total))
+            for s in snap.pgs.by_state
+        })
+        self.query_one("#pgs-recovery", Static).update(self._recovery(snap))
+        stuck_rows = {
+            s.pgid: (s.pgid, Text(s.state, style=state_style(s.state)), s.kind, f"{human_duration(s.seconds)} ago"
+                     if s.seconds is not None else "?", osds(s.up), osds(s.acting))
+            for s in snap.stuck
+        }
+        sync_table(self.query_one("#pgs-stuck", DataTable), stuck_rows)
+        self.query_one("#pgs-stuck").border_subtitle = f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck"
+        if snap.pg_table is not None:
+            self._pg_rows = snap.pg_table
+            self._pool_breakdown(snap.pg_table)
+            self._render_pg_table()
+
+    @staticmethod
+    def _recovery(snap: ClusterSnapshot) -> Table:
+        r, io, pgs = snap.recovery, snap.io, snap.pgs
+        t = Table.grid(padding=(0, 2))
+        t.add_column(style="bold")
+        t.add_column()
+        flags = [(f, pgs.count_with(f)) for f in FLAGS if f not in ("active", "clean")]
+        shown = ", ".join(f"{n} {f}" for f, n in flags if n) or "none"
+        t.add_row("pgs", Text(f"{pgs.num_pgs} total, {pgs.clean} active+clean", style="green"
+                              if pgs.clean == pgs.num_pgs else "yellow"))
+        t.add_row("not clean", Text(shown, style="" if shown == "none" else "yellow"))
+        t.add_row("degraded", Text(f"{r.degraded_objects}/{r.degraded_total} objects ({percent(r.degraded_ratio)})",
+                                   style="yellow" if r.degraded_objects else "dim"))
+        t.add_row("misplaced", Text(f"{r.misplaced_objects}/{r.misplaced_total} objects "
+                                    f"({percent(r.misplaced_ratio)})", style="yellow" if r.misplaced_objects else "dim"))
+        if r.unfound_objects:
+            t.add_row("unfound", Text(f"{r.unfound_objects} objects", style="bold red"))
+        t.add_row("rate", f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s")
+        eta = r.eta_seconds(io)
+        t.add_row("time left", "-" if eta == 0 else ("no progress yet" if eta is None else f"~{human_duration(eta)}"))
+        return t
+
+    def _pool_breakdown(self, rows: tuple[PGBrief, ...]) -> None:
+        per_pool: dict[int, Counter[str]] = defaultdict(Counter)
+        for pg in rows:
+            per_pool[pg.pool_id][pg.state] += 1
+        table_rows = {}
+        for pool_id in sorted(per_pool):
+            states = per_pool[pool_id]
+            n = sum(states.values())
+            clean = states.get("active+clean", 0)
+            others = ", ".join(f"{c} {s}" for s, c in states.most_common() if s != "active+clean") or "-"
+            table_rows[pool_id] = (self.pool_names.get(pool_id, f"pool {pool_id}"), str(n), str(clean),
+                                   Text(str(n - clean), style="yellow" if n - clean else "dim"), others)
+        sync_table(self.query_one("#pgs-pools", DataTable), table_rows)
+
+    def _render_pg_table(self) -> None:
+        match = self._filter.matches
+        names = self.pool_names
+        rows = {
+            pg.pgid: (pg.pgid, Text(pg.state, style=state_style(pg.state)), osds(pg.up), osds(pg.acting),
+                      str(pg.acting_primary))
+            for pg in self._pg_rows if match(pg, names)
+        }
+        table = self.query_one("#pgs-table", DataTable)
+        if sync_table(table, rows):
+            table.sort("pgid", key=pgid_key)
+        box = self.query_one("#pgs-table-box")
+        box.border_subtitle = f"{len(rows)} of {len(self._pg_rows)} PGs" + (
+            f" match '{self._filter.text}'" if self._filter.text else "")
+
+    # ------------------------------------------------------------ filter
+    @on(Input.Changed, "#pgs-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        text = event.value
+        self._filter_timer = self.set_timer(0.25, lambda: self._apply_filter(text))
+
+    def _apply_filter(self, text: str) -> None:
+        self._filter = PGFilter(text)
+        self._render_pg_table()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#pgs-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#pgs-filter", Input).value = ""
+        self.query_one("#pgs-table", DataTable).focus()

@@ -1,0 +1,77 @@
+"""The header line: cluster, health badge, connection state and data age."""
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ...ceph.models import ClusterSnapshot
+
+BADGE_STYLE = {
+    "OK": "bold black on green",
+    "WARN": "bold black on yellow",
+    "ERR": "bold white on red",
+}
+
+
+def health_badge(short: str) -> Text:
+    return Text(f" {short} ", style=BADGE_STYLE.get(short, "bold white on grey37"))
+
+
+class StatusBar(Static):
+    """Re-rendered from plain fields once a second (cheap; touches no cluster)."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; }
+    """
+
+    def __init__(self, cluster: str, **kw: object) -> None:
+        super().__init__("", **kw)  # type: ignore[arg-type]
+        self.cluster = cluster
+        self.snapshot: ClusterSnapshot | None = None
+        self.connected: bool | None = None  # None: first poll not back yet
+        self.error = ""
+        self.last_ok: float | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.refresh_text)
+        self.refresh_text()
+
+    def show_snapshot(self, snap: ClusterSnapshot) -> None:
+        self.snapshot, self.connected, self.error, self.last_ok = snap, True, "", snap.taken_at
+        self.refresh_text()
+
+    def show_failure(self, error: str) -> None:
+        self.connected, self.error = False, error
+        self.refresh_text()
+
+    @property
+    def badge(self) -> str:
+        return self.snapshot.health.short if self.snapshot else "…"
+
+    def refresh_text(self) -> None:
+        t = Text(" cephtui ", style="bold")
+        t.append("│ ", style="dim")
+        t.append(self.cluster)
+        if self.snapshot:
+            t.append(f" {self.snapshot.fsid[:8]}", style="dim")
+        t.append(" │ ", style="dim")
+        t.append_text(health_badge(self.badge))
+        t.append(" │ ", style="dim")
+        if self.connected is None:
+            t.append("● connecting…", style="yellow")
+        elif self.connected:
+            t.append("● connected", style="green")
+        else:
+            t.append("✖ disconnected", style="bold red")
+            t.append(f": {self.error} (retrying)", style="red")
+        if self.last_ok is not None:
+            age = time.time() - self.last_ok
+            style = "dim" if self.connected else "bold yellow"
+            t.append(f" │ data {age:.0f}s old", style=style)
+            if self.snapshot and self.connected:
+                t.append(f" · poll {self.snapshot.poll_ms:.0f} ms", style="dim")
+        if self.snapshot and self.snapshot.notes and self.connected:
+            t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
+        self.update(t)

@@ -1,0 +1,40 @@
+"""Keyed, in-place DataTable updates: change only the cells that changed."""
+from __future__ import annotations
+
+from typing import Hashable, Mapping, Sequence
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+Cell = str | Text | int | float
+
+
+def _same(a: Cell, b: Cell) -> bool:
+    if isinstance(a, Text) and isinstance(b, Text):
+        return a.plain == b.plain and a.style == b.style and a.spans == b.spans
+    return type(a) is type(b) and a == b
+
+
+def sync_table(table: DataTable, rows: Mapping[Hashable, Sequence[Cell]]) -> bool:
+    """Make `table` show exactly `rows` (key -> cells), touching only what differs.
+
+    Rows keep their place and new rows are appended; returns whether rows were
+    added, so a caller that wants an order can sort. Cursor and scroll survive.
+    """
+    rows = {str(k): v for k, v in rows.items()}
+    columns = list(table.columns.keys())
+    existing = {rk.value: rk for rk in table.rows.keys()}
+    added = False
+    with table.app.batch_update():
+        for key in [k for k in existing if k not in rows]:
+            table.remove_row(existing[key])
+        for skey, cells in rows.items():
+            if skey in existing:
+                old = table.get_row(skey)
+                for col, new, prev in zip(columns, cells, old):
+                    if not _same(new, prev):
+                        table.update_cell(skey, col, new, update_width=True)
+            else:
+                table.add_row(*cells, key=skey)
+                added = True
+    return added
