@@ -63,7 +63,7 @@ class ConnectionSpec:
     cluster: str = "ceph"
     extra_args: tuple[str, ...] = ()  # further --option value pairs handed to librados
     connect_timeout: int = 5
-    op_timeout: int = 10
+    op_timeout: int = 5
 
     def resolved_conffile(self) -> str:
         if self.conffile:
@@ -148,7 +148,7 @@ class CephClient:
             keyrings = [k for k in conf_get("keyring").split(",") if k and os.path.isfile(k)]
             if keyrings and not any(_keyring_has(k, name) for k in keyrings):
                 return f"no key for {name} in {', '.join(keyrings)}; use -k/--keyring or --id/--name"
-            return f"permission denied: the monitors rejected the key of {name}"
+            return f"permission denied for {name}: the monitors rejected its key, or it has no mon caps"
         if code in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
             return (f"cannot reach the monitors at {conf_get('mon_host') or '(no mon_host in ' + conffile + ')'} "
                     f"within {self.spec.connect_timeout}s")

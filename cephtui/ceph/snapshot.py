@@ -76,8 +76,9 @@ class SnapshotBuilder:
 
         stuck: tuple[StuckPG, ...] = ()
         table = None
-        if mgr.available:
-            pgs = parse.parse_pg_stat(c.mgr("pg stat"))
+        pg_stat = self._optional(notes, "pg stat", lambda: c.mgr("pg stat")) if mgr.available else None
+        if pg_stat is not None:
+            pgs = parse.parse_pg_stat(pg_stat)
             if pgs.clean != pgs.num_pgs:
                 now = time.time()
                 stuck = parse.merge_stuck(
@@ -85,11 +86,13 @@ class SnapshotBuilder:
                                                      lambda k=k: c.mgr("pg dump_stuck", stuckops=[k])), k, now)
                     for k in STUCK_KINDS)
             if pg_table:
-                table = parse.parse_pg_brief(c.mgr("pg dump", dumpcontents=["pgs_brief"]))
+                dump = self._optional(notes, "pg dump", lambda: c.mgr("pg dump", dumpcontents=["pgs_brief"]))
+                table = parse.parse_pg_brief(dump) if dump is not None else None
         else:
-            # No active mgr: the mon still holds the last PG digest it received.
+            # No active mgr (or no mgr caps): the mon still holds the last PG digest it received.
             pgs = parse.parse_pgs_by_state(pgmap)
-            notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
+            if not mgr.available:
+                notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
 
         if self.log is not None:
             self._absorb_log(self.log.drain())

@@ -47,7 +47,7 @@ def load_themes(directory: Path = THEMES_DIR) -> list[Theme]:
 
 
 class CephTUI(App[None]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "cephtui"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -142,12 +142,15 @@ class CephTUI(App[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # The PG table is fetched only while its tab is shown: fill it now, not at the next tick.
         if event.pane.id == "pgs":
-            self.query_one("#pgs-table").focus()
+            # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
+            self.call_after_refresh(self.query_one("#pgs-table").focus)
             if not self._polling:
                 self._schedule(0)
 
     # ------------------------------------------------------------ actions
     def action_show_tab(self, key: str) -> None:
+        # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
+        self.set_focus(None)
         self.query_one(TabbedContent).active = key
 
     def action_refresh_now(self) -> None:

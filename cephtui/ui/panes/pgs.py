@@ -163,6 +163,10 @@ class PGsPane(Vertical):
         self._filter = PGFilter(text)
         self._render_pg_table()
 
+    @on(Input.Submitted, "#pgs-filter")
+    def _filter_submitted(self) -> None:
+        self.query_one("#pgs-table", DataTable).focus()
+
     def action_focus_filter(self) -> None:
         self.query_one("#pgs-filter", Input).focus()
 

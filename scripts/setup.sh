@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Idempotent set-up on Debian: Ceph packages, tmux, the venv (with Debian's rados bindings), cephtui editable.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VENV="$ROOT/.venv"
+PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common python3-rados python3-venv tmux)
+
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "setup: installing ${missing[*]}" >&2
+    $SUDO apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
+fi
+
+# rados is not on PyPI: the venv sees Debian's python3-rados through --system-site-packages.
+if [ ! -x "$VENV/bin/python" ]; then
+    /usr/bin/python3 -m venv --system-site-packages "$VENV"
+fi
+stamp="$VENV/.cephtui-installed"
+want=$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    "$VENV/bin/pip" install -q --disable-pip-version-check -e "$ROOT[test]" >&2
+    echo "$want" > "$stamp"
+fi
+"$VENV/bin/python" -c "import rados, textual, cephtui" || {
+    echo "setup: the venv cannot import rados/textual/cephtui" >&2; exit 1; }

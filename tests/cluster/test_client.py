@@ -1,0 +1,87 @@
+"""CephClient and the snapshot against the real sandbox cluster."""
+from __future__ import annotations
+
+import errno
+import threading
+
+import pytest
+
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.snapshot import SnapshotBuilder
+from tests.conftest import Sandbox, wait_until
+
+
+def test_mon_and_mgr_commands_return_parsed_json(client: CephClient, sandbox: Sandbox) -> None:
+    assert client.mon("status")["fsid"] == client.fsid() == sandbox.ceph("fsid")["fsid"]
+    summary = client.mgr("pg stat")["pg_summary"]
+    assert summary["num_pgs"] == sum(s["num"] for s in summary["num_pg_by_state"]) > 0
+
+
+def test_refusal_carries_the_monitors_own_text(client: CephClient) -> None:
+    with pytest.raises(CephError) as exc:
+        client.mon("osd pool get", pool="no-such-pool", var="size")
+    assert exc.value.errno == errno.ENOENT
+    assert "unrecognized pool 'no-such-pool'" in exc.value.message
+
+
+def test_client_is_safe_from_many_threads(client: CephClient) -> None:
+    errors: list[BaseException] = []
+    fsids: list[str] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(20):
+                fsids.append(client.mon("status")["fsid"])
+                client.mgr("pg stat")
+        except BaseException as e:  # noqa: BLE001 - collected and asserted below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert len(fsids) == 120 and len(set(fsids)) == 1
+
+
+def test_snapshot_numbers_equal_the_ceph_cli(client: CephClient, sandbox: Sandbox) -> None:
+    """PG state counts vs `ceph pg stat`, OSD up/in vs `ceph osd stat`, health vs `ceph health`, for one moment."""
+    builder = SnapshotBuilder(client)
+
+    def consistent_pair():
+        before = (sandbox.ceph("pg", "stat"), sandbox.ceph("osd", "stat"), sandbox.ceph("health"))
+        snap = builder.build()
+        after = (sandbox.ceph("pg", "stat"), sandbox.ceph("osd", "stat"), sandbox.ceph("health"))
+        # Only a moment in which the CLI saw no change is a fair comparison.
+        strip = lambda t: (t[0]["pg_summary"]["num_pg_by_state"], t[1], t[2]["status"])  # noqa: E731
+        return (snap, after) if strip(before) == strip(after) else None
+
+    snap, (pg_stat, osd_stat, health) = wait_until(consistent_pair, 60, "a quiet moment to compare")
+    cli_states = {s["name"]: s["num"] for s in pg_stat["pg_summary"]["num_pg_by_state"]}
+    assert {s.state: s.count for s in snap.pgs.by_state} == cli_states
+    assert snap.pgs.num_pgs == pg_stat["pg_summary"]["num_pgs"]
+    assert (snap.osds.total, snap.osds.up, snap.osds.in_) == (
+        osd_stat["num_osds"], osd_stat["num_up_osds"], osd_stat["num_in_osds"])
+    assert snap.health.status == health["status"]
+    df = sandbox.ceph("df")
+    assert snap.capacity.total == df["stats"]["total_bytes"]
+    assert {p.name: p.objects for p in snap.capacity.pools} == {p["name"]: p["stats"]["objects"] for p in df["pools"]}
+
+
+def test_pg_table_matches_pg_dump(client: CephClient, sandbox: Sandbox) -> None:
+    snap = SnapshotBuilder(client).build(pg_table=True)
+    dump = sandbox.ceph("pg", "dump", "pgs_brief")
+    cli = {p["pgid"]: (tuple(p["up"]), tuple(p["acting"])) for p in dump["pg_stats"]}
+    assert {p.pgid: (p.up, p.acting) for p in snap.pg_table} == cli
+
+
+def test_unreachable_mon_fails_fast(sandbox: Sandbox, tmp_path) -> None:
+    import time
+
+    spec = ConnectionSpec(conffile=str(sandbox.conf), extra_args=("--mon-host", "127.0.0.1:1"), connect_timeout=3)
+    t0 = time.monotonic()
+    with pytest.raises(CephError) as exc:
+        CephClient(spec).connect()
+    assert time.monotonic() - t0 < 10
+    assert "cannot reach the monitors at 127.0.0.1:1" in str(exc.value)

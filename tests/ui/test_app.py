@@ -1,0 +1,169 @@
+"""The TUI driven through Pilot against the real sandbox cluster."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, TabbedContent
+
+from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ui.app import CephTUI
+from cephtui.ui.help import HelpScreen
+from cephtui.ui.widgets.statusbar import StatusBar
+from tests.conftest import Sandbox
+
+SIZE = (160, 48)
+
+
+def plain(renderable: Any) -> str:
+    console = Console(width=200, record=True, color_system=None, file=open("/dev/null", "w"))
+    console.print(renderable)
+    return console.export_text()
+
+
+def text_of(app: CephTUI, selector: str) -> str:
+    return plain(app.query_one(selector).content)
+
+
+def cells(app: CephTUI, selector: str, column: int) -> list[str]:
+    table = app.query_one(selector, DataTable)
+    return [plain(table.get_row_at(i)[column]).strip() for i in range(table.row_count)]
+
+
+async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
+        await pilot.pause(0.25)
+
+
+@pytest.fixture
+def make_app(sandbox: Sandbox):
+    clients: list[CephClient] = []
+
+    def make(refresh: float = 1.0) -> CephTUI:
+        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
+        clients.append(client)
+        return CephTUI(client=client, refresh=refresh)
+
+    yield make
+    for c in clients:
+        c.close()
+
+
+async def test_health_pane_shows_ok_and_osd_counts(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+        bar = plain(app.query_one(StatusBar).content)
+        assert " OK " in bar and "connected" in bar
+        assert sandbox.ceph("fsid")["fsid"][:8] in bar
+        services = text_of(app, "#health-services")
+        assert "3 osds: 3 up, 3 in" in services
+        assert "1/1 in quorum" in services and "x active" in services
+        assert "No health checks raised" in text_of(app, "#health-checks")
+        assert "rbd" in cells(app, "#health-pools", 0)
+
+
+async def test_osd_down_turns_warn_and_degrades_pgs_then_recovers(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.query_one(StatusBar).badge == "OK", 15, "HEALTH_OK")
+            sandbox.kill("osd.2")
+            await wait_for(pilot, lambda: app.query_one(StatusBar).badge == "WARN", 30, "the WARN badge")
+            await wait_for(pilot, lambda: "OSD_DOWN" in text_of(app, "#health-checks"), 30, "the OSD_DOWN check")
+            assert "osd.2" in text_of(app, "#health-checks")
+            await wait_for(pilot, lambda: "2 up" in text_of(app, "#health-services"), 10, "2 OSDs up")
+
+            await pilot.press("2")
+            assert app.query_one(TabbedContent).active == "pgs"
+
+            def degraded_shown() -> bool:
+                states = cells(app, "#pgs-states", 0)
+                return any("degraded" in s or "undersized" in s for s in states)
+            await wait_for(pilot, degraded_shown, 30, "degraded/undersized PGs")
+            await wait_for(pilot, lambda: any("undersized" in s for s in cells(app, "#pgs-table", 1)), 30,
+                           "undersized rows in the PG table")
+            assert "degraded" in text_of(app, "#pgs-recovery")
+
+            sandbox.revive("osd.2")
+            await wait_for(pilot, lambda: app.query_one(StatusBar).badge == "OK", 60, "HEALTH_OK again")
+            await wait_for(pilot, lambda: set(cells(app, "#pgs-states", 0)) == {"active+clean"}, 60,
+                           "all PGs active+clean")
+    finally:
+        sandbox.heal()
+
+
+async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.connected is True, 10, "connected")
+            sandbox.kill("mon.a")
+            bar = app.query_one(StatusBar)
+            await wait_for(pilot, lambda: "disconnected" in plain(bar.content), 20, "the disconnected state")
+            # Keys still work while the poller waits on a dead mon.
+            tabs = app.query_one(TabbedContent)
+            for key, tab in (("2", "pgs"), ("1", "health"), ("2", "pgs")):
+                t0 = time.monotonic()
+                await pilot.press(key)
+                await pilot.pause(0.05)
+                assert tabs.active == tab
+                assert time.monotonic() - t0 < 1.0
+            # The last data stays, with its age.
+            assert "3 osds: 3 up, 3 in" in text_of(app, "#health-services")
+            await pilot.pause(1.5)
+            assert "data" in plain(bar.content) and "s old" in plain(bar.content)
+
+            sandbox.revive("mon.a")
+            await wait_for(pilot, lambda: app.connected is True and "connected" in plain(bar.content)
+                           and "disconnected" not in plain(bar.content), 45, "reconnection")
+    finally:
+        sandbox.heal()
+
+
+async def test_pg_table_filter(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("2")
+        await wait_for(pilot, lambda: app.query_one("#pgs-table", DataTable).row_count > 0, 15, "the PG table")
+        table = app.query_one("#pgs-table", DataTable)
+        total = len(app.snapshot.pg_table)
+        assert table.row_count == total == sandbox.ceph("pg", "stat")["pg_summary"]["num_pgs"]
+        rbd_id = next(p.id for p in app.snapshot.capacity.pools if p.name == "rbd")
+
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*f"{rbd_id}.")
+        await wait_for(pilot, lambda: table.row_count == 32, 5, "only the rbd pool's 32 PGs")
+        assert all(pgid.startswith(f"{rbd_id}.") for pgid in cells(app, "#pgs-table", 0))
+        assert "32 of" in str(app.query_one("#pgs-table-box").border_subtitle)
+
+        await pilot.press(*" zzz")
+        await wait_for(pilot, lambda: table.row_count == 0, 5, "no rows for a filter that matches nothing")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: table.row_count == total, 5, "all rows back after escape")
+        # pgids sort numerically, as `ceph pg ls` lists them
+        ids = cells(app, "#pgs-table", 0)
+        assert ids.index(f"{rbd_id}.a") < ids.index(f"{rbd_id}.10")
+
+
+async def test_help_and_command_palette(make_app) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Go to Bench")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert app.query_one(TabbedContent).active == "bench"

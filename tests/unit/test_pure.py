@@ -1,0 +1,74 @@
+"""Pure helpers: PG filter, formatting, recovery estimate, CLI argument handling."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph.format import human_bytes, human_duration
+from cephtui.ceph.models import IORates, PGBrief, Recovery
+from cephtui.ceph.pgfilter import PGFilter, pgid_key
+from cephtui.cli import build_parser, split_librados_args
+
+PG = PGBrief("3.1a", "active+undersized+degraded", (0, 1), (0, 1), 0, 0)
+PG13 = PGBrief("13.4", "active+clean", (2, 1, 0), (2, 1, 0), 2, 2)
+
+
+@pytest.mark.parametrize("text,pg,expected", [
+    ("", PG, True),
+    ("degraded", PG, True),
+    ("degraded 3.", PG, True),
+    ("3.", PG13, False),  # pool 3, not 13
+    ("13.", PG13, True),
+    ("osd=2", PG, False),
+    ("osd=2", PG13, True),
+    ("osd.1 undersized", PG, True),
+    ("rbd", PG, True),  # pool name
+    ("clean rbd", PG, False),
+])
+def test_pg_filter(text: str, pg: PGBrief, expected: bool) -> None:
+    assert PGFilter(text).matches(pg, {3: "rbd", 13: "other"}) is expected
+
+
+def test_pg_filter_reports_bad_osd_term() -> None:
+    assert "expected osd=N" in PGFilter("osd=x").error
+
+
+def test_pgid_sorts_numerically() -> None:
+    assert sorted(["1.10", "1.a", "2.0", "1.2", "10.1"], key=pgid_key) == ["1.2", "1.a", "1.10", "2.0", "10.1"]
+
+
+def test_human_units_match_ceph() -> None:
+    assert human_bytes(871 * 1024**2) == "871 MiB"
+    assert human_bytes(30 * 1024**3) == "30.0 GiB"
+    assert human_bytes(512) == "512 B"
+    assert human_duration(383) == "6m23s" and human_duration(None) == "unknown"
+
+
+def test_recovery_eta() -> None:
+    r = Recovery(degraded_objects=600, degraded_total=1000, misplaced_objects=400, misplaced_total=1000)
+    assert r.eta_seconds(IORates(recovering_objects_ps=100)) == 10
+    assert r.eta_seconds(IORates()) is None
+    assert Recovery().eta_seconds(IORates()) == 0.0
+
+
+def test_librados_options_pass_through() -> None:
+    parser = build_parser()
+    ours, extra = split_librados_args(parser, ["-c", "x.conf", "--mon-host", "10.0.0.1", "snapshot",
+                                               "--debug-ms=1", "--json", "--id", "admin"])
+    assert extra == ["--mon-host", "10.0.0.1", "--debug-ms=1"]
+    args = parser.parse_args(ours)
+    assert (args.conf, args.command, args.json, args.id) == ("x.conf", "snapshot", True, "admin")
+
+
+def test_cluster_side_never_imports_textual() -> None:
+    """The boundary from DESIGN.md: cephtui/ceph is testable without a terminal."""
+    root = Path(__file__).resolve().parents[2] / "cephtui" / "ceph"
+    offenders = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("textual", "rich")]
+    assert offenders == []
