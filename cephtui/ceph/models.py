@@ -171,6 +171,20 @@ class PGBrief:
 
 
 @dataclass(frozen=True)
+class PoolPGStates:
+    pool_id: int
+    states: tuple[StateCount, ...]  # most common first
+
+    @property
+    def total(self) -> int:
+        return sum(s.count for s in self.states)
+
+    @property
+    def clean(self) -> int:
+        return sum(s.count for s in self.states if s.state == "active+clean")
+
+
+@dataclass(frozen=True)
 class StuckPG:
     pgid: str
     state: str
@@ -212,7 +226,8 @@ class ClusterSnapshot:
     pgs: PGSummary
     recovery: Recovery
     stuck: tuple[StuckPG, ...] = ()
-    pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it
+    pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it; sorted by pgid
+    pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
     log: tuple[LogEntry, ...] = ()
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
 

@@ -8,13 +8,16 @@ steady-state poll costs five cheap commands, whatever the cluster's size.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import parse
 from .client import CephError, CephTimeout
-from .models import ClusterSnapshot, LogEntry, MgrSummary, MonSummary, Ratios, StuckPG
+from .models import (
+    ClusterSnapshot, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios, StateCount, StuckPG,
+)
+from .pgfilter import pgid_key
 
 STUCK_KINDS = ("inactive", "unclean", "stale", "undersized", "degraded")
 LOG_KEEP = 500
@@ -26,6 +29,14 @@ class CommandSource(Protocol):
     def mon(self, prefix: str, **args: Any) -> Any: ...
 
     def mgr(self, prefix: str, **args: Any) -> Any: ...
+
+
+def per_pool_states(pgs: tuple[PGBrief, ...]) -> tuple[PoolPGStates, ...]:
+    counts: dict[int, Counter[str]] = defaultdict(Counter)
+    for pg in pgs:
+        counts[pg.pool_id][pg.state] += 1
+    return tuple(PoolPGStates(pool, tuple(StateCount(s, n) for s, n in c.most_common()))
+                 for pool, c in sorted(counts.items()))
 
 
 class LogSource(Protocol):
@@ -75,7 +86,7 @@ class SnapshotBuilder:
         capacity = parse.parse_df(self._optional(notes, "df", lambda: c.mon("df", detail="detail")) or {})
 
         stuck: tuple[StuckPG, ...] = ()
-        table = None
+        table = pool_states = None
         pg_stat = self._optional(notes, "pg stat", lambda: c.mgr("pg stat")) if mgr.available else None
         if pg_stat is not None:
             pgs = parse.parse_pg_stat(pg_stat)
@@ -87,7 +98,10 @@ class SnapshotBuilder:
                     for k in STUCK_KINDS)
             if pg_table:
                 dump = self._optional(notes, "pg dump", lambda: c.mgr("pg dump", dumpcontents=["pgs_brief"]))
-                table = parse.parse_pg_brief(dump) if dump is not None else None
+                if dump is not None:
+                    # Sorting and counting 100k PGs happens here, in the poller thread, not in the UI.
+                    table = tuple(sorted(parse.parse_pg_brief(dump), key=lambda pg: pgid_key(pg.pgid)))
+                    pool_states = per_pool_states(table)
         else:
             # No active mgr (or no mgr caps): the mon still holds the last PG digest it received.
             pgs = parse.parse_pgs_by_state(pgmap)
@@ -101,7 +115,7 @@ class SnapshotBuilder:
             fsid=status.get("fsid", ""), taken_at=time.time(), poll_ms=(time.monotonic() - t0) * 1000,
             health=health, mons=self._mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
-            pg_table=table, log=tuple(self._log), notes=tuple(notes),
+            pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
         )
 
     @staticmethod

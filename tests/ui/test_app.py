@@ -7,11 +7,12 @@ from typing import Any, Callable
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, TabbedContent
+from textual.widgets import Input, TabbedContent
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.help import HelpScreen
+from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.widgets.statusbar import StatusBar
 from tests.conftest import Sandbox
 
@@ -29,7 +30,8 @@ def text_of(app: CephTUI, selector: str) -> str:
 
 
 def cells(app: CephTUI, selector: str, column: int) -> list[str]:
-    table = app.query_one(selector, DataTable)
+    """One column's plain text, from a DataTable or a VirtualTable."""
+    table = app.query_one(selector)
     return [plain(table.get_row_at(i)[column]).strip() for i in range(table.row_count)]
 
 
@@ -131,8 +133,8 @@ async def test_pg_table_filter(make_app, sandbox: Sandbox) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("2")
-        await wait_for(pilot, lambda: app.query_one("#pgs-table", DataTable).row_count > 0, 15, "the PG table")
-        table = app.query_one("#pgs-table", DataTable)
+        await wait_for(pilot, lambda: app.query_one("#pgs-table", VirtualTable).row_count > 0, 15, "the PG table")
+        table = app.query_one("#pgs-table", VirtualTable)
         total = len(app.snapshot.pg_table)
         assert table.row_count == total == sandbox.ceph("pg", "stat")["pg_summary"]["num_pgs"]
         rbd_id = next(p.id for p in app.snapshot.capacity.pools if p.name == "rbd")

@@ -1,8 +1,6 @@
 """PGs: counts by state, recovery progress, per-pool breakdown, stuck PGs and a filterable PG table."""
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -13,9 +11,10 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
 from ...ceph.format import human_duration, human_rate, percent
-from ...ceph.models import ClusterSnapshot, PGBrief
-from ...ceph.pgfilter import PGFilter, pgid_key
+from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
+from ...ceph.pgfilter import PGFilter
 from ..widgets.tables import sync_table
+from ..widgets.virtualtable import VirtualTable
 
 # Flags worth their own counter, in the order an admin scans them.
 FLAGS = ("active", "clean", "degraded", "undersized", "peering", "stale", "incomplete", "inconsistent",
@@ -40,6 +39,24 @@ def osds(ids: tuple[int, ...]) -> str:
     return "[" + ",".join("NONE" if i == 0x7FFFFFFF else str(i) for i in ids) + "]"
 
 
+PG_COLUMNS = (("pgid", 10), ("state", 44), ("up", 24), ("acting", 24), ("primary", 7))
+
+
+# "since" is Ceph's own stamp (last_clean, last_active ...), by which `pg dump_stuck` judges.
+STUCK_COLUMNS = (("pgid", 10), ("state", 44), ("stuck", 20), ("since", 12), ("up", 20), ("acting", 20))
+
+
+def stuck_cells(s: StuckPG) -> tuple[tuple[str, str], ...]:
+    since = f"{human_duration(s.seconds)} ago" if s.seconds is not None else "?"
+    return ((s.pgid, ""), (s.state, state_style(s.state)), (s.kind, ""), (since, ""), (osds(s.up), ""),
+            (osds(s.acting), ""))
+
+
+def pg_cells(pg: PGBrief) -> tuple[tuple[str, str], ...]:
+    return ((pg.pgid, ""), (pg.state, state_style(pg.state)), (osds(pg.up), ""), (osds(pg.acting), ""),
+            (str(pg.acting_primary), ""))
+
+
 class PGsPane(Vertical):
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter PGs", show=True),
@@ -52,23 +69,20 @@ class PGsPane(Vertical):
             with Vertical(id="pgs-mid"):
                 yield Static(id="pgs-recovery", classes="box")
                 yield DataTable(id="pgs-pools", classes="box", cursor_type="row", zebra_stripes=True)
-        yield DataTable(id="pgs-stuck", classes="box", cursor_type="row", zebra_stripes=True)
+        yield VirtualTable(STUCK_COLUMNS, stuck_cells, key=lambda s: s.pgid, id="pgs-stuck", classes="box")
         with Vertical(id="pgs-table-box", classes="box"):
             yield Input(placeholder="filter: words match pgid/state/pool (e.g. 'degraded 1.'), osd=N matches up/acting",
                         id="pgs-filter")
-            yield DataTable(id="pgs-table", cursor_type="row", zebra_stripes=True)
+            yield VirtualTable(PG_COLUMNS, pg_cells, key=lambda pg: pg.pgid, id="pgs-table")
 
     def on_mount(self) -> None:
         self.query_one("#pgs-states").border_title = "PGs by state"
         self.query_one("#pgs-recovery").border_title = "Recovery"
         self.query_one("#pgs-pools").border_title = "Per pool"
-        # "since" is Ceph's own stamp (last_clean, last_active ...), as `pg dump_stuck` judges it.
         self.query_one("#pgs-stuck").border_title = "Stuck PGs (pg dump_stuck)"
         self.query_one("#pgs-table-box").border_title = "All PGs"
         self._cols(self.query_one("#pgs-states", DataTable), ("state", "pgs", "share"))
         self._cols(self.query_one("#pgs-pools", DataTable), ("pool", "pgs", "clean", "not clean", "states"))
-        self._cols(self.query_one("#pgs-stuck", DataTable), ("pgid", "state", "stuck", "since", "up", "acting"))
-        self._cols(self.query_one("#pgs-table", DataTable), ("pgid", "state", "up", "acting", "primary"))
         self._pg_rows: tuple[PGBrief, ...] = ()
         self._filter = PGFilter("")
         self._filter_timer: Timer | None = None
@@ -88,16 +102,11 @@ class PGsPane(Vertical):
             for s in snap.pgs.by_state
         })
         self.query_one("#pgs-recovery", Static).update(self._recovery(snap))
-        stuck_rows = {
-            s.pgid: (s.pgid, Text(s.state, style=state_style(s.state)), s.kind, f"{human_duration(s.seconds)} ago"
-                     if s.seconds is not None else "?", osds(s.up), osds(s.acting))
-            for s in snap.stuck
-        }
-        sync_table(self.query_one("#pgs-stuck", DataTable), stuck_rows)
+        self.query_one("#pgs-stuck", VirtualTable).set_rows(snap.stuck)
         self.query_one("#pgs-stuck").border_subtitle = f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck"
         if snap.pg_table is not None:
             self._pg_rows = snap.pg_table
-            self._pool_breakdown(snap.pg_table)
+            self._pool_breakdown(snap)
             self._render_pg_table()
 
     @staticmethod
@@ -122,34 +131,24 @@ class PGsPane(Vertical):
         t.add_row("time left", "-" if eta == 0 else ("no progress yet" if eta is None else f"~{human_duration(eta)}"))
         return t
 
-    def _pool_breakdown(self, rows: tuple[PGBrief, ...]) -> None:
-        per_pool: dict[int, Counter[str]] = defaultdict(Counter)
-        for pg in rows:
-            per_pool[pg.pool_id][pg.state] += 1
-        table_rows = {}
-        for pool_id in sorted(per_pool):
-            states = per_pool[pool_id]
-            n = sum(states.values())
-            clean = states.get("active+clean", 0)
-            others = ", ".join(f"{c} {s}" for s, c in states.most_common() if s != "active+clean") or "-"
-            table_rows[pool_id] = (self.pool_names.get(pool_id, f"pool {pool_id}"), str(n), str(clean),
-                                   Text(str(n - clean), style="yellow" if n - clean else "dim"), others)
-        sync_table(self.query_one("#pgs-pools", DataTable), table_rows)
+    def _pool_breakdown(self, snap: ClusterSnapshot) -> None:
+        rows = {}
+        for pool in snap.pool_pg_states or ():
+            n, clean = pool.total, pool.clean
+            others = ", ".join(f"{s.count} {s.state}" for s in pool.states if s.state != "active+clean") or "-"
+            rows[pool.pool_id] = (self.pool_names.get(pool.pool_id, f"pool {pool.pool_id}"), str(n), str(clean),
+                                  Text(str(n - clean), style="yellow" if n - clean else "dim"), others)
+        sync_table(self.query_one("#pgs-pools", DataTable), rows)
 
     def _render_pg_table(self) -> None:
-        match = self._filter.matches
-        names = self.pool_names
-        rows = {
-            pg.pgid: (pg.pgid, Text(pg.state, style=state_style(pg.state)), osds(pg.up), osds(pg.acting),
-                      str(pg.acting_primary))
-            for pg in self._pg_rows if match(pg, names)
-        }
-        table = self.query_one("#pgs-table", DataTable)
-        if sync_table(table, rows):
-            table.sort("pgid", key=pgid_key)
+        flt, names = self._filter, self.pool_names
+        rows = self._pg_rows if not (flt.words or flt.osds) else [pg for pg in self._pg_rows if flt.matches(pg, names)]
+        self.query_one("#pgs-table", VirtualTable).set_rows(rows)
         box = self.query_one("#pgs-table-box")
-        box.border_subtitle = f"{len(rows)} of {len(self._pg_rows)} PGs" + (
-            f" match '{self._filter.text}'" if self._filter.text else "")
+        note = f" match '{flt.text}'" if flt.text.strip() else ""
+        if flt.error:
+            note += f" — {flt.error}"
+        box.border_subtitle = f"{len(rows)} of {len(self._pg_rows)} PGs{note}"
 
     # ------------------------------------------------------------ filter
     @on(Input.Changed, "#pgs-filter")
@@ -165,11 +164,11 @@ class PGsPane(Vertical):
 
     @on(Input.Submitted, "#pgs-filter")
     def _filter_submitted(self) -> None:
-        self.query_one("#pgs-table", DataTable).focus()
+        self.query_one("#pgs-table", VirtualTable).focus()
 
     def action_focus_filter(self) -> None:
         self.query_one("#pgs-filter", Input).focus()
 
     def action_clear_filter(self) -> None:
         self.query_one("#pgs-filter", Input).value = ""
-        self.query_one("#pgs-table", DataTable).focus()
+        self.query_one("#pgs-table", VirtualTable).focus()
