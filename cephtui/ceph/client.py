@@ -187,10 +187,11 @@ class CephClient:
     # ------------------------------------------------------------ commands
     def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
         """Send a mon command; return (outbuf, outs) or raise CephError with the mon's text."""
-        return self._call("mon", prefix, inbuf, args)
+        return self._call(prefix, inbuf, args)
 
     def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        return self._call("mgr", prefix, inbuf, args)
+        """A command served by the active mgr (pg stat, osd df, safe-to-destroy ...), via the mon."""
+        return self._call(prefix, inbuf, args)
 
     def mon(self, prefix: str, **args: Any) -> Any:
         args.setdefault("format", "json")
@@ -202,16 +203,20 @@ class CephClient:
         out, _ = self.mgr_raw(prefix, **args)
         return loads(out)
 
-    def _call(self, target: str, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+    def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
         handle = self.handle
-        send = handle.mon_command if target == "mon" else handle.mgr_command
+        # mgr commands go through the mon, which forwards them to the active mgr. librados'
+        # own mgr_command path frees a timed-out command's buffers but answers it later when
+        # the mgr returns: a use-after-free that crashed cephtui here (tracker.ceph.com/issues/65985).
+        # The MonClient path handles timeouts safely.
         try:
-            ret, out, outs = send(json.dumps(cmd), inbuf)
+            ret, out, outs = handle.mon_command(json.dumps(cmd), inbuf)
         except rados.Error as e:  # the binding raises on some transport failures
             raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), prefix) from None
         if ret != 0:
-            raise error_for(-ret, outs, prefix)
+            # mon commands return -errno; a timed-out mgr command comes back as +110.
+            raise error_for(abs(ret), outs, prefix)
         return out, outs
 
 

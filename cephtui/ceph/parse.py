@@ -123,6 +123,12 @@ def parse_df(d: dict[str, Any]) -> Capacity:
     return Capacity(total=total, used=used, avail=avail, pools=tuple(pools))
 
 
+def capacity_from_pgmap(pgmap: dict[str, Any]) -> Capacity:
+    """Raw totals from the `pgmap` of `status`, for when `df` is not allowed or not answered."""
+    return Capacity(total=_int(pgmap.get("bytes_total")), used=_int(pgmap.get("bytes_used")),
+                    avail=_int(pgmap.get("bytes_avail")))
+
+
 def parse_io(pgmap: dict[str, Any]) -> IORates:
     """The `pgmap` object of `status`: rate fields are present only when non-zero."""
     return IORates(

@@ -57,53 +57,77 @@ class SnapshotBuilder:
     _log_keys: set[tuple[str, str, int, str]] = field(default_factory=set)
 
     def build(self, *, pg_table: bool = False) -> ClusterSnapshot:
-        """One poll. Raises CephTimeout when the mon does not answer `status`."""
+        """One poll. Raises CephTimeout only when the mon does not answer `status`.
+
+        After that, a section that fails (caps, a hung mgr) becomes a note and
+        the rest of the snapshot stands; once the mon or the mgr has timed out,
+        the poll skips its other commands instead of waiting on each in turn.
+        """
         t0 = time.monotonic()
         notes: list[str] = []
+        silent: set[str] = set()
         c = self.client
+
+        def ask(target: str, what: str, *args: Any, **kw: Any) -> Any:
+            if target in silent:
+                return None
+            try:
+                return (c.mon if target == "mon" else c.mgr)(*args, **kw)
+            except CephTimeout:
+                silent.add(target)
+                notes.append(f"{what}: the {target} did not answer; skipped its other commands this time")
+            except CephError as e:
+                notes.append(f"{what}: {e.message}")
+            return None
+
         status = c.mon("status")
         pgmap = status.get("pgmap") or {}
         osds = parse.parse_osd_stat(status.get("osdmap") or {})
-
-        health = parse.parse_health(self._optional(notes, "health detail", lambda: c.mon("health", detail="detail"))
+        health = parse.parse_health(ask("mon", "health detail", "health", detail="detail")
                                     or status.get("health") or {})
 
         quorum_key = ((status.get("monmap") or {}).get("epoch"), tuple(status.get("quorum_names") or ()))
         if quorum_key != self._quorum_key or self._mons is None:
-            self._mons = parse.parse_quorum(c.mon("quorum_status"))
-            self._quorum_key = quorum_key
+            quorum = ask("mon", "quorum_status", "quorum_status")
+            if quorum is not None:
+                self._mons, self._quorum_key = parse.parse_quorum(quorum), quorum_key
+        mons = self._mons or MonSummary(names=tuple(status.get("quorum_names") or ()),
+                                        quorum=tuple(status.get("quorum_names") or ()))
 
-        mgr_stat = c.mon("mgr stat")
-        if mgr_stat.get("epoch") != self._mgr_epoch or self._mgr is None:
-            self._mgr = parse.parse_mgr(c.mon("mgr dump"))
-            self._mgr_epoch = mgr_stat.get("epoch", -1)
-        mgr = self._mgr
+        mgr_stat = ask("mon", "mgr stat", "mgr stat") or {}
+        if mgr_stat and (mgr_stat.get("epoch") != self._mgr_epoch or self._mgr is None):
+            dump = ask("mon", "mgr dump", "mgr dump")
+            if dump is not None:
+                self._mgr, self._mgr_epoch = parse.parse_mgr(dump), mgr_stat.get("epoch", -1)
+        # Without `mgr stat` (caps), status still says whether a mgr is available.
+        mgr = self._mgr or parse.parse_mgr(mgr_stat or {"available": (status.get("mgrmap") or {}).get("available")})
 
         if osds.epoch != self._osd_epoch:
-            self._ratios = parse.parse_ratios(c.mon("osd dump"))
-            self._osd_epoch = osds.epoch
+            dump = ask("mon", "osd dump", "osd dump")
+            if dump is not None:
+                self._ratios, self._osd_epoch = parse.parse_ratios(dump), osds.epoch
 
-        capacity = parse.parse_df(self._optional(notes, "df", lambda: c.mon("df", detail="detail")) or {})
+        df = ask("mon", "df", "df", detail="detail")
+        capacity = parse.parse_df(df) if df is not None else parse.capacity_from_pgmap(pgmap)
 
         stuck: tuple[StuckPG, ...] = ()
         table = pool_states = None
-        pg_stat = self._optional(notes, "pg stat", lambda: c.mgr("pg stat")) if mgr.available else None
+        pg_stat = ask("mgr", "pg stat", "pg stat") if mgr.available else None
         if pg_stat is not None:
             pgs = parse.parse_pg_stat(pg_stat)
             if pgs.clean != pgs.num_pgs:
                 now = time.time()
                 stuck = parse.merge_stuck(
-                    parse.parse_stuck(self._optional(notes, f"pg dump_stuck {k}",
-                                                     lambda k=k: c.mgr("pg dump_stuck", stuckops=[k])), k, now)
+                    parse.parse_stuck(ask("mgr", f"pg dump_stuck {k}", "pg dump_stuck", stuckops=[k]), k, now)
                     for k in STUCK_KINDS)
             if pg_table:
-                dump = self._optional(notes, "pg dump", lambda: c.mgr("pg dump", dumpcontents=["pgs_brief"]))
+                dump = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"])
                 if dump is not None:
                     # Sorting and counting 100k PGs happens here, in the poller thread, not in the UI.
                     table = tuple(sorted(parse.parse_pg_brief(dump), key=lambda pg: pgid_key(pg.pgid)))
                     pool_states = per_pool_states(table)
         else:
-            # No active mgr (or no mgr caps): the mon still holds the last PG digest it received.
+            # No answer from the mgr (down, hung, or no mgr caps): the mon keeps the last PG digest it got.
             pgs = parse.parse_pgs_by_state(pgmap)
             if not mgr.available:
                 notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
@@ -113,21 +137,10 @@ class SnapshotBuilder:
 
         return ClusterSnapshot(
             fsid=status.get("fsid", ""), taken_at=time.time(), poll_ms=(time.monotonic() - t0) * 1000,
-            health=health, mons=self._mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
+            health=health, mons=mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
         )
-
-    @staticmethod
-    def _optional(notes: list[str], what: str, fetch: Any) -> Any:
-        """A section that may fail (caps, mgr hiccup) without losing the whole snapshot."""
-        try:
-            return fetch()
-        except CephTimeout:
-            raise
-        except CephError as e:
-            notes.append(f"{what}: {e.message}")
-            return None
 
     def _absorb_log(self, entries: list[LogEntry]) -> None:
         for e in entries:

@@ -83,6 +83,10 @@ class CephTUI(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Kept, not queried later: while a modal or the palette is up, queries see that screen instead.
+        self.tabs = self.query_one(TabbedContent)
+        self.statusbar = self.query_one(StatusBar)
+        self.panes = (self.query_one(HealthPane), self.query_one(PGsPane))
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -99,7 +103,7 @@ class CephTUI(App[None]):
         if self._polling:
             return
         self._polling = True
-        self._poll(pg_table=self.query_one(TabbedContent).active == "pgs")
+        self._poll(pg_table=self.tabs.active == "pgs")
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, pg_table: bool) -> None:
@@ -124,8 +128,8 @@ class CephTUI(App[None]):
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
         self.snapshot, self.connected = message.snapshot, True
-        self.query_one(StatusBar).show_snapshot(message.snapshot)
-        for pane in (self.query_one(HealthPane), self.query_one(PGsPane)):
+        self.statusbar.show_snapshot(message.snapshot)
+        for pane in self.panes:
             try:
                 pane.show(message.snapshot)
             except Exception as e:
@@ -136,14 +140,14 @@ class CephTUI(App[None]):
     def on_poll_failed(self, message: PollFailed) -> None:
         self._polling = False
         self.connected = False
-        self.query_one(StatusBar).show_failure(message.error)
+        self.statusbar.show_failure(message.error)
         self._schedule(self.refresh_interval)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # The PG table is fetched only while its tab is shown: fill it now, not at the next tick.
         if event.pane.id == "pgs":
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
-            self.call_after_refresh(self.query_one("#pgs-table").focus)
+            self.call_after_refresh(self.panes[1].focus_table)
             if not self._polling:
                 self._schedule(0)
 
@@ -151,7 +155,7 @@ class CephTUI(App[None]):
     def action_show_tab(self, key: str) -> None:
         # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
         self.set_focus(None)
-        self.query_one(TabbedContent).active = key
+        self.tabs.active = key
 
     def action_refresh_now(self) -> None:
         if not self._polling:

@@ -169,3 +169,24 @@ async def test_help_and_command_palette(make_app) -> None:
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert app.query_one(TabbedContent).active == "bench"
+
+
+async def test_dead_mgr_is_a_state_not_a_disconnect(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.connected is True, 10, "connected")
+            sandbox.kill("mgr.x")
+            bar = app.query_one(StatusBar)
+            # First the mgr stops answering (a note), then the mon declares it gone (MGR_DOWN).
+            await wait_for(pilot, lambda: any("mgr" in n for n in app.snapshot.notes), 45, "a note about the mgr")
+            assert app.connected is True and "disconnected" not in plain(bar.content)
+            assert "⚠" in text_of(app, "#health-status")
+            await pilot.press("2")
+            assert app.query_one(TabbedContent).active == "pgs"
+            sandbox.revive("mgr.x")
+            await wait_for(pilot, lambda: app.snapshot.mgr.available and not app.snapshot.notes, 60,
+                           "the mgr back and no notes")
+            assert "x active" in text_of(app, "#health-services")
+    finally:
+        sandbox.heal()

@@ -155,6 +155,8 @@ class HealthPane(Vertical):
                       style="yellow" if n else "green")
         if snap.health.mutes:
             status.append(f", {len(snap.health.mutes)} muted", style="dim")
+        for note in snap.notes:
+            status.append(f"\n⚠ {note}", style="yellow")
         self.query_one("#health-status", Static).update(status)
         self.query_one("#health-services", Static).update(render_services(snap))
         self.query_one("#health-io", Static).update(render_io(snap))

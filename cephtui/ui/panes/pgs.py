@@ -166,6 +166,9 @@ class PGsPane(Vertical):
     def _filter_submitted(self) -> None:
         self.query_one("#pgs-table", VirtualTable).focus()
 
+    def focus_table(self) -> None:
+        self.query_one("#pgs-table", VirtualTable).focus()
+
     def action_focus_filter(self) -> None:
         self.query_one("#pgs-filter", Input).focus()
 
