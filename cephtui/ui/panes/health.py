@@ -127,7 +127,7 @@ class HealthPane(Vertical):
             with Vertical(id="health-capacity", classes="box"):
                 yield Static(id="health-raw")
                 yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
-            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=False, markup=False)
+            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#health-status").border_title = "Status"
@@ -141,10 +141,7 @@ class HealthPane(Vertical):
                            ("%used", "pct"), ("max avail", "avail"), ("objects", "objects"), ("quota", "quota")):
             pools.add_column(label, key=key)
         self._last_log: tuple[str, str, int, str] | None = None
-        # Pacific keeps too short a log tail to backfill the cluster channel; say where the stream starts.
-        self.query_one("#health-log", RichLog).write(
-            Text(f"— streaming the cluster log from {time.strftime('%H:%M:%S')} "
-                 "(earlier entries: ceph log last) —", style="dim"))
+        self._log_started = False
 
     def show(self, snap: ClusterSnapshot) -> None:
         status = Text("Overall  ", style="bold")
@@ -178,6 +175,11 @@ class HealthPane(Vertical):
         if self._last_log is not None and self._last_log in keys:
             start = keys.index(self._last_log) + 1
         log = self.query_one("#health-log", RichLog)
+        if not self._log_started:
+            self._log_started = True
+            if not entries:  # the mon's short tail held no cluster-channel lines to backfill
+                log.write(Text(f"— no recent cluster log entries; streaming live from "
+                               f"{time.strftime('%H:%M:%S', time.gmtime())} UTC —", style="dim"))
         for e in entries[start:]:
             log.write(log_line(e))
         if entries:
