@@ -13,6 +13,7 @@ from typing import Callable, Generic, Hashable, Sequence, TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
+from textual.events import Click
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -110,6 +111,11 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
             self.scroll_to(y=new, animate=False)
         elif new >= top + visible:
             self.scroll_to(y=new - visible + 1, animate=False)
+
+    def on_click(self, event: Click) -> None:
+        index = self.scroll_offset.y + event.y - 1
+        if event.y >= 1 and 0 <= index < len(self._rows):
+            self.cursor = index
 
     def action_cursor(self, delta: int) -> None:
         if self._rows:
