@@ -15,7 +15,10 @@ BADGE_STYLE = {
 }
 
 
-def health_badge(short: str) -> Text:
+def health_badge(short: str, stale: bool = False) -> Text:
+    """The OK/WARN/ERR badge; grey when it is only the last state seen before losing the cluster."""
+    if stale:
+        return Text(f" {short}? ", style="bold black on grey50")
     return Text(f" {short} ", style=BADGE_STYLE.get(short, "bold white on grey37"))
 
 
@@ -57,7 +60,7 @@ class StatusBar(Static):
         if self.snapshot:
             t.append(f" {self.snapshot.fsid[:8]}", style="dim")
         t.append(" │ ", style="dim")
-        t.append_text(health_badge(self.badge))
+        t.append_text(health_badge(self.badge, stale=self.connected is False))
         t.append(" │ ", style="dim")
         if self.connected is None:
             t.append("● connecting…", style="yellow")
