@@ -210,6 +210,14 @@ class LogEntry:
 
 
 @dataclass(frozen=True)
+class ProgressEvent:
+    """An event of the mgr's progress module, as `ceph -s` lists under 'progress:'."""
+
+    message: str
+    fraction: float  # 0..1
+
+
+@dataclass(frozen=True)
 class ClusterSnapshot:
     """Everything the panes show for one moment, built off the UI thread."""
 
@@ -229,6 +237,7 @@ class ClusterSnapshot:
     pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it; sorted by pgid
     pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
     log: tuple[LogEntry, ...] = ()
+    progress: tuple[ProgressEvent, ...] = ()
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
 
     def to_json(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from .models import (
     PGBrief,
     PGSummary,
     PoolUsage,
+    ProgressEvent,
     Ratios,
     Recovery,
     StateCount,
@@ -229,6 +230,16 @@ def merge_stuck(groups: Iterable[tuple[StuckPG, ...]]) -> tuple[StuckPG, ...]:
                 by_pg[s.pgid] = StuckPG(pgid=s.pgid, state=s.state, kind=f"{prev.kind},{s.kind}",
                                         since=prev.since or s.since, seconds=longest, up=s.up, acting=s.acting)
     return tuple(sorted(by_pg.values(), key=lambda s: (-(s.seconds or 0), s.pgid)))
+
+
+def parse_progress(events: Any) -> tuple[ProgressEvent, ...]:
+    """The `progress_events` object of `status`: {id: {message, progress}}."""
+    if not isinstance(events, dict):
+        return ()
+    out = [ProgressEvent(message=str(e.get("message", "")).splitlines()[0].strip() if e.get("message") else "",
+                         fraction=min(max(_float(e.get("progress")), 0.0), 1.0))
+           for e in events.values() if isinstance(e, dict)]
+    return tuple(sorted(out, key=lambda e: e.message))
 
 
 # ------------------------------------------------------------------ cluster log

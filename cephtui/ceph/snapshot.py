@@ -140,6 +140,7 @@ class SnapshotBuilder:
             health=health, mons=mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
+            progress=parse.parse_progress(status.get("progress_events")),
         )
 
     def _absorb_log(self, entries: list[LogEntry]) -> None:

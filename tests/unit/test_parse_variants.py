@@ -83,3 +83,11 @@ def test_parse_stamp_formats() -> None:
     b = parse.parse_stamp("2026-11-22 11:03:05.431288")
     assert a == b
     assert parse.parse_stamp("") is None and parse.parse_stamp("garbage") is None
+
+
+
+def test_progress_events_absent_or_empty() -> None:
+    # The captures hold no progress events (the sandbox recovers too fast to raise one).
+    status = raw("osd_down", "mon", "status")
+    assert parse.parse_progress(status.get("progress_events")) == ()
+    assert parse.parse_progress(None) == ()

@@ -72,3 +72,13 @@ def test_cluster_side_never_imports_textual() -> None:
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("textual", "rich")]
     assert offenders == []
+
+
+def test_fill_colours_follow_the_clusters_own_ratios() -> None:
+    from cephtui.ceph.models import Ratios
+    from cephtui.ui.panes.health import fill_style
+
+    r = Ratios(nearfull=0.85, backfillfull=0.90, full=0.95)
+    assert [fill_style(f, r) for f in (0.5, 0.86, 0.91, 0.96)] == ["", "bold yellow", "bold red", "bold white on red"]
+    # A cluster with a lowered nearfull ratio warns earlier, and so does the screen.
+    assert fill_style(0.03, Ratios(nearfull=0.02)) == "bold yellow"

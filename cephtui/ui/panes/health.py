@@ -91,6 +91,8 @@ def render_io(snap: ClusterSnapshot) -> Table:
     rec = f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s" \
         if io.recovering_bps or io.recovering_objects_ps else "idle"
     t.add_row("recovery", Text(rec, style="yellow" if rec != "idle" else "dim"))
+    for ev in snap.progress:
+        t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style="cyan"))
     return t
 
 

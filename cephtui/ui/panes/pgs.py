@@ -129,6 +129,8 @@ class PGsPane(Vertical):
         t.add_row("rate", f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s")
         eta = r.eta_seconds(io)
         t.add_row("time left", "-" if eta == 0 else ("no progress yet" if eta is None else f"~{human_duration(eta)}"))
+        for ev in snap.progress:
+            t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style="cyan"))
         return t
 
     def _pool_breakdown(self, snap: ClusterSnapshot) -> None:
