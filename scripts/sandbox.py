@@ -88,6 +88,9 @@ bluestore fsck on mount = false
 osd memory target = 1073741824
 bluestore cache autotune = false
 bluestore cache size = 134217728
+# Loopback and sparse files: no reason to throttle recovery like a spinning disk.
+osd recovery sleep hdd = 0
+osd recovery max active hdd = 10
 """
 
 

@@ -86,7 +86,7 @@ async def test_osd_down_turns_warn_and_degrades_pgs_then_recovers(make_app, sand
             assert app.query_one(TabbedContent).active == "pgs"
 
             def degraded_shown() -> bool:
-                states = cells(app, "#pgs-states", 0)
+                states = cells(app, "#pgs-states", 2)
                 return any("degraded" in s or "undersized" in s for s in states)
             await wait_for(pilot, degraded_shown, 30, "degraded/undersized PGs")
             await wait_for(pilot, lambda: any("undersized" in s for s in cells(app, "#pgs-table", 1)), 30,
@@ -95,7 +95,7 @@ async def test_osd_down_turns_warn_and_degrades_pgs_then_recovers(make_app, sand
 
             sandbox.revive("osd.2")
             await wait_for(pilot, lambda: app.query_one(StatusBar).badge == "OK", 60, "HEALTH_OK again")
-            await wait_for(pilot, lambda: set(cells(app, "#pgs-states", 0)) == {"active+clean"}, 60,
+            await wait_for(pilot, lambda: set(cells(app, "#pgs-states", 2)) == {"active+clean"}, 60,
                            "all PGs active+clean")
     finally:
         sandbox.heal()

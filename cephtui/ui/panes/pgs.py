@@ -1,9 +1,12 @@
 """PGs: counts by state, recovery progress, per-pool breakdown, stuck PGs and a filterable PG table."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from rich.table import Table
 from rich.text import Text
-from textual import on
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -81,11 +84,13 @@ class PGsPane(Vertical):
         self.query_one("#pgs-pools").border_title = "Per pool"
         self.query_one("#pgs-stuck").border_title = "Stuck PGs (pg dump_stuck)"
         self.query_one("#pgs-table-box").border_title = "All PGs"
-        self._cols(self.query_one("#pgs-states", DataTable), ("state", "pgs", "share"))
+        # Counts first: state names can be 50 characters long and would push them out of sight.
+        self._cols(self.query_one("#pgs-states", DataTable), ("pgs", "share", "state"))
         self._cols(self.query_one("#pgs-pools", DataTable), ("pool", "pgs", "clean", "not clean", "states"))
         self._pg_rows: tuple[PGBrief, ...] = ()
         self._filter = PGFilter("")
         self._filter_timer: Timer | None = None
+        self._generation = 0
         self.pool_names: dict[int, str] = {}
 
     @staticmethod
@@ -98,7 +103,7 @@ class PGsPane(Vertical):
         self.pool_names = {p.id: p.name for p in snap.capacity.pools}
         total = snap.pgs.num_pgs or 1
         sync_table(self.query_one("#pgs-states", DataTable), {
-            s.state: (Text(s.state, style=state_style(s.state)), str(s.count), percent(s.count / total))
+            s.state: (str(s.count), percent(s.count / total), Text(s.state, style=state_style(s.state)))
             for s in snap.pgs.by_state
         })
         self.query_one("#pgs-recovery", Static).update(self._recovery(snap))
@@ -143,8 +148,22 @@ class PGsPane(Vertical):
         sync_table(self.query_one("#pgs-pools", DataTable), rows)
 
     def _render_pg_table(self) -> None:
-        flt, names = self._filter, self.pool_names
-        rows = self._pg_rows if not (flt.words or flt.osds) else [pg for pg in self._pg_rows if flt.matches(pg, names)]
+        flt = self._filter
+        self._generation += 1
+        if not (flt.words or flt.osds):
+            self._show_rows(self._generation, flt, self._pg_rows)
+        else:
+            self._filter_rows(self._generation, flt, self._pg_rows, dict(self.pool_names))
+
+    @work(thread=True, group="pg-filter")
+    def _filter_rows(self, generation: int, flt: PGFilter, rows: tuple[PGBrief, ...], names: dict[int, str]) -> None:
+        """Filtering 100k PGs takes a quarter second: in a thread, so keys and paint go on meanwhile."""
+        matched = [pg for pg in rows if flt.matches(pg, names)]
+        self.app.call_from_thread(self._show_rows, generation, flt, matched)
+
+    def _show_rows(self, generation: int, flt: PGFilter, rows: Sequence[PGBrief]) -> None:
+        if generation != self._generation:  # a newer filter or snapshot already replaced this one
+            return
         self.query_one("#pgs-table", VirtualTable).set_rows(rows)
         box = self.query_one("#pgs-table-box")
         note = f" match '{flt.text}'" if flt.text.strip() else ""
