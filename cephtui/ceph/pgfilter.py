@@ -45,10 +45,12 @@ class PGFilter:
                 return False
         if not self.words:
             return True
-        hay = f"{pg.pgid} {pg.state}"
-        if pool_names:
-            hay += " " + pool_names.get(pg.pool_id, "")
-        hay = hay.lower()
-        # "3." means pool 3's PGs, not "13.x" too.
-        return all(pg.pgid.startswith(w) if w[:-1].isdigit() and w.endswith(".") else w in hay
-                   for w in self.words)
+        # Runs for every one of 100k PGs: test the fields in place rather than build a string per PG.
+        pool = pool_names.get(pg.pool_id, "").lower() if pool_names else ""
+        for w in self.words:
+            if w[:-1].isdigit() and w.endswith("."):  # "3." means pool 3's PGs, not "13.x" too
+                if not pg.pgid.startswith(w):
+                    return False
+            elif w not in pg.state and w not in pg.pgid and w not in pool:
+                return False
+        return True
