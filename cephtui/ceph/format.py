@@ -17,14 +17,6 @@ def human_rate(bps: float) -> str:
     return f"{human_bytes(bps)}/s"
 
 
-def human_count(n: float) -> str:
-    for unit in ("", "k", "M", "G"):
-        if abs(n) < 1000 or unit == "G":
-            return f"{n:.0f}{unit}" if unit == "" else f"{n:.1f}{unit}"
-        n /= 1000
-    return str(n)  # pragma: no cover
-
-
 def human_duration(seconds: float | None) -> str:
     if seconds is None:
         return "unknown"
