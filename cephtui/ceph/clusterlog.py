@@ -41,7 +41,10 @@ class ClusterLog:
         with self._lock:
             self._pending.extend(e for e in past if e.channel in CHANNELS)
         # librados re-subscribes by itself after reconnecting to a restarted mon.
-        self._client.handle.monitor_log2(self._level, self._on_entry, None)
+        try:
+            self._client.handle.monitor_log2(self._level, self._on_entry, None)
+        except Exception as e:  # rados.Error: the binding's own exception type
+            raise CephError(abs(getattr(e, "errno", 0) or 5), f"cannot subscribe to the cluster log: {e}") from None
         self.started = True
 
     def _on_entry(self, _arg: Any, _line: Any, channel: Any, name: Any, _who: Any, sec: int, nsec: int,

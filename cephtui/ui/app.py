@@ -116,12 +116,12 @@ class CephTUI(App[None]):
                     pass  # tried again next poll
             snap = self.builder.build(pg_table=pg_table)
         except CephTimeout as e:
-            self.post_message(PollFailed(f"monitor not answering ({e.message})", timeout=True))
+            self.post_message(PollFailed(f"monitor not answering ({e.message})"))
         except CephError as e:
-            self.post_message(PollFailed(f"{e.prefix}: {e.message}" if e.prefix else e.message, timeout=False))
+            self.post_message(PollFailed(f"{e.prefix}: {e.message}" if e.prefix else e.message))
         except Exception as e:  # never let a surprise end the app with a traceback
             log.exception("poll failed")
-            self.post_message(PollFailed(f"internal error: {e!r}", timeout=False))
+            self.post_message(PollFailed(f"internal error: {e!r}"))
         else:
             self.post_message(SnapshotReady(snap))
 

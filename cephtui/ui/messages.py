@@ -13,7 +13,6 @@ class SnapshotReady(Message):
 
 
 class PollFailed(Message):
-    def __init__(self, error: str, timeout: bool) -> None:
+    def __init__(self, error: str) -> None:
         super().__init__()
         self.error = error
-        self.timeout = timeout
