@@ -180,8 +180,7 @@ class HealthPane(Vertical):
         if not self._log_started:
             self._log_started = True
             if not entries:  # the mon's short tail held no cluster-channel lines to backfill
-                log.write(Text(f"— no recent cluster log entries; streaming live from "
-                               f"{time.strftime('%H:%M:%S', time.gmtime())} UTC —", style="dim"))
+                log.write(Text(f"— live since {time.strftime('%H:%M:%S', time.gmtime())} UTC —", style="dim"))
         for e in entries[start:]:
             log.write(log_line(e))
         if entries:
