@@ -19,7 +19,7 @@ from typing import Any
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
     import rados
 except ImportError:  # pragma: no cover - exercised only on machines without python3-rados
-    rados = None  # type: ignore[assignment]
+    rados = None
 
 
 class CephError(Exception):

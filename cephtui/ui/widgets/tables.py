@@ -1,7 +1,7 @@
 """Keyed, in-place DataTable updates: change only the cells that changed."""
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from rich.text import Text
 from textual.widgets import DataTable
@@ -15,20 +15,20 @@ def _same(a: Cell, b: Cell) -> bool:
     return type(a) is type(b) and a == b
 
 
-def sync_table(table: DataTable, rows: Mapping[Hashable, Sequence[Cell]]) -> bool:
+def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
     """Make `table` show exactly `rows` (key -> cells), touching only what differs.
 
     Rows keep their place and new rows are appended; returns whether rows were
     added, so a caller that wants an order can sort. Cursor and scroll survive.
     """
-    rows = {str(k): v for k, v in rows.items()}
+    wanted: dict[str, Sequence[Cell]] = {str(k): v for k, v in rows.items()}
     columns = list(table.columns.keys())
-    existing = {rk.value: rk for rk in table.rows.keys()}
+    existing = {str(rk.value): rk for rk in table.rows.keys()}
     added = False
     with table.app.batch_update():
-        for key in [k for k in existing if k not in rows]:
+        for key in [k for k in existing if k not in wanted]:
             table.remove_row(existing[key])
-        for skey, cells in rows.items():
+        for skey, cells in wanted.items():
             if skey in existing:
                 old = table.get_row(skey)
                 for col, new, prev in zip(columns, cells, old):
