@@ -199,15 +199,8 @@ class Sandbox:
         return out
 
     # ----- lifecycle
-    def running(self) -> list[str]:
-        return [n for n in self.daemon_names() if self.pid_of(n) is not None]
-
     def start(self, osds: int, port: int | None, pools: list[str]) -> None:
-        if self.conf.exists() and self.running():
-            self._start_missing()
-            self.wait_healthy()
-            return
-        if self.conf.exists():
+        if self.conf.exists():  # an existing sandbox: restart whatever is stopped
             self._start_missing()
             self.wait_healthy()
             return
