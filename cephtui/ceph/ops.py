@@ -1,0 +1,367 @@
+"""Typed mutating operations: each knows its exact `ceph` CLI equivalent, runs, and is audited.
+
+A pane never sends a mutating command itself. It builds an `Operation` with one
+of the factories below (which reject bad values with a clear ValueError before
+anything is sent), shows `op.cli` to the operator, asks, and then calls `run`.
+`run` writes one JSON line per attempt to the audit log, success or refusal,
+and raises CephError carrying the monitor's own text when the cluster refuses.
+
+Operations that change CRUSH also carry `crush_edit`: the crushtool arguments
+that make the same change to an offline copy of the map, so the preview can
+compute which PGs would move before anything is applied.
+"""
+from __future__ import annotations
+
+import getpass
+import json
+import math
+import os
+import re
+import shlex
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Protocol, Sequence
+
+from .client import CephError
+
+# CrushWrapper::is_valid_crush_name / the mon's goodchars for names and locations.
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
+CLASS_RE = NAME_RE
+EC_PLUGINS = ("jerasure", "isa", "lrc", "shec", "clay")
+
+SAFE, MOVES_DATA, DESTROYS = "safe", "moves data", "destroys"
+
+
+@dataclass(frozen=True)
+class Operation:
+    title: str  # "Mark osd.1 out"
+    prefix: str
+    args: tuple[tuple[str, Any], ...]
+    cli: str  # the exact command an admin would type
+    impact: str = SAFE  # SAFE / MOVES_DATA / DESTROYS
+    confirm_text: str | None = None  # must be typed to confirm (destroying operations)
+    inbuf: bytes = b""
+    crush_edit: tuple[str, ...] | None = None  # crushtool args emulating this change (preview)
+
+    @property
+    def command(self) -> dict[str, Any]:
+        return {"prefix": self.prefix, **dict(self.args)}
+
+    @property
+    def changes_crush(self) -> bool:
+        return self.crush_edit is not None
+
+
+class Runner(Protocol):
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
+
+
+# ------------------------------------------------------------------ audit log
+
+def default_audit_path() -> Path:
+    env = os.environ.get("CEPHTUI_AUDIT_LOG")
+    if env:
+        return Path(env)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(state) / "cephtui" / "audit.log"
+
+
+class AuditLog:
+    """Append-only JSON lines: who ran what against which cluster, and what the cluster said."""
+
+    def __init__(self, path: Path | None = None, cluster: str = "", entity: str = "") -> None:
+        self.path = path or default_audit_path()
+        self.cluster = cluster
+        self.entity = entity
+        self._lock = threading.Lock()
+
+    def record(self, op: Operation, ok: bool, message: str) -> None:
+        entry = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": _user(), "cluster": self.cluster,
+            "entity": self.entity, "cli": op.cli, "command": op.command, "ok": ok, "message": message.strip(),
+        }
+        line = json.dumps(entry, default=str) + "\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._lock, open(self.path, "a", encoding="utf-8") as f:
+                f.write(line)
+        except OSError:
+            pass  # an unwritable audit log must not stop the operator; the mon keeps its own audit channel
+
+    def tail(self, n: int = 50) -> list[dict[str, Any]]:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()[-n:]
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+        return out
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:
+        return "?"
+
+
+def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
+    """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
+    try:
+        _, outs = client.mon_raw(op.prefix, op.inbuf, **dict(op.args))
+    except CephError as e:
+        if audit is not None:
+            audit.record(op, False, f"{e.message} [errno {e.errno}]")
+        raise
+    if audit is not None:
+        audit.record(op, True, outs)
+    return outs.strip()
+
+
+# ------------------------------------------------------------------ value checks
+
+def check_name(value: str, what: str = "name") -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError(f"{what} is empty")
+    if not NAME_RE.match(value):
+        raise ValueError(f"{what} '{value}' may only contain letters, digits, '-', '_' and '.'")
+    return value
+
+
+def parse_fraction(text: str | float, what: str = "reweight") -> float:
+    """A value in 0..1 (reweight, primary affinity)."""
+    value = _number(text, what)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{what} must be between 0 and 1 (got {value:g})")
+    return value
+
+
+def parse_weight(text: str | float, what: str = "CRUSH weight") -> float:
+    """A CRUSH weight: non-negative, in TiB by convention."""
+    value = _number(text, what)
+    if value < 0:
+        raise ValueError(f"{what} cannot be negative (got {value:g})")
+    if value > 65535:  # 16.16 fixed point in the map
+        raise ValueError(f"{what} {value:g} is too large (CRUSH weights are 16.16 fixed point, max 65535)")
+    return value
+
+
+def _number(text: str | float, what: str) -> float:
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise ValueError(f"{what} must be a number (got '{text}')") from None
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(f"{what} must be a finite number")
+    return value
+
+
+def osd_ids(ids: Iterable[int]) -> tuple[int, ...]:
+    out = tuple(sorted(set(int(i) for i in ids)))
+    if not out:
+        raise ValueError("no OSD selected")
+    if any(i < 0 for i in out):
+        raise ValueError("OSD ids are not negative")
+    return out
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}" if abs(value) >= 1e-4 or value == 0 else f"{value:.6f}"
+
+
+def _osd_list(ids: Sequence[int]) -> str:
+    return ", ".join(f"osd.{i}" for i in ids)
+
+
+def _loc_args(location: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"{check_name(t, 'bucket type')}={check_name(n, 'bucket name')}" for t, n in location]
+
+
+def _loc_edit(location: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    out: list[str] = []
+    for t, n in location:
+        out += ["--loc", t, n]
+    return tuple(out)
+
+
+def _cli(*words: str) -> str:
+    return "ceph " + " ".join(shlex.quote(w) for w in words)
+
+
+# ------------------------------------------------------------------ OSD state
+
+def _ids_op(verb: str, prefix: str, ids: Iterable[int], impact: str, title: str) -> Operation:
+    ids_ = osd_ids(ids)
+    return Operation(title=f"{title} {_osd_list(ids_)}", prefix=prefix,
+                     args=(("ids", [str(i) for i in ids_]),), cli=_cli(*verb.split(), *map(str, ids_)),
+                     impact=impact)
+
+
+def osd_in(ids: Iterable[int]) -> Operation:
+    return _ids_op("osd in", "osd in", ids, MOVES_DATA, "Mark in")
+
+
+def osd_out(ids: Iterable[int]) -> Operation:
+    return _ids_op("osd out", "osd out", ids, MOVES_DATA, "Mark out")
+
+
+def osd_down(ids: Iterable[int]) -> Operation:
+    # A running OSD marks itself up again after peering; this is how admins force a re-peer.
+    return _ids_op("osd down", "osd down", ids, SAFE, "Mark down")
+
+
+def osd_noout(ids: Iterable[int], on: bool) -> Operation:
+    verb = "osd add-noout" if on else "osd rm-noout"
+    return _ids_op(verb, verb, ids, SAFE, "Set noout on" if on else "Unset noout on")
+
+
+def osd_reweight(osd: int, weight: str | float) -> Operation:
+    w = parse_fraction(weight, "reweight")
+    return Operation(title=f"Reweight osd.{osd} to {_fmt(w)}", prefix="osd reweight",
+                     args=(("id", int(osd)), ("weight", w)), cli=_cli("osd", "reweight", str(osd), _fmt(w)),
+                     impact=MOVES_DATA)
+
+
+def osd_primary_affinity(osd: int, weight: str | float) -> Operation:
+    w = parse_fraction(weight, "primary affinity")
+    return Operation(title=f"Set primary affinity of osd.{osd} to {_fmt(w)}", prefix="osd primary-affinity",
+                     args=(("id", int(osd)), ("weight", w)),
+                     cli=_cli("osd", "primary-affinity", str(osd), _fmt(w)))
+
+
+def crush_reweight(name: str, weight: str | float) -> Operation:
+    name = check_name(name, "item")
+    w = parse_weight(weight)
+    return Operation(title=f"Set CRUSH weight of {name} to {_fmt(w)}", prefix="osd crush reweight",
+                     args=(("name", name), ("weight", w)), cli=_cli("osd", "crush", "reweight", name, _fmt(w)),
+                     impact=MOVES_DATA, crush_edit=("--reweight-item", name, repr(w)))
+
+
+def set_device_class(ids: Iterable[int], cls: str, current: dict[int, str]) -> list[Operation]:
+    """Ceph refuses to overwrite a class (EBUSY), so OSDs that have one get rm-device-class first."""
+    ids_ = osd_ids(ids)
+    cls = check_name(cls, "device class")
+    ops: list[Operation] = []
+    rebind = [i for i in ids_ if current.get(i) and current.get(i) != cls]
+    if rebind:
+        ops.append(Operation(title=f"Remove device class of {_osd_list(rebind)}", prefix="osd crush rm-device-class",
+                             args=(("ids", [str(i) for i in rebind]),),
+                             cli=_cli("osd", "crush", "rm-device-class", *(f"osd.{i}" for i in rebind)),
+                             impact=MOVES_DATA, crush_edit=()))
+    todo = [i for i in ids_ if current.get(i) != cls]
+    if not todo:
+        raise ValueError(f"{_osd_list(ids_)} already {'has' if len(ids_) == 1 else 'have'} class {cls}")
+    ops.append(Operation(title=f"Set device class {cls} on {_osd_list(todo)}", prefix="osd crush set-device-class",
+                         args=(("class", cls), ("ids", [str(i) for i in todo])),
+                         cli=_cli("osd", "crush", "set-device-class", cls, *(f"osd.{i}" for i in todo)),
+                         impact=MOVES_DATA, crush_edit=()))
+    return ops
+
+
+# ------------------------------------------------------------------ CRUSH hierarchy and rules
+
+def crush_add_bucket(name: str, type_: str, location: Sequence[tuple[str, str]] = ()) -> Operation:
+    name, type_ = check_name(name, "bucket name"), check_name(type_, "bucket type")
+    loc = _loc_args(location)
+    where = f" under {location[0][1]}" if location else " (top level)"
+    return Operation(title=f"Add {type_} bucket {name}{where}", prefix="osd crush add-bucket",
+                     args=(("name", name), ("type", type_), *((("args", loc),) if loc else ())),
+                     cli=_cli("osd", "crush", "add-bucket", name, type_, *loc),
+                     crush_edit=("--add-bucket", name, type_, *_loc_edit(location)))
+
+
+def crush_move(name: str, location: Sequence[tuple[str, str]]) -> Operation:
+    name = check_name(name, "item")
+    if not location:
+        raise ValueError("choose where to move it")
+    loc = _loc_args(location)
+    return Operation(title=f"Move {name} to {', '.join(loc)}", prefix="osd crush move",
+                     args=(("name", name), ("args", loc)), cli=_cli("osd", "crush", "move", name, *loc),
+                     impact=MOVES_DATA, crush_edit=("--move", name, *_loc_edit(location)))
+
+
+def crush_rename_bucket(src: str, dst: str) -> Operation:
+    src, dst = check_name(src, "bucket name"), check_name(dst, "new name")
+    if src == dst:
+        raise ValueError("the new name is the same as the old one")
+    # Names are not hashed by CRUSH: a rename moves no data. crushtool has no rename, so no edit.
+    return Operation(title=f"Rename bucket {src} to {dst}", prefix="osd crush rename-bucket",
+                     args=(("srcname", src), ("dstname", dst)), cli=_cli("osd", "crush", "rename-bucket", src, dst))
+
+
+def crush_remove_bucket(name: str) -> Operation:
+    name = check_name(name, "bucket name")
+    return Operation(title=f"Remove bucket {name}", prefix="osd crush rm", args=(("name", name),),
+                     cli=_cli("osd", "crush", "rm", name), impact=DESTROYS, confirm_text=name,
+                     crush_edit=("--remove-item", name))
+
+
+def rule_create_replicated(name: str, root: str, failure_domain: str, device_class: str = "") -> Operation:
+    name, root = check_name(name, "rule name"), check_name(root, "root")
+    failure_domain = check_name(failure_domain, "failure domain")
+    cls = check_name(device_class, "device class") if device_class.strip() else ""
+    edit: tuple[str, ...] = ("--create-replicated-rule", name, root, failure_domain)
+    if cls:
+        edit += ("--device-class", cls)
+    return Operation(title=f"Create replicated rule {name}", prefix="osd crush rule create-replicated",
+                     args=(("name", name), ("root", root), ("type", failure_domain),
+                           *((("class", cls),) if cls else ())),
+                     cli=_cli("osd", "crush", "rule", "create-replicated", name, root, failure_domain,
+                              *((cls,) if cls else ())), crush_edit=edit)
+
+
+def ec_profile_set(name: str, k: str | int, m: str | int, failure_domain: str = "host", device_class: str = "",
+                   plugin: str = "jerasure", root: str = "default") -> Operation:
+    name = check_name(name, "profile name")
+    try:
+        k_, m_ = int(str(k).strip()), int(str(m).strip())
+    except ValueError:
+        raise ValueError("k and m must be whole numbers") from None
+    if k_ < 2:
+        raise ValueError(f"k must be at least 2 (got {k_})")
+    if m_ < 1:
+        raise ValueError(f"m must be at least 1 (got {m_})")
+    if plugin not in EC_PLUGINS:
+        raise ValueError(f"plugin must be one of {', '.join(EC_PLUGINS)}")
+    profile = [f"k={k_}", f"m={m_}", f"plugin={plugin}", f"crush-failure-domain={check_name(failure_domain, 'failure domain')}",
+               f"crush-root={check_name(root, 'root')}"]
+    if device_class.strip():
+        profile.append(f"crush-device-class={check_name(device_class, 'device class')}")
+    return Operation(title=f"Create erasure-code profile {name} ({k_}+{m_})", prefix="osd erasure-code-profile set",
+                     args=(("name", name), ("profile", profile)),
+                     cli=_cli("osd", "erasure-code-profile", "set", name, *profile))
+
+
+def rule_create_erasure(name: str, profile: str) -> Operation:
+    name, profile = check_name(name, "rule name"), check_name(profile, "profile")
+    return Operation(title=f"Create erasure rule {name} from profile {profile}", prefix="osd crush rule create-erasure",
+                     args=(("name", name), ("profile", profile)),
+                     cli=_cli("osd", "crush", "rule", "create-erasure", name, profile), crush_edit=())
+
+
+def rule_remove(name: str) -> Operation:
+    name = check_name(name, "rule name")
+    return Operation(title=f"Remove CRUSH rule {name}", prefix="osd crush rule rm", args=(("name", name),),
+                     cli=_cli("osd", "crush", "rule", "rm", name), impact=DESTROYS, confirm_text=name,
+                     crush_edit=("--remove-rule", name))
+
+
+def set_crush_map(compiled: bytes, prior_version: int | None = None, source: str = "crushmap.bin") -> Operation:
+    """Install a compiled map. With prior_version the mon refuses if the map changed meanwhile (EPERM)."""
+    if not compiled:
+        raise ValueError("the compiled map is empty")
+    args: tuple[tuple[str, Any], ...] = (("prior_version", prior_version),) if prior_version is not None else ()
+    extra = (str(prior_version),) if prior_version is not None else ()
+    return Operation(title="Install an edited CRUSH map", prefix="osd setcrushmap", args=args,
+                     cli=_cli("osd", "setcrushmap", "-i", source, *extra), impact=MOVES_DATA, inbuf=compiled,
+                     crush_edit=())
