@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # osdtree and crush import models; the snapshot only refers to their types
+    from .crush import CrushMap
+    from .osdtree import OSDTable
 
 SEVERITY_ORDER = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
 
@@ -238,6 +242,8 @@ class ClusterSnapshot:
     pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
     log: tuple[LogEntry, ...] = ()
     progress: tuple[ProgressEvent, ...] = ()
+    osd_table: OSDTable | None = None  # only while the OSDs pane is shown
+    crush: CrushMap | None = None  # only while the CRUSH pane is shown
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
 
     def to_json(self) -> dict[str, Any]:

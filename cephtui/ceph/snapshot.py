@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import parse
+from . import osdtree, parse
 from .client import CephError, CephTimeout
 from .models import (
     ClusterSnapshot, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios, StateCount, StuckPG,
@@ -55,8 +55,15 @@ class SnapshotBuilder:
     _mons: MonSummary | None = None
     _log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_KEEP))
     _log_keys: set[tuple[str, str, int, str]] = field(default_factory=set)
+    _osd_dump: dict[str, Any] | None = None
+    _tree_key: tuple[int, bool] = (-1, False)
+    _tree: dict[str, Any] | None = None
+    _shadow_tree: dict[str, Any] | None = None
+    _crush_epoch: int = -1
+    _crush: Any = None
 
-    def build(self, *, pg_table: bool = False) -> ClusterSnapshot:
+    def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
+              crush: bool = False) -> ClusterSnapshot:
         """One poll. Raises CephTimeout only when the mon does not answer `status`.
 
         After that, a section that fails (caps, a hung mgr) becomes a note and
@@ -105,7 +112,7 @@ class SnapshotBuilder:
         if osds.epoch != self._osd_epoch:
             dump = ask("mon", "osd dump", "osd dump")
             if dump is not None:
-                self._ratios, self._osd_epoch = parse.parse_ratios(dump), osds.epoch
+                self._ratios, self._osd_epoch, self._osd_dump = parse.parse_ratios(dump), osds.epoch, dump
 
         df = ask("mon", "df", "df", detail="detail")
         capacity = parse.parse_df(df) if df is not None else parse.capacity_from_pgmap(pgmap)
@@ -132,6 +139,9 @@ class SnapshotBuilder:
             if not mgr.available:
                 notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
 
+        osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
+        crush_map = self._crush_map(ask, osds.epoch) if crush else None
+
         if self.log is not None:
             self._absorb_log(self.log.drain())
 
@@ -141,7 +151,31 @@ class SnapshotBuilder:
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
             progress=parse.parse_progress(status.get("progress_events")),
+            osd_table=osd_table, crush=crush_map,
         )
+
+    def _osd_table(self, ask: Any, epoch: int, shadow: bool, mgr_up: bool) -> osdtree.OSDTable | None:
+        """`osd tree` only when the osdmap moved; usage and latency (mgr) every poll while shown."""
+        if (epoch, shadow) != self._tree_key or self._tree is None:
+            tree = ask("mon", "osd tree", "osd tree")
+            shadow_tree = ask("mon", "osd crush tree", "osd crush tree", shadow="--show-shadow") if shadow else None
+            if tree is None:
+                return None
+            self._tree, self._shadow_tree, self._tree_key = tree, shadow_tree, (epoch, shadow)
+        df = ask("mgr", "osd df", "osd df") if mgr_up else None
+        perf = ask("mgr", "osd perf", "osd perf") if mgr_up else None
+        table = osdtree.build_table(self._tree, df, perf, self._osd_dump, self._ratios,
+                                    shadow_tree=self._shadow_tree if shadow else None)
+        return replace(table, epoch=epoch)
+
+    def _crush_map(self, ask: Any, epoch: int) -> Any:
+        if epoch != self._crush_epoch or self._crush is None:
+            from . import crush  # the CRUSH model is only needed while its pane is shown
+            dump = ask("mon", "osd crush dump", "osd crush dump")
+            if dump is None:
+                return self._crush
+            self._crush, self._crush_epoch = crush.parse_crush(dump, self._osd_dump), epoch
+        return self._crush
 
     def _absorb_log(self, entries: list[LogEntry]) -> None:
         for e in entries:

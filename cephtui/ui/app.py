@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
+
+from rich.console import RenderableType
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
@@ -14,6 +16,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.widgets import Footer, TabbedContent, TabPane
 
+from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
 from ..ceph.clusterlog import ClusterLog
 from ..ceph.models import ClusterSnapshot
@@ -21,8 +24,10 @@ from ..ceph.snapshot import SnapshotBuilder
 from .help import HelpScreen
 from .messages import PollFailed, SnapshotReady
 from .panes.health import HealthPane
+from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.placeholder import Placeholder
+from .widgets.confirm import ConfirmScreen, Outcome
 from .widgets.statusbar import StatusBar
 
 log = logging.getLogger("cephtui")
@@ -64,6 +69,8 @@ class CephTUI(App[None]):
         self.cluster_log = ClusterLog(client)
         self.builder = SnapshotBuilder(client, log=self.cluster_log)
         self.snapshot: ClusterSnapshot | None = None
+        self.audit = ops.AuditLog(entity=client.spec.name)
+        self.last_outcome: Outcome | None = None
         self.connected: bool | None = None
         self._polling = False
         self._timer: Timer | None = None
@@ -78,6 +85,8 @@ class CephTUI(App[None]):
                         yield HealthPane(id="health-pane")
                     elif key == "pgs":
                         yield PGsPane(id="pgs-pane")
+                    elif key == "osds":
+                        yield OSDsPane(id="osds-pane")
                     else:
                         yield Placeholder(key, title)
         yield Footer()
@@ -86,7 +95,9 @@ class CephTUI(App[None]):
         # Kept, not queried later: while a modal or the palette is up, queries see that screen instead.
         self.tabs = self.query_one(TabbedContent)
         self.statusbar = self.query_one(StatusBar)
-        self.panes = (self.query_one(HealthPane), self.query_one(PGsPane))
+        self.osds_pane = self.query_one(OSDsPane)
+        self.pgs_pane = self.query_one(PGsPane)
+        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane)
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -103,10 +114,12 @@ class CephTUI(App[None]):
         if self._polling:
             return
         self._polling = True
-        self._poll(pg_table=self.tabs.active == "pgs")
+        active = self.tabs.active
+        self._poll(pg_table=active == "pgs", osd_tree=active == "osds", shadow=self.osds_pane.show_shadow,
+                   crush=active == "crush")
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def _poll(self, pg_table: bool) -> None:
+    def _poll(self, pg_table: bool, osd_tree: bool, shadow: bool, crush: bool) -> None:
         """Runs in a worker thread: the only place the app waits on the cluster."""
         try:
             if not self.cluster_log.started:
@@ -114,7 +127,7 @@ class CephTUI(App[None]):
                     self.cluster_log.start()
                 except CephError:
                     pass  # tried again next poll
-            snap = self.builder.build(pg_table=pg_table)
+            snap = self.builder.build(pg_table=pg_table, osd_tree=osd_tree, shadow=shadow, crush=crush)
         except CephTimeout as e:
             self.post_message(PollFailed(f"monitor not answering ({e.message})"))
         except CephError as e:
@@ -128,6 +141,7 @@ class CephTUI(App[None]):
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
         self.snapshot, self.connected = message.snapshot, True
+        self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
         for pane in self.panes:
             try:
@@ -144,12 +158,13 @@ class CephTUI(App[None]):
         self._schedule(self.refresh_interval)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        # The PG table is fetched only while its tab is shown: fill it now, not at the next tick.
-        if event.pane.id == "pgs":
+        # Tables of these tabs are fetched only while shown: fill them now, not at the next tick.
+        focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table}.get(event.pane.id or "")
+        if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
-            self.call_after_refresh(self.panes[1].focus_table)
-            if not self._polling:
-                self._schedule(0)
+            self.call_after_refresh(focus)
+        if event.pane.id in ("pgs", "osds", "crush") and not self._polling:
+            self._schedule(0)
 
     # ------------------------------------------------------------ actions
     def action_show_tab(self, key: str) -> None:
@@ -160,6 +175,16 @@ class CephTUI(App[None]):
     def action_refresh_now(self) -> None:
         if not self._polling:
             self._schedule(0)
+
+    def confirm_operations(self, operations: list[ops.Operation], explain: str = "",
+                           preview: Callable[[], RenderableType] | None = None) -> None:
+        """Show the commands, confirm, run them in the dialog; refresh once it closes."""
+        def done(outcome: Outcome | None) -> None:
+            self.last_outcome = outcome
+            if outcome is not None and outcome.ran:
+                self.action_refresh_now()
+
+        self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview), done)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

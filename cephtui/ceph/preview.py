@@ -1,0 +1,259 @@
+"""PG-movement preview: which PGs a CRUSH change would remap, before anything is sent.
+
+The current osdmap is fetched once (`osd getmap`), its own crush map exported from it
+so both are the same epoch, the operations are replayed on an offline copy with
+crushtool, and osdmaptool maps every PG with the old and the new crush. Nothing is
+sent to the cluster but reads.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, Sequence
+
+from . import crushtool
+from .client import CephError
+from .crushtool import NONE_OSD
+from .ops import Operation
+from .parse import _pg_stats_list
+
+PG_DUMP_LIMIT = 50_000  # above this, estimate bytes per PG from `df` instead of a full `pg dump`
+
+
+class PreviewSource(Protocol):
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
+    def mon(self, prefix: str, **args: Any) -> Any: ...
+    def mgr(self, prefix: str, **args: Any) -> Any: ...
+
+
+@dataclass(frozen=True)
+class PoolMovement:
+    pool_id: int
+    pool_name: str
+    pg_num: int
+    changed_pgs: int  # PGs whose up set changes (order included: a new primary counts)
+    shards_moved: int  # OSD-shards that must be backfilled somewhere new
+    bytes_to_move: int | None  # None: unknown (no mgr)
+
+
+@dataclass(frozen=True)
+class Preview:
+    epoch: int  # the osdmap epoch the preview was computed against
+    pools: tuple[PoolMovement, ...]
+    total_pgs: int
+    changed_pgs: int
+    shards_moved: int
+    bytes_to_move: int | None
+    new_crush: bytes
+    changed: frozenset[str]  # pgids whose up set changes
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0  # how long the computation took
+
+
+# ------------------------------------------------------------------ building the new crush
+
+def _osd_ids(values: Any) -> list[int]:
+    out = []
+    for v in values if isinstance(values, (list, tuple)) else [values]:
+        s = str(v).removeprefix("osd.")
+        if not s.isdigit():
+            raise crushtool.CrushToolError(f"cannot preview device class changes for '{v}' (give OSD ids)")
+        out.append(int(s))
+    return out
+
+
+_DEVICE = re.compile(r"^device\s+(\d+)\s+(\S+)(?:\s+class\s+(\S+))?\s*$")
+_TAKE_CLASS = re.compile(r"^\s*step\s+take\s+\S+\s+class\s+(\S+)")
+_SHADOW_ID = re.compile(r"^\s*id\s+-\d+\s+class\s+(\S+)")
+
+
+def set_device_classes(crush: bytes, ids: Sequence[int], cls: str | None) -> bytes:
+    """Set (or with None remove) the class of some devices; the compiler rebuilds the shadow trees.
+
+    Like the mon (CrushWrapper::cleanup_dead_classes), a class no device and no rule uses any
+    more loses its shadow trees: the compiler would keep them empty, and their bucket ids would
+    then shift the ids of buckets added later (ids are hashed by CRUSH).
+    """
+    text = crushtool.decompile(crush)  # exact weights: a plain round trip would move data by itself
+    wanted = set(ids)
+    lines = []
+    for line in text.splitlines():
+        m = _DEVICE.match(line)
+        if m and int(m.group(1)) in wanted:
+            line = f"device {m.group(1)} {m.group(2)}" + (f" class {cls}" if cls else "")
+        lines.append(line)
+    used = {m.group(3) for m in map(_DEVICE.match, lines) if m and m.group(3)}
+    used |= {m.group(1) for m in map(_TAKE_CLASS.match, lines) if m}
+    lines = [ln for ln in lines if not ((m := _SHADOW_ID.match(ln)) and m.group(1) not in used)]
+    return crushtool.compile_text("\n".join(lines) + "\n")
+
+
+def apply_op(crush: bytes, op: Operation) -> tuple[bytes, str | None]:
+    """The crush map after `op`, and a note when the emulation is approximate or a no-op."""
+    if op.crush_edit is None:
+        return crush, None  # changes no CRUSH (or, like a rename, nothing CRUSH hashes)
+    if op.crush_edit:
+        try:
+            return crushtool.apply_edit(crush, op.crush_edit), None
+        except crushtool.CrushToolError as e:
+            raise crushtool.CrushToolError(f"{op.title}: {e}") from None
+    args = dict(op.args)
+    if op.prefix == "osd crush set-device-class":
+        return set_device_classes(crush, _osd_ids(args.get("ids", [])), str(args["class"])), None
+    if op.prefix == "osd crush rm-device-class":
+        return set_device_classes(crush, _osd_ids(args.get("ids", [])), None), None
+    if op.prefix == "osd setcrushmap":
+        return op.inbuf, None
+    if op.prefix == "osd crush rule create-erasure":
+        return crush, f"{op.title}: a new rule is used by no pool yet, so it moves nothing"
+    return crush, f"{op.title}: not emulated; assumed to change no CRUSH"
+
+
+def build_crush(crush: bytes, ops: Sequence[Operation]) -> tuple[bytes, list[str]]:
+    notes: list[str] = []
+    for op in ops:
+        crush, note = apply_op(crush, op)
+        if note:
+            notes.append(note)
+    return crush, notes
+
+
+# ------------------------------------------------------------------ comparing mappings
+
+def shards_moved(old: tuple[int, ...], new: tuple[int, ...], erasure: bool) -> int:
+    if erasure:  # EC shards are positional: shard i lives on up[i]
+        return sum(1 for i, osd in enumerate(new) if osd != NONE_OSD and (i >= len(old) or old[i] != osd))
+    return len({o for o in new if o != NONE_OSD} - set(old))
+
+
+Mapping = dict[str, tuple[int, ...]]
+
+
+def mappings(osdmap: bytes, old_crush: bytes | None, new_crush: bytes,
+             mark_out: int | None = None) -> tuple[dict[str, Any], Mapping, Mapping]:
+    """(osdmap JSON, up sets before, up sets after): three tool runs, the expensive part."""
+    info = crushtool.osdmap_dump(osdmap)
+    return info, crushtool.map_pgs(osdmap, old_crush), crushtool.map_pgs(osdmap, new_crush, mark_out=mark_out)
+
+
+def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: bytes, *,
+              pg_bytes: dict[str, int] | None = None, pool_bytes: dict[int, int] | None = None,
+              notes: Sequence[str] = ()) -> Preview:
+    """Per-pool movement. pg_bytes: pgid -> logical bytes (`pg dump`); pool_bytes: pool id ->
+    stored bytes (`df`), spread evenly over its PGs. With neither, bytes are None (unknown)."""
+    profiles = info.get("erasure_code_profiles") or {}
+    notes_ = list(notes)
+    n_upmaps = len(info.get("pg_upmap") or []) + len(info.get("pg_upmap_items") or [])
+    if n_upmaps:
+        notes_.append(f"{n_upmaps} upmap entries are applied on top of CRUSH; the mons drop those a new map "
+                      f"invalidates, so the real movement can differ slightly")
+    by_pool: dict[int, list[str]] = {}
+    for pgid in before:
+        by_pool.setdefault(int(pgid.split(".", 1)[0]), []).append(pgid)
+    pools = []
+    changed: set[str] = set()
+    for p in sorted(info.get("pools", []), key=lambda p: int(p.get("pool", 0))):
+        pid, pg_num = int(p.get("pool", 0)), int(p.get("pg_num", 0))
+        erasure = int(p.get("type", 1)) == 3
+        k = 1
+        if erasure:  # an EC shard holds 1/k of the PG's logical bytes
+            kv = str((profiles.get(p.get("erasure_code_profile", "")) or {}).get("k", "1"))
+            k = max(1, int(kv)) if kv.isdigit() else 1
+        per_pg: int | None = None
+        if pool_bytes is not None and pid in pool_bytes:
+            per_pg = pool_bytes[pid] // pg_num if pg_num else 0
+        nbytes: int | None = 0 if (pg_bytes is not None or per_pg is not None) else None
+        n_changed = n_shards = 0
+        for pgid in by_pool.get(pid, []):
+            old, new = before[pgid], after.get(pgid, ())
+            if new == old:
+                continue
+            changed.add(pgid)
+            n_changed += 1
+            s = shards_moved(old, new, erasure)
+            n_shards += s
+            if nbytes is not None:
+                b = pg_bytes.get(pgid, 0) if pg_bytes is not None else (per_pg or 0)
+                nbytes += s * (b // k)
+        pools.append(PoolMovement(pid, str(p.get("pool_name", pid)), pg_num, n_changed, n_shards, nbytes))
+    known = [pm.bytes_to_move for pm in pools]
+    if pools:
+        total_bytes = sum(b for b in known if b is not None) if all(b is not None for b in known) else None
+    else:
+        total_bytes = 0 if (pg_bytes is not None or pool_bytes is not None) else None
+    return Preview(epoch=int(info.get("epoch", 0)), pools=tuple(pools), total_pgs=len(before),
+                   changed_pgs=len(changed), shards_moved=sum(pm.shards_moved for pm in pools),
+                   bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_))
+
+
+def compare(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, *, mark_out: int | None = None,
+            pg_bytes: dict[str, int] | None = None, pool_bytes: dict[int, int] | None = None,
+            notes: Sequence[str] = ()) -> Preview:
+    """Pure: binaries in, Preview out (no cluster). old_crush None = the osdmap's own crush."""
+    t0 = time.monotonic()
+    info, before, after = mappings(osdmap, old_crush, new_crush, mark_out)
+    result = summarize(info, before, after, new_crush, pg_bytes=pg_bytes, pool_bytes=pool_bytes, notes=notes)
+    return replace(result, seconds=time.monotonic() - t0)
+
+
+# ------------------------------------------------------------------ against a live cluster
+
+def fetch_osdmap(client: PreviewSource) -> tuple[bytes, int]:
+    out, outs = client.mon_raw("osd getmap")
+    m = re.search(r"epoch\s+(\d+)", outs or "")
+    return out, int(m.group(1)) if m else 0
+
+
+def pg_sizes(client: PreviewSource, total_pgs: int) -> tuple[dict[str, int] | None, dict[int, int] | None, str | None]:
+    """(pg_bytes, pool_bytes, note): per-PG bytes from `pg dump` on small clusters, else `df`."""
+    try:
+        if total_pgs <= PG_DUMP_LIMIT:
+            stats = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs"]))
+            return {str(s.get("pgid")): int((s.get("stat_sum") or {}).get("num_bytes", 0) or 0) for s in stats}, None, None
+        df = client.mon("df")
+        pools = {int(p["id"]): int((p.get("stats") or {}).get("stored", 0) or 0)
+                 for p in (df or {}).get("pools", []) if "id" in p}
+        return None, pools, "bytes estimated as pool stored / pg_num (cluster too large for a full pg dump)"
+    except (CephError, ValueError, TypeError, KeyError) as e:
+        return None, None, f"no byte estimate: {e}"
+
+
+def preview_map(client: PreviewSource, new_crush: bytes, notes: Sequence[str] = (),
+                osdmap: tuple[bytes, bytes] | None = None) -> Preview:
+    """Preview installing `new_crush`. `osdmap` = (osdmap, its crush) when already fetched."""
+    if osdmap is None:
+        om, _ = fetch_osdmap(client)
+        old = crushtool.export_crush(om)
+    else:
+        om, old = osdmap
+    return _with_bytes(client, om, old, new_crush, None, notes)
+
+
+def preview(client: PreviewSource, ops: Sequence[Operation]) -> Preview:
+    """Preview a sequence of operations, applied in order to an offline copy of the current map."""
+    om, _ = fetch_osdmap(client)
+    old = crushtool.export_crush(om)
+    new, notes = build_crush(old, ops)
+    return _with_bytes(client, om, old, new, None, notes)
+
+
+def preview_out(client: PreviewSource, osd_id: int) -> Preview:
+    """Preview marking one OSD out (osdmaptool can mark only one out per run)."""
+    om, _ = fetch_osdmap(client)
+    old = crushtool.export_crush(om)
+    return _with_bytes(client, om, old, old, int(osd_id), ())
+
+
+def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_out: int | None,
+                notes: Sequence[str]) -> Preview:
+    t0 = time.monotonic()
+    info, before, after = mappings(om, old, new, mark_out)
+    pg_bytes: dict[str, int] | None = {}  # nothing moves: zero bytes, no need to ask the mgr
+    pool_bytes: dict[int, int] | None = None
+    notes = list(notes)
+    if any(after.get(pgid) != up for pgid, up in before.items()):  # only ask the mgr when something moves
+        pg_bytes, pool_bytes, note = pg_sizes(client, len(before))
+        notes += [note] if note else []
+    result = summarize(info, before, after, new, pg_bytes=pg_bytes, pool_bytes=pool_bytes, notes=notes)
+    return replace(result, seconds=time.monotonic() - t0)

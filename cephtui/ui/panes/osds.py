@@ -1,0 +1,298 @@
+"""OSDs: the CRUSH hierarchy with per-OSD state, usage and latency; filter, sort, detail, actions."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from ...ceph import ops
+from ...ceph.format import human_bytes
+from ...ceph.models import ClusterSnapshot
+from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
+from ..widgets.virtualtable import VirtualTable
+from ..wizards.form import Field, FormScreen
+
+COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
+           ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
+FULL_STYLE = {"full": "bold white on red", "backfillfull": "bold red", "nearfull": "bold yellow"}
+FLAG_STYLE = {"destroyed": "bold red", "noout": "cyan", "nodown": "cyan", "noup": "magenta", "noin": "magenta",
+              **FULL_STYLE}
+
+
+def _w(x: float) -> str:
+    return f"{x:.5f}"
+
+
+class OSDsPane(Vertical):
+    BINDINGS = [
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("enter", "detail", "Detail"),
+        Binding("space", "mark", "Mark"),
+        Binding("s", "sort", "Sort"),
+        Binding("v", "shadow", "Class trees", show=False),
+        Binding("o", "out", "Out"),
+        Binding("i", "in", "In"),
+        Binding("d", "down", "Down", show=False),
+        Binding("w", "reweight", "Reweight"),
+        Binding("W", "crush_weight", "CRUSH weight"),
+        Binding("c", "device_class", "Class", show=False),
+        Binding("a", "affinity", "Primary affinity", show=False),
+        Binding("n", "noout", "noout"),
+    ]
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.table_data: OSDTable | None = None
+        self.ratios_note = ""
+        self.osd_filter = OSDFilter("")
+        self.sort_mode = "tree"
+        self.show_shadow = False
+        self.marked: set[int] = set()
+        self._generation = 0
+        self._filter_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="osds-summary")
+        with Vertical(id="osds-box", classes="box"):
+            yield Input(placeholder="filter: osd.3, host or bucket name, class (hdd), up/down/in/out, noout, "
+                                    "nearfull …", id="osds-filter")
+            yield VirtualTable(COLUMNS, self._cells, key=lambda r: r.key, id="osds-table")
+
+    def on_mount(self) -> None:
+        self.query_one("#osds-box").border_title = "OSD tree (ceph osd tree + osd df + osd perf)"
+
+    @property
+    def vtable(self) -> VirtualTable[TreeRow]:
+        return self.query_one("#osds-table", VirtualTable)
+
+    # ------------------------------------------------------------ rendering
+    def _cells(self, row: TreeRow) -> tuple[tuple[str, str], ...]:
+        n = row.node
+        indent = "  " * row.depth
+        if isinstance(n, BucketInfo):
+            down = n.osds_total - n.osds_up
+            status = f"{n.osds_up}/{n.osds_total} up"
+            util = n.utilization
+            return ((f"{indent}▾ {n.type_name} {n.name}", "bold" if not n.shadow else "bold dim"), ("", ""),
+                    (status, "bold red" if down else "green"), (_w(n.crush_weight), ""), ("", ""), ("", ""),
+                    (human_bytes(n.kb * 1024) if n.kb else "", ""),
+                    (f"{util:.1f}" if n.kb else "", ""), ("", ""), ("", ""), ("", ""),
+                    (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", "dim"), ("", ""))
+        mark = "✔" if n.id in self.marked else ("✖" if not n.up else "●")
+        name_style = "bold red" if not n.up else ("yellow" if not n.in_ else "")
+        if n.id in self.marked:
+            name_style += " reverse"
+        status = ("up" if n.up else n.status) + (" in" if n.in_ else " out")
+        status_style = "bold red" if not n.up else ("yellow" if not n.in_ else "green")
+        full = n.fullness
+        lat = f"{n.commit_ms}/{n.apply_ms}" if n.commit_ms is not None else "-"
+        lat_style = "bold red" if (n.commit_ms or 0) >= 100 else ("yellow" if (n.commit_ms or 0) >= 20 else "")
+        flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
+        flag_style = FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), "")
+        return ((f"{indent}{mark} {n.name}", name_style.strip()), (n.device_class, ""), (status, status_style),
+                (_w(n.crush_weight), ""), (f"{n.reweight:.5f}", "yellow" if 0 < n.reweight < 1 else ""),
+                (f"{n.primary_affinity:.3f}", "yellow" if n.primary_affinity < 1 else ""),
+                (human_bytes(n.kb * 1024) if n.kb else "-", ""),
+                (f"{n.utilization:.1f}" if n.kb else "-", FULL_STYLE.get(full, "")),
+                (f"{n.var:.2f}" if n.kb else "-", ""), (str(n.pgs), ""), (lat, lat_style), (flags, flag_style),
+                (n.host, "dim"))
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        if snap.osd_table is None:
+            return
+        self.table_data = snap.osd_table
+        self.marked &= {o.id for o in snap.osd_table.osds}
+        self._summary()
+        self._refresh_view()
+
+    def _summary(self) -> None:
+        t = self.table_data
+        if t is None:
+            return
+        up = sum(o.up for o in t.osds)
+        in_ = sum(o.in_ for o in t.osds)
+        full = {k: sum(o.fullness == k for o in t.osds) for k in ("nearfull", "backfillfull", "full")}
+        parts = [f"[b]{len(t.osds)}[/] OSDs: [green]{up} up[/], {in_} in"]
+        if len(t.osds) - up:
+            parts.append(f"[bold red]{len(t.osds) - up} down[/]")
+        if len(t.osds) - in_:
+            parts.append(f"[yellow]{len(t.osds) - in_} out[/]")
+        parts += [f"[{FULL_STYLE[k]}]{n} {k}[/]" for k, n in full.items() if n]
+        if t.stray:
+            parts.append(f"[yellow]{len(t.stray)} not in CRUSH ({osd_names(t.stray)})[/]")
+        parts.append(f"sort: [b]{self.sort_mode}[/] (s)")
+        parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
+        if self.marked:
+            parts.append(f"[reverse]marked: {osd_names(sorted(self.marked))}[/] (space)")
+        self.query_one("#osds-summary", Static).update(" · ".join(parts))
+
+    def _refresh_view(self) -> None:
+        if self.table_data is None:
+            return
+        self._generation += 1
+        self._compute_view(self._generation, self.table_data, self.osd_filter, self.sort_mode)
+
+    @work(thread=True, group="osd-view")
+    def _compute_view(self, generation: int, table: OSDTable, flt: OSDFilter, sort: str) -> None:
+        """Filtering and sorting 5,000 OSDs is cheap but not free: off the UI thread, newest wins."""
+        rows = view(table, flt, sort)
+        self.app.call_from_thread(self._show_rows, generation, rows)
+
+    def _show_rows(self, generation: int, rows: Sequence[TreeRow]) -> None:
+        if generation != self._generation or self.table_data is None:
+            return
+        self.vtable.set_rows(rows)
+        n = sum(r.is_osd for r in rows)
+        note = f" match '{self.osd_filter.text}'" if self.osd_filter.text.strip() else ""
+        self.query_one("#osds-box").border_subtitle = f"{n} of {len(self.table_data.osds)} OSDs{note}"
+
+    # ------------------------------------------------------------ filter / sort / view
+    @on(Input.Changed, "#osds-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        text = event.value
+        self._filter_timer = self.set_timer(0.2, lambda: self._apply_filter(text))
+
+    def _apply_filter(self, text: str) -> None:
+        self.osd_filter = OSDFilter(text)
+        self._refresh_view()
+
+    @on(Input.Submitted, "#osds-filter")
+    def _filter_submitted(self) -> None:
+        self.vtable.focus()
+
+    def focus_table(self) -> None:
+        self.vtable.focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#osds-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#osds-filter", Input).value = ""
+        self.osd_filter = OSDFilter("")
+        self._refresh_view()
+        self.vtable.focus()
+
+    def action_sort(self) -> None:
+        self.sort_mode = SORTS[(SORTS.index(self.sort_mode) + 1) % len(SORTS)]
+        self._summary()
+        self._refresh_view()
+
+    def action_shadow(self) -> None:
+        self.show_shadow = not self.show_shadow
+        self._summary()
+        self.app.action_refresh_now()  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ selection
+    def current_row(self) -> TreeRow | None:
+        vt = self.vtable
+        return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
+
+    def targets(self) -> tuple[int, ...]:
+        """Marked OSDs, else the OSD under the cursor, else every OSD under the bucket under the cursor."""
+        if self.marked:
+            return tuple(sorted(self.marked))
+        if self.table_data is None:
+            return ()
+        return selected_osds(self.vtable.rows, self.table_data, self.vtable.cursor)
+
+    def action_mark(self) -> None:
+        for i in selected_osds(self.vtable.rows, self.table_data, self.vtable.cursor) if self.table_data else ():
+            self.marked.symmetric_difference_update({i})
+        self._summary()
+        self.vtable.refresh()
+        self.vtable.action_cursor(1)
+
+    def _osd(self, i: int) -> OSDInfo | None:
+        return self.table_data.osd(i) if self.table_data else None
+
+    # ------------------------------------------------------------ actions
+    def _act(self, make: Callable[[tuple[int, ...]], list[ops.Operation]], single: bool = False) -> None:
+        ids = self.targets()
+        if not ids:
+            self.app.notify("No OSD selected.", severity="warning")
+            return
+        if single and len(ids) != 1:
+            self.app.notify(f"This acts on one OSD at a time; {len(ids)} are selected "
+                            f"({osd_names(ids[:5])}{' …' if len(ids) > 5 else ''}).", severity="warning")
+            return
+        try:
+            operations = make(ids)
+        except ValueError as e:
+            self.app.notify(str(e), severity="error")
+            return
+        self.app.confirm_operations(operations)  # type: ignore[attr-defined]
+
+    def action_out(self) -> None:
+        self._act(lambda ids: [ops.osd_out(ids)])
+
+    def action_in(self) -> None:
+        self._act(lambda ids: [ops.osd_in(ids)])
+
+    def action_down(self) -> None:
+        self._act(lambda ids: [ops.osd_down(ids)])
+
+    def action_noout(self) -> None:
+        ids = self.targets()
+        on_ = not all("noout" in (o.flags if (o := self._osd(i)) else ()) for i in ids)
+        self._act(lambda ids: [ops.osd_noout(ids, on_)])
+
+    def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
+              help: str = "") -> None:
+        if not self.targets():
+            self.app.notify("No OSD selected.", severity="warning")
+            return
+
+        def done(result: list[ops.Operation] | None) -> None:
+            if result:
+                self.app.confirm_operations(result)  # type: ignore[attr-defined]
+
+        self.app.push_screen(FormScreen(title, fields, build, help), done)
+
+    def action_reweight(self) -> None:
+        ids = self.targets()
+        first = self._osd(ids[0]) if ids else None
+        self._form(f"Reweight {osd_names(ids)}", [Field("weight", "Reweight (0 to 1; 1 = no override)",
+                                                        f"{first.reweight:g}" if first else "1")],
+                   lambda v: [ops.osd_reweight(i, v["weight"]) for i in ids],
+                   help="The override weight (ceph osd reweight) shifts PGs away without changing CRUSH.")
+
+    def action_affinity(self) -> None:
+        ids = self.targets()
+        first = self._osd(ids[0]) if ids else None
+        self._form(f"Primary affinity of {osd_names(ids)}",
+                   [Field("weight", "Primary affinity (0 to 1)", f"{first.primary_affinity:g}" if first else "1")],
+                   lambda v: [ops.osd_primary_affinity(i, v["weight"]) for i in ids])
+
+    def action_crush_weight(self) -> None:
+        ids = self.targets()
+        first = self._osd(ids[0]) if ids else None
+        self._form(f"CRUSH weight of {osd_names(ids)}",
+                   [Field("weight", "CRUSH weight (TiB by convention, ≥ 0)", _w(first.crush_weight) if first else "")],
+                   lambda v: [ops.crush_reweight(f"osd.{i}", v["weight"]) for i in ids],
+                   help="Changes the CRUSH map: the preview shows how many PGs would move.")
+
+    def action_device_class(self) -> None:
+        ids = self.targets()
+        current = {i: o.device_class for i in ids if (o := self._osd(i))}
+        classes = sorted({o.device_class for o in self.table_data.osds if o.device_class} | {"hdd", "ssd", "nvme"}
+                         ) if self.table_data else ["hdd", "ssd", "nvme"]
+        first = current.get(ids[0], "") if ids else ""
+        self._form(f"Device class of {osd_names(ids)}", [Field("cls", f"Class (known: {', '.join(classes)})", first)],
+                   lambda v: ops.set_device_class(ids, v["cls"], current),
+                   help="An OSD that already has a class gets rm-device-class first (Ceph refuses to overwrite).")
+
+    def action_detail(self) -> None:
+        row = self.current_row()
+        if row is None or not row.is_osd:
+            return
+        from ..screens.osd_detail import OSDDetailScreen
+
+        self.app.push_screen(OSDDetailScreen(self.app.client, row.node))  # type: ignore[attr-defined,arg-type]

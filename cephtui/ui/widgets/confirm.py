@@ -1,0 +1,214 @@
+"""The one way a mutating action reaches the cluster: show the command, confirm, run, report.
+
+The dialog lists the exact `ceph` commands, optionally computes a preview in a
+thread (what the change will move), asks for the typed name when the action
+destroys something, then runs the operations itself and keeps the monitor's
+answer on screen until the operator closes it.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from ...ceph import ops as ops_mod
+from ...ceph.client import CephError
+
+log = logging.getLogger("cephtui")
+
+IMPACT_STYLE = {ops_mod.SAFE: "green", ops_mod.MOVES_DATA: "yellow", ops_mod.DESTROYS: "bold red"}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened: `ran` is False when cancelled; `results` pairs each op run with (ok, message)."""
+
+    ran: bool
+    results: tuple[tuple[ops_mod.Operation, bool, str], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.ran and bool(self.results) and all(ok for _, ok, _ in self.results)
+
+
+class PreviewUnavailable(Exception):
+    """The preview cannot be computed (tools missing, cluster refused): apply only after a second yes."""
+
+
+def command_block(operations: Sequence[ops_mod.Operation]) -> Text:
+    t = Text()
+    for op in operations:
+        t.append("$ ", style="dim")
+        t.append(op.cli + "\n", style="bold cyan")
+    return t
+
+
+class ConfirmScreen(ModalScreen[Outcome]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2; }
+    ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
+    ConfirmScreen #confirm-body { height: auto; max-height: 30; }
+    ConfirmScreen #confirm-preview { height: auto; margin-top: 1; }
+    ConfirmScreen #confirm-typed { margin-top: 1; }
+    ConfirmScreen #confirm-result { height: auto; margin-top: 1; }
+    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
+                 audit: ops_mod.AuditLog | None = None, explain: RenderableType | str = "",
+                 preview: Callable[[], RenderableType] | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.operations = tuple(operations)
+        self.audit = audit
+        self.explain = explain
+        self.preview_fn = preview
+        self.typed = next((op.confirm_text for op in self.operations if op.confirm_text), None)
+        self.preview_state = "none" if preview is None else "running"  # running / ready / failed / none
+        self.second_yes = False
+        self.state = "asking"  # asking / running / done
+        self.outcome = Outcome(False)
+
+    def compose(self) -> ComposeResult:
+        title = self.operations[0].title if len(self.operations) == 1 else f"{len(self.operations)} commands"
+        with Vertical():
+            yield Static(Text(f"Confirm: {title}"), id="confirm-title")
+            with VerticalScroll(id="confirm-body"):
+                yield Static(self._summary(), id="confirm-commands")
+                if self.preview_fn is not None:
+                    yield Static(Text("Computing the preview: mapping every PG with the current and the new "
+                                      "CRUSH map…", style="italic"), id="confirm-preview")
+                yield Static("", id="confirm-result")
+            if self.typed:
+                yield Input(placeholder=f"type {self.typed} to confirm", id="confirm-typed")
+            with Horizontal():
+                yield Button("Cancel", id="confirm-cancel")
+                yield Button("Run", id="confirm-run", variant="error" if self.typed else "primary",
+                             disabled=self.preview_state == "running")
+
+    def _summary(self) -> Group:
+        impact = max((op.impact for op in self.operations),
+                     key=lambda i: (ops_mod.SAFE, ops_mod.MOVES_DATA, ops_mod.DESTROYS).index(i))
+        parts: list[RenderableType] = [Text("This runs, in order:", style="bold"), command_block(self.operations)]
+        parts.append(Text.assemble(("Impact: ", "bold"), (impact, IMPACT_STYLE.get(impact, ""))))
+        if self.explain:
+            parts.append(Text(self.explain) if isinstance(self.explain, str) else self.explain)
+        if self.typed:
+            parts.append(Text(f"This destroys {self.typed}. Type its name below to confirm.", style="bold red"))
+        return Group(*parts)
+
+    def on_mount(self) -> None:
+        if self.typed:
+            self.query_one("#confirm-typed", Input).focus()
+        elif self.preview_fn is None:
+            self.query_one("#confirm-run", Button).focus()
+        if self.preview_fn is not None:
+            self._compute_preview()
+
+    # ------------------------------------------------------------ preview
+    @work(thread=True, exit_on_error=False)
+    def _compute_preview(self) -> None:
+        assert self.preview_fn is not None
+        try:
+            result: RenderableType = self.preview_fn()
+            state = "ready"
+        except PreviewUnavailable as e:
+            result, state = Text(f"No preview: {e}\nApplying without a preview needs a second confirmation.",
+                                 style="bold yellow"), "failed"
+        except CephError as e:
+            result, state = Text(f"No preview: the cluster refused ({e.message}).\nApplying without a preview "
+                                 "needs a second confirmation.", style="bold yellow"), "failed"
+        except Exception as e:  # a preview bug must not hide the dialog
+            log.exception("preview failed")
+            result, state = Text(f"No preview: {e}\nApplying without a preview needs a second confirmation.",
+                                 style="bold yellow"), "failed"
+        self.app.call_from_thread(self._show_preview, result, state)
+
+    def _show_preview(self, result: RenderableType, state: str) -> None:
+        self.preview_state = state
+        self.query_one("#confirm-preview", Static).update(result)
+        run = self.query_one("#confirm-run", Button)
+        run.disabled = False
+        if state == "failed":
+            run.label = "Apply without preview"
+        if not self.typed:
+            run.focus()
+
+    # ------------------------------------------------------------ run
+    @on(Button.Pressed, "#confirm-cancel")
+    def action_cancel(self) -> None:
+        if self.state != "running":
+            self.dismiss(self.outcome)
+
+    @on(Input.Submitted, "#confirm-typed")
+    def _typed_submitted(self) -> None:
+        self._run_pressed()
+
+    @on(Button.Pressed, "#confirm-run")
+    def _run_pressed(self) -> None:
+        if self.state == "done":
+            self.dismiss(self.outcome)
+            return
+        if self.state != "asking" or self.preview_state == "running":
+            return
+        result = self.query_one("#confirm-result", Static)
+        if self.typed and self.query_one("#confirm-typed", Input).value.strip() != self.typed:
+            result.update(Text(f"Type exactly '{self.typed}' to confirm. Nothing was sent.", style="bold red"))
+            return
+        if self.preview_state == "failed" and not self.second_yes:
+            self.second_yes = True
+            self.query_one("#confirm-run", Button).label = "Yes, apply without preview"
+            result.update(Text("Press again to apply without knowing how much data moves.", style="bold yellow"))
+            return
+        self.state = "running"
+        self.query_one("#confirm-run", Button).disabled = True
+        self.query_one("#confirm-cancel", Button).disabled = True
+        result.update(Text("Running…", style="italic"))
+        self._run()
+
+    @work(thread=True, exit_on_error=False)
+    def _run(self) -> None:
+        results: list[tuple[ops_mod.Operation, bool, str]] = []
+        for op in self.operations:
+            try:
+                message = ops_mod.run(self.client, op, self.audit)
+                results.append((op, True, message))
+            except CephError as e:
+                results.append((op, False, f"{e.message} [errno {e.errno}]"))
+                break  # later steps assume the earlier ones happened
+            except Exception as e:
+                log.exception("operation failed")
+                results.append((op, False, f"internal error: {e!r}"))
+                break
+        self.app.call_from_thread(self._done, tuple(results))
+
+    def _done(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...]) -> None:
+        self.state = "done"
+        self.outcome = Outcome(True, results)
+        t = Text()
+        for op, ok, message in results:
+            t.append("✔ " if ok else "✖ refused: ", style="bold green" if ok else "bold red")
+            t.append(f"{op.cli}\n", style="cyan")
+            if message:
+                t.append(f"  {message}\n", style="" if ok else "red")
+        skipped = len(self.operations) - len(results)
+        if skipped:
+            t.append(f"{skipped} later command(s) not sent.\n", style="yellow")
+        self.query_one("#confirm-result", Static).update(t)
+        run = self.query_one("#confirm-run", Button)
+        run.label, run.disabled, run.variant = "Close", False, "default"
+        self.query_one("#confirm-cancel", Button).display = False
+        run.focus()

@@ -1,0 +1,112 @@
+"""A small typed form: fields in, operations out, or a clear message and nothing sent.
+
+`build` turns the field values into operations or raises ValueError; the form
+shows the resulting `ceph` command live as the operator types, and refuses to
+close with OK while the values are bad.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from ...ceph.ops import Operation
+from ..widgets.confirm import command_block
+
+Builder = Callable[[dict[str, str]], Sequence[Operation]]
+
+
+@dataclass(frozen=True)
+class Field:
+    key: str
+    label: str
+    value: str = ""
+    choices: tuple[str, ...] = ()  # a Select instead of free text
+    placeholder: str = ""
+
+
+class FormScreen(ModalScreen[list[Operation] | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    FormScreen { align: center middle; }
+    FormScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $primary;
+        background: $surface; padding: 1 2; }
+    FormScreen #form-title { text-style: bold; margin-bottom: 1; }
+    FormScreen #form-help { color: $text-muted; margin-bottom: 1; }
+    FormScreen Label { margin-top: 1; }
+    FormScreen #form-status { height: auto; margin-top: 1; }
+    FormScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    FormScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, title: str, fields: Sequence[Field], build: Builder, help: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.fields = tuple(fields)
+        self.build = build
+        self.help_text = help
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text), id="form-title")
+            if self.help_text:
+                yield Static(self.help_text, id="form-help")
+            for f in self.fields:
+                yield Label(f.label)
+                if f.choices:
+                    yield Select([(c or "(none)", c) for c in f.choices], value=f.value if f.value in f.choices
+                                 else Select.NULL, allow_blank=True, id=f"field-{f.key}")
+                else:
+                    yield Input(value=f.value, placeholder=f.placeholder, id=f"field-{f.key}")
+            yield Static("", id="form-status")
+            with Horizontal():
+                yield Button("Cancel", id="form-cancel")
+                yield Button("Next", id="form-ok", variant="primary")
+
+    def on_mount(self) -> None:
+        if self.fields:
+            self.query_one(f"#field-{self.fields[0].key}").focus()
+        self._validate()
+
+    def values(self) -> dict[str, str]:
+        out = {}
+        for f in self.fields:
+            w = self.query_one(f"#field-{f.key}")
+            if isinstance(w, Select):
+                out[f.key] = "" if w.value in (Select.NULL, None) else str(w.value)
+            else:
+                out[f.key] = w.value  # type: ignore[attr-defined]
+        return out
+
+    def _validate(self) -> list[Operation] | None:
+        status = self.query_one("#form-status", Static)
+        try:
+            ops = list(self.build(self.values()))
+        except ValueError as e:
+            status.update(Text(f"✖ {e}", style="bold red"))
+            return None
+        status.update(command_block(ops))
+        return ops
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _changed(self) -> None:
+        self._validate()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#form-ok")
+    def _submit(self) -> None:
+        ops = self._validate()
+        if ops:
+            self.dismiss(ops)
+
+    @on(Button.Pressed, "#form-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
