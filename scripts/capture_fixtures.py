@@ -42,7 +42,7 @@ def wait_for(what: str, cond, timeout: float = 90.0) -> None:
 
 def record(client: CephClient, path: Path, scenario: str) -> None:
     rec = RecordingClient(client)
-    SnapshotBuilder(rec).build(pg_table=True)
+    SnapshotBuilder(rec).build(pg_table=True, osd_tree=True, shadow=True)
     # Also what the comparisons and parsers cover beyond one build.
     rec.mon("osd stat")
     for kind in STUCK_KINDS:
@@ -79,9 +79,11 @@ def main() -> int:
         sandbox("start", d)  # waits for HEALTH_OK again
 
         client.mon_raw("osd set-nearfull-ratio", ratio=0.02)
+        client.mon_raw("osd add-noout", ids=["0"])
         wait_for("OSD_NEARFULL", lambda: "OSD_NEARFULL" in checks(client))
         time.sleep(3)
-        record(client, out / "nearfull.json", "nearfull ratio 0.02: OSD_NEARFULL and POOL_NEARFULL")
+        record(client, out / "nearfull.json", "nearfull ratio 0.02: OSD_NEARFULL and POOL_NEARFULL; noout on osd.0")
+        client.mon_raw("osd rm-noout", ids=["0"])
         client.mon_raw("osd set-nearfull-ratio", ratio=0.85)
     finally:
         client.close()

@@ -56,6 +56,14 @@ class Sandbox:
         return json.loads(res.stdout) if res.stdout.strip() else None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def audit_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Actions run by tests are audited to a temporary file, not the developer's own log."""
+    path = tmp_path_factory.mktemp("audit") / "audit.log"
+    os.environ["CEPHTUI_AUDIT_LOG"] = str(path)
+    return path
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     if shutil.which("ceph-mon") is None:

@@ -331,10 +331,10 @@ def check_move(cmap: CrushMap, name: str, dest: str) -> None:
     if b is not None and b.is_shadow:
         raise ValueError(f"{name} is a device-class shadow bucket; move the real bucket instead")
     d = _real_bucket(cmap, dest, "destination")
-    if d.type_id <= t[0]:
-        raise ValueError(f"cannot put {t[1]} {name} under {d.type_name} {dest}: the destination's type must be higher")
     if dest == name or dest in cmap.descendants(name):
         raise ValueError(f"cannot move {name} under itself or one of its own descendants ({dest})")
+    if d.type_id <= t[0]:
+        raise ValueError(f"cannot put {t[1]} {name} under {d.type_name} {dest}: the destination's type must be higher")
     p = cmap.parent_of(name)
     if p is not None and p.name == dest:
         raise ValueError(f"{name} is already under {dest}")

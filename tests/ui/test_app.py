@@ -2,59 +2,14 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
 
-import pytest
-from rich.console import Console
-from textual.pilot import Pilot
 from textual.widgets import Input, TabbedContent
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
-from cephtui.ui.app import CephTUI
 from cephtui.ui.help import HelpScreen
-from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.widgets.statusbar import StatusBar
+from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.conftest import Sandbox
-
-SIZE = (160, 48)
-
-
-def plain(renderable: Any) -> str:
-    console = Console(width=200, record=True, color_system=None, file=open("/dev/null", "w"))
-    console.print(renderable)
-    return console.export_text()
-
-
-def text_of(app: CephTUI, selector: str) -> str:
-    return plain(app.query_one(selector).content)
-
-
-def cells(app: CephTUI, selector: str, column: int) -> list[str]:
-    """One column's plain text, from a DataTable or a VirtualTable."""
-    table = app.query_one(selector)
-    return [plain(table.get_row_at(i)[column]).strip() for i in range(table.row_count)]
-
-
-async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
-        await pilot.pause(0.25)
-
-
-@pytest.fixture
-def make_app(sandbox: Sandbox):
-    clients: list[CephClient] = []
-
-    def make(refresh: float = 1.0) -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=refresh)
-
-    yield make
-    for c in clients:
-        c.close()
+from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
 
 
 async def test_health_pane_shows_ok_and_osd_counts(make_app, sandbox: Sandbox) -> None:

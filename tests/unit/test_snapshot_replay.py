@@ -84,7 +84,7 @@ def test_health_checks_sorted_errors_first_and_detail_kept() -> None:
 def test_unrecorded_command_fails_loudly() -> None:
     client, _ = replay("healthy")
     with pytest.raises(KeyError):
-        client.mon("osd tree")
+        client.mon("osd pool autoscale-status")
 
 
 def test_fixtures_are_real_captures() -> None:

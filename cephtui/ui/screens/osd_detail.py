@@ -87,7 +87,7 @@ class OSDDetailScreen(ModalScreen[None]):
         except CephError as e:
             parts.append(Text(f"osd metadata: {e.message}", style="yellow"))
         try:
-            ls = self.client.mgr("pg ls-by-osd", osd=f"osd.{self.osd.id}") or {}
+            ls = self.client.mgr("pg ls-by-osd", osd=self.osd.id) or {}
             stats = ls.get("pg_stats", ls) if isinstance(ls, dict) else ls
             states = Counter(p.get("state", "?") for p in stats or ())
             primary = sum(1 for p in stats or () if p.get("acting_primary") == self.osd.id)

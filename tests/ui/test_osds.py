@@ -1,0 +1,127 @@
+"""OSDs pane through Pilot on the real cluster: actions show their command, run, and change `ceph osd tree`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from cephtui.ceph import ops
+from cephtui.ui.app import CephTUI
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, plain, text_of, wait_for
+
+
+def tree_osd(sandbox: Sandbox, osd: int) -> dict:
+    return next(n for n in sandbox.ceph("osd", "tree")["nodes"] if n["id"] == osd)
+
+
+async def open_osds(app: CephTUI, pilot: Pilot) -> None:
+    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+    await pilot.press("3")
+    await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
+
+
+async def cursor_to(app: CephTUI, pilot: Pilot, osd: int) -> None:
+    """Walk the cursor down to the OSD's row, as a person would."""
+    rows = app.osds_pane.vtable.rows
+    target = next(i for i, r in enumerate(rows) if r.is_osd and r.node.id == osd)
+    await pilot.press("home", *["down"] * target)
+    assert app.osds_pane.targets() == (osd,)
+
+
+async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
+    assert isinstance(app.screen, ConfirmScreen)
+    assert expect_cli in text_of(app, "#confirm-commands")
+    await pilot.press("enter")
+    screen = app.screen
+    await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+    result = text_of(app, "#confirm-result")
+    await pilot.press("enter")
+    assert not isinstance(app.screen, ConfirmScreen)
+    return result
+
+
+def audit_lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: Path) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_osds(app, pilot)
+            await cursor_to(app, pilot, 2)
+
+            await pilot.press("o")
+            result = await confirm_and_run(app, pilot, "$ ceph osd out 2")
+            assert "marked out osd.2" in result  # the monitor's own words
+            assert tree_osd(sandbox, 2)["reweight"] == 0
+            await wait_for(pilot, lambda: "out" in plain(app.osds_pane.vtable.get_row_at(
+                app.osds_pane.vtable.cursor)[2]), 10, "osd.2 shown out")
+
+            await pilot.press("i")
+            assert "marked in osd.2" in await confirm_and_run(app, pilot, "$ ceph osd in 2")
+            assert tree_osd(sandbox, 2)["reweight"] == 1
+
+            # Bad values are refused in the form: nothing is sent, nothing is audited.
+            before = len(audit_lines(audit_log))
+            await pilot.press("w")
+            assert isinstance(app.screen, FormScreen)
+            for bad, why in (("2", "between 0 and 1"), ("-1", "between 0 and 1"), ("abc", "must be a number")):
+                await pilot.press("ctrl+u", *bad, "enter")
+                assert isinstance(app.screen, FormScreen)
+                assert why in text_of(app, "#form-status")
+            assert len(audit_lines(audit_log)) == before and tree_osd(sandbox, 2)["reweight"] == 1
+
+            await pilot.press("ctrl+u", *"0.5", "enter")
+            await confirm_and_run(app, pilot, "$ ceph osd reweight 2 0.5")
+            assert abs(tree_osd(sandbox, 2)["reweight"] - 0.5) < 1e-4
+            await wait_for(pilot, lambda: "0.50000" in plain(app.osds_pane.vtable.get_row_at(
+                app.osds_pane.vtable.cursor)[4]), 10, "the new reweight in the tree")
+            assert [e["cli"] for e in audit_lines(audit_log)][-3:] == [
+                "ceph osd out 2", "ceph osd in 2", "ceph osd reweight 2 0.5"]
+    finally:
+        sandbox.ceph("osd", "reweight", "2", "1")
+        sandbox.heal()
+
+
+async def test_refusal_shows_the_monitors_text(make_app, sandbox: Sandbox, audit_log: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_osds(app, pilot)
+        app.confirm_operations([ops.crush_reweight("osd.99", "1")])
+        await pilot.pause(0.2)
+        result = await confirm_and_run(app, pilot, "$ ceph osd crush reweight osd.99 1")
+        assert "refused" in result and "osd.99" in result and "does not" in result
+        assert audit_lines(audit_log)[-1]["ok"] is False
+
+
+async def test_filter_sort_and_detail(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_osds(app, pilot)
+        vt = app.osds_pane.vtable
+        total = vt.row_count
+        await pilot.press("slash", *"osd.1")
+        await wait_for(pilot, lambda: [r.node.name for r in vt.rows if r.is_osd] == ["osd.1"], 5, "only osd.1")
+        assert len(vt.rows) == 3  # root > host > osd.1
+        await pilot.press("ctrl+u", *"down")
+        await wait_for(pilot, lambda: vt.row_count == 0, 5, "no down OSDs")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: vt.row_count == total, 5, "the whole tree again")
+
+        await pilot.press("s")  # by utilisation: a flat list, fullest first
+        await wait_for(pilot, lambda: all(r.is_osd for r in vt.rows) and vt.row_count == 3, 5, "a flat list")
+        utils = [r.node.utilization for r in vt.rows]
+        assert utils == sorted(utils, reverse=True)
+
+        await cursor_to(app, pilot, 0)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "osd_objectstore" not in text_of(app, "#detail-extra")
+                       and "bluestore" in text_of(app, "#detail-extra"), 10, "the OSD's metadata")
+        detail = text_of(app, "#detail-extra")
+        assert "active+clean" in detail and "pg ls-by-osd" in detail
+        assert sandbox.ceph("osd", "metadata", "0")["hostname"] in detail

@@ -1,0 +1,116 @@
+"""Operations: the CLI equivalent matches the command sent, bad values never become commands."""
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephError
+
+
+def test_cli_equivalents_are_what_an_admin_types() -> None:
+    assert ops.osd_out([2, 1]).cli == "ceph osd out 1 2"
+    assert ops.osd_out([2, 1]).command == {"prefix": "osd out", "ids": ["1", "2"]}
+    assert ops.osd_in([3]).cli == "ceph osd in 3"
+    assert ops.osd_down([0]).command == {"prefix": "osd down", "ids": ["0"]}
+    assert ops.osd_noout([1], True).cli == "ceph osd add-noout 1"
+    assert ops.osd_noout([1], False).cli == "ceph osd rm-noout 1"
+    rw = ops.osd_reweight(1, "0.85")
+    assert rw.cli == "ceph osd reweight 1 0.85" and rw.command == {"prefix": "osd reweight", "id": 1, "weight": 0.85}
+    cw = ops.crush_reweight("osd.4", "1.8")
+    assert cw.cli == "ceph osd crush reweight osd.4 1.8" and cw.crush_edit == ("--reweight-item", "osd.4", "1.8")
+    mv = ops.crush_move("osd.2", [("host", "node2")])
+    assert mv.cli == "ceph osd crush move osd.2 host=node2"
+    assert mv.command == {"prefix": "osd crush move", "name": "osd.2", "args": ["host=node2"]}
+    add = ops.crush_add_bucket("rack1", "rack", [("root", "default")])
+    assert add.cli == "ceph osd crush add-bucket rack1 rack root=default"
+    assert add.crush_edit == ("--add-bucket", "rack1", "rack", "--loc", "root", "default")
+    rule = ops.rule_create_replicated("fast", "default", "host", "ssd")
+    assert rule.cli == "ceph osd crush rule create-replicated fast default host ssd"
+    ec = ops.ec_profile_set("ec21", "2", "1", "osd")
+    assert ec.cli == ("ceph osd erasure-code-profile set ec21 k=2 m=1 plugin=jerasure crush-failure-domain=osd "
+                      "crush-root=default")
+    setmap = ops.set_crush_map(b"\x01", prior_version=7)
+    assert setmap.cli == "ceph osd setcrushmap -i crushmap.bin 7" and setmap.inbuf == b"\x01"
+
+
+def test_every_cli_parses_back_to_its_own_arguments() -> None:
+    """The words after the prefix are the values sent, in order: what you see is what runs."""
+    for op in (ops.osd_out([1, 2]), ops.crush_move("host2", [("root", "default")]),
+               ops.rule_create_replicated("r", "default", "osd"), ops.crush_rename_bucket("a", "b")):
+        words = shlex.split(op.cli)[1:]
+        assert words[:len(op.prefix.split())] == op.prefix.split()
+        flat: list[str] = []
+        for _, v in op.args:
+            flat += [str(x) for x in v] if isinstance(v, list) else [str(v)]
+        assert words[len(op.prefix.split()):] == flat
+
+
+@pytest.mark.parametrize("value, message", [
+    ("2", "between 0 and 1"), ("-0.1", "between 0 and 1"), ("abc", "must be a number"), ("", "must be a number"),
+    ("nan", "finite"),
+])
+def test_bad_reweight_is_refused(value: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ops.osd_reweight(1, value)
+
+
+@pytest.mark.parametrize("value, message", [("-1", "cannot be negative"), ("x", "must be a number"),
+                                            ("70000", "too large")])
+def test_bad_crush_weight_is_refused(value: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ops.crush_reweight("osd.1", value)
+
+
+def test_bad_names_and_ec_values_are_refused() -> None:
+    with pytest.raises(ValueError, match="may only contain"):
+        ops.crush_add_bucket("rack 1", "rack")
+    with pytest.raises(ValueError, match="empty"):
+        ops.crush_move("", [("host", "a")])
+    with pytest.raises(ValueError, match="choose where"):
+        ops.crush_move("osd.1", [])
+    with pytest.raises(ValueError, match="k must be at least 2"):
+        ops.ec_profile_set("p", "1", "1")
+    with pytest.raises(ValueError, match="whole numbers"):
+        ops.ec_profile_set("p", "two", "1")
+    with pytest.raises(ValueError, match="no OSD selected"):
+        ops.osd_out([])
+
+
+def test_set_device_class_removes_the_old_class_first() -> None:
+    steps = ops.set_device_class([1, 2], "ssd", {1: "hdd", 2: ""})
+    assert [s.cli for s in steps] == ["ceph osd crush rm-device-class osd.1",
+                                      "ceph osd crush set-device-class ssd osd.1 osd.2"]
+    with pytest.raises(ValueError, match="already has class ssd"):
+        ops.set_device_class([1], "ssd", {1: "ssd"})
+
+
+def test_destroying_operations_need_the_typed_name() -> None:
+    assert ops.crush_remove_bucket("rack9").confirm_text == "rack9"
+    assert ops.rule_remove("old").confirm_text == "old"
+    assert ops.osd_out([1]).confirm_text is None
+
+
+class _Refusing:
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: object) -> tuple[bytes, str]:
+        raise CephError(16, "osd.1 has already bound to class 'hdd'", prefix)
+
+
+class _Accepting:
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: object) -> tuple[bytes, str]:
+        return b"", "marked out osd.1. "
+
+
+def test_run_audits_success_and_refusal(tmp_path: Path) -> None:
+    audit = ops.AuditLog(tmp_path / "a" / "audit.log", cluster="fsid", entity="client.admin")
+    assert ops.run(_Accepting(), ops.osd_out([1]), audit) == "marked out osd.1."
+    with pytest.raises(CephError):
+        ops.run(_Refusing(), ops.set_device_class([1], "ssd", {})[0], audit)
+    lines = [json.loads(x) for x in (tmp_path / "a" / "audit.log").read_text().splitlines()]
+    assert [(e["cli"], e["ok"]) for e in lines] == [("ceph osd out 1", True),
+                                                    ("ceph osd crush set-device-class ssd osd.1", False)]
+    assert "already bound" in lines[1]["message"] and lines[0]["cluster"] == "fsid"
+    assert audit.tail(1)[0]["ok"] is False

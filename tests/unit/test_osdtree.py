@@ -1,0 +1,60 @@
+"""The OSD table from captured Pacific output: join, flags, filter, sort (no cluster needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cephtui.ceph.osdtree import BucketInfo, OSDFilter, selected_osds, view
+from cephtui.ceph.recording import ReplayClient
+from cephtui.ceph.snapshot import SnapshotBuilder
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+
+
+def table(name: str, shadow: bool = False):
+    snap = SnapshotBuilder(ReplayClient.load(FIXTURES / f"{name}.json")).build(osd_tree=True, shadow=shadow)
+    assert snap.osd_table is not None
+    return snap.osd_table
+
+
+def test_down_osd_and_bucket_counts() -> None:
+    t = table("osd_down")
+    o2 = t.osd(2)
+    assert o2 is not None and o2.status == "down" and not o2.up
+    host = next(r.node for r in t.rows if isinstance(r.node, BucketInfo) and r.node.type_name == "host"
+                and not r.node.shadow)
+    assert (host.osds_up, host.osds_total) == (2, 3)
+    rows = view(t, OSDFilter("down"), "tree")
+    assert [r.node.name for r in rows if r.is_osd] == ["osd.2"]
+    assert [r.depth for r in rows] == [0, 1, 2]  # the OSD keeps its ancestors
+    assert view(t, OSDFilter("up in"), "tree") and all(
+        r.node.id != 2 for r in view(t, OSDFilter("up in"), "tree") if r.is_osd)
+
+
+def test_nearfull_and_per_osd_noout() -> None:
+    t = table("nearfull")
+    assert all(o.fullness == "nearfull" for o in t.osds)  # ratio 0.02 in that capture
+    assert [o.id for o in t.osds if "noout" in o.flags] == [0]
+    assert [r.node.id for r in view(t, OSDFilter("noout"), "util")] == [0]
+
+
+def test_sorts_and_selection() -> None:
+    t = table("healthy", shadow=True)
+    by_util = view(t, OSDFilter(""), "util")
+    assert [r.node.utilization for r in by_util] == sorted((o.utilization for o in t.osds), reverse=True)
+    by_pgs = view(t, OSDFilter(""), "pgs")
+    assert [r.node.pgs for r in by_pgs] == sorted((o.pgs for o in t.osds), reverse=True)
+    full = view(t, OSDFilter(""), "tree")
+    # A bucket row stands for all OSDs beneath it; shadow trees (default~hdd) are listed after the real ones.
+    assert selected_osds(full, t, 0) == (0, 1, 2)
+    first_shadow = next(i for i, r in enumerate(full) if not r.is_osd and r.node.shadow)
+    assert all(not (not r.is_osd and r.node.shadow) for r in full[:first_shadow])
+    assert full[first_shadow].node.name.endswith("~hdd")
+
+
+def test_filter_words_all_must_match() -> None:
+    t = table("healthy")
+    assert [o.id for o in t.osds if OSDFilter("hdd osd.1").matches(o)] == [1]
+    assert [o.id for o in t.osds if OSDFilter("1").matches(o)] == [1]
+    host = t.osds[0].host
+    assert all(OSDFilter(host).matches(o) for o in t.osds)
+    assert not any(OSDFilter("ssd").matches(o) for o in t.osds)
