@@ -23,11 +23,13 @@ from ..ceph.models import ClusterSnapshot
 from ..ceph.snapshot import SnapshotBuilder
 from .help import HelpScreen
 from .messages import PollFailed, SnapshotReady
+from .panes.crush import CrushPane
 from .panes.health import HealthPane
 from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.placeholder import Placeholder
 from .widgets.confirm import ConfirmScreen, Outcome
+from .widgets.preview_view import preview_for
 from .widgets.statusbar import StatusBar
 
 log = logging.getLogger("cephtui")
@@ -87,6 +89,8 @@ class CephTUI(App[None]):
                         yield PGsPane(id="pgs-pane")
                     elif key == "osds":
                         yield OSDsPane(id="osds-pane")
+                    elif key == "crush":
+                        yield CrushPane(id="crush-pane")
                     else:
                         yield Placeholder(key, title)
         yield Footer()
@@ -97,7 +101,8 @@ class CephTUI(App[None]):
         self.statusbar = self.query_one(StatusBar)
         self.osds_pane = self.query_one(OSDsPane)
         self.pgs_pane = self.query_one(PGsPane)
-        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane)
+        self.crush_pane = self.query_one(CrushPane)
+        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane)
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -159,7 +164,8 @@ class CephTUI(App[None]):
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # Tables of these tabs are fetched only while shown: fill them now, not at the next tick.
-        focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table}.get(event.pane.id or "")
+        focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table,
+                 "crush": self.crush_pane.focus_table}.get(event.pane.id or "")
         if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
             self.call_after_refresh(focus)
@@ -177,13 +183,22 @@ class CephTUI(App[None]):
             self._schedule(0)
 
     def confirm_operations(self, operations: list[ops.Operation], explain: str = "",
-                           preview: Callable[[], RenderableType] | None = None) -> None:
-        """Show the commands, confirm, run them in the dialog; refresh once it closes."""
+                           preview: Callable[[], RenderableType] | None = None,
+                           on_done: Callable[[Outcome], None] | None = None) -> None:
+        """Show the commands, confirm, run them in the dialog; refresh once it closes.
+
+        Operations that change CRUSH get an offline preview of the PGs they remap
+        unless the caller brings its own.
+        """
         def done(outcome: Outcome | None) -> None:
             self.last_outcome = outcome
             if outcome is not None and outcome.ran:
                 self.action_refresh_now()
+            if on_done is not None and outcome is not None:
+                on_done(outcome)
 
+        if preview is None:
+            preview = preview_for(self.client, operations)
         self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview), done)
 
     def action_help(self) -> None:

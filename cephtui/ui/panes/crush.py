@@ -1,0 +1,282 @@
+"""CRUSH: the hierarchy, rules, classes, EC profiles and tunables; edits through forms or the text editor.
+
+Every edit is checked against the current map first (crush.check_*: what Ceph
+would refuse, said before sending), shows its `ceph` command, and is previewed
+offline (crushtool + osdmaptool) before the operator can apply it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Static
+
+from ...ceph import crush, ops
+from ...ceph.crush import CrushMap
+from ...ceph.models import ClusterSnapshot
+from ..widgets.tables import sync_table
+from ..widgets.virtualtable import VirtualTable
+from ..wizards.form import Field, FormScreen
+
+COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
+
+
+@dataclass(frozen=True)
+class CrushRow:
+    depth: int
+    name: str
+    type_name: str
+    id: int
+    alg: str
+    weight: float
+    items: int
+    device_class: str
+    is_device: bool
+
+
+def hierarchy_rows(cmap: CrushMap) -> list[CrushRow]:
+    classes = {d.name: d.device_class or "" for d in cmap.devices}
+    ids = {d.name: d.id for d in cmap.devices}
+    weights: dict[str, float] = {}
+    for b in cmap.real_buckets():
+        for it in b.items:
+            weights[it.name] = it.weight
+    rows = []
+    for depth, name in crush.iter_tree(cmap):
+        b = cmap.bucket(name)
+        if b is not None:
+            rows.append(CrushRow(depth, name, b.type_name, b.id, b.alg, b.weight, len(b.items), "", False))
+        else:
+            rows.append(CrushRow(depth, name, cmap.types[0][1] if cmap.types else "osd", ids.get(name, 0), "",
+                                 weights.get(name, 0.0), 0, classes.get(name, ""), True))
+    return rows
+
+
+def _cells(r: CrushRow) -> tuple[tuple[str, str], ...]:
+    indent = "  " * r.depth
+    name = f"{indent}{'• ' if r.is_device else '▾ '}{r.name}"
+    return ((name, "" if r.is_device else "bold"), (r.type_name, "dim" if r.is_device else "cyan"), (str(r.id), ""),
+            (r.alg, ""), (f"{r.weight:.5f}", ""), ("" if r.is_device else str(r.items), ""), (r.device_class, ""))
+
+
+class CrushPane(Vertical):
+    BINDINGS = [
+        Binding("a", "add_bucket", "Add bucket"),
+        Binding("m", "move", "Move"),
+        Binding("R", "rename", "Rename"),
+        Binding("x", "remove_bucket", "Remove bucket"),
+        Binding("u", "new_rule", "New rule"),
+        Binding("e", "new_ec", "EC profile+rule"),
+        Binding("X", "remove_rule", "Remove rule"),
+        Binding("t", "edit_text", "Edit text"),
+    ]
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.cmap: CrushMap | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="crush-top"):
+            yield VirtualTable(COLUMNS, _cells, key=lambda r: r.name, id="crush-tree", classes="box")
+            yield Static(id="crush-info", classes="box")
+        yield DataTable(id="crush-rules", classes="box", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#crush-tree").border_title = "Hierarchy (ceph osd crush dump; class shadow trees hidden)"
+        self.query_one("#crush-info").border_title = "Classes, EC profiles, tunables"
+        rules = self.query_one("#crush-rules", DataTable)
+        rules.border_title = "Rules"
+        for col in ("id", "name", "type", "pools", "steps"):
+            rules.add_column(col, key=col)
+
+    @property
+    def tree(self) -> VirtualTable[CrushRow]:
+        return self.query_one("#crush-tree", VirtualTable)
+
+    def focus_table(self) -> None:
+        self.tree.focus()
+
+    # ------------------------------------------------------------ rendering
+    def show(self, snap: ClusterSnapshot) -> None:
+        if snap.crush is None or snap.crush is self.cmap:
+            return  # the builder hands over the same object until the osdmap epoch moves
+        self.cmap = snap.crush
+        cmap = snap.crush
+        self.tree.set_rows(hierarchy_rows(cmap))
+        self.tree.border_subtitle = f"{len(cmap.real_buckets())} buckets, {len(cmap.devices)} devices"
+        sync_table(self.query_one("#crush-rules", DataTable), {
+            r.name: (str(r.id), Text(r.name, style="bold"), r.type,
+                     Text(", ".join(r.pools) or "unused", style="" if r.pools else "dim"), " / ".join(r.steps))
+            for r in cmap.rules})
+        self.query_one("#crush-info", Static).update(self._info(cmap))
+
+    @staticmethod
+    def _info(cmap: CrushMap) -> Group:
+        t = Table.grid(padding=(0, 2))
+        t.add_column(style="bold")
+        t.add_column()
+        t.add_row("classes", ", ".join(cmap.classes) or "none")
+        t.add_row("types", " < ".join(n for _, n in cmap.types))
+        t.add_row("tunables", cmap.tunables_profile or "?")
+        ec = Table(box=None, padding=(0, 1), title="EC profiles", title_justify="left", title_style="bold")
+        for col in ("name", "k+m", "plugin", "domain", "class"):
+            ec.add_column(col)
+        for p in cmap.ec_profiles:
+            ec.add_row(p.name, f"{p.k}+{p.m}" if p.k is not None else "?", p.plugin, p.failure_domain,
+                       p.device_class or "-")
+        pools = Table(box=None, padding=(0, 1), title="Pools and their rules", title_justify="left",
+                      title_style="bold")
+        for col in ("pool", "type", "size", "rule"):
+            pools.add_column(col)
+        names = {r.id: r.name for r in cmap.rules}
+        for p in cmap.pools:
+            pools.add_row(p.name, p.type, str(p.size), names.get(p.rule_id, str(p.rule_id)))
+        return Group(t, Text(""), ec, Text(""), pools)
+
+    # ------------------------------------------------------------ helpers
+    def _selected(self) -> CrushRow | None:
+        vt = self.tree
+        return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
+
+    def _selected_rule(self) -> str | None:
+        rules = self.query_one("#crush-rules", DataTable)
+        if not rules.row_count:
+            return None
+        key = rules.coordinate_to_cell_key(rules.cursor_coordinate).row_key
+        return str(key.value) if key is not None else None
+
+    def _form(self, title: str, fields: list[Field], build: Callable[[CrushMap, dict[str, str]], list[ops.Operation]],
+              help: str = "") -> None:
+        cmap = self.cmap
+        if cmap is None:
+            self.app.notify("The CRUSH map has not been read yet.", severity="warning")
+            return
+
+        def done(result: list[ops.Operation] | None) -> None:
+            if result:
+                self.app.confirm_operations(result)  # type: ignore[attr-defined]
+
+        self.app.push_screen(FormScreen(title, fields, lambda v: build(cmap, v), help), done)
+
+    def _bucket_names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.cmap.real_buckets()) if self.cmap else ()
+
+    def _type_names(self, buckets_only: bool = True) -> tuple[str, ...]:
+        return tuple(n for i, n in self.cmap.types if i > 0 or not buckets_only) if self.cmap else ()
+
+    # ------------------------------------------------------------ actions
+    def action_add_bucket(self) -> None:
+        sel = self._selected()
+        parent = sel.name if sel and not sel.is_device else ""
+
+        def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
+            crush.check_add_bucket(cmap, v["name"], v["type"], v["parent"] or None)
+            p = cmap.bucket(v["parent"]) if v["parent"] else None
+            return [ops.crush_add_bucket(v["name"], v["type"], [(p.type_name, p.name)] if p else [])]
+
+        self._form("Add a CRUSH bucket", [
+            Field("name", "Name", placeholder="e.g. node4, rack2"),
+            Field("type", "Type", "host", choices=self._type_names()),
+            Field("parent", "Under (empty: a new top-level root)", parent, choices=("",) + self._bucket_names()),
+        ], build, help="A new bucket is empty: adding it moves no data; moving OSDs into it does.")
+
+    def action_move(self) -> None:
+        sel = self._selected()
+
+        def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
+            item = v["item"].strip()
+            if not v["dest"]:
+                raise ValueError("choose the new parent bucket")
+            crush.check_move(cmap, item, v["dest"])
+            d = cmap.bucket(v["dest"])
+            assert d is not None
+            return [ops.crush_move(item, [(d.type_name, d.name)])]
+
+        self._form("Move a bucket or an OSD", [
+            Field("item", "Item (bucket or osd.N)", sel.name if sel else ""),
+            Field("dest", "New parent", choices=self._bucket_names()),
+        ], build, help="Moving changes where CRUSH places data: the preview shows how many PGs remap.")
+
+    def action_rename(self) -> None:
+        sel = self._selected()
+        if sel is None or sel.is_device:
+            self.app.notify("Select a bucket to rename (devices are named osd.N by Ceph).", severity="warning")
+            return
+
+        def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
+            crush.check_rename(cmap, sel.name, v["dst"].strip())
+            return [ops.crush_rename_bucket(sel.name, v["dst"])]
+
+        self._form(f"Rename {sel.type_name} {sel.name}", [Field("dst", "New name", sel.name)], build,
+                   help="Names are not part of placement: renaming moves no data.")
+
+    def action_remove_bucket(self) -> None:
+        sel = self._selected()
+        if sel is None or sel.is_device or self.cmap is None:
+            self.app.notify("Select an empty bucket to remove.", severity="warning")
+            return
+        try:
+            crush.check_remove_bucket(self.cmap, sel.name)
+            op = ops.crush_remove_bucket(sel.name)
+        except ValueError as e:
+            self.app.notify(str(e), severity="error", timeout=10)
+            return
+        self.app.confirm_operations([op])  # type: ignore[attr-defined]
+
+    def action_new_rule(self) -> None:
+        roots = tuple(b.name for b in self.cmap.roots()) if self.cmap else ()
+
+        def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
+            crush.check_rule_create(cmap, v["name"], v["root"], v["domain"], v["cls"])
+            return [ops.rule_create_replicated(v["name"], v["root"], v["domain"], v["cls"])]
+
+        self._form("Create a replicated rule", [
+            Field("name", "Rule name", placeholder="e.g. replicated_ssd"),
+            Field("root", "Root", roots[0] if roots else "", choices=roots),
+            Field("domain", "Failure domain (replicas on different …)", "host", choices=self._type_names(False)),
+            Field("cls", "Device class (empty: any)", "", choices=("",) + (self.cmap.classes if self.cmap else ())),
+        ], build, help="A new rule moves no data until a pool uses it (ceph osd pool set POOL crush_rule RULE).")
+
+    def action_new_ec(self) -> None:
+        def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
+            crush.check_ec_profile(cmap, v["name"], v["domain"], v["cls"], v["root"])
+            rule_name = v["rule"].strip() or v["name"].strip()
+            if cmap.rule(rule_name) is not None:
+                raise ValueError(f"rule {rule_name} already exists")
+            return [ops.ec_profile_set(v["name"], v["k"], v["m"], v["domain"], v["cls"], v["plugin"], v["root"]),
+                    ops.rule_create_erasure(rule_name, v["name"].strip())]
+
+        roots = tuple(b.name for b in self.cmap.roots()) if self.cmap else ()
+        self._form("Create an erasure-code profile and its rule", [
+            Field("name", "Profile name", placeholder="e.g. ec42"),
+            Field("k", "k (data chunks)", "2"), Field("m", "m (coding chunks)", "1"),
+            Field("domain", "Failure domain", "host", choices=self._type_names(False)),
+            Field("cls", "Device class (empty: any)", "", choices=("",) + (self.cmap.classes if self.cmap else ())),
+            Field("root", "Root", roots[0] if roots else "default", choices=roots),
+            Field("plugin", "Plugin", "jerasure", choices=ops.EC_PLUGINS),
+            Field("rule", "Rule name (empty: same as the profile)"),
+        ], build, help="k+m must not exceed the number of failure domains, or PGs stay incomplete.")
+
+    def action_remove_rule(self) -> None:
+        name = self._selected_rule()
+        if name is None or self.cmap is None:
+            self.app.notify("Select a rule in the Rules table.", severity="warning")
+            return
+        try:
+            crush.check_rule_remove(self.cmap, name)
+            op = ops.rule_remove(name)
+        except ValueError as e:
+            self.app.notify(str(e), severity="error", timeout=10)
+            return
+        self.app.confirm_operations([op])  # type: ignore[attr-defined]
+
+    def action_edit_text(self) -> None:
+        from ..screens.crush_editor import CrushEditorScreen
+
+        self.app.push_screen(CrushEditorScreen(self.app.client))  # type: ignore[attr-defined]

@@ -1,0 +1,158 @@
+"""The CRUSH map as text, for experts: fetch, decompile, edit, compile, diff, preview, apply.
+
+The map is applied with `osd setcrushmap` and the crush version it was read
+at, so the mon refuses (instead of silently overwriting) when someone changed
+CRUSH in the meantime.
+"""
+from __future__ import annotations
+
+import difflib
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TextArea
+
+from ...ceph import crushtool, ops
+from ...ceph.client import CephClient, CephError
+from ..widgets.preview_view import preview_map_for
+
+
+def diff_text(old: str, new: str) -> Text:
+    t = Text()
+    for line in difflib.unified_diff(old.splitlines(), new.splitlines(), "running map", "edited map", lineterm="",
+                                     n=2):
+        style = ("green" if line.startswith("+") else "red" if line.startswith("-")
+                 else "cyan" if line.startswith("@@") else "dim")
+        t.append(line + "\n", style=style)
+    return t
+
+
+class CrushEditorScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+s", "compile", "Compile + diff", priority=True),
+        Binding("ctrl+a", "apply", "Preview + apply", priority=True),
+        Binding("ctrl+r", "reload", "Reload from cluster", priority=True),
+        Binding("escape", "close", "Close"),
+    ]
+    DEFAULT_CSS = """
+    CrushEditorScreen #editor-main { height: 1fr; }
+    CrushEditorScreen TextArea { width: 3fr; }
+    CrushEditorScreen #editor-side { width: 2fr; }
+    CrushEditorScreen #editor-status { height: auto; }
+    """
+
+    def __init__(self, client: CephClient) -> None:
+        super().__init__()
+        self.client = client
+        self.original = ""
+        self.version: int | None = None
+        self.compiled: bytes | None = None
+        self.compiled_text: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="editor-main"):
+            yield TextArea("", id="editor-text", show_line_numbers=True, soft_wrap=False, tab_behavior="indent")
+            with Vertical(id="editor-side", classes="box"):
+                yield Static(Text("Fetching the map (osd getcrushmap)…", style="italic"), id="editor-status")
+                with VerticalScroll():
+                    yield Static("", id="editor-diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#editor-side").border_title = "Compiler / diff"
+        missing = crushtool.missing_tools()
+        if "crushtool" in missing:
+            self._status(Text("crushtool is not installed (apt install ceph-base): the text editor needs it to "
+                              "decompile and compile maps.", style="bold red"))
+            return
+        self.action_reload()
+
+    def _status(self, text: Text | str) -> None:
+        self.query_one("#editor-status", Static).update(text)
+
+    # ------------------------------------------------------------ load
+    def action_reload(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            binary, outs = self.client.mon_raw("osd getcrushmap")
+            version = int(outs.strip()) if outs.strip().isdigit() else None
+            if version is None:
+                version = int((self.client.mon("osd dump") or {}).get("crush_version"))
+            text = crushtool.decompile(binary)
+        except (CephError, crushtool.CrushToolError, ValueError, TypeError) as e:
+            self.app.call_from_thread(self._status, Text(f"Could not read the map: {e}", style="bold red"))
+            return
+        self.app.call_from_thread(self._loaded, text, version)
+
+    def _loaded(self, text: str, version: int) -> None:
+        self.original, self.version, self.compiled = text, version, None
+        area = self.query_one("#editor-text", TextArea)
+        area.load_text(text)
+        area.focus()
+        self.query_one("#editor-text").border_title = f"CRUSH map, crush version {version}"
+        self.query_one("#editor-diff", Static).update("")
+        self._status(Text(f"Map at crush version {version}. Edit, then ctrl+s to compile and see the diff.",
+                          style="green"))
+
+    # ------------------------------------------------------------ compile / apply
+    def action_compile(self) -> None:
+        text = self.query_one("#editor-text", TextArea).text
+        self._status(Text("Compiling…", style="italic"))
+        self._compile(text)
+
+    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False)
+    def _compile(self, text: str) -> None:
+        try:
+            compiled = crushtool.compile_text(text)
+        except crushtool.CrushCompileError as e:
+            self.app.call_from_thread(self._compile_failed, e)
+            return
+        except crushtool.CrushToolError as e:
+            self.app.call_from_thread(self._status, Text(f"crushtool failed: {e}", style="bold red"))
+            return
+        self.app.call_from_thread(self._compiled, text, compiled)
+
+    def _compile_failed(self, e: crushtool.CrushCompileError) -> None:
+        self.compiled = None
+        where = f" (line {e.line})" if e.line else ""
+        self._status(Text(f"✖ The map does not compile{where}; nothing was applied.\n{e}", style="bold red"))
+        if e.line:
+            area = self.query_one("#editor-text", TextArea)
+            area.move_cursor((max(e.line - 1, 0), 0))
+            area.focus()
+
+    def _compiled(self, text: str, compiled: bytes) -> None:
+        self.compiled, self.compiled_text = compiled, text
+        diff = diff_text(self.original, text)
+        if not diff.plain:
+            self._status(Text("Compiles. No change from the running map.", style="green"))
+        else:
+            self._status(Text("✔ Compiles. ctrl+a previews the data movement and applies.", style="bold green"))
+        self.query_one("#editor-diff", Static).update(diff or Text("(no differences)", style="dim"))
+
+    def action_apply(self) -> None:
+        text = self.query_one("#editor-text", TextArea).text
+        if self.compiled is None or text != self.compiled_text:
+            self._status(Text("Compile first (ctrl+s): the text changed since the last compile.", style="yellow"))
+            return
+        if text == self.original:
+            self._status(Text("Nothing to apply: the map is unchanged.", style="yellow"))
+            return
+        op = ops.set_crush_map(self.compiled, self.version)
+
+        def done(outcome: object) -> None:
+            if getattr(outcome, "ok", False):
+                self.action_reload()
+
+        self.app.confirm_operations([op], explain="The edited map replaces the running one as a whole.",  # type: ignore[attr-defined]
+                                    preview=preview_map_for(self.client, self.compiled), on_done=done)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

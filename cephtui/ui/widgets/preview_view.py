@@ -1,0 +1,67 @@
+"""Render a CRUSH change preview: PGs whose up set changes, per pool, and the data that would move."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from ...ceph import crushtool, ops, preview
+from ...ceph.client import CephClient
+from ...ceph.format import human_bytes
+from .confirm import PreviewUnavailable
+
+
+def render(p: preview.Preview) -> RenderableType:
+    t = Table(title=f"Preview against osdmap epoch {p.epoch}: PGs whose up set changes", title_justify="left",
+              title_style="bold", box=None, padding=(0, 2))
+    t.add_column("pool")
+    t.add_column("pgs", justify="right")
+    t.add_column("changed", justify="right")
+    t.add_column("shards to move", justify="right")
+    t.add_column("≈ data to move", justify="right")
+    for pool in p.pools:
+        style = "yellow" if pool.changed_pgs else "dim"
+        t.add_row(pool.pool_name, str(pool.pg_num), Text(str(pool.changed_pgs), style=style),
+                  str(pool.shards_moved), "?" if pool.bytes_to_move is None else human_bytes(pool.bytes_to_move))
+    total = "?" if p.bytes_to_move is None else human_bytes(p.bytes_to_move)
+    t.add_row(Text("total", style="bold"), str(p.total_pgs), Text(str(p.changed_pgs), style="bold"),
+              str(p.shards_moved), Text(total, style="bold"))
+    share = p.changed_pgs / p.total_pgs if p.total_pgs else 0.0
+    verdict = (Text("No PG changes its up set: no data moves.", style="green") if not p.changed_pgs else
+               Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) remap; about {total} would be backfilled.",
+                    style="bold yellow"))
+    notes = [Text(f"note: {n}", style="dim") for n in p.notes]
+    return Group(t, verdict, *notes, Text(f"computed offline with crushtool/osdmaptool in {p.seconds:.2f}s",
+                                          style="dim"))
+
+
+def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> Callable[[], RenderableType] | None:
+    """A preview callable for operations that change CRUSH; None when nothing in them does."""
+    if not any(op.changes_crush for op in operations):
+        return None
+
+    def compute() -> RenderableType:
+        missing = crushtool.missing_tools()
+        if missing:
+            raise PreviewUnavailable(f"{' and '.join(missing)} not installed (apt install ceph-base)")
+        try:
+            return render(preview.preview(client, operations))
+        except crushtool.CrushToolError as e:
+            raise PreviewUnavailable(str(e)) from None
+
+    return compute
+
+
+def preview_map_for(client: CephClient, compiled: bytes) -> Callable[[], RenderableType]:
+    def compute() -> RenderableType:
+        missing = crushtool.missing_tools()
+        if missing:
+            raise PreviewUnavailable(f"{' and '.join(missing)} not installed (apt install ceph-base)")
+        try:
+            return render(preview.preview_map(client, compiled))
+        except crushtool.CrushToolError as e:
+            raise PreviewUnavailable(str(e)) from None
+
+    return compute
