@@ -121,7 +121,8 @@ class CrushEditorScreen(Screen[None]):
 
     def _compile_failed(self, e: crushtool.CrushCompileError) -> None:
         self.compiled = None
-        where = f" (line {e.line})" if e.line else ""
+        # crushtool reports the last line it could parse: the mistake is there or just after it.
+        where = f" near line {e.line}" if e.line else ""
         self._status(Text(f"✖ The map does not compile{where}; nothing was applied.\n{e}", style="bold red"))
         if e.line:
             area = self.query_one("#editor-text", TextArea)

@@ -37,31 +37,30 @@ def render(p: preview.Preview) -> RenderableType:
                                           style="dim"))
 
 
-def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> Callable[[], RenderableType] | None:
-    """A preview callable for operations that change CRUSH; None when nothing in them does."""
+class PreviewJob:
+    """A preview to compute in the confirm dialog's thread; keeps the result for whoever asks later."""
+
+    def __init__(self, compute: Callable[[], preview.Preview]) -> None:
+        self._compute = compute
+        self.result: preview.Preview | None = None
+
+    def __call__(self) -> RenderableType:
+        missing = crushtool.missing_tools()
+        if missing:
+            raise PreviewUnavailable(f"{' and '.join(missing)} not installed (apt install ceph-base)")
+        try:
+            self.result = self._compute()
+        except crushtool.CrushToolError as e:
+            raise PreviewUnavailable(str(e)) from None
+        return render(self.result)
+
+
+def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> PreviewJob | None:
+    """A preview for operations that change CRUSH; None when none of them does."""
     if not any(op.changes_crush for op in operations):
         return None
-
-    def compute() -> RenderableType:
-        missing = crushtool.missing_tools()
-        if missing:
-            raise PreviewUnavailable(f"{' and '.join(missing)} not installed (apt install ceph-base)")
-        try:
-            return render(preview.preview(client, operations))
-        except crushtool.CrushToolError as e:
-            raise PreviewUnavailable(str(e)) from None
-
-    return compute
+    return PreviewJob(lambda: preview.preview(client, operations))
 
 
-def preview_map_for(client: CephClient, compiled: bytes) -> Callable[[], RenderableType]:
-    def compute() -> RenderableType:
-        missing = crushtool.missing_tools()
-        if missing:
-            raise PreviewUnavailable(f"{' and '.join(missing)} not installed (apt install ceph-base)")
-        try:
-            return render(preview.preview_map(client, compiled))
-        except crushtool.CrushToolError as e:
-            raise PreviewUnavailable(str(e)) from None
-
-    return compute
+def preview_map_for(client: CephClient, compiled: bytes) -> PreviewJob:
+    return PreviewJob(lambda: preview.preview_map(client, compiled))

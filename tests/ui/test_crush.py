@@ -1,0 +1,154 @@
+"""CRUSH pane through Pilot on the real cluster: forms, preview, apply, and the text editor's refusals."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Select, TextArea
+
+from cephtui.ui.app import CephTUI
+from cephtui.ui.screens.crush_editor import CrushEditorScreen
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox, wait_until
+from tests.ui.helpers import SIZE, text_of, wait_for
+
+
+def up_sets(sandbox: Sandbox) -> dict[str, tuple[int, ...]]:
+    dump: Any = sandbox.ceph("pg", "dump", "pgs_brief")
+    pgs = dump["pg_stats"] if isinstance(dump, dict) else dump
+    return {p["pgid"]: tuple(p["up"]) for p in pgs}
+
+
+def all_clean(sandbox: Sandbox) -> bool:
+    dump: Any = sandbox.ceph("pg", "dump", "pgs_brief")
+    pgs = dump["pg_stats"] if isinstance(dump, dict) else dump
+    return all(p["state"] == "active+clean" for p in pgs)
+
+
+async def open_crush(app: CephTUI, pilot: Pilot) -> None:
+    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+    await pilot.press("4")
+    await wait_for(pilot, lambda: app.crush_pane.tree.row_count > 0, 15, "the CRUSH hierarchy")
+
+
+async def submit_form(app: CephTUI, pilot: Pilot, selects: dict[str, str]) -> None:
+    form = app.screen
+    assert isinstance(form, FormScreen)
+    for key, value in selects.items():
+        form.query_one(f"#field-{key}", Select).value = value
+    await pilot.pause(0.1)
+    await pilot.click("#form-ok")
+    await pilot.pause(0.1)
+
+
+async def run_confirmed(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    await wait_for(pilot, lambda: screen.preview_state != "running", 30, "the preview")
+    await pilot.click("#confirm-run")
+    await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
+    assert screen.outcome.ok, text_of(app, "#confirm-result")
+    return screen
+
+
+async def test_add_host_move_osd_preview_equals_reality(make_app, sandbox: Sandbox) -> None:
+    host = sandbox.ceph("osd", "tree")["nodes"][1]["name"]  # the sandbox's one host bucket
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_crush(app, pilot)
+
+            # A name Ceph would refuse is refused in the form, with the reason.
+            await pilot.press("a")
+            await pilot.press(*"bad name")
+            assert "may only contain" in text_of(app, "#form-status")
+            await pilot.press("ctrl+u", *host)
+            assert "already exists" in text_of(app, "#form-status")
+            await pilot.press("ctrl+u", *"ct-host2")
+            await submit_form(app, pilot, {"type": "host", "parent": "default"})
+            assert "$ ceph osd crush add-bucket ct-host2 host root=default" in text_of(app, "#confirm-commands")
+            screen = await run_confirmed(app, pilot)
+            assert "No PG changes its up set" in text_of(app, "#confirm-preview")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: any(r.name == "ct-host2" for r in app.crush_pane.tree.rows), 10,
+                           "the new bucket in the hierarchy")
+
+            # Move osd.2 under it: the preview predicts which PGs change their up set.
+            before = up_sets(sandbox)
+            await pilot.press("m")
+            await pilot.press("ctrl+u", *"osd.2")
+            await submit_form(app, pilot, {"dest": "ct-host2"})
+            assert "$ ceph osd crush move osd.2 host=ct-host2" in text_of(app, "#confirm-commands")
+            screen = await run_confirmed(app, pilot)
+            job = screen.preview_fn
+            predicted = job.result  # type: ignore[union-attr]
+            assert predicted is not None and predicted.changed_pgs > 0
+            assert f"{predicted.changed_pgs} of {predicted.total_pgs} PGs" in text_of(app, "#confirm-preview")
+            assert "moved item id 2" in text_of(app, "#confirm-result")
+            await pilot.press("enter")
+
+            # Reality: the mon's own mapping of every PG under the new map (`ceph pg map`), and the
+            # mgr's PG table once the OSDs have peered and reported.
+            after = {pg: tuple(app.client.mon("pg map", pgid=pg)["up"]) for pg in before}
+            wait_until(lambda: up_sets(sandbox) == after and all_clean(sandbox), 120,
+                       "the mgr reporting the new up sets, all PGs active+clean")
+            actually_changed = {pg for pg in before if before[pg] != after.get(pg)}
+            assert actually_changed == set(predicted.changed)
+            assert len(actually_changed) == predicted.changed_pgs
+            tree = {n["name"]: n for n in sandbox.ceph("osd", "tree")["nodes"]}
+            assert 2 in tree["ct-host2"]["children"]
+    finally:
+        sandbox.ceph("osd", "crush", "move", "osd.2", f"host={host}")
+        sandbox.ceph("osd", "crush", "rm", "ct-host2")
+        sandbox.heal()
+
+
+async def test_remove_refusals_before_sending(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_crush(app, pilot)
+        # The cursor starts on the root: not empty, so removal is refused with Ceph's reason.
+        await pilot.press("home", "x")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert any("not empty" in n.message and "ENOTEMPTY" in n.message for n in app._notifications)
+        # The only rule is used by pools: refused, naming them.
+        app.crush_pane.query_one("#crush-rules").focus()
+        await pilot.press("X")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert any("in use by pool" in n.message and "rbd" in n.message for n in app._notifications)
+
+
+async def test_text_editor_refuses_a_syntax_error(make_app, sandbox: Sandbox) -> None:
+    version = sandbox.ceph("osd", "dump")["crush_version"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_crush(app, pilot)
+        await pilot.press("t")
+        assert isinstance(app.screen, CrushEditorScreen)
+        editor = app.screen
+        area = editor.query_one("#editor-text", TextArea)
+        await wait_for(pilot, lambda: "# begin crush map" in area.text, 15, "the decompiled map")
+        assert "rule replicated_rule" in area.text and "device 0 osd.0" in area.text
+        area.move_cursor((3, 0))
+        await pilot.press(*"this is not crush", "enter")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "does not compile" in text_of(app, "#editor-status"), 15, "the compiler error")
+        status = text_of(app, "#editor-status")
+        assert "near line" in status and "parse error" in status  # crushtool's own message
+        await pilot.press("ctrl+a")
+        assert isinstance(app.screen, CrushEditorScreen)  # nothing to confirm, nothing applied
+        assert "Compile first" in text_of(app, "#editor-status")
+        assert sandbox.ceph("osd", "dump")["crush_version"] == version
+
+        # A valid edit compiles and shows a diff; the preview says nothing moves for a comment.
+        area.move_cursor((3, 0))
+        await pilot.press("ctrl+k")  # drop the bad line
+        area.move_cursor((0, 0))
+        await pilot.press(*"# edited by cephtui test", "enter")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: "Compiles" in text_of(app, "#editor-status"), 15, "a successful compile")
+        await pilot.press("escape")
+    assert sandbox.ceph("osd", "dump")["crush_version"] == version
