@@ -138,7 +138,8 @@ class OSDsPane(Vertical):
         self._generation += 1
         self._compute_view(self._generation, self.table_data, self.osd_filter, self.sort_mode)
 
-    @work(thread=True, group="osd-view")
+    # An explicit description: by default Textual repr()s the arguments (5,000 OSDs) on the UI thread.
+    @work(thread=True, group="osd-view", description="filter and sort the OSD tree")
     def _compute_view(self, generation: int, table: OSDTable, flt: OSDFilter, sort: str) -> None:
         """Filtering and sorting 5,000 OSDs is cheap but not free: off the UI thread, newest wins."""
         rows = view(table, flt, sort)

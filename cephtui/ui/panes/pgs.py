@@ -155,7 +155,8 @@ class PGsPane(Vertical):
         else:
             self._filter_rows(self._generation, flt, self._pg_rows, dict(self.pool_names))
 
-    @work(thread=True, group="pg-filter")
+    # An explicit description: by default Textual repr()s the arguments (100k PGs) on the UI thread.
+    @work(thread=True, group="pg-filter", description="filter the PG table")
     def _filter_rows(self, generation: int, flt: PGFilter, rows: tuple[PGBrief, ...], names: dict[int, str]) -> None:
         """Filtering 100k PGs takes a quarter second: in a thread, so keys and paint go on meanwhile."""
         matched = [pg for pg in rows if flt.matches(pg, names)]

@@ -78,7 +78,7 @@ class CrushEditorScreen(Screen[None]):
     def action_reload(self) -> None:
         self._load()
 
-    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False, description="crush editor")
     def _load(self) -> None:
         try:
             binary, outs = self.client.mon_raw("osd getcrushmap")
@@ -107,7 +107,7 @@ class CrushEditorScreen(Screen[None]):
         self._status(Text("Compiling…", style="italic"))
         self._compile(text)
 
-    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False, description="crush editor")
     def _compile(self, text: str) -> None:
         try:
             compiled = crushtool.compile_text(text)
