@@ -370,7 +370,10 @@ def check_rule_create(cmap: CrushMap, name: str, root: str, failure_domain: str,
     _known_type(cmap, failure_domain, "failure domain type")
     if device_class:
         _known_class(cmap, device_class)
-        if cmap.bucket(f"{root}~{device_class}") is None:
+        # Ceph only needs the shadow bucket root~class to exist; it exists empty for every class,
+        # which would make a rule that maps nothing. Refuse that too.
+        under = set(cmap.descendants(root))
+        if not any(d.device_class == device_class and d.name in under for d in cmap.devices):
             raise ValueError(f"root {root} has no devices with class {device_class}")
 
 

@@ -181,12 +181,15 @@ def export_crush(osdmap: bytes) -> bytes:
 _UP = re.compile(r"^(\d+\.[0-9a-f]+)\s+raw\s+\(\[([-0-9,]*)\].*?\)\s+up\s+\(\[([-0-9,]*)\]")
 
 
-def map_pgs(osdmap: bytes, crush: bytes | None = None, mark_out: int | None = None) -> dict[str, tuple[int, ...]]:
+def map_pgs(osdmap: bytes, crush: bytes | None = None, mark_out: int | None = None,
+            mark_up_in: bool = False) -> dict[str, tuple[int, ...]]:
     """pgid -> up set, as the mons would compute it (upmaps and primary affinity applied, pg_temp not).
 
     Uses `--test-map-pgs-dump-all` because plain `--test-map-pgs-dump` prints the acting set.
     Works on a copy: --import-crush rewrites the file. Holes in EC up sets are NONE_OSD.
     `mark_out` marks one OSD out first (osdmaptool keeps only the last --mark-out given).
+    `mark_up_in` is for synthetic maps (`osdmaptool --createsimple`), whose OSDs are all down and
+    out: CRUSH then exhausts its retries on every PG (minutes for a big map) and maps nothing.
     """
     with _tmp() as d:
         p = Path(d)
@@ -195,6 +198,8 @@ def map_pgs(osdmap: bytes, crush: bytes | None = None, mark_out: int | None = No
         if crush is not None:
             (p / "crush").write_bytes(crush)
             argv += ["--import-crush", "crush"]
+        if mark_up_in:
+            argv.append("--mark-up-in")
         if mark_out is not None:
             argv += ["--mark-out", str(int(mark_out))]
         out = _run([*argv, "--test-map-pgs-dump-all"], p)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, Sequence
 
@@ -130,11 +131,15 @@ def shards_moved(old: tuple[int, ...], new: tuple[int, ...], erasure: bool) -> i
 Mapping = dict[str, tuple[int, ...]]
 
 
-def mappings(osdmap: bytes, old_crush: bytes | None, new_crush: bytes,
-             mark_out: int | None = None) -> tuple[dict[str, Any], Mapping, Mapping]:
-    """(osdmap JSON, up sets before, up sets after): three tool runs, the expensive part."""
-    info = crushtool.osdmap_dump(osdmap)
-    return info, crushtool.map_pgs(osdmap, old_crush), crushtool.map_pgs(osdmap, new_crush, mark_out=mark_out)
+def mappings(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, mark_out: int | None = None,
+             mark_up_in: bool = False) -> tuple[dict[str, Any], Mapping, Mapping]:
+    """(osdmap JSON, up sets before, up sets after): three tool runs, the expensive part.
+    They run side by side: osdmaptool is single-threaded and the GIL is released while we wait."""
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        info = pool.submit(crushtool.osdmap_dump, osdmap)
+        before = pool.submit(crushtool.map_pgs, osdmap, old_crush, None, mark_up_in)
+        after = pool.submit(crushtool.map_pgs, osdmap, new_crush, mark_out, mark_up_in)
+        return info.result(), before.result(), after.result()
 
 
 def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: bytes, *,
@@ -188,11 +193,12 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
 
 
 def compare(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, *, mark_out: int | None = None,
-            pg_bytes: dict[str, int] | None = None, pool_bytes: dict[int, int] | None = None,
+            mark_up_in: bool = False, pg_bytes: dict[str, int] | None = None, pool_bytes: dict[int, int] | None = None,
             notes: Sequence[str] = ()) -> Preview:
-    """Pure: binaries in, Preview out (no cluster). old_crush None = the osdmap's own crush."""
+    """Pure: binaries in, Preview out (no cluster). old_crush None = the osdmap's own crush;
+    mark_up_in for synthetic (`--createsimple`) maps."""
     t0 = time.monotonic()
-    info, before, after = mappings(osdmap, old_crush, new_crush, mark_out)
+    info, before, after = mappings(osdmap, old_crush, new_crush, mark_out, mark_up_in)
     result = summarize(info, before, after, new_crush, pg_bytes=pg_bytes, pool_bytes=pool_bytes, notes=notes)
     return replace(result, seconds=time.monotonic() - t0)
 

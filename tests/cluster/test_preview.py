@@ -63,7 +63,9 @@ def test_preview_predicts_real_movement(client: CephClient, sandbox: Sandbox) ->
     assert epoch1 == epoch0 == pv.epoch
     assert pv.total_pgs == len(before)
     assert pv.changed, "moving an OSD to another host must remap something"
-    assert pv.bytes_to_move is not None and pv.bytes_to_move > 0  # the conftest pool holds 100 objects
+    # With 3 OSDs and size 3 the up sets only reorder (new primaries, no copies); with more, shards
+    # move and, the pool holding conftest's objects, so do bytes.
+    assert pv.bytes_to_move is not None and (pv.bytes_to_move > 0) == (pv.shards_moved > 0)
 
     try:
         for op in steps:

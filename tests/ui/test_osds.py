@@ -33,12 +33,14 @@ async def cursor_to(app: CephTUI, pilot: Pilot, osd: int) -> None:
 
 
 async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
-    assert isinstance(app.screen, ConfirmScreen)
-    assert expect_cli in text_of(app, "#confirm-commands")
-    await pilot.press("enter")
     screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    assert expect_cli in text_of(app, "#confirm-commands")
+    await wait_for(pilot, lambda: screen.preview_state != "running", 30, "the preview")
+    await pilot.press("enter")
     await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
     result = text_of(app, "#confirm-result")
+    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
     await pilot.press("enter")
     assert not isinstance(app.screen, ConfirmScreen)
     return result
@@ -56,6 +58,8 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
             await cursor_to(app, pilot, 2)
 
             await pilot.press("o")
+            await wait_for(pilot, lambda: app.screen.preview_state == "ready", 30, "the mark-out preview")
+            assert "remap" in text_of(app, "#confirm-preview")  # osd.2 leaves the up set of its PGs
             result = await confirm_and_run(app, pilot, "$ ceph osd out 2")
             assert "marked out osd.2" in result  # the monitor's own words
             assert tree_osd(sandbox, 2)["reweight"] == 0
@@ -92,11 +96,30 @@ async def test_refusal_shows_the_monitors_text(make_app, sandbox: Sandbox, audit
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         await open_osds(app, pilot)
+        app.confirm_operations([ops.osd_reweight(99, "0.5")])
+        await pilot.pause(0.2)
+        result = await confirm_and_run(app, pilot, "$ ceph osd reweight 99 0.5")
+        assert "refused" in result and "osd.99 does not exist" in result  # the mon's own words
+        assert audit_lines(audit_log)[-1]["ok"] is False
+
+
+async def test_no_preview_needs_a_second_confirmation(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_osds(app, pilot)
+        # crushtool cannot emulate a change on an item that is not in the map: no preview.
         app.confirm_operations([ops.crush_reweight("osd.99", "1")])
         await pilot.pause(0.2)
-        result = await confirm_and_run(app, pilot, "$ ceph osd crush reweight osd.99 1")
-        assert "refused" in result and "osd.99" in result and "does not" in result
-        assert audit_lines(audit_log)[-1]["ok"] is False
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen)
+        await wait_for(pilot, lambda: screen.preview_state == "failed", 30, "the failed preview")
+        assert "No preview" in text_of(app, "#confirm-preview")
+        await pilot.press("enter")
+        assert screen.state == "asking" and "Press again" in text_of(app, "#confirm-result")
+        await pilot.pause(0.3)  # a button ignores a second press within 0.2 s: no accidental double yes
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+        assert "refused" in text_of(app, "#confirm-result")
 
 
 async def test_filter_sort_and_detail(make_app, sandbox: Sandbox) -> None:

@@ -14,7 +14,7 @@ from .confirm import PreviewUnavailable
 
 
 def render(p: preview.Preview) -> RenderableType:
-    t = Table(title=f"Preview against osdmap epoch {p.epoch}: PGs whose up set changes", title_justify="left",
+    t = Table(title=f"Preview against osdmap epoch {p.epoch}: PGs whose up set would change", title_justify="left",
               title_style="bold", box=None, padding=(0, 2))
     t.add_column("pool")
     t.add_column("pgs", justify="right")
@@ -56,7 +56,11 @@ class PreviewJob:
 
 
 def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> PreviewJob | None:
-    """A preview for operations that change CRUSH; None when none of them does."""
+    """A preview for operations that change CRUSH (or mark one OSD out); None for the others."""
+    if len(operations) == 1 and operations[0].prefix == "osd out":
+        ids = dict(operations[0].args)["ids"]
+        if len(ids) == 1:  # osdmaptool marks one OSD out per run
+            return PreviewJob(lambda: preview.preview_out(client, int(ids[0])))
     if not any(op.changes_crush for op in operations):
         return None
     return PreviewJob(lambda: preview.preview(client, operations))
