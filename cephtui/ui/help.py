@@ -15,8 +15,8 @@ HELP = """\
 | `1`…`8` | switch tab: Health, PGs, OSDs, CRUSH, Pools, Users, Maintenance, Bench |
 | `r` | refresh now |
 | `ctrl+p` | command palette (every tab, refresh, theme) |
-| `/` | PGs tab: filter the PG table |
-| `escape` | clear the filter / close this help |
+| `/` | PGs / OSDs tab: filter the table |
+| `escape` | clear the filter / close a dialog / close this help |
 | `?` | this help |
 | `q` | quit |
 
@@ -24,6 +24,34 @@ HELP = """\
 Cluster name and fsid, the health badge (OK / WARN / ERR), the connection state and the age of the
 data shown. When the monitors stop answering, the last data stays on screen with its age and cephtui
 keeps retrying; it recovers by itself.
+
+## OSDs tab
+| key | does |
+|---|---|
+| `enter` | detail of the OSD under the cursor: metadata, its PGs by state |
+| `space` | mark / unmark an OSD; actions apply to the marked OSDs, else to the cursor row (a bucket row means every OSD under it) |
+| `s` | sort: tree, utilisation, latency, PG count |
+| `v` | show / hide the device-class shadow trees (`default~hdd`) |
+| `o` / `i` / `d` | mark out (with a preview of the PGs that remap) / in / down |
+| `w` / `W` / `a` | reweight (0..1) / CRUSH weight (previewed) / primary affinity |
+| `c` / `n` | set device class (previewed) / toggle per-OSD noout |
+
+The OSD filter takes words that must all match: `osd.3` or `3`, a host or any bucket name, a class
+(`ssd`), a state (`up`, `down`, `in`, `out`, `destroyed`) or a flag (`noout`, `nearfull`, `full` …).
+
+## CRUSH tab
+| key | does |
+|---|---|
+| `a` / `m` / `R` / `x` | add a bucket / move a bucket or an OSD / rename / remove an empty bucket |
+| `u` / `e` / `X` | new replicated rule / new EC profile and its rule / remove an unused rule |
+| `t` | edit the map as text: `ctrl+s` compiles and shows the diff, `ctrl+a` previews and applies |
+
+Every action shows the exact `ceph` command first and asks; destroying ones want the name typed.
+Changes to CRUSH (and marking an OSD out) are previewed offline with `crushtool` and `osdmaptool`:
+how many PGs per pool change their up set and roughly how much data would move. Without those tools
+(or when the preview fails) applying needs a second confirmation. What the cluster answers, accepted
+or refused, stays in the dialog and goes to the audit log (`~/.local/state/cephtui/audit.log`,
+or `$CEPHTUI_AUDIT_LOG`).
 
 ## PG filter
 Words must all match the PG id, state or pool name: `degraded`, `undersized 2.`, `rbd`.

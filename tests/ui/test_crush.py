@@ -29,7 +29,7 @@ def all_clean(sandbox: Sandbox) -> bool:
 async def open_crush(app: CephTUI, pilot: Pilot) -> None:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("4")
-    await wait_for(pilot, lambda: app.crush_pane.tree.row_count > 0, 15, "the CRUSH hierarchy")
+    await wait_for(pilot, lambda: app.crush_pane.hierarchy.row_count > 0, 15, "the CRUSH hierarchy")
 
 
 async def submit_form(app: CephTUI, pilot: Pilot, selects: dict[str, str]) -> None:
@@ -71,7 +71,7 @@ async def test_add_host_move_osd_preview_equals_reality(make_app, sandbox: Sandb
             screen = await run_confirmed(app, pilot)
             assert "No PG changes its up set" in text_of(app, "#confirm-preview")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: any(r.name == "ct-host2" for r in app.crush_pane.tree.rows), 10,
+            await wait_for(pilot, lambda: any(r.name == "ct-host2" for r in app.crush_pane.hierarchy.rows), 10,
                            "the new bucket in the hierarchy")
 
             # Move osd.2 under it: the preview predicts which PGs change their up set.

@@ -44,8 +44,8 @@ def hierarchy_rows(cmap: CrushMap) -> list[CrushRow]:
     classes = {d.name: d.device_class or "" for d in cmap.devices}
     ids = {d.name: d.id for d in cmap.devices}
     weights: dict[str, float] = {}
-    for b in cmap.real_buckets():
-        for it in b.items:
+    for parent in cmap.real_buckets():
+        for it in parent.items:
             weights[it.name] = it.weight
     rows = []
     for depth, name in crush.iter_tree(cmap):
@@ -96,11 +96,11 @@ class CrushPane(Vertical):
             rules.add_column(col, key=col)
 
     @property
-    def tree(self) -> VirtualTable[CrushRow]:
+    def hierarchy(self) -> VirtualTable[CrushRow]:
         return self.query_one("#crush-tree", VirtualTable)
 
     def focus_table(self) -> None:
-        self.tree.focus()
+        self.hierarchy.focus()
 
     # ------------------------------------------------------------ rendering
     def show(self, snap: ClusterSnapshot) -> None:
@@ -108,8 +108,8 @@ class CrushPane(Vertical):
             return  # the builder hands over the same object until the osdmap epoch moves
         self.cmap = snap.crush
         cmap = snap.crush
-        self.tree.set_rows(hierarchy_rows(cmap))
-        self.tree.border_subtitle = f"{len(cmap.real_buckets())} buckets, {len(cmap.devices)} devices"
+        self.hierarchy.set_rows(hierarchy_rows(cmap))
+        self.hierarchy.border_subtitle = f"{len(cmap.real_buckets())} buckets, {len(cmap.devices)} devices"
         sync_table(self.query_one("#crush-rules", DataTable), {
             r.name: (str(r.id), Text(r.name, style="bold"), r.type,
                      Text(", ".join(r.pools) or "unused", style="" if r.pools else "dim"), " / ".join(r.steps))
@@ -135,13 +135,13 @@ class CrushPane(Vertical):
         for col in ("pool", "type", "size", "rule"):
             pools.add_column(col)
         names = {r.id: r.name for r in cmap.rules}
-        for p in cmap.pools:
-            pools.add_row(p.name, p.type, str(p.size), names.get(p.rule_id, str(p.rule_id)))
+        for pool in cmap.pools:
+            pools.add_row(pool.name, pool.type, str(pool.size), names.get(pool.rule_id, str(pool.rule_id)))
         return Group(t, Text(""), ec, Text(""), pools)
 
     # ------------------------------------------------------------ helpers
     def _selected(self) -> CrushRow | None:
-        vt = self.tree
+        vt = self.hierarchy
         return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
 
     def _selected_rule(self) -> str | None:

@@ -82,11 +82,11 @@ class CrushEditorScreen(Screen[None]):
     def _load(self) -> None:
         try:
             binary, outs = self.client.mon_raw("osd getcrushmap")
-            version = int(outs.strip()) if outs.strip().isdigit() else None
-            if version is None:
-                version = int((self.client.mon("osd dump") or {}).get("crush_version"))
+            # getcrushmap answers with the crush version on its status line; older mons did not.
+            stated = outs.strip()
+            version = int(stated) if stated.isdigit() else int((self.client.mon("osd dump") or {})["crush_version"])
             text = crushtool.decompile(binary)
-        except (CephError, crushtool.CrushToolError, ValueError, TypeError) as e:
+        except (CephError, crushtool.CrushToolError, ValueError, TypeError, KeyError) as e:
             self.app.call_from_thread(self._status, Text(f"Could not read the map: {e}", style="bold red"))
             return
         self.app.call_from_thread(self._loaded, text, version)
