@@ -59,7 +59,7 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
 
             await pilot.press("o")
             await wait_for(pilot, lambda: app.screen.preview_state == "ready", 30, "the mark-out preview")
-            assert "remap" in text_of(app, "#confirm-preview")  # osd.2 leaves the up set of its PGs
+            assert "change their up set" in text_of(app, "#confirm-preview")  # osd.2 leaves its PGs
             result = await confirm_and_run(app, pilot, "$ ceph osd out 2")
             assert "marked out osd.2" in result  # the monitor's own words
             assert tree_osd(sandbox, 2)["reweight"] == 0

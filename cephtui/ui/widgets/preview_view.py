@@ -29,9 +29,14 @@ def render(p: preview.Preview) -> RenderableType:
     t.add_row(Text("total", style="bold"), str(p.total_pgs), Text(str(p.changed_pgs), style="bold"),
               str(p.shards_moved), Text(total, style="bold"))
     share = p.changed_pgs / p.total_pgs if p.total_pgs else 0.0
-    verdict = (Text("No PG changes its up set: no data moves.", style="green") if not p.changed_pgs else
-               Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) remap; about {total} would be backfilled.",
-                    style="bold yellow"))
+    if not p.changed_pgs:
+        verdict = Text("No PG changes its up set: no data moves.", style="green")
+    elif not p.shards_moved:
+        verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set only in order "
+                       "(new primaries): peering, but no data is copied.", style="yellow")
+    else:
+        verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set: "
+                       f"{p.shards_moved} shard copies, about {total}, will be backfilled.", style="bold yellow")
     notes = [Text(f"note: {n}", style="dim") for n in p.notes]
     return Group(t, verdict, *notes, Text(f"computed offline with crushtool/osdmaptool in {p.seconds:.2f}s",
                                           style="dim"))
