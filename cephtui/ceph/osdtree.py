@@ -210,6 +210,9 @@ def build_table(tree: dict[str, Any], df: dict[str, Any] | None = None, perf: di
     roots = [n for i, n in nodes.items() if i < 0 and i not in parent]
     for root in roots:
         _walk(root["id"], 0, nodes, osds, rows, shadow=False)
+    # OSDs that exist but sit in no bucket: `ceph osd tree` lists them after the hierarchy too.
+    for n in tree.get("stray") or ():
+        rows.append(TreeRow(0, osds[_i(n.get("id"))]))
     if shadow_tree is not None:
         snodes = {n["id"]: n for n in shadow_tree.get("nodes") or () if "id" in n}
         sparent = {c for n in snodes.values() for c in n.get("children") or ()}

@@ -148,3 +148,23 @@ async def test_filter_sort_and_detail(make_app, sandbox: Sandbox) -> None:
         detail = text_of(app, "#detail-extra")
         assert "active+clean" in detail and "pg ls-by-osd" in detail
         assert sandbox.ceph("osd", "metadata", "0")["hostname"] in detail
+
+
+async def test_missing_tools_say_so_and_need_a_second_yes(make_app, sandbox: Sandbox, monkeypatch) -> None:
+    weight = f"{tree_osd(sandbox, 0)['crush_weight']:.6f}"  # the same weight: accepted, nothing moves
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_osds(app, pilot)
+        monkeypatch.setenv("PATH", "/nonexistent")  # no crushtool, no osdmaptool
+        app.confirm_operations([ops.crush_reweight("osd.0", weight)])
+        await pilot.pause(0.2)
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen)
+        await wait_for(pilot, lambda: screen.preview_state == "failed", 10, "the missing-tools message")
+        assert "not installed" in text_of(app, "#confirm-preview")
+        await pilot.press("enter")
+        assert screen.state == "asking"
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+        assert screen.outcome.ok and "reweighted item id 0" in text_of(app, "#confirm-result")
