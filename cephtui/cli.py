@@ -12,8 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
-from typing import Sequence
+import threading
+from typing import Any, Sequence
 
 from . import __version__
 from .ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
@@ -84,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.refresh < 0.2:
         parser.error("--refresh must be at least 0.2 seconds")
     spec = spec_from_args(args, extra)
+    if args.command != "snapshot":
+        _HANGUP.install()
     client = CephClient(spec)
     try:
         client.connect()
@@ -137,5 +141,43 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
 def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float) -> int:
     from .ui.app import CephTUI
 
-    CephTUI(client=client, refresh=refresh, cluster=spec.cluster).run()
+    app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster)
+    _HANGUP.app = app
+    app.run()
     return 0
+
+
+class _Hangup:
+    """Quit when the terminal goes away (a dropped ssh session).
+
+    Textual keeps running after a hangup: its writer thread dies on the dead
+    terminal and the UI thread then waits forever on a full output queue. A
+    Python signal handler would never run there (the signal lands in some other
+    thread while the main one is stuck in a lock), so SIGHUP is blocked in every
+    thread from the start and one watcher thread waits for it: it asks the app
+    to exit and, if that has not happened within two seconds, ends the process.
+    There is no terminal left to restore.
+    """
+
+    app: Any = None
+
+    def install(self) -> None:
+        # Before librados starts its threads: they inherit the blocked mask.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+        threading.Thread(target=self._watch, name="sighup-watcher", daemon=True).start()
+
+    def _watch(self) -> None:
+        signum = signal.sigwait({signal.SIGHUP})
+        timer = threading.Timer(2.0, os._exit, args=(128 + signum,))
+        timer.daemon = True
+        timer.start()
+        if self.app is not None:
+            try:
+                self.app.call_from_thread(self.app.exit)
+            except Exception:
+                pass
+        else:
+            os._exit(128 + signum)
+
+
+_HANGUP = _Hangup()

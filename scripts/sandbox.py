@@ -94,6 +94,12 @@ osd recovery max active hdd = 10
 """
 
 
+
+def _gone_is_fine(func, path, exc_info) -> None:  # type: ignore[no-untyped-def]
+    """rmtree's error hook: a file removed meanwhile (a second stop racing this one) is not an error."""
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
+
 class SandboxError(Exception):
     pass
 
@@ -317,7 +323,7 @@ class Sandbox:
             if self.stop_daemon(name):
                 print(f"stopped {name}", file=sys.stderr)
         if purge and self.conf.exists():
-            shutil.rmtree(self.dir)
+            shutil.rmtree(self.dir, onerror=_gone_is_fine)
 
     def status(self) -> int:
         if not self.conf.exists():

@@ -103,3 +103,47 @@ def test_read_only_user_gets_a_snapshot_with_notes(sandbox: Sandbox, tmp_path: P
     # What status itself carries still shows: raw capacity and whether a mgr is active.
     assert snap["capacity"]["total"] == sandbox.ceph("df")["stats"]["total_bytes"]
     assert snap["mgr"]["available"] is True
+
+
+def _tui_on_a_pty(sandbox: Sandbox) -> tuple[subprocess.Popen, int]:
+    import pty
+
+    master, slave = pty.openpty()
+    os.set_inheritable(slave, True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS")}
+    env.update(TERM="xterm-256color", COLUMNS="120", LINES="40")
+    proc = subprocess.Popen([*CEPHTUI, "-c", str(sandbox.conf)], stdin=slave, stdout=slave, stderr=slave,
+                            env=env, start_new_session=True)
+    os.close(slave)
+    # Drain the screen output in the background so the app never blocks on a full pty.
+    import threading
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    return proc, master
+
+
+@pytest.mark.parametrize("terminal_gone", [False, True], ids=["live terminal", "terminal closed"])
+def test_hangup_ends_the_tui(sandbox: Sandbox, terminal_gone: bool) -> None:
+    """A dropped ssh session (SIGHUP) ends cephtui, even when its terminal is already gone."""
+    proc, master = _tui_on_a_pty(sandbox)
+    try:
+        time.sleep(4)  # connected and painting
+        assert proc.poll() is None, "cephtui should be running"
+        if terminal_gone:
+            os.close(master)
+            time.sleep(1)
+        proc.send_signal(1)
+        proc.wait(timeout=6)
+        assert proc.returncode in (0, 129)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if not terminal_gone:
+            os.close(master)

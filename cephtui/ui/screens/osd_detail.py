@@ -74,7 +74,8 @@ class OSDDetailScreen(ModalScreen[None]):
         parts: list[Any] = []
         try:
             meta = self.client.mon("osd metadata", id=self.osd.id) or {}
-            t = Table(title="Metadata (ceph osd metadata)", title_justify="left", show_header=False, box=None)
+            parts.append(Text("\nMetadata (ceph osd metadata)", style="bold"))
+            t = Table(show_header=False, box=None)
             t.add_column(style="bold")
             t.add_column()
             for key, label in METADATA_KEYS:
@@ -91,8 +92,9 @@ class OSDDetailScreen(ModalScreen[None]):
             stats = ls.get("pg_stats", ls) if isinstance(ls, dict) else ls
             states = Counter(p.get("state", "?") for p in stats or ())
             primary = sum(1 for p in stats or () if p.get("acting_primary") == self.osd.id)
-            t = Table(title=f"PGs on {self.osd.name} (ceph pg ls-by-osd): {sum(states.values())}, "
-                            f"primary for {primary}", title_justify="left", box=None)
+            parts.append(Text(f"\nPGs on {self.osd.name} (ceph pg ls-by-osd): {sum(states.values())}, "
+                              f"primary for {primary}", style="bold"))
+            t = Table(box=None)
             t.add_column("pgs", justify="right")
             t.add_column("state")
             for state, n in states.most_common():
