@@ -152,3 +152,84 @@ async def test_text_editor_refuses_a_syntax_error(make_app, sandbox: Sandbox) ->
         await wait_for(pilot, lambda: "Compiles" in text_of(app, "#editor-status"), 15, "a successful compile")
         await pilot.press("escape")
     assert sandbox.ceph("osd", "dump")["crush_version"] == version
+
+
+async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_crush(app, pilot)
+
+            # A replicated rule for one device class: no pool uses it, so nothing moves.
+            await pilot.press("u")
+            await pilot.press(*"ct-rule")
+            await submit_form(app, pilot, {"root": "default", "domain": "osd", "cls": "hdd"})
+            assert "$ ceph osd crush rule create-replicated ct-rule default osd hdd" in text_of(
+                app, "#confirm-commands")
+            await run_confirmed(app, pilot)
+            assert "No PG changes its up set" in text_of(app, "#confirm-preview")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            rule = wait_until(lambda: next((r for r in sandbox.ceph("osd", "crush", "rule", "dump")
+                                            if r["rule_name"] == "ct-rule"), None), 10, "the new rule")
+            assert any(s.get("item_name") == "default~hdd" for s in rule["steps"])
+
+            # An EC profile and its rule in one go; a second one with the same name is refused in the form.
+            await pilot.press("e")
+            await pilot.press(*"ct-ec21")
+            form = app.screen
+            for key, value in (("k", "2"), ("m", "1")):
+                form.query_one(f"#field-{key}").value = value
+            await submit_form(app, pilot, {"domain": "osd", "root": "default", "plugin": "jerasure"})
+            cmds = text_of(app, "#confirm-commands")
+            assert "$ ceph osd erasure-code-profile set ct-ec21 k=2 m=1 plugin=jerasure crush-failure-domain=osd" in cmds
+            assert "$ ceph osd crush rule create-erasure ct-ec21 ct-ec21" in cmds
+            await run_confirmed(app, pilot)
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            profile = sandbox.ceph("osd", "erasure-code-profile", "get", "ct-ec21")
+            assert (profile["k"], profile["m"], profile["crush-failure-domain"]) == ("2", "1", "osd")
+            await wait_for(pilot, lambda: app.crush_pane.cmap is not None and app.crush_pane.cmap.rule("ct-ec21")
+                           is not None, 10, "the EC rule in the pane")
+            await pilot.press("e")
+            await pilot.press(*"ct-ec21")
+            assert "already exists" in text_of(app, "#form-status")
+            await pilot.press("escape")
+
+            # Remove the unused replicated rule: the name must be typed.
+            rules = app.crush_pane.query_one("#crush-rules")
+            rules.focus()
+            row = next(i for i, r in enumerate(rules.rows) if str(r.value) == "ct-rule")
+            rules.move_cursor(row=row)
+            await pilot.press("X")
+            screen = app.screen
+            assert isinstance(screen, ConfirmScreen) and screen.typed == "ct-rule"
+            await pilot.press(*"wrong", "enter")
+            assert "Type exactly" in text_of(app, "#confirm-result") and screen.state == "asking"
+            await pilot.press("ctrl+u", *"ct-rule", "enter")
+            await wait_for(pilot, lambda: screen.state == "done", 15, "the rule removed")
+            assert screen.outcome.ok
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            assert not any(r["rule_name"] == "ct-rule" for r in sandbox.ceph("osd", "crush", "rule", "dump"))
+
+            # Rename the host bucket and back: names are not hashed, nothing moves.
+            host = next(r for r in app.crush_pane.hierarchy.rows if r.type_name == "host")
+            await pilot.press("home")
+            app.crush_pane.hierarchy.focus()
+            await pilot.press("home", *["down"] * app.crush_pane.hierarchy.rows.index(host))
+            await pilot.press("R")
+            await pilot.press("ctrl+u", *"ct-renamed", "enter")
+            assert f"$ ceph osd crush rename-bucket {host.name} ct-renamed" in text_of(app, "#confirm-commands")
+            await run_confirmed(app, pilot)
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            assert any(n["name"] == "ct-renamed" for n in sandbox.ceph("osd", "tree")["nodes"])
+            sandbox.ceph("osd", "crush", "rename-bucket", "ct-renamed", host.name)
+    finally:
+        for cmd in (("osd", "crush", "rule", "rm", "ct-ec21"), ("osd", "crush", "rule", "rm", "ct-rule"),
+                    ("osd", "erasure-code-profile", "rm", "ct-ec21")):
+            try:
+                sandbox.ceph(*cmd)
+            except RuntimeError:
+                pass

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
@@ -36,13 +36,16 @@ class FormScreen(ModalScreen[list[Operation] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     FormScreen { align: center middle; }
-    FormScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $primary;
+    FormScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 95%; border: thick $primary;
         background: $surface; padding: 1 2; }
     FormScreen #form-title { text-style: bold; margin-bottom: 1; }
     FormScreen #form-help { color: $text-muted; margin-bottom: 1; }
-    FormScreen Label { margin-top: 1; }
+    FormScreen #form-fields { height: auto; max-height: 24; }
+    FormScreen .form-row { height: auto; }
+    FormScreen .form-row Label { width: 36; padding-top: 1; }
+    FormScreen .form-row Input, FormScreen .form-row Select { width: 1fr; }
     FormScreen #form-status { height: auto; margin-top: 1; }
-    FormScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    FormScreen #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     FormScreen Button { margin-left: 2; }
     """
 
@@ -58,15 +61,18 @@ class FormScreen(ModalScreen[list[Operation] | None]):
             yield Static(Text(self.title_text), id="form-title")
             if self.help_text:
                 yield Static(self.help_text, id="form-help")
-            for f in self.fields:
-                yield Label(f.label)
-                if f.choices:
-                    yield Select([(c or "(none)", c) for c in f.choices], value=f.value if f.value in f.choices
-                                 else Select.NULL, allow_blank=True, id=f"field-{f.key}")
-                else:
-                    yield Input(value=f.value, placeholder=f.placeholder, id=f"field-{f.key}")
+            with VerticalScroll(id="form-fields"):
+                for f in self.fields:
+                    with Horizontal(classes="form-row"):
+                        yield Label(f.label)
+                        if f.choices:
+                            yield Select([(c or "(none)", c) for c in f.choices],
+                                         value=f.value if f.value in f.choices else Select.NULL,
+                                         allow_blank=True, id=f"field-{f.key}")
+                        else:
+                            yield Input(value=f.value, placeholder=f.placeholder, id=f"field-{f.key}")
             yield Static("", id="form-status")
-            with Horizontal():
+            with Horizontal(id="form-buttons"):
                 yield Button("Cancel", id="form-cancel")
                 yield Button("Next", id="form-ok", variant="primary")
 
