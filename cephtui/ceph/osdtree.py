@@ -293,8 +293,32 @@ class OSDFilter:
                 or w in o.device_class.lower())
 
 
-def view(table: OSDTable, flt: OSDFilter, sort: str = "tree") -> list[TreeRow]:
-    """The rows to display: the tree (matching OSDs with their ancestors) or a flat sorted list."""
+def view(table: OSDTable, flt: OSDFilter, sort: str = "tree",
+         collapsed: frozenset[tuple[int, bool]] = frozenset()) -> list[TreeRow]:
+    """The rows to display: the tree (matching OSDs with their ancestors) or a flat sorted list.
+
+    In the tree, buckets whose key is in `collapsed` are shown without what is under them.
+    """
+    return _fold(_rows(table, flt, sort), collapsed) if sort == "tree" else _rows(table, flt, sort)
+
+
+def _fold(rows: list[TreeRow], collapsed: frozenset[tuple[int, bool]]) -> list[TreeRow]:
+    if not collapsed:
+        return rows
+    out: list[TreeRow] = []
+    hidden_below: int | None = None
+    for r in rows:
+        if hidden_below is not None:
+            if r.depth > hidden_below:
+                continue
+            hidden_below = None
+        out.append(r)
+        if not r.is_osd and r.key in collapsed:
+            hidden_below = r.depth
+    return out
+
+
+def _rows(table: OSDTable, flt: OSDFilter, sort: str) -> list[TreeRow]:
     if sort != "tree":
         osd_rows = [TreeRow(0, o) for o in table.osds if flt.matches(o)]
         key = {

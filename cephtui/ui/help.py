@@ -32,6 +32,7 @@ keeps retrying; it recovers by itself.
 | `space` | mark / unmark an OSD; actions apply to the marked OSDs, else to the cursor row (a bucket row means every OSD under it) |
 | `s` | sort: tree, utilisation, latency, PG count |
 | `v` | show / hide the device-class shadow trees (`default~hdd`) |
+| `-` / `+` / `z` | fold the bucket under the cursor (or the OSD's host) / unfold it / fold or unfold every host |
 | `o` / `i` / `d` | mark out (with a preview of the PGs that remap) / in / down |
 | `w` / `W` / `a` | reweight (0..1) / CRUSH weight (previewed) / primary affinity |
 | `c` / `n` | set device class (previewed) / toggle per-OSD noout |

@@ -136,6 +136,18 @@ async def test_filter_sort_and_detail(make_app, sandbox: Sandbox) -> None:
         await pilot.press("escape")
         await wait_for(pilot, lambda: vt.row_count == total, 5, "the whole tree again")
 
+        await pilot.press("z")  # fold every host: only buckets remain, with their counts
+        await wait_for(pilot, lambda: vt.row_count > 0 and not any(r.is_osd for r in vt.rows), 5, "hosts folded")
+        assert "▸" in "".join(plain(vt.get_row_at(i)[0]) for i in range(vt.row_count))
+        await pilot.press("z")
+        await wait_for(pilot, lambda: vt.row_count == total, 5, "hosts unfolded")
+        await cursor_to(app, pilot, 1)
+        await pilot.press("minus")  # on an OSD: folds its host and moves the cursor there
+        await wait_for(pilot, lambda: vt.row_count == total - 3, 5, "the host of osd.1 folded")
+        assert not vt.rows[vt.cursor].is_osd and app.osds_pane.targets() == (0, 1, 2)
+        await pilot.press("plus")
+        await wait_for(pilot, lambda: vt.row_count == total, 5, "unfolded again")
+
         await pilot.press("s")  # by utilisation: a flat list, fullest first
         await wait_for(pilot, lambda: all(r.is_osd for r in vt.rows) and vt.row_count == 3, 5, "a flat list")
         utils = [r.node.utilization for r in vt.rows]

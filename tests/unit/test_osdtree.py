@@ -58,3 +58,17 @@ def test_filter_words_all_must_match() -> None:
     host = t.osds[0].host
     assert all(OSDFilter(host).matches(o) for o in t.osds)
     assert not any(OSDFilter("ssd").matches(o) for o in t.osds)
+
+
+def test_collapsed_buckets_hide_what_is_under_them() -> None:
+    t = table("healthy", shadow=True)
+    full = view(t, OSDFilter(""), "tree")
+    host = next(r for r in full if not r.is_osd and r.node.type_name == "host" and not r.node.shadow)
+    folded = view(t, OSDFilter(""), "tree", frozenset({host.key}))
+    i = folded.index(host)
+    assert i + 1 == len(folded) or folded[i + 1].depth <= host.depth  # nothing left under the host
+    # Only the host's own OSDs disappear; the shadow tree keeps its copies.
+    assert len(folded) == len(full) - host.node.osds_total
+    root = full[0]
+    assert view(t, OSDFilter(""), "tree", frozenset({root.key}))[0] == root
+    assert len(view(t, OSDFilter(""), "tree", frozenset({root.key}))) == len(full) - 1 - host.node.osds_total

@@ -36,6 +36,9 @@ class OSDsPane(Vertical):
         Binding("space", "mark", "Mark"),
         Binding("s", "sort", "Sort"),
         Binding("v", "shadow", "Class trees", show=False),
+        Binding("minus", "collapse", "Fold", show=False),
+        Binding("plus,equals_sign", "expand", "Unfold", show=False),
+        Binding("z", "fold_hosts", "Fold hosts", show=False),
         Binding("o", "out", "Out"),
         Binding("i", "in", "In"),
         Binding("d", "down", "Down", show=False),
@@ -54,6 +57,7 @@ class OSDsPane(Vertical):
         self.sort_mode = "tree"
         self.show_shadow = False
         self.marked: set[int] = set()
+        self.collapsed: set[tuple[int, bool]] = set()
         self._generation = 0
         self._filter_timer: Timer | None = None
 
@@ -79,7 +83,8 @@ class OSDsPane(Vertical):
             down = n.osds_total - n.osds_up
             status = f"{n.osds_up}/{n.osds_total} up"
             util = n.utilization
-            return ((f"{indent}▾ {n.type_name} {n.name}", "bold" if not n.shadow else "bold dim"), ("", ""),
+            fold = "▸" if row.key in self.collapsed else "▾"
+            return ((f"{indent}{fold} {n.type_name} {n.name}", "bold" if not n.shadow else "bold dim"), ("", ""),
                     (status, "bold red" if down else "green"), (_w(n.crush_weight), ""), ("", ""), ("", ""),
                     (human_bytes(n.kb * 1024) if n.kb else "", ""),
                     (f"{util:.1f}" if n.kb else "", ""), ("", ""), ("", ""), ("", ""),
@@ -136,13 +141,15 @@ class OSDsPane(Vertical):
         if self.table_data is None:
             return
         self._generation += 1
-        self._compute_view(self._generation, self.table_data, self.osd_filter, self.sort_mode)
+        self._compute_view(self._generation, self.table_data, self.osd_filter, self.sort_mode,
+                           frozenset(self.collapsed))
 
     # An explicit description: by default Textual repr()s the arguments (5,000 OSDs) on the UI thread.
     @work(thread=True, group="osd-view", description="filter and sort the OSD tree")
-    def _compute_view(self, generation: int, table: OSDTable, flt: OSDFilter, sort: str) -> None:
+    def _compute_view(self, generation: int, table: OSDTable, flt: OSDFilter, sort: str,
+                      collapsed: frozenset[tuple[int, bool]]) -> None:
         """Filtering and sorting 5,000 OSDs is cheap but not free: off the UI thread, newest wins."""
-        rows = view(table, flt, sort)
+        rows = view(table, flt, sort, collapsed)
         self.app.call_from_thread(self._show_rows, generation, rows)
 
     def _show_rows(self, generation: int, rows: Sequence[TreeRow]) -> None:
@@ -190,6 +197,38 @@ class OSDsPane(Vertical):
         self.show_shadow = not self.show_shadow
         self._summary()
         self.app.action_refresh_now()  # type: ignore[attr-defined]
+
+    def action_collapse(self) -> None:
+        """Fold the bucket under the cursor; on an OSD (or a folded bucket), fold its parent."""
+        vt, row = self.vtable, self.current_row()
+        if row is None or self.sort_mode != "tree":
+            return
+        index = vt.cursor
+        if row.is_osd or row.key in self.collapsed:
+            index = next((i for i in range(vt.cursor - 1, -1, -1) if vt.rows[i].depth < row.depth), -1)
+            if index < 0:
+                return
+        self.collapsed.add(vt.rows[index].key)
+        vt.cursor = index
+        self._refresh_view()
+
+    def action_expand(self) -> None:
+        row = self.current_row()
+        if row is not None and row.key in self.collapsed:
+            self.collapsed.discard(row.key)
+            self._refresh_view()
+
+    def action_fold_hosts(self) -> None:
+        """Fold every bucket that holds OSDs directly (hosts), or unfold all if some are folded."""
+        if self.table_data is None:
+            return
+        if self.collapsed:
+            self.collapsed.clear()
+        else:
+            rows = self.table_data.rows
+            self.collapsed = {r.key for i, r in enumerate(rows[:-1]) if not r.is_osd and rows[i + 1].is_osd
+                              and rows[i + 1].depth == r.depth + 1}
+        self._refresh_view()
 
     # ------------------------------------------------------------ selection
     def current_row(self) -> TreeRow | None:
