@@ -180,3 +180,53 @@ async def test_missing_tools_say_so_and_need_a_second_yes(make_app, sandbox: San
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
         assert screen.outcome.ok and "reweighted item id 0" in text_of(app, "#confirm-result")
+
+
+async def test_device_class_change_removes_the_old_class_first(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_osds(app, pilot)
+            await cursor_to(app, pilot, 2)
+            await pilot.press("c")
+            assert isinstance(app.screen, FormScreen)
+            await pilot.press("enter")  # unchanged: refused in the form
+            assert "already has class hdd" in text_of(app, "#form-status")
+            await pilot.press("ctrl+u", *"ssd", "enter")
+            assert isinstance(app.screen, ConfirmScreen)
+            cmds = text_of(app, "#confirm-commands")
+            assert cmds.index("$ ceph osd crush rm-device-class osd.2") < cmds.index(
+                "$ ceph osd crush set-device-class ssd osd.2")
+            await confirm_and_run(app, pilot, "set-device-class ssd osd.2")
+            assert tree_osd(sandbox, 2)["device_class"] == "ssd"
+            await wait_for(pilot, lambda: plain(app.osds_pane.vtable.get_row_at(app.osds_pane.vtable.cursor)[1])
+                           .strip() == "ssd", 10, "the new class in the tree")
+    finally:
+        sandbox.ceph("osd", "crush", "rm-device-class", "osd.2")
+        sandbox.ceph("osd", "crush", "set-device-class", "hdd", "osd.2")
+        sandbox.heal()
+
+
+def noout_osds(sandbox: Sandbox) -> list[int]:
+    return [o["osd"] for o in sandbox.ceph("osd", "dump")["osds"] if "noout" in o["state"]]
+
+
+async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_osds(app, pilot)
+            await cursor_to(app, pilot, 0)
+            await pilot.press("space")  # marks osd.0, cursor moves on to osd.1
+            await pilot.press("space")
+            assert app.osds_pane.targets() == (0, 1)
+            await pilot.press("n")
+            await confirm_and_run(app, pilot, "$ ceph osd add-noout 0 1")
+            assert noout_osds(sandbox) == [0, 1]
+            await wait_for(pilot, lambda: [o.id for o in app.osds_pane.table_data.osds if "noout" in o.flags]
+                           == [0, 1], 10, "noout shown on both")
+            await pilot.press("n")  # all marked have it: the same key takes it away
+            await confirm_and_run(app, pilot, "$ ceph osd rm-noout 0 1")
+            assert noout_osds(sandbox) == []
+    finally:
+        sandbox.ceph("osd", "rm-noout", "0", "1")
