@@ -38,6 +38,7 @@ def run(argv: list[str], cwd: Path) -> str:
 
 
 def make_maps(osds: int, per_host: int, hosts_per_rack: int, d: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`osd tree` and `osd dump` JSON for the map; the binary crush map stays in d/crush."""
     run(["crushtool", "--build", "--num_osds", str(osds), "host", "straw2", str(per_host), "rack", "straw2",
          str(hosts_per_rack), "root", "straw2", "0", "-o", "crush"], d)
     run(["osdmaptool", "--createsimple", str(osds), "--with-default-pool", "--clobber", "om"], d)
@@ -147,6 +148,7 @@ def main() -> int:
         native_ms, _ = timed(lambda: run(["osdmaptool", "om", "--mark-up-in", "--tree=plain"], d), 3)
         raw = json.dumps(tree)
         loads_ms, _ = timed(lambda: json.loads(raw))
+        crush_dump = json.loads(run(["crushtool", "-i", "crush", "--dump", "-f", "json"], d))
     df = synthetic_df(tree)
     build_ms, table = timed(lambda: build_table(tree, df, None, dump))
     rows = {
@@ -158,6 +160,11 @@ def main() -> int:
         "view: filter 'rack7 up'": timed(lambda: view(table, OSDFilter("rack7 up"), "tree"))[0],
         "view: sort by utilisation": timed(lambda: view(table, OSDFilter(""), "util"))[0],
     }
+    from cephtui.ceph.crush import parse_crush
+    from cephtui.ui.panes.crush import hierarchy_rows
+
+    rows["CRUSH pane: parse_crush (osd crush dump)"], cmap = timed(lambda: parse_crush(crush_dump, dump))
+    rows["CRUSH pane: hierarchy rows"] = timed(lambda: hierarchy_rows(cmap))[0]
     ui = asyncio.run(ui_run(table))
     print(f"\n{args.osds} OSDs, {len(table.rows)} rows ({len(table.rows) - len(table.osds)} buckets)")
     width = max(map(len, list(rows) + list(ui)))

@@ -6,6 +6,7 @@ offline (crushtool + osdmaptool) before the operator can apply it.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -121,7 +122,8 @@ class CrushPane(Vertical):
         t = Table.grid(padding=(0, 2))
         t.add_column(style="bold")
         t.add_column()
-        t.add_row("classes", ", ".join(cmap.classes) or "none")
+        per_class = Counter(d.device_class for d in cmap.devices if d.device_class)
+        t.add_row("classes", ", ".join(f"{c} ({per_class.get(c, 0)} OSDs)" for c in cmap.classes) or "none")
         t.add_row("types", " < ".join(n for _, n in cmap.types))
         t.add_row("tunables", cmap.tunables_profile or "?")
         ec = Table(box=None, padding=(0, 1), title="EC profiles", title_justify="left", title_style="bold")
