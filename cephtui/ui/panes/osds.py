@@ -7,13 +7,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...ceph import ops
 from ...ceph.format import human_bytes
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
+from ..widgets.filterinput import FilterInput
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
 
@@ -59,13 +59,12 @@ class OSDsPane(Vertical):
         self.marked: set[int] = set()
         self.collapsed: set[tuple[int, bool]] = set()
         self._generation = 0
-        self._filter_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="osds-summary")
         with Vertical(id="osds-box", classes="box"):
-            yield Input(placeholder="filter: osd.3, host or bucket name, class (hdd), up/down/in/out, noout, "
-                                    "nearfull …", id="osds-filter")
+            yield FilterInput("filter: osd.3, host or bucket name, class (hdd), up/down/in/out, noout, nearfull …",
+                              id="osds-filter")
             yield VirtualTable(COLUMNS, self._cells, key=lambda r: r.key, id="osds-table")
 
     def on_mount(self) -> None:
@@ -161,15 +160,9 @@ class OSDsPane(Vertical):
         self.query_one("#osds-box").border_subtitle = f"{n} of {len(self.table_data.osds)} OSDs{note}"
 
     # ------------------------------------------------------------ filter / sort / view
-    @on(Input.Changed, "#osds-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        text = event.value
-        self._filter_timer = self.set_timer(0.2, lambda: self._apply_filter(text))
-
-    def _apply_filter(self, text: str) -> None:
-        self.osd_filter = OSDFilter(text)
+    @on(FilterInput.Applied, "#osds-filter")
+    def _apply_filter(self, event: FilterInput.Applied) -> None:
+        self.osd_filter = OSDFilter(event.text)
         self._refresh_view()
 
     @on(Input.Submitted, "#osds-filter")
@@ -183,9 +176,7 @@ class OSDsPane(Vertical):
         self.query_one("#osds-filter", Input).focus()
 
     def action_clear_filter(self) -> None:
-        self.query_one("#osds-filter", Input).value = ""
-        self.osd_filter = OSDFilter("")
-        self._refresh_view()
+        self.query_one("#osds-filter", FilterInput).clear_filter()
         self.vtable.focus()
 
     def action_sort(self) -> None:

@@ -10,12 +10,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static
 
 from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGFilter
+from ..widgets.filterinput import FilterInput
 from ..widgets.tables import sync_table
 from ..widgets.virtualtable import VirtualTable
 
@@ -74,8 +74,8 @@ class PGsPane(Vertical):
                 yield DataTable(id="pgs-pools", classes="box", cursor_type="row", zebra_stripes=True)
         yield VirtualTable(STUCK_COLUMNS, stuck_cells, key=lambda s: s.pgid, id="pgs-stuck", classes="box")
         with Vertical(id="pgs-table-box", classes="box"):
-            yield Input(placeholder="filter: words match pgid/state/pool (e.g. 'degraded 1.'), osd=N matches up/acting",
-                        id="pgs-filter")
+            yield FilterInput("filter: words match pgid/state/pool (e.g. 'degraded 1.'), osd=N matches up/acting",
+                              id="pgs-filter")
             yield VirtualTable(PG_COLUMNS, pg_cells, key=lambda pg: pg.pgid, id="pgs-table")
 
     def on_mount(self) -> None:
@@ -89,7 +89,6 @@ class PGsPane(Vertical):
         self._cols(self.query_one("#pgs-pools", DataTable), ("pool", "pgs", "clean", "not clean", "states"))
         self._pg_rows: tuple[PGBrief, ...] = ()
         self._filter = PGFilter("")
-        self._filter_timer: Timer | None = None
         self._generation = 0
         self.pool_names: dict[int, str] = {}
 
@@ -173,15 +172,9 @@ class PGsPane(Vertical):
         box.border_subtitle = f"{len(rows)} of {len(self._pg_rows)} PGs{note}"
 
     # ------------------------------------------------------------ filter
-    @on(Input.Changed, "#pgs-filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        text = event.value
-        self._filter_timer = self.set_timer(0.25, lambda: self._apply_filter(text))
-
-    def _apply_filter(self, text: str) -> None:
-        self._filter = PGFilter(text)
+    @on(FilterInput.Applied, "#pgs-filter")
+    def _apply_filter(self, event: FilterInput.Applied) -> None:
+        self._filter = PGFilter(event.text)
         self._render_pg_table()
 
     @on(Input.Submitted, "#pgs-filter")
@@ -195,5 +188,5 @@ class PGsPane(Vertical):
         self.query_one("#pgs-filter", Input).focus()
 
     def action_clear_filter(self) -> None:
-        self.query_one("#pgs-filter", Input).value = ""
+        self.query_one("#pgs-filter", FilterInput).clear_filter()
         self.query_one("#pgs-table", VirtualTable).focus()
