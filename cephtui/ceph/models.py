@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # osdtree and crush import models; the snapshot only refers to their types
     from .crush import CrushMap
     from .osdtree import OSDTable
+    from .pools import PoolInfo
+    from .users import AuthEntity
 
 SEVERITY_ORDER = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
 
@@ -244,6 +246,8 @@ class ClusterSnapshot:
     progress: tuple[ProgressEvent, ...] = ()
     osd_table: OSDTable | None = None  # only while the OSDs pane is shown
     crush: CrushMap | None = None  # only while the CRUSH pane is shown
+    pool_table: tuple[PoolInfo, ...] | None = None  # only while the Pools pane is shown
+    users: tuple[AuthEntity, ...] | None = None  # only while the Users pane is shown; never keys
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
 
     def to_json(self) -> dict[str, Any]:

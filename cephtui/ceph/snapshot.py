@@ -12,7 +12,7 @@ from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import osdtree, parse
+from . import osdtree, parse, pools as pools_mod, users as users_mod
 from .client import CephError, CephTimeout
 from .models import (
     ClusterSnapshot, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios, StateCount, StuckPG,
@@ -61,9 +61,11 @@ class SnapshotBuilder:
     _shadow_tree: dict[str, Any] | None = None
     _crush_epoch: int = -1
     _crush: Any = None
+    _rules_epoch: int = -1
+    _rules: list[dict[str, Any]] | None = None
 
     def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
-              crush: bool = False) -> ClusterSnapshot:
+              crush: bool = False, pools: bool = False, users: bool = False) -> ClusterSnapshot:
         """One poll. Raises CephTimeout only when the mon does not answer `status`.
 
         After that, a section that fails (caps, a hung mgr) becomes a note and
@@ -141,6 +143,8 @@ class SnapshotBuilder:
 
         osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
         crush_map = self._crush_map(ask, osds.epoch) if crush else None
+        pool_table = self._pools(ask, osds.epoch, capacity, mgr.available) if pools else None
+        auth = users_mod.parse_auth_ls(ask("mon", "auth ls", "auth ls")) if users else None
 
         if self.log is not None:
             self._absorb_log(self.log.drain())
@@ -151,7 +155,7 @@ class SnapshotBuilder:
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
             progress=parse.parse_progress(status.get("progress_events")),
-            osd_table=osd_table, crush=crush_map,
+            osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth,
         )
 
     def _osd_table(self, ask: Any, epoch: int, shadow: bool, mgr_up: bool) -> osdtree.OSDTable | None:
@@ -167,6 +171,16 @@ class SnapshotBuilder:
         table = osdtree.build_table(self._tree, df, perf, self._osd_dump, self._ratios,
                                     shadow_tree=self._shadow_tree if shadow else None)
         return replace(table, epoch=epoch)
+
+    def _pools(self, ask: Any, epoch: int, capacity: Any, mgr_up: bool) -> tuple[pools_mod.PoolInfo, ...]:
+        """Definitions from the cached `osd dump`; rule names when the epoch moves; rates every poll."""
+        if epoch != self._rules_epoch or self._rules is None:
+            rules = ask("mon", "osd crush rule dump", "osd crush rule dump")
+            if rules is not None:
+                self._rules, self._rules_epoch = rules, epoch
+        stats = ask("mgr", "osd pool stats", "osd pool stats") if mgr_up else None
+        autoscale = ask("mgr", "osd pool autoscale-status", "osd pool autoscale-status") if mgr_up else None
+        return pools_mod.build_pools(self._osd_dump, capacity.pools, stats, autoscale, self._rules)
 
     def _crush_map(self, ask: Any, epoch: int) -> Any:
         if epoch != self._crush_epoch or self._crush is None:

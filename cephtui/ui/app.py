@@ -27,6 +27,8 @@ from .panes.crush import CrushPane
 from .panes.health import HealthPane
 from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
+from .panes.pools import PoolsPane
+from .panes.users import UsersPane
 from .panes.placeholder import Placeholder
 from .widgets.confirm import ConfirmScreen, Outcome
 from .widgets.preview_view import preview_for
@@ -91,6 +93,10 @@ class CephTUI(App[None]):
                         yield OSDsPane(id="osds-pane")
                     elif key == "crush":
                         yield CrushPane(id="crush-pane")
+                    elif key == "pools":
+                        yield PoolsPane(id="pools-pane")
+                    elif key == "users":
+                        yield UsersPane(id="users-pane")
                     else:
                         yield Placeholder(key, title)
         yield Footer()
@@ -102,7 +108,10 @@ class CephTUI(App[None]):
         self.osds_pane = self.query_one(OSDsPane)
         self.pgs_pane = self.query_one(PGsPane)
         self.crush_pane = self.query_one(CrushPane)
-        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane)
+        self.pools_pane = self.query_one(PoolsPane)
+        self.users_pane = self.query_one(UsersPane)
+        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
+                      self.users_pane)
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -121,10 +130,10 @@ class CephTUI(App[None]):
         self._polling = True
         active = self.tabs.active
         self._poll(pg_table=active == "pgs", osd_tree=active == "osds", shadow=self.osds_pane.show_shadow,
-                   crush=active == "crush")
+                   crush=active in ("crush", "pools"), pools=active == "pools", users=active == "users")
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
-    def _poll(self, pg_table: bool, osd_tree: bool, shadow: bool, crush: bool) -> None:
+    def _poll(self, pg_table: bool, osd_tree: bool, shadow: bool, crush: bool, pools: bool, users: bool) -> None:
         """Runs in a worker thread: the only place the app waits on the cluster."""
         try:
             if not self.cluster_log.started:
@@ -132,7 +141,8 @@ class CephTUI(App[None]):
                     self.cluster_log.start()
                 except CephError:
                     pass  # tried again next poll
-            snap = self.builder.build(pg_table=pg_table, osd_tree=osd_tree, shadow=shadow, crush=crush)
+            snap = self.builder.build(pg_table=pg_table, osd_tree=osd_tree, shadow=shadow, crush=crush, pools=pools,
+                                      users=users)
         except CephTimeout as e:
             self.post_message(PollFailed(f"monitor not answering ({e.message})"))
         except CephError as e:
@@ -165,11 +175,12 @@ class CephTUI(App[None]):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         # Tables of these tabs are fetched only while shown: fill them now, not at the next tick.
         focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table,
-                 "crush": self.crush_pane.focus_table}.get(event.pane.id or "")
+                 "crush": self.crush_pane.focus_table, "pools": self.pools_pane.focus_table,
+                 "users": self.users_pane.focus_table}.get(event.pane.id or "")
         if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
             self.call_after_refresh(focus)
-        if event.pane.id in ("pgs", "osds", "crush") and not self._polling:
+        if event.pane.id in ("pgs", "osds", "crush", "pools", "users") and not self._polling:
             self._schedule(0)
 
     # ------------------------------------------------------------ actions
