@@ -111,6 +111,21 @@ def _user() -> str:
         return "?"
 
 
+def explain_refusal(op: Operation, error: CephError) -> str | None:
+    """What the operator can do about a refusal the mon's text alone does not make obvious."""
+    text = error.message
+    if op.prefix == "osd pool delete" and "mon_allow_pool_delete" in text:
+        return ("The monitors refuse to delete pools while mon_allow_pool_delete is false (a safety switch). "
+                "cephtui never flips it for you. To allow it for this one deletion, run "
+                "`ceph config set mon mon_allow_pool_delete true`, delete, then "
+                "`ceph config set mon mon_allow_pool_delete false`.")
+    if op.prefix == "osd pool delete" and "nodelete" in text:
+        return f"The pool has the nodelete flag: `ceph osd pool set {dict(op.args)['pool']} nodelete false` first."
+    if op.prefix == "osd pool create" and "max_pg_per_osd" in text:
+        return "Lower pg_num, add OSDs, or raise mon_max_pg_per_osd (it protects OSD memory)."
+    return None
+
+
 def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
     try:
@@ -496,3 +511,22 @@ def auth_del(entity: str) -> Operation:
     entity = check_entity(entity)
     return Operation(title=f"Delete {entity} and its key", prefix="auth del", args=(("entity", entity),),
                      cli=_cli("auth", "del", entity), impact=DESTROYS, confirm_text=entity)
+
+
+def ec_profile_remove(name: str) -> Operation:
+    name = check_name(name, "profile name")
+    return Operation(title=f"Remove erasure-code profile {name}", prefix="osd erasure-code-profile rm",
+                     args=(("name", name),), cli=_cli("osd", "erasure-code-profile", "rm", name))
+
+
+def auth_get_key(entity: str) -> Operation:
+    """A read, but of a secret: audited like a change (the key itself never goes into the log)."""
+    entity = check_entity(entity)
+    return Operation(title=f"Reveal the key of {entity}", prefix="auth get-key", args=(("entity", entity),),
+                     cli=_cli("auth", "get-key", entity))
+
+
+def auth_export(entity: str, path: str) -> Operation:
+    entity = check_entity(entity)
+    return Operation(title=f"Export the keyring of {entity}", prefix="auth get", args=(("entity", entity),),
+                     cli=_cli("auth", "get", entity, "-o", path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from rich.console import RenderableType
 
@@ -193,9 +193,10 @@ class CephTUI(App[None]):
         if not self._polling:
             self._schedule(0)
 
-    def confirm_operations(self, operations: list[ops.Operation], explain: str = "",
+    def confirm_operations(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                            preview: Callable[[], RenderableType] | None = None,
-                           on_done: Callable[[Outcome], None] | None = None) -> None:
+                           on_done: Callable[[Outcome], None] | None = None,
+                           undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None = None) -> None:
         """Show the commands, confirm, run them in the dialog; refresh once it closes.
 
         Operations that change CRUSH get an offline preview of the PGs they remap
@@ -210,7 +211,8 @@ class CephTUI(App[None]):
 
         if preview is None:
             preview = preview_for(self.client, operations)
-        self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview), done)
+        self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview,
+                                       undo=undo), done)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -47,6 +47,25 @@ The OSD filter takes words that must all match: `osd.3` or `3`, a host or any bu
 | `u` / `e` / `X` | new replicated rule / new EC profile and its rule / remove an unused rule |
 | `t` | edit the map as text: `ctrl+s` compiles and shows the diff, `ctrl+a` previews and applies |
 
+## Pools tab
+| key | does |
+|---|---|
+| `n` | create-pool wizard: name, type (replicated / erasure with a new or existing profile), application, size and min_size, pg_num from the PG calculator (its working shown), autoscale mode |
+| `enter` | every setting of the pool (`ceph osd pool get POOL all`) |
+| `s` / `p` / `Q` | size and min_size / pg_num (split or merge: data moves) / quotas (`10G`, `0` removes) |
+| `a` / `R` / `D` | tag an application / rename / delete (type the pool's name) |
+
+If a step of a multi-step change fails, the dialog says which, what already happened, and offers Undo.
+
+## Users tab
+| key | does |
+|---|---|
+| `n` | create a user from a template (RBD client for chosen pools, CephFS client for a path, RGW, read-only monitoring, custom); every cap is checked before sending, with a caret where it is wrong |
+| `e` | edit caps (Ceph replaces all of them: old and new side by side first) |
+| `k` / `x` | reveal the key / export the keyring to a new file with mode 0600 |
+| `D` / `F` | delete (typed name) / force-delete a daemon's key or the identity cephtui uses |
+| `d` / `/` | show or hide daemons' and bootstrap keys / filter by name or cap text |
+
 Every action shows the exact `ceph` command first and asks; destroying ones want the name typed.
 Changes to CRUSH (and marking an OSD out) are previewed offline with `crushtool` and `osdmaptool`:
 how many PGs per pool change their up set and roughly how much data would move. Without those tools

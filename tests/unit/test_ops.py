@@ -114,3 +114,26 @@ def test_run_audits_success_and_refusal(tmp_path: Path) -> None:
                                                     ("ceph osd crush set-device-class ssd osd.1", False)]
     assert "already bound" in lines[1]["message"] and lines[0]["cluster"] == "fsid"
     assert audit.tail(1)[0]["ok"] is False
+
+
+def test_refusal_hints_never_flip_switches() -> None:
+    refused = CephError(1, "pool deletion is disabled; you must first set the mon_allow_pool_delete config option "
+                           "to true before you can destroy a pool", "osd pool delete")
+    hint = ops.explain_refusal(ops.pool_delete("p"), refused)
+    assert hint is not None and "ceph config set mon mon_allow_pool_delete true" in hint and "never" in hint
+    assert ops.explain_refusal(ops.osd_out([1]), refused) is None
+
+
+def test_pool_and_auth_operations() -> None:
+    assert ops.pool_set_quota("p", "max_bytes", 1024).cli == "ceph osd pool set-quota p max_bytes 1024"
+    assert ops.pool_rename("a", "b").command == {"prefix": "osd pool rename", "srcpool": "a", "destpool": "b"}
+    d = ops.pool_delete("p")
+    assert d.confirm_text == "p" and d.command["yes_i_really_really_mean_it"] is True
+    made = ops.auth_get_or_create("client.rbd", {"osd": "profile rbd pool=a", "mon": "profile rbd"})
+    assert made.cli == "ceph auth get-or-create client.rbd mon 'profile rbd' osd 'profile rbd pool=a'"
+    assert made.command["caps"] == ["mon", "profile rbd", "osd", "profile rbd pool=a"]
+    assert ops.auth_del("client.x").confirm_text == "client.x"
+    with pytest.raises(ValueError, match="not an entity name"):
+        ops.auth_get_or_create("bob", {"mon": "allow r"})
+    with pytest.raises(ValueError, match="at least one capability"):
+        ops.auth_caps("client.x", {"mon": " "})

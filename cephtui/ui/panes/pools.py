@@ -1,19 +1,348 @@
-"""Pools (placeholder until the pane lands)."""
+"""Pools: every pool with its protection, PGs, autoscaler, applications, rule, quotas, usage and IO.
+
+Create through the wizard; edit size/min_size, pg_num, quotas, application and
+name through checked forms; delete with the pool's name typed. Every change
+shows its `ceph` commands and the monitor's answer.
+"""
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+import re
+from typing import Callable, Sequence
 
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from ...ceph import ops, poolplan
+from ...ceph.client import CephClient, CephError
+from ...ceph.format import human_bytes, human_rate, percent
 from ...ceph.models import ClusterSnapshot
+from ...ceph.poolplan import PoolPlan
+from ...ceph.pools import PoolInfo
+from ..widgets.tables import sync_table
+from ..wizards.form import Field, FormScreen
+
+COLUMNS = ("id", "name", "type", "size", "pg_num", "autoscale", "apps", "rule", "quota", "stored", "used", "%used",
+           "max avail", "objects", "rd/wr")
+UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2, "mib": 1024 ** 2,
+         "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4, "tb": 1024 ** 4, "tib": 1024 ** 4}
+
+
+def parse_bytes(text: str) -> int:
+    """'10G', '500 MiB', '0' (no quota) -> bytes; IEC multiples, as ceph prints them."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m.group(2).lower() not in UNITS:
+        raise ValueError(f"'{text}' is not a size (e.g. 0, 500M, 10G, 2TiB)")
+    return int(float(m.group(1)) * UNITS[m.group(2).lower()])
+
+
+def _quota(p: PoolInfo) -> str:
+    parts = []
+    if p.quota_max_bytes:
+        parts.append(human_bytes(p.quota_max_bytes))
+    if p.quota_max_objects:
+        parts.append(f"{p.quota_max_objects} obj")
+    return ", ".join(parts) or "-"
+
+
+class PoolDetailScreen(ModalScreen[None]):
+    """`osd pool get NAME all`, fetched in a worker."""
+
+    BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
+    DEFAULT_CSS = """
+    PoolDetailScreen { align: center middle; }
+    PoolDetailScreen > VerticalScroll { width: 90; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2; }
+    """
+
+    def __init__(self, client: CephClient, pool: PoolInfo) -> None:
+        super().__init__()
+        self.client = client
+        self.pool = pool
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = f"pool {self.pool.name} (ceph osd pool get {self.pool.name} all; escape closes)"
+            yield Static(Text("Loading…", style="italic"), id="pool-detail")
+
+    def on_mount(self) -> None:
+        self._load()
+
+    @work(thread=True, exit_on_error=False, description="osd pool get all")
+    def _load(self) -> None:
+        try:
+            values = self.client.mon("osd pool get", pool=self.pool.name, var="all") or {}
+            t = Table(box=None, show_header=False)
+            t.add_column(style="bold")
+            t.add_column()
+            for k, v in values.items():
+                t.add_row(str(k), str(v))
+            body: Table | Text = t
+        except CephError as e:
+            body = Text(f"osd pool get: {e.message}", style="yellow")
+        self.app.call_from_thread(self.query_one("#pool-detail", Static).update, body)
 
 
 class PoolsPane(Vertical):
-    def compose(self) -> ComposeResult:
-        yield Static("Pools: coming", id="pools-placeholder")
+    BINDINGS = [
+        Binding("n", "create", "New pool"),
+        Binding("enter", "detail", "Detail"),
+        Binding("s", "size", "Size"),
+        Binding("p", "pg_num", "pg_num"),
+        Binding("Q", "quota", "Quota"),
+        Binding("a", "application", "Application"),
+        Binding("R", "rename", "Rename"),
+        Binding("D", "delete", "Delete"),
+    ]
 
-    def show(self, snap: ClusterSnapshot) -> None:
-        pass
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.pools: tuple[PoolInfo, ...] = ()
+        self.snap: ClusterSnapshot | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="pools-summary")
+        yield DataTable(id="pools-table", classes="box", cursor_type="row", zebra_stripes=True)
+        yield Static(id="pools-selected", classes="box")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#pools-table", DataTable)
+        table.border_title = "Pools (osd dump + df detail + osd pool stats + autoscale-status)"
+        for c in COLUMNS:
+            table.add_column(c, key=c)
+        self.query_one("#pools-selected").border_title = "Selected pool"
+
+    @property
+    def table(self) -> DataTable:
+        return self.query_one("#pools-table", DataTable)
 
     def focus_table(self) -> None:
-        pass
+        self.table.focus()
+
+    # ------------------------------------------------------------ rendering
+    def show(self, snap: ClusterSnapshot) -> None:
+        if snap.pool_table is None:
+            return
+        self.snap, self.pools = snap, snap.pool_table
+        rows = {}
+        for p in self.pools:
+            style = "bold red" if p.percent_used >= snap.ratios.full else (
+                "yellow" if p.percent_used >= snap.ratios.nearfull else "")
+            auto = p.autoscale_mode + (f" → {p.autoscale_target}" if p.autoscale_target not in (None, p.pg_num)
+                                       and p.autoscale_mode != "off" else "")
+            pg = str(p.pg_num) + (f" → {p.pg_num_target}" if p.pg_num_target != p.pg_num else "")
+            size = f"{p.size}/{p.min_size}"
+            rows[p.id] = (str(p.id), Text(p.name, style="bold"), p.kind + (f" ({p.ec_profile})" if p.ec_profile else ""),
+                          Text(size, style="yellow" if p.type == "replicated" and (p.size < 3 or p.min_size < 2)
+                               else ""),
+                          pg, auto, ",".join(p.applications) or Text("none", style="yellow"), p.crush_rule, _quota(p),
+                          human_bytes(p.stored), human_bytes(p.used), Text(percent(p.percent_used), style=style),
+                          human_bytes(p.max_avail), str(p.objects),
+                          f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
+        sync_table(self.table, rows)
+        total = sum(p.stored for p in self.pools)
+        self.query_one("#pools-summary", Static).update(
+            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · n new · enter detail · s size · p pg_num "
+            f"· Q quota · a application · R rename · D delete")
+        self._selected_info()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._selected_info()
+
+    def selected(self) -> PoolInfo | None:
+        if not self.table.row_count:
+            return None
+        key = self.table.coordinate_to_cell_key(self.table.cursor_coordinate).row_key.value
+        return next((p for p in self.pools if str(p.id) == str(key)), None)
+
+    def _selected_info(self) -> None:
+        p = self.selected()
+        box = self.query_one("#pools-selected", Static)
+        if p is None:
+            box.update("")
+            return
+        t = Table.grid(padding=(0, 2))
+        for _ in range(4):
+            t.add_column()
+        t.add_row(Text("type", style="bold"), p.kind + (f", profile {p.ec_profile}" if p.ec_profile else ""),
+                  Text("rule", style="bold"), p.crush_rule)
+        t.add_row(Text("size/min_size", style="bold"), f"{p.size}/{p.min_size}", Text("pg_num/pgp_num", style="bold"),
+                  f"{p.pg_num}/{p.pgp_num} (target {p.pg_num_target}, autoscaler {p.autoscale_mode}"
+                  + (f" → {p.autoscale_target})" if p.autoscale_target is not None else ")"))
+        t.add_row(Text("applications", style="bold"), ", ".join(p.applications) or "none",
+                  Text("quotas", style="bold"), _quota(p))
+        t.add_row(Text("IO", style="bold"), f"{human_rate(p.read_bps)} rd, {human_rate(p.write_bps)} wr, "
+                  f"{p.read_ops} op/s rd, {p.write_ops} op/s wr", Text("flags", style="bold"), ", ".join(p.flags))
+        box.update(t)
+
+    # ------------------------------------------------------------ actions
+    def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
+              help: str = "", warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
+        def done(result: list[ops.Operation] | None) -> None:
+            if result:
+                self.app.confirm_operations(result)  # type: ignore[attr-defined]
+
+        self.app.push_screen(FormScreen(title, fields, build, help, warn), done)
+
+    def _need_pool(self) -> PoolInfo | None:
+        p = self.selected()
+        if p is None:
+            self.app.notify("No pool selected.", severity="warning")
+        return p
+
+    def action_create(self) -> None:
+        from ..wizards.pool import PoolWizard
+
+        snap = self.snap
+        osd_count = snap.osds.in_ if snap else 1
+
+        def done(plan: PoolPlan | None) -> None:
+            if plan is None:
+                return
+            notes = poolplan.warnings(plan, snap.crush if snap else None)
+            explain = Text("\n".join(f"⚠ {n}" for n in notes), style="yellow") if notes else ""
+            self.app.confirm_operations(poolplan.plan_ops(plan), explain=explain,  # type: ignore[attr-defined]
+                                        undo=poolplan.undo_ops)
+
+        self.app.push_screen(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
+                                        [(p.pg_num_target, p.size) for p in self.pools]), done)
+
+    def action_detail(self) -> None:
+        p = self._need_pool()
+        if p is not None:
+            self.app.push_screen(PoolDetailScreen(self.app.client, p))  # type: ignore[attr-defined]
+
+    def action_size(self) -> None:
+        p = self._need_pool()
+        if p is None:
+            return
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            size, min_size = poolplan.check_replication(v["size"], v["min_size"])
+            if p.type == "erasure" and size != p.size:
+                raise ValueError("the size of an erasure-coded pool is k+m, fixed by its profile")
+            if p.type == "erasure" and min_size < p.k:
+                raise ValueError(f"min_size below k={p.k} would let the pool serve data it cannot reconstruct")
+            out = []
+            # Growing: raise size first so min_size never exceeds it in between; shrinking: the other way round.
+            steps = [("size", size, p.size), ("min_size", min_size, p.min_size)]
+            for var, new, old in (steps if size >= p.size else reversed(steps)):
+                if new != old:
+                    out.append(ops.pool_set(p.name, var, new))
+            if not out:
+                raise ValueError("nothing changed")
+            return out
+
+        def warn(v: dict[str, str]) -> list[str]:
+            try:
+                size, min_size = poolplan.check_replication(v["size"], v["min_size"])
+            except ValueError:
+                return []
+            notes = poolplan.warnings(PoolPlan(p.name, size=size, min_size=min_size)) if p.type == "replicated" else []
+            if size > p.size:
+                notes.append(f"raising size to {size} copies every object once more: expect backfill.")
+            return notes
+
+        self._form(f"Size of pool {p.name}", [Field("size", "size (copies)", str(p.size)),
+                                              Field("min_size", "min_size", str(p.min_size))], build, warn=warn)
+
+    def action_pg_num(self) -> None:
+        from ...ceph import pgcalc
+
+        p = self._need_pool()
+        if p is None:
+            return
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            n, _ = pgcalc.check_pg_num(v["pg_num"])
+            if n == p.pg_num_target:
+                raise ValueError("nothing changed")
+            return [ops.pool_set(p.name, "pg_num", n)]
+
+        def warn(v: dict[str, str]) -> list[str]:
+            try:
+                n, note = pgcalc.check_pg_num(v["pg_num"])
+            except ValueError:
+                return []
+            notes = [note] if note else []
+            if n > p.pg_num:
+                notes.append(f"{p.pg_num} → {n}: PGs split and the new ones are placed anew; data moves.")
+            elif n < p.pg_num:
+                notes.append(f"{p.pg_num} → {n}: PGs merge pairwise, one step at a time; data moves.")
+            if p.autoscale_mode == "on":
+                notes.append("the autoscaler is on for this pool and may change pg_num back; set its mode to "
+                             "warn or off to keep a manual value.")
+            return notes
+
+        self._form(f"pg_num of pool {p.name}", [Field("pg_num", "pg_num", str(p.pg_num_target))], build, warn=warn,
+                   help="Pacific moves pgp_num along by itself, gradually, to limit misplaced data.")
+
+    def action_quota(self) -> None:
+        p = self._need_pool()
+        if p is None:
+            return
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            max_bytes = parse_bytes(v["bytes"])
+            try:
+                max_objects = int(v["objects"].strip() or "0")
+            except ValueError:
+                raise ValueError(f"max objects must be a whole number (got '{v['objects']}')") from None
+            if max_objects < 0:
+                raise ValueError("max objects cannot be negative (0 removes the quota)")
+            out = []
+            if max_bytes != p.quota_max_bytes:
+                out.append(ops.pool_set_quota(p.name, "max_bytes", max_bytes))
+            if max_objects != p.quota_max_objects:
+                out.append(ops.pool_set_quota(p.name, "max_objects", max_objects))
+            if not out:
+                raise ValueError("nothing changed")
+            return out
+
+        self._form(f"Quotas of pool {p.name}", [
+            Field("bytes", "max bytes (0: none; 500M, 10G …)", str(p.quota_max_bytes)),
+            Field("objects", "max objects (0: none)", str(p.quota_max_objects)),
+        ], build, help="A pool at its quota refuses writes (POOL_FULL) until data is deleted or the quota raised.")
+
+    def action_application(self) -> None:
+        p = self._need_pool()
+        if p is None:
+            return
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            app = v["custom"].strip() if v["app"] == "custom" else v["app"]
+            if not app:
+                raise ValueError("choose an application")
+            if app in p.applications:
+                raise ValueError(f"pool {p.name} is already tagged {app}")
+            return [ops.pool_application_enable(p.name, app)]
+
+        self._form(f"Application of pool {p.name}", [
+            Field("app", "Application", "rbd", choices=(*poolplan.APPLICATIONS, "custom")),
+            Field("custom", "Custom name"),
+        ], build, help=f"Current: {', '.join(p.applications) or 'none'}. Untagged pools raise POOL_APP_NOT_ENABLED.")
+
+    def action_rename(self) -> None:
+        p = self._need_pool()
+        if p is None:
+            return
+        names = [x.name for x in self.pools if x.id != p.id]
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            return [ops.pool_rename(p.name, poolplan.check_name(v["name"], names))]
+
+        self._form(f"Rename pool {p.name}", [Field("name", "New name", p.name)], build,
+                   help="Clients that name the pool (RBD images' config, CephFS, RGW zones) must follow.")
+
+    def action_delete(self) -> None:
+        p = self._need_pool()
+        if p is None:
+            return
+        explain = Text(f"{p.name} holds {p.objects} objects, {human_bytes(p.stored)}; all of it is destroyed.",
+                       style="bold red")
+        self.app.confirm_operations([ops.pool_delete(p.name)], explain=explain)  # type: ignore[attr-defined]

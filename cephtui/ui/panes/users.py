@@ -1,19 +1,308 @@
-"""Users: cephx entities and their caps (placeholder until the pane lands)."""
+"""Users: cephx entities and their caps; create from templates, edit caps, reveal/export keys, delete.
+
+Clients come first (what admins manage), then a separator and the daemons' own
+keys and the bootstrap keys (`d` hides them). No key is ever part of the pane:
+`k` fetches one into a modal that forgets it on close, `x` writes a keyring to
+a new 0600 file. Deleting the identity cephtui is connected as, or a daemon's
+key, is refused unless forced (`F`) with "force NAME" typed.
+"""
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Sequence
 
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, Static
+
+from ...ceph import ops
 from ...ceph.models import ClusterSnapshot
+from ...ceph.users import AuthEntity
+from ..widgets.filterinput import FilterInput
+from ..widgets.virtualtable import VirtualTable
+from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
+
+COLUMNS = (("entity", 30), ("mon", 28), ("mgr", 24), ("osd", 36), ("mds", 22))
+SEPARATOR_KEY = "\x00daemons"
+
+
+@dataclass(frozen=True)
+class UserRow:
+    entity: AuthEntity | None  # None: the separator between clients and daemons
+    label: str = ""
+
+
+def matches(entity: AuthEntity, text: str) -> bool:
+    """Filter words (all must match) against the name and the caps: 'pool=rbd' finds who may use rbd."""
+    hay = (entity.name + " " + " ".join(c for _, c in entity.caps)).lower()
+    return all(w in hay for w in text.lower().split())
+
+
+def user_rows(entities: Sequence[AuthEntity], show_daemons: bool, text: str) -> list[UserRow]:
+    picked = [e for e in entities if matches(e, text)] if text.strip() else list(entities)
+    clients = [UserRow(e) for e in picked if not e.is_daemon]
+    daemons = [UserRow(e) for e in picked if e.is_daemon]
+    rows = clients
+    if daemons:
+        rows.append(UserRow(None, f"({len(daemons)}; d hides them) ──" if show_daemons
+                            else f"({len(daemons)} hidden; d shows them) ──"))
+        if show_daemons:
+            rows += daemons
+    return rows
+
+
+def why_protected(entity: AuthEntity, me: str) -> str:
+    """Why deleting this entity is dangerous, or '' when it is an ordinary client."""
+    if entity.name == me:
+        return (f"cephtui is connected as {entity.name}: deleting it cuts this session off at its next "
+                "authentication, and if it is your only admin key you lock yourself out of the cluster")
+    if entity.name.startswith("client.bootstrap-"):
+        return (f"{entity.name} is a bootstrap key: deployment tools (cephadm, ceph-volume, rook) use it to "
+                "create new daemons, which then fail to start")
+    if entity.is_daemon:
+        return (f"{entity.name} is a daemon's own key: once deleted, {entity.name} can no longer authenticate "
+                "and drops out at its next reconnect, staying down until a key with the right caps is re-created")
+    return ""
 
 
 class UsersPane(Vertical):
-    def compose(self) -> ComposeResult:
-        yield Static("Users: coming", id="users-placeholder")
+    BINDINGS = [
+        Binding("n", "new_user", "New user"),
+        Binding("e", "edit_caps", "Edit caps"),
+        Binding("k", "reveal_key", "Reveal key"),
+        Binding("x", "export_keyring", "Export keyring"),
+        Binding("D", "delete", "Delete"),
+        Binding("F", "force_delete", "Force delete", show=False),
+        Binding("d", "toggle_daemons", "Daemons"),
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
 
-    def show(self, snap: ClusterSnapshot) -> None:
-        pass
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.entities: tuple[AuthEntity, ...] | None = None
+        self.pool_names: tuple[str, ...] = ()
+        self.show_daemons = True
+        self.filter_text = ""
+        self._select_next: str | None = None  # a user just created: put the cursor on it once it shows
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="users-summary")
+        with Vertical(id="users-box", classes="box"):
+            yield FilterInput("filter: name or cap text (client.rbd, pool=rbd, profile rbd …)", id="users-filter")
+            yield VirtualTable(COLUMNS, self._cells, key=self._key, id="users-table")
+        yield Static(id="users-detail", classes="box")
+
+    def on_mount(self) -> None:
+        self.query_one("#users-box").border_title = "cephx entities (ceph auth ls; keys are never shown here)"
+        self.query_one("#users-detail").border_title = "Selected"
+        self.watch(self.vtable, "cursor", self._show_detail, init=False)
+        self._summary()
+
+    @property
+    def vtable(self) -> VirtualTable[UserRow]:
+        return self.query_one("#users-table", VirtualTable)
 
     def focus_table(self) -> None:
-        pass
+        self.vtable.focus()
+
+    @property
+    def me(self) -> str:
+        client = getattr(self.app, "client", None)
+        return str(client.spec.name) if client is not None else ""
+
+    # ------------------------------------------------------------ rendering
+    @staticmethod
+    def _key(row: UserRow) -> str:
+        return row.entity.name if row.entity is not None else SEPARATOR_KEY
+
+    def _cells(self, row: UserRow) -> tuple[tuple[str, str], ...]:
+        e = row.entity
+        if e is None:
+            return (("── daemons, bootstrap keys", "bold dim"), (row.label, "bold dim")) + tuple(
+                ("", "") for _ in COLUMNS[2:])
+        name = e.name + ("  ◀ this session" if e.name == self.me else "")
+        style = "bold cyan" if e.name == self.me else ("" if e.is_daemon else "bold")
+        cells: list[tuple[str, str]] = [(name, style)]
+        for svc, width in COLUMNS[1:]:
+            cap = e.cap(svc)
+            if len(cap) > width:
+                cap = cap[:width - 1] + "…"  # the Selected box below shows it whole
+            cells.append((cap, "") if cap else ("-", "dim"))
+        return tuple(cells)
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        self.pool_names = tuple(p.name for p in snap.capacity.pools)
+        if snap.users is None or snap.users == self.entities:
+            return
+        self.entities = snap.users
+        self._refresh_view()
+
+    def _refresh_view(self) -> None:
+        if self.entities is None:
+            return
+        rows = user_rows(self.entities, self.show_daemons, self.filter_text)
+        self.vtable.set_rows(rows)
+        if self._select_next is not None:
+            index = next((i for i, r in enumerate(rows) if r.entity and r.entity.name == self._select_next), None)
+            if index is not None:
+                self.vtable.cursor = index
+                self._select_next = None
+        shown = sum(r.entity is not None for r in rows)
+        note = f" match '{self.filter_text}'" if self.filter_text.strip() else ""
+        self.query_one("#users-box").border_subtitle = f"{shown} of {len(self.entities)} entities{note}"
+        self._summary()
+        self._show_detail()
+
+    def _summary(self) -> None:
+        parts = []
+        if self.entities is None:
+            parts.append("[i]reading ceph auth ls…[/]")
+        else:
+            daemons = sum(e.is_daemon for e in self.entities)
+            clients = len(self.entities) - daemons
+            parts.append(f"[b]{clients}[/] client{'s' if clients != 1 else ''}")
+            parts.append(f"{daemons} daemon/bootstrap keys ({'shown' if self.show_daemons else 'hidden'}, d)")
+        parts.append(f"connected as [b cyan]{self.me}[/]")
+        parts.append("keys: k reveals one, x exports a keyring")
+        self.query_one("#users-summary", Static).update(" · ".join(parts))
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#users-detail", Static)
+        e = self.selected()
+        if e is None:
+            detail.update(Text("Select an entity (n creates a new user).", style="dim"))
+            return
+        t = Table.grid(padding=(0, 2))
+        t.add_column(style="bold", width=8)
+        t.add_column()
+        t.add_row("entity", Text(e.name, style="bold"))
+        for svc, cap in e.caps:
+            t.add_row(svc, cap)
+        if not e.caps:
+            t.add_row("caps", Text("none: this entity can do nothing", style="yellow"))
+        t.add_row("key", Text("hidden (k reveals it, x exports the keyring)", style="dim"))
+        why = why_protected(e, self.me)
+        if why:
+            t.add_row("note", Text(why, style="yellow"))
+        detail.update(t)
+
+    # ------------------------------------------------------------ helpers
+    def selected(self) -> AuthEntity | None:
+        vt = self.vtable
+        if 0 <= vt.cursor < vt.row_count:
+            return vt.rows[vt.cursor].entity
+        return None
+
+    def _need_selected(self) -> AuthEntity | None:
+        e = self.selected()
+        if e is None:
+            self.app.notify("Select an entity first.", severity="warning")
+        return e
+
+    @property
+    def _audit(self) -> ops.AuditLog | None:
+        return getattr(self.app, "audit", None)
+
+    # ------------------------------------------------------------ filter / view
+    @on(FilterInput.Applied, "#users-filter")
+    def _apply_filter(self, event: FilterInput.Applied) -> None:
+        self.filter_text = event.text
+        self._refresh_view()
+
+    @on(Input.Submitted, "#users-filter")
+    def _filter_submitted(self) -> None:
+        self.vtable.focus()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#users-filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#users-filter", FilterInput).clear_filter()
+        self.vtable.focus()
+
+    def action_toggle_daemons(self) -> None:
+        self.show_daemons = not self.show_daemons
+        self._refresh_view()
+        self._summary()
+
+    # ------------------------------------------------------------ actions
+    def action_new_user(self) -> None:
+        if self.entities is None:
+            self.app.notify("The users have not been read yet.", severity="warning")
+            return
+
+        def created(name: str) -> None:
+            self._select_next = name
+            self.app.notify(f"Created {name}. Select it and press x to export its keyring (mode 0600).",
+                            timeout=8)
+
+        CreateUserWizard(self.app, self.pool_names, {e.name for e in self.entities}, created).start()
+
+    def action_edit_caps(self) -> None:
+        e = self._need_selected()
+        if e is None:
+            return
+
+        def done(result: list[ops.Operation] | None) -> None:
+            if not result:
+                return
+            new = dict(zip(result[0].command["caps"][::2], result[0].command["caps"][1::2]))
+            explain = caps_diff(e.name, e.caps_dict, new, is_self=e.name == self.me, is_daemon=e.is_daemon)
+            self.app.confirm_operations(result, explain=explain)  # type: ignore[attr-defined]
+
+        edit_caps_form(e, done, self.app)
+
+    def action_reveal_key(self) -> None:
+        e = self._need_selected()
+        if e is None:
+            return
+        from ..screens.users_keys import KeyScreen
+
+        self.app.push_screen(KeyScreen(self.app.client, e.name, self._audit))  # type: ignore[attr-defined]
+
+    def action_export_keyring(self) -> None:
+        e = self._need_selected()
+        if e is None:
+            return
+        from ..screens.users_keys import ExportKeyringScreen, default_keyring_path
+
+        def done(path: str | None) -> None:
+            if path:
+                self.app.notify(f"Keyring of {e.name} written to {path} (mode 0600).")
+
+        self.app.push_screen(ExportKeyringScreen(self.app.client, e.name,  # type: ignore[attr-defined]
+                                                 default_keyring_path(e.name), self._audit), done)
+
+    def action_delete(self) -> None:
+        self._delete(force=False)
+
+    def action_force_delete(self) -> None:
+        self._delete(force=True)
+
+    def _delete(self, force: bool) -> None:
+        e = self._need_selected()
+        if e is None:
+            return
+        why = why_protected(e, self.me)
+        if why and not force:
+            self.app.notify(f"Refused: {why}. If you really mean it, press F (force delete) and type "
+                            f"'force {e.name}'.", severity="error", timeout=12)
+            return
+        try:
+            op = ops.auth_del(e.name)
+        except ValueError as err:
+            self.app.notify(str(err), severity="error")
+            return
+        explain: Any = ""
+        if why:
+            op = dataclasses.replace(op, title=f"FORCE: delete {e.name} and its key", confirm_text=f"force {e.name}")
+            explain = Text(f"Warning: {why}.", style="bold red")
+        elif force:
+            explain = Text(f"{e.name} is an ordinary client: a plain delete (D) would do.", style="dim")
+        self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]

@@ -69,10 +69,13 @@ class ConfirmScreen(ModalScreen[Outcome]):
 
     def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
                  audit: ops_mod.AuditLog | None = None, explain: RenderableType | str = "",
-                 preview: Callable[[], RenderableType] | None = None) -> None:
+                 preview: Callable[[], RenderableType] | None = None,
+                 undo: Callable[[Sequence[ops_mod.Operation]], list[ops_mod.Operation]] | None = None) -> None:
         super().__init__()
         self.client = client
         self.operations = tuple(operations)
+        self.undo_for = undo  # given the steps that succeeded before a failure: how to take them back
+        self.undo_ops: list[ops_mod.Operation] = []
         self.audit = audit
         self.explain = explain
         self.preview_fn = preview
@@ -95,6 +98,7 @@ class ConfirmScreen(ModalScreen[Outcome]):
             if self.typed:
                 yield Input(placeholder=f"type {self.typed} to confirm", id="confirm-typed")
             with Horizontal():
+                yield Button("Undo", id="confirm-undo", variant="warning")
                 yield Button("Cancel", id="confirm-cancel")
                 yield Button("Run", id="confirm-run", variant="error" if self.typed else "primary",
                              disabled=self.preview_state == "running")
@@ -107,10 +111,11 @@ class ConfirmScreen(ModalScreen[Outcome]):
         if self.explain:
             parts.append(Text(self.explain) if isinstance(self.explain, str) else self.explain)
         if self.typed:
-            parts.append(Text(f"This destroys {self.typed}. Type its name below to confirm.", style="bold red"))
+            parts.append(Text(f"This cannot be undone. Type '{self.typed}' below to confirm.", style="bold red"))
         return Group(*parts)
 
     def on_mount(self) -> None:
+        self.query_one("#confirm-undo", Button).display = False
         if self.typed:
             self.query_one("#confirm-typed", Input).focus()
         elif self.preview_fn is None:
@@ -177,38 +182,77 @@ class ConfirmScreen(ModalScreen[Outcome]):
         self.query_one("#confirm-run", Button).disabled = True
         self.query_one("#confirm-cancel", Button).disabled = True
         result.update(Text("Running…", style="italic"))
-        self._run()
+        self._run(self.operations)
 
-    @work(thread=True, exit_on_error=False)
-    def _run(self) -> None:
+    @work(thread=True, exit_on_error=False, description="run confirmed commands")
+    def _run(self, operations: tuple[ops_mod.Operation, ...]) -> None:
         results: list[tuple[ops_mod.Operation, bool, str]] = []
-        for op in self.operations:
+        for i, op in enumerate(operations):
+            if len(operations) > 1:  # step by step: the operator sees where a long sequence is
+                self.app.call_from_thread(self._progress, tuple(results), operations, i)
             try:
                 message = ops_mod.run(self.client, op, self.audit)
                 results.append((op, True, message))
             except CephError as e:
-                results.append((op, False, f"{e.message} [errno {e.errno}]"))
+                hint = ops_mod.explain_refusal(op, e)
+                results.append((op, False, f"{e.message} [errno {e.errno}]" + (f"\n{hint}" if hint else "")))
                 break  # later steps assume the earlier ones happened
             except Exception as e:
                 log.exception("operation failed")
                 results.append((op, False, f"internal error: {e!r}"))
                 break
-        self.app.call_from_thread(self._done, tuple(results))
+        self.app.call_from_thread(self._done, tuple(results), operations)
 
-    def _done(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...]) -> None:
-        self.state = "done"
-        self.outcome = Outcome(True, results)
+    @staticmethod
+    def _report(results: Sequence[tuple[ops_mod.Operation, bool, str]], operations: Sequence[ops_mod.Operation],
+                running: int | None = None) -> Text:
         t = Text()
-        for op, ok, message in results:
-            t.append("✔ " if ok else "✖ refused: ", style="bold green" if ok else "bold red")
+        for i, (op, ok, message) in enumerate(results):
+            step = f"{i + 1}/{len(operations)} " if len(operations) > 1 else ""
+            t.append(f"✔ {step}" if ok else f"✖ {step}refused: ", style="bold green" if ok else "bold red")
             t.append(f"{op.cli}\n", style="cyan")
             if message:
                 t.append(f"  {message}\n", style="" if ok else "red")
-        skipped = len(self.operations) - len(results)
+        if running is not None:
+            t.append(f"… {running + 1}/{len(operations)} {operations[running].cli}\n", style="italic")
+        return t
+
+    def _progress(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...],
+                  operations: tuple[ops_mod.Operation, ...], running: int) -> None:
+        self.query_one("#confirm-result", Static).update(self._report(results, operations, running))
+
+    def _done(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...],
+              operations: tuple[ops_mod.Operation, ...]) -> None:
+        undoing = operations is not self.operations
+        self.state = "done"
+        if not undoing:
+            self.outcome = Outcome(True, results)
+        t = self._report(results, operations)
+        skipped = len(operations) - len(results)
         if skipped:
             t.append(f"{skipped} later command(s) not sent.\n", style="yellow")
+        failed = results and not results[-1][1]
+        done_ok = [op for op, ok, _ in results if ok]
+        if failed and done_ok and not undoing:
+            t.append(f"Already done: {', '.join(op.title for op in done_ok)}.\n", style="bold yellow")
+            self.undo_ops = self.undo_for(done_ok) if self.undo_for else []
+            if self.undo_ops:
+                t.append("Undo runs: " + "; ".join(op.cli for op in self.undo_ops) + "\n", style="yellow")
+                self.query_one("#confirm-undo", Button).display = True
+        if undoing:
+            self.query_one("#confirm-undo", Button).display = False
+            t = Text.assemble(Text("Undo:\n", style="bold"), t)
         self.query_one("#confirm-result", Static).update(t)
         run = self.query_one("#confirm-run", Button)
         run.label, run.disabled, run.variant = "Close", False, "default"
         self.query_one("#confirm-cancel", Button).display = False
         run.focus()
+
+    @on(Button.Pressed, "#confirm-undo")
+    def _undo_pressed(self) -> None:
+        if self.state != "done" or not self.undo_ops:
+            return
+        self.state = "running"
+        self.query_one("#confirm-undo", Button).disabled = True
+        self.query_one("#confirm-run", Button).disabled = True
+        self._run(tuple(self.undo_ops))

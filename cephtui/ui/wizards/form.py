@@ -49,12 +49,14 @@ class FormScreen(ModalScreen[list[Operation] | None]):
     FormScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, title: str, fields: Sequence[Field], build: Builder, help: str = "") -> None:
+    def __init__(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",
+                 warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.fields = tuple(fields)
         self.build = build
         self.help_text = help
+        self.warn = warn  # risky but allowed values: explained, not refused
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -98,7 +100,11 @@ class FormScreen(ModalScreen[list[Operation] | None]):
         except ValueError as e:
             status.update(Text(f"✖ {e}", style="bold red"))
             return None
-        status.update(command_block(ops))
+        notes = list(self.warn(self.values())) if self.warn else []
+        block = command_block(ops)
+        for n in notes:
+            block.append(f"⚠ {n}\n", style="yellow")
+        status.update(block)
         return ops
 
     @on(Input.Changed)

@@ -1,0 +1,139 @@
+"""A new pool as the create-pool wizard collects it: checks, warnings, the commands, and how to undo them.
+
+Pure: the wizard fills a PoolPlan page by page; `check_*` raise ValueError for
+what must not be sent, `warnings` lists what is allowed but risky (with why),
+`plan_ops` gives the exact command sequence and `undo_ops` how to take back the
+steps that already happened when a later one fails.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from . import ops
+from .crush import CrushMap
+
+APPLICATIONS = ("rbd", "cephfs", "rgw")
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    name: str
+    pool_type: str = "replicated"  # replicated / erasure
+    application: str = "rbd"
+    size: int = 3  # replicated: copies; erasure: k+m (set by Ceph from the profile)
+    min_size: int = 2
+    rule: str = ""  # replicated: an existing rule; erasure: Ceph makes one named after the pool
+    ec_profile: str = ""
+    new_profile: tuple[int, int, str, str] | None = None  # k, m, failure domain, device class
+    pg_num: int = 32
+    autoscale_mode: str = "on"
+
+    @property
+    def k_m(self) -> tuple[int, int] | None:
+        return (self.new_profile[0], self.new_profile[1]) if self.new_profile else None
+
+
+def parse_int(text: str | int, what: str, low: int, high: int) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise ValueError(f"{what} must be a whole number (got '{text}')") from None
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be between {low} and {high} (got {value})")
+    return value
+
+
+def check_name(name: str, existing: Sequence[str]) -> str:
+    name = ops.check_pool_name(name)
+    if name in existing:
+        raise ValueError(f"a pool named {name} already exists")
+    return name
+
+
+def check_replication(size: str | int, min_size: str | int) -> tuple[int, int]:
+    s = parse_int(size, "size", 1, 10)
+    m = parse_int(min_size, "min_size", 1, 10)
+    if m > s:
+        raise ValueError(f"min_size {m} cannot exceed size {s}: the pool would never accept writes")
+    return s, m
+
+
+def ec_min_size(k: int, m: int) -> int:
+    """What Pacific sets for a new EC pool: k+1, but k when m is 1 (measured on 16.2.15)."""
+    return k + 1 if m > 1 else k
+
+
+def failure_domains(cmap: CrushMap | None, root: str, domain: str) -> int | None:
+    """How many buckets of type `domain` (or devices for osd) hold OSDs under `root`."""
+    if cmap is None or cmap.bucket(root) is None:
+        return None
+    devices = {d.name for d in cmap.devices}
+    below = cmap.descendants(root)
+    if domain in ("osd", cmap.types[0][1] if cmap.types else "osd"):
+        return sum(1 for n in below if n in devices)
+    count = 0
+    for n in below:
+        b = cmap.bucket(n)
+        if b is not None and b.type_name == domain and any(d in devices for d in cmap.descendants(n)):
+            count += 1
+    return count
+
+
+def warnings(plan: PoolPlan, cmap: CrushMap | None = None, ec_root: str = "default") -> list[str]:
+    out = []
+    if plan.pool_type == "replicated":
+        if plan.size == 1:
+            out.append("size 1 keeps a single copy: any disk failure loses data (Ceph also asks for "
+                       "mon_allow_pool_size_one).")
+        elif plan.size == 2:
+            out.append("size 2 keeps two copies: while one OSD is down or rebuilding, every write rests on a "
+                       "single disk, and a second failure then loses data. Use 3 unless the data is disposable.")
+        if plan.min_size == 1 and plan.size > 1:
+            out.append("min_size 1 lets the pool accept writes with one copy left: a failure in that window "
+                       "loses acknowledged writes. Keep min_size at 2.")
+    elif plan.k_m is not None:
+        k, m = plan.k_m
+        domain = plan.new_profile[2] if plan.new_profile else "host"
+        n = failure_domains(cmap, ec_root, domain)
+        if n is not None and k + m > n:
+            out.append(f"k+m = {k + m} chunks need {k + m} failure domains of type {domain}, but only {n} "
+                       f"exist under {ec_root}: PGs will stay incomplete until more are added.")
+        if m == 1:
+            out.append("m = 1 survives a single failure only; Ceph then sets min_size to k, so while a chunk "
+                       "is missing, writes are accepted with no redundancy at all.")
+    if plan.pool_type == "erasure" and plan.application in ("rbd", "cephfs"):
+        out.append(f"{plan.application} on an erasure-coded pool needs allow_ec_overwrites (set below), and "
+                   f"keeps its metadata in a replicated pool.")
+    return out
+
+
+def plan_ops(plan: PoolPlan) -> list[ops.Operation]:
+    steps: list[ops.Operation] = []
+    if plan.pool_type == "erasure":
+        if plan.new_profile is not None:
+            k, m, domain, cls = plan.new_profile
+            steps.append(ops.ec_profile_set(plan.ec_profile, k, m, domain, cls))
+        steps.append(ops.pool_create(plan.name, plan.pg_num, "erasure", ec_profile=plan.ec_profile,
+                                     autoscale_mode=plan.autoscale_mode))
+        if plan.application in ("rbd", "cephfs"):
+            steps.append(ops.pool_set(plan.name, "allow_ec_overwrites", "true"))
+    else:
+        steps.append(ops.pool_create(plan.name, plan.pg_num, "replicated", rule=plan.rule,
+                                     autoscale_mode=plan.autoscale_mode))
+        steps.append(ops.pool_set(plan.name, "size", plan.size))
+        steps.append(ops.pool_set(plan.name, "min_size", plan.min_size))
+    if plan.application:
+        steps.append(ops.pool_application_enable(plan.name, plan.application))
+    return steps
+
+
+def undo_ops(done: Sequence[ops.Operation]) -> list[ops.Operation]:
+    """Take back a partly created pool: delete the pool, then a profile made for it (newest first)."""
+    out: list[ops.Operation] = []
+    for op in reversed(done):
+        if op.prefix == "osd pool create":
+            out.append(ops.pool_delete(dict(op.args)["pool"]))
+        elif op.prefix == "osd erasure-code-profile set":
+            out.append(ops.ec_profile_remove(dict(op.args)["name"]))
+    return out

@@ -1,0 +1,257 @@
+"""Secrets on request only: reveal one entity's key, or export its keyring to a new 0600 file.
+
+Neither screen keeps the secret anywhere but on screen: the key is fetched
+(`auth get-key`) when the operator asks, shown, and forgotten when the modal
+closes; the keyring (`auth get`) goes straight from the monitor's answer into a
+file created with O_EXCL and mode 0600, never over an existing file. Both are
+written to the audit log (without the secret).
+"""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from ...ceph import ops
+from ...ceph.client import CephError
+
+log = logging.getLogger("cephtui")
+
+
+reveal_operation = ops.auth_get_key
+export_operation = ops.auth_export
+
+
+def default_keyring_path(entity: str) -> str:
+    """Where Ceph looks for it by default ($cluster.$name.keyring), in the current directory."""
+    return str(Path.cwd() / f"ceph.{entity}.keyring")
+
+
+def check_export_path(text: str) -> Path:
+    """The file to create: refuse an empty path, a missing directory and any existing file."""
+    text = text.strip()
+    if not text:
+        raise ValueError("give a file path")
+    path = Path(os.path.expanduser(text))
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    if path.exists() or path.is_symlink():
+        raise ValueError(f"{path} exists: cephtui never overwrites a file (choose another name)")
+    if not path.parent.is_dir():
+        raise ValueError(f"directory {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK):
+        raise ValueError(f"directory {path.parent} is not writable")
+    return path
+
+
+def write_new_secret_file(path: Path, data: bytes) -> None:
+    """Create `path` with mode 0600 (O_EXCL: fails if anything exists there, even a symlink) and write `data`."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # the umask can only narrow it, but say it plainly
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+    except BaseException:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+
+
+class KeyScreen(ModalScreen[None]):
+    """Fetches and shows one key; nothing keeps it once closed."""
+
+    BINDINGS = [Binding("escape,q,enter", "close", "Close")]
+    DEFAULT_CSS = """
+    KeyScreen { align: center middle; }
+    KeyScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $warning;
+        background: $surface; padding: 1 2; }
+    KeyScreen #key-title { text-style: bold; margin-bottom: 1; }
+    KeyScreen #key-value { margin: 1 0; }
+    KeyScreen #key-note { color: $text-muted; }
+    """
+
+    def __init__(self, client: Any, entity: str, audit: ops.AuditLog | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.entity = entity
+        self.audit = audit
+        self.state = "loading"  # loading / shown / failed
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(f"Key of {self.entity}"), id="key-title")
+            yield Static(Text.assemble(("$ ", "dim"), (reveal_operation(self.entity).cli, "bold cyan")),
+                         id="key-cli")
+            yield Static(Text("Asking the monitor…", style="italic"), id="key-value")
+            yield Static("Anyone who sees this key can act as this user. cephtui does not keep it: closing "
+                         "this window forgets it. (escape/enter closes)", id="key-note")
+
+    def on_mount(self) -> None:
+        self._fetch()
+
+    @work(thread=True, exit_on_error=False, description="fetch one cephx key")
+    def _fetch(self) -> None:
+        op = reveal_operation(self.entity)
+        try:
+            answer = self.client.mon("auth get-key", entity=self.entity)
+            key = str((answer or {}).get("key", ""))
+            if not key:
+                raise CephError(0, "the monitor answered without a key", "auth get-key")
+        except CephError as e:
+            if self.audit is not None:
+                self.audit.record(op, False, f"{e.message} [errno {e.errno}]")
+            self.app.call_from_thread(self._show, None, e.message)
+            return
+        if self.audit is not None:
+            self.audit.record(op, True, "key shown on screen")
+        self.app.call_from_thread(self._show, key, "")
+
+    def _show(self, key: str | None, error: str) -> None:
+        value = self.query_one("#key-value", Static)
+        if key is None:
+            self.state = "failed"
+            value.update(Text(f"✖ refused: {error}", style="bold red"))
+        else:
+            self.state = "shown"
+            value.update(Text(key, style="bold"))
+
+    def action_close(self) -> None:
+        self.query_one("#key-value", Static).update("")
+        self.dismiss(None)
+
+
+class ExportKeyringScreen(ModalScreen[str | None]):
+    """Asks for a path, then writes `ceph auth get ENTITY` into a new 0600 file; returns the path written."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    ExportKeyringScreen { align: center middle; }
+    ExportKeyringScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $primary;
+        background: $surface; padding: 1 2; }
+    ExportKeyringScreen #export-title { text-style: bold; margin-bottom: 1; }
+    ExportKeyringScreen #export-help { color: $text-muted; margin-bottom: 1; }
+    ExportKeyringScreen .form-row { height: auto; }
+    ExportKeyringScreen .form-row Label { width: 12; padding-top: 1; }
+    ExportKeyringScreen #export-path { width: 1fr; }
+    ExportKeyringScreen #export-status { height: auto; margin-top: 1; }
+    ExportKeyringScreen #export-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    ExportKeyringScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, client: Any, entity: str, path: str, audit: ops.AuditLog | None = None) -> None:
+        super().__init__()
+        self.client = client
+        self.entity = entity
+        self.initial_path = path
+        self.audit = audit
+        self.state = "asking"  # asking / running / done / failed
+        self.written: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(f"Export the keyring of {self.entity}"), id="export-title")
+            yield Static("The file holds the secret key: it is created with mode 0600 (owner read/write only) and "
+                         "an existing file is never overwritten.", id="export-help")
+            with Horizontal(classes="form-row"):
+                yield Label("File")
+                yield Input(value=self.initial_path, id="export-path")
+            yield Static("", id="export-status")
+            with Horizontal(id="export-buttons"):
+                yield Button("Cancel", id="export-cancel")
+                yield Button("Export", id="export-ok", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+        self._check()
+
+    def _check(self) -> Path | None:
+        status = self.query_one("#export-status", Static)
+        try:
+            path = check_export_path(self.query_one("#export-path", Input).value)
+        except ValueError as e:
+            status.update(Text(f"✖ {e}", style="bold red"))
+            return None
+        status.update(Text.assemble(("$ ", "dim"), (export_operation(self.entity, str(path)).cli, "bold cyan"),
+                                    ("\n(cephtui creates the file itself with mode 0600; `ceph -o` follows the umask)",
+                                     "dim")))
+        return path
+
+    @on(Input.Changed, "#export-path")
+    def _changed(self) -> None:
+        if self.state == "asking":
+            self._check()
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-ok")
+    def _submit(self) -> None:
+        if self.state in ("done", "failed"):
+            self.dismiss(self.written)
+            return
+        if self.state != "asking":
+            return
+        path = self._check()
+        if path is None:
+            return
+        self.state = "running"
+        self.query_one("#export-ok", Button).disabled = True
+        self.query_one("#export-path", Input).disabled = True
+        self.query_one("#export-status", Static).update(Text("Asking the monitor…", style="italic"))
+        self._export(path)
+
+    @work(thread=True, exit_on_error=False, description="export a keyring to a 0600 file")
+    def _export(self, path: Path) -> None:
+        op = export_operation(self.entity, str(path))
+        try:
+            keyring, _ = self.client.mon_raw("auth get", entity=self.entity)
+            if not keyring.strip():
+                raise CephError(0, "the monitor answered without a keyring", "auth get")
+            write_new_secret_file(path, keyring if keyring.endswith(b"\n") else keyring + b"\n")
+        except CephError as e:
+            if self.audit is not None:
+                self.audit.record(op, False, f"{e.message} [errno {e.errno}]")
+            self.app.call_from_thread(self._done, None, f"refused: {e.message}")
+            return
+        except OSError as e:
+            if self.audit is not None:
+                self.audit.record(op, False, f"writing {path}: {e.strerror}")
+            self.app.call_from_thread(self._done, None, f"could not write {path}: {e.strerror}")
+            return
+        except Exception as e:
+            log.exception("keyring export failed")
+            self.app.call_from_thread(self._done, None, f"internal error: {e!r}")
+            return
+        if self.audit is not None:
+            self.audit.record(op, True, f"keyring written to {path} (mode 0600)")
+        self.app.call_from_thread(self._done, str(path), "")
+
+    def _done(self, path: str | None, error: str) -> None:
+        status = self.query_one("#export-status", Static)
+        if path is None:
+            self.state = "failed"
+            status.update(Text(f"✖ {error}", style="bold red"))
+        else:
+            self.state = "done"
+            self.written = path
+            status.update(Text.assemble(("✔ ", "bold green"), (f"wrote {path} (mode 0600). ", ""),
+                                        (f"Use it with: ceph -n {self.entity} --keyring {path} -s", "cyan")))
+        ok = self.query_one("#export-ok", Button)
+        ok.label, ok.disabled, ok.variant = "Close", False, "default"
+        self.query_one("#export-cancel", Button).display = False
+        ok.focus()
+
+    @on(Button.Pressed, "#export-cancel")
+    def action_cancel(self) -> None:
+        if self.state != "running":
+            self.dismiss(self.written)

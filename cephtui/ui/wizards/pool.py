@@ -1,0 +1,240 @@
+"""The create-pool wizard: basics, protection (replication or erasure coding), placement groups.
+
+Each page checks its values before Next (a clear message, nothing sent); risky
+but legal choices (size 2, min_size 1, k+m beyond the failure domains) are
+explained on the page. The wizard returns a PoolPlan; the confirm dialog then
+lists the exact commands and runs them step by step, with undo on a failure.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+
+from ...ceph import pgcalc, poolplan
+from ...ceph.crush import CrushMap
+from ...ceph.ops import AUTOSCALE_MODES, check_name
+from ...ceph.poolplan import PoolPlan
+
+PAGES = ("basics", "replicated", "erasure", "pgs")
+NEW_PROFILE = "(new profile)"
+
+
+def _row(label: str, widget: Input | Select) -> Horizontal:
+    return Horizontal(Label(label), widget, classes="form-row")
+
+
+class PoolWizard(ModalScreen[PoolPlan | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    PoolWizard { align: center middle; }
+    PoolWizard > Vertical { width: 104; max-width: 95%; height: auto; max-height: 95%; border: thick $primary;
+        background: $surface; padding: 1 2; }
+    PoolWizard #wiz-title { text-style: bold; margin-bottom: 1; }
+    PoolWizard ContentSwitcher { height: auto; }
+    PoolWizard ContentSwitcher > Vertical { height: auto; }
+    PoolWizard .form-row { height: auto; }
+    PoolWizard .form-row Label { width: 34; padding-top: 1; }
+    PoolWizard .form-row Input, PoolWizard .form-row Select { width: 1fr; }
+    PoolWizard .note { color: $text-muted; margin-top: 1; }
+    PoolWizard #wiz-status { height: auto; margin-top: 1; }
+    PoolWizard #wiz-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    PoolWizard Button { margin-left: 2; }
+    """
+
+    def __init__(self, existing: Sequence[str], osd_count: int, cmap: CrushMap | None,
+                 pool_pgs: Sequence[tuple[int, int]] = ()) -> None:
+        super().__init__()
+        self.existing = tuple(existing)
+        self.pool_pgs = tuple(pool_pgs)  # (pg_num_target, size) of the existing pools: the mon's PG budget
+        self.osd_count = max(osd_count, 1)
+        self.cmap = cmap
+        self.plan = PoolPlan(name="")
+        self.page = "basics"
+        self.pg_edited = False
+        self.ec_root = cmap.roots()[0].name if cmap and cmap.roots() else "default"
+
+    # ------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        cmap = self.cmap
+        rules = tuple(r.name for r in cmap.rules if r.type == "replicated") if cmap else ("replicated_rule",)
+        profiles = tuple(p.name for p in cmap.ec_profiles) if cmap else ()
+        types = tuple(n for _, n in cmap.types) if cmap else ("osd", "host")
+        classes = cmap.classes if cmap else ()
+        with Vertical():
+            yield Static("", id="wiz-title")
+            with ContentSwitcher(initial="basics"):
+                with Vertical(id="basics"):
+                    yield _row("Pool name", Input(placeholder="e.g. vms, images, backups", id="wiz-name"))
+                    yield _row("Type", Select([("replicated (copies)", "replicated"),
+                                               ("erasure-coded (k data + m coding chunks)", "erasure")],
+                                              value="replicated", allow_blank=False, id="wiz-type"))
+                    yield _row("Application", Select([(a, a) for a in (*poolplan.APPLICATIONS, "custom")],
+                                                     value="rbd", allow_blank=False, id="wiz-app"))
+                    yield _row("Custom application name", Input(placeholder="only for 'custom'", id="wiz-app-custom"))
+                with Vertical(id="replicated"):
+                    yield _row("size (copies)", Input("3", id="wiz-size"))
+                    yield _row("min_size (copies to accept writes)", Input("2", id="wiz-min-size"))
+                    yield _row("CRUSH rule", Select([(r, r) for r in rules], value=rules[0] if rules else Select.NULL,
+                                                    allow_blank=False, id="wiz-rule"))
+                with Vertical(id="erasure"):
+                    yield _row("EC profile", Select([(p, p) for p in (*profiles, NEW_PROFILE)], value=NEW_PROFILE,
+                                                    allow_blank=False, id="wiz-profile"))
+                    yield _row("New profile name", Input(placeholder="e.g. ec42", id="wiz-profile-name"))
+                    yield _row("k (data chunks)", Input("2", id="wiz-k"))
+                    yield _row("m (coding chunks)", Input("1", id="wiz-m"))
+                    yield _row("Failure domain", Select([(t, t) for t in types], value="host" if "host" in types
+                                                        else types[0], allow_blank=False, id="wiz-domain"))
+                    yield _row("Device class (empty: any)", Select([(c, c) for c in classes], allow_blank=True,
+                                                                   id="wiz-class"))
+                    yield Static("Ceph creates a CRUSH rule named after the pool from the profile; min_size "
+                                 "becomes k+1 (k when m is 1).", classes="note")
+                with Vertical(id="pgs"):
+                    yield _row("Share of the cluster's data (%)", Input("100", id="wiz-share"))
+                    yield _row("Target PGs per OSD", Select([("100 (cluster stays this size)", "100"),
+                                                             ("200 (expected to double)", "200"),
+                                                             ("300 (expected to triple)", "300")],
+                                                            value="100", allow_blank=False, id="wiz-target"))
+                    yield _row("pg_num", Input(id="wiz-pgnum"))
+                    yield _row("Autoscale mode", Select([(m, m) for m in AUTOSCALE_MODES], value="on",
+                                                        allow_blank=False, id="wiz-autoscale"))
+                    yield Static("", id="wiz-calc", classes="note")
+            yield Static("", id="wiz-status")
+            with Horizontal(id="wiz-buttons"):
+                yield Button("Cancel", id="wiz-cancel")
+                yield Button("Back", id="wiz-back")
+                yield Button("Next", id="wiz-next", variant="primary")
+
+    def on_mount(self) -> None:
+        self._show("basics")
+
+    def _show(self, page: str) -> None:
+        self.page = page
+        self.query_one(ContentSwitcher).current = page
+        n = {"basics": 1, "replicated": 2, "erasure": 2, "pgs": 3}[page]
+        titles = {"basics": "name, type, application", "replicated": "replication", "erasure": "erasure coding",
+                  "pgs": "placement groups"}
+        self.query_one("#wiz-title", Static).update(Text(f"Create a pool — step {n} of 3: {titles[page]}"))
+        self.query_one("#wiz-back", Button).disabled = page == "basics"
+        self.query_one("#wiz-next", Button).label = "Review commands" if page == "pgs" else "Next"
+        self.query_one("#wiz-status", Static).update("")
+        if page == "pgs":
+            self._suggest()
+        first = {"basics": "#wiz-name", "replicated": "#wiz-size", "erasure": "#wiz-profile", "pgs": "#wiz-share"}
+        self.query_one(first[page]).focus()
+
+    # ------------------------------------------------------------ values
+    def _value(self, selector: str) -> str:
+        w = self.query_one(selector)
+        if isinstance(w, Select):
+            return "" if w.value in (Select.NULL, None) else str(w.value)
+        return str(w.value).strip()  # type: ignore[attr-defined]
+
+    def _status(self, error: str | None = None, notes: Sequence[str] = ()) -> None:
+        t = Text()
+        if error:
+            t.append(f"✖ {error}\n", style="bold red")
+        for n in notes:
+            t.append(f"⚠ {n}\n", style="yellow")
+        self.query_one("#wiz-status", Static).update(t)
+
+    def _collect_basics(self) -> PoolPlan:
+        name = poolplan.check_name(self._value("#wiz-name"), self.existing)
+        app = self._value("#wiz-app")
+        if app == "custom":
+            app = check_name(self._value("#wiz-app-custom"), "application name")
+        return replace(self.plan, name=name, pool_type=self._value("#wiz-type"), application=app)
+
+    def _collect_replicated(self) -> PoolPlan:
+        size, min_size = poolplan.check_replication(self._value("#wiz-size"), self._value("#wiz-min-size"))
+        if not self._value("#wiz-rule"):
+            raise ValueError("choose a CRUSH rule")
+        return replace(self.plan, size=size, min_size=min_size, rule=self._value("#wiz-rule"),
+                       ec_profile="", new_profile=None)
+
+    def _collect_erasure(self) -> PoolPlan:
+        chosen = self._value("#wiz-profile")
+        if chosen != NEW_PROFILE:
+            prof = self.cmap.ec_profile(chosen) if self.cmap else None
+            k, m = (prof.k or 0, prof.m or 0) if prof else (0, 0)
+            return replace(self.plan, ec_profile=chosen, new_profile=None, size=k + m, min_size=poolplan.ec_min_size(k, m))
+        name = check_name(self._value("#wiz-profile-name"), "profile name")
+        if self.cmap and self.cmap.ec_profile(name) is not None:
+            raise ValueError(f"profile {name} already exists: choose it above instead")
+        k = poolplan.parse_int(self._value("#wiz-k"), "k", 2, 32)
+        m = poolplan.parse_int(self._value("#wiz-m"), "m", 1, 32)
+        return replace(self.plan, ec_profile=name, size=k + m, min_size=poolplan.ec_min_size(k, m),
+                       new_profile=(k, m, self._value("#wiz-domain"), self._value("#wiz-class")))
+
+    def _collect_pgs(self) -> PoolPlan:
+        pg_num, _ = pgcalc.check_pg_num(self._value("#wiz-pgnum"))
+        # The mon refuses a pool that would push PGs per OSD past mon_max_pg_per_osd: say so now.
+        refusal = pgcalc.warn_pg_per_osd(pg_num, max(self.plan.size, 1), self.pool_pgs, self.osd_count)
+        if refusal:
+            raise ValueError(f"the monitors would refuse: {refusal}")
+        return replace(self.plan, pg_num=pg_num, autoscale_mode=self._value("#wiz-autoscale"))
+
+    def _suggest(self) -> None:
+        calc = self.query_one("#wiz-calc", Static)
+        try:
+            share = float(self._value("#wiz-share")) / 100
+            s = pgcalc.suggest(self.osd_count, max(self.plan.size, 1), share, int(self._value("#wiz-target")))
+        except ValueError as e:
+            calc.update(Text(f"PG calculator: {e}", style="yellow"))
+            return
+        calc.update(Text("PG calculator (the classic ceph.com rule):\n" + "\n".join(f"  {x}" for x in s.steps)
+                         + f"\nsuggested pg_num: {s.pg_num}"))
+        if not self.pg_edited:
+            self.query_one("#wiz-pgnum", Input).value = str(s.pg_num)
+            self.pg_edited = False
+
+    @on(Input.Changed, "#wiz-share")
+    @on(Select.Changed, "#wiz-target")
+    def _calc_inputs_changed(self) -> None:
+        if self.page == "pgs":
+            self._suggest()
+
+    @on(Input.Changed, "#wiz-pgnum")
+    def _pgnum_changed(self, event: Input.Changed) -> None:
+        if self.page != "pgs" or not self.query_one("#wiz-pgnum", Input).has_focus:
+            return
+        self.pg_edited = True
+        try:
+            _, note = pgcalc.check_pg_num(event.value)
+            self._status(notes=[note] if note else [])
+        except ValueError as e:
+            self._status(str(e))
+
+    # ------------------------------------------------------------ navigation
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#wiz-next")
+    def action_next(self) -> None:
+        try:
+            if self.page == "basics":
+                self.plan = self._collect_basics()
+                self._show(self.plan.pool_type)
+            elif self.page in ("replicated", "erasure"):
+                self.plan = self._collect_replicated() if self.page == "replicated" else self._collect_erasure()
+                notes = poolplan.warnings(self.plan, self.cmap, self.ec_root)
+                self._show("pgs")
+                self._status(notes=notes)
+            else:
+                self.plan = self._collect_pgs()
+                self.dismiss(self.plan)
+        except ValueError as e:
+            self._status(str(e))
+
+    @on(Button.Pressed, "#wiz-back")
+    def action_back(self) -> None:
+        self._show({"pgs": self.plan.pool_type, "replicated": "basics", "erasure": "basics"}.get(self.page, "basics"))
+
+    @on(Button.Pressed, "#wiz-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,242 @@
+"""Pools pane through Pilot on the real cluster: the create wizard, refusals, undo, edit and delete."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+
+from cephtui.ui.app import CephTUI
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.wizards.pool import PoolWizard
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, text_of, wait_for
+
+
+def pools(sandbox: Sandbox) -> dict[str, dict[str, Any]]:
+    return {p["pool_name"]: p for p in sandbox.ceph("osd", "pool", "ls", "detail")}
+
+
+def drop(sandbox: Sandbox, *names: str) -> None:
+    for name in names:
+        if name in pools(sandbox):
+            sandbox.ceph("osd", "pool", "delete", name, name, "--yes-i-really-really-mean-it")
+
+
+async def open_pools(app: CephTUI, pilot: Pilot) -> None:
+    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+    await pilot.press("5")
+    await wait_for(pilot, lambda: app.pools_pane.table.row_count > 0 and app.pools_pane.snap is not None
+                   and app.pools_pane.snap.crush is not None, 15, "the pool table")
+
+
+def wizard(app: CephTUI) -> PoolWizard:
+    assert isinstance(app.screen, PoolWizard)
+    return app.screen
+
+
+async def set_select(app: CephTUI, pilot: Pilot, selector: str, value: str) -> None:
+    app.screen.query_one(selector, Select).value = value
+    await pilot.pause(0.05)
+
+
+async def type_into(app: CephTUI, pilot: Pilot, selector: str, text: str) -> None:
+    app.screen.query_one(selector, Input).focus()
+    await pilot.press("ctrl+u", *text)
+
+
+async def next_page(pilot: Pilot) -> None:
+    await pilot.click("#wiz-next")
+    await pilot.pause(0.1)
+
+
+async def run_confirm(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    await pilot.click("#confirm-run")
+    await wait_for(pilot, lambda: screen.state == "done", 60, "the commands' answers")
+    return screen
+
+
+async def close(pilot: Pilot) -> None:
+    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
+    await pilot.press("enter")
+
+
+async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pools(app, pilot)
+            await pilot.press("n")
+            w = wizard(app)
+            # Bad names are refused with the reason; the wizard stays on its page.
+            for bad, why in (("my pool", "may only contain"), ("rbd", "already exists"), ("", "empty")):
+                await type_into(app, pilot, "#wiz-name", bad)
+                await next_page(pilot)
+                assert w.page == "basics" and why in text_of(app, "#wiz-status")
+            await type_into(app, pilot, "#wiz-name", "ctp-rep")
+            await next_page(pilot)
+            assert w.page == "replicated"
+
+            await type_into(app, pilot, "#wiz-min-size", "4")
+            await next_page(pilot)
+            assert w.page == "replicated" and "cannot exceed size" in text_of(app, "#wiz-status")
+            await type_into(app, pilot, "#wiz-size", "2")
+            await type_into(app, pilot, "#wiz-min-size", "1")
+            await next_page(pilot)
+            assert w.page == "pgs"
+            status = text_of(app, "#wiz-status")
+            assert "size 2" in status and "min_size 1" in status  # allowed, but the risk is explained
+            await pilot.click("#wiz-back")
+            await type_into(app, pilot, "#wiz-size", "3")
+            await type_into(app, pilot, "#wiz-min-size", "2")
+            await next_page(pilot)
+
+            # The PG calculator shows its working; bad pg_num values are refused.
+            calc = text_of(app, "#wiz-calc")
+            assert "PG calculator" in calc and "suggested pg_num" in calc
+            for bad in ("0", "abc", "3000000"):
+                await type_into(app, pilot, "#wiz-pgnum", bad)
+                await next_page(pilot)
+                assert w.page == "pgs" and "✖" in text_of(app, "#wiz-status"), bad
+            assert "ctp-rep" not in pools(sandbox)
+            await type_into(app, pilot, "#wiz-pgnum", "16")
+            await set_select(app, pilot, "#wiz-autoscale", "warn")
+            await next_page(pilot)
+
+            cmds = text_of(app, "#confirm-commands")
+            assert "$ ceph osd pool create ctp-rep 16 16 replicated replicated_rule --autoscale-mode=warn" in cmds
+            assert "$ ceph osd pool set ctp-rep size 3" in cmds and "$ ceph osd pool application enable ctp-rep rbd" in cmds
+            screen = await run_confirm(app, pilot)
+            assert screen.outcome.ok, text_of(app, "#confirm-result")
+            assert "4/4" in text_of(app, "#confirm-result")  # step by step
+            await close(pilot)
+            p = pools(sandbox)["ctp-rep"]
+            assert (p["size"], p["min_size"], p["pg_num"], p["pg_autoscale_mode"]) == (3, 2, 16, "warn")
+            assert list(p["application_metadata"]) == ["rbd"]
+            await wait_for(pilot, lambda: any(x.name == "ctp-rep" for x in app.pools_pane.pools), 10, "the new pool")
+    finally:
+        drop(sandbox, "ctp-rep")
+
+
+async def test_create_erasure_pool_with_a_new_profile(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pools(app, pilot)
+            await pilot.press("n")
+            w = wizard(app)
+            await type_into(app, pilot, "#wiz-name", "ctp-ec")
+            await set_select(app, pilot, "#wiz-type", "erasure")
+            await next_page(pilot)
+            assert w.page == "erasure"
+            await type_into(app, pilot, "#wiz-profile-name", "ctp-ec21")
+            await set_select(app, pilot, "#wiz-domain", "osd")
+            await next_page(pilot)
+            assert w.page == "pgs"
+            await type_into(app, pilot, "#wiz-pgnum", "8")
+            await next_page(pilot)
+            cmds = text_of(app, "#confirm-commands")
+            assert "$ ceph osd erasure-code-profile set ctp-ec21 k=2 m=1" in cmds
+            assert "$ ceph osd pool create ctp-ec 8 8 erasure ctp-ec21" in cmds
+            assert "$ ceph osd pool set ctp-ec allow_ec_overwrites true" in cmds  # rbd on EC needs it
+            screen = await run_confirm(app, pilot)
+            assert screen.outcome.ok, text_of(app, "#confirm-result")
+            await close(pilot)
+            p = pools(sandbox)["ctp-ec"]
+            assert p["erasure_code_profile"] == "ctp-ec21" and p["size"] == 3 and p["min_size"] == 2
+            prof = sandbox.ceph("osd", "erasure-code-profile", "get", "ctp-ec21")
+            assert (prof["k"], prof["m"], prof["crush-failure-domain"]) == ("2", "1", "osd")
+    finally:
+        drop(sandbox, "ctp-ec")
+        try:
+            sandbox.ceph("osd", "crush", "rule", "rm", "ctp-ec")
+            sandbox.ceph("osd", "erasure-code-profile", "rm", "ctp-ec21")
+        except RuntimeError:
+            pass
+
+
+async def test_failed_step_offers_undo(make_app, sandbox: Sandbox) -> None:
+    """size 1 is refused by Pacific's mon (mon_allow_pool_size_one): the pool already exists then; undo removes it."""
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pools(app, pilot)
+            await pilot.press("n")
+            await type_into(app, pilot, "#wiz-name", "ctp-undo")
+            await next_page(pilot)
+            await type_into(app, pilot, "#wiz-size", "1")
+            await type_into(app, pilot, "#wiz-min-size", "1")
+            await next_page(pilot)
+            assert "size 1 keeps a single copy" in text_of(app, "#wiz-status")
+            await type_into(app, pilot, "#wiz-pgnum", "8")
+            await next_page(pilot)
+            screen = await run_confirm(app, pilot)
+            result = text_of(app, "#confirm-result")
+            assert not screen.outcome.ok and "refused" in result and "size 1" in result.lower()
+            assert "Already done: Create replicated pool ctp-undo" in result
+            assert "ctp-undo" in pools(sandbox)
+            await pilot.pause(0.3)
+            await pilot.click("#confirm-undo")
+            await wait_for(pilot, lambda: screen.state == "done" and "Undo" in text_of(app, "#confirm-result"), 30,
+                           "the undo")
+            assert "ctp-undo" not in pools(sandbox)
+    finally:
+        drop(sandbox, "ctp-undo")
+
+
+async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> None:
+    sandbox.ceph("osd", "pool", "create", "ctp-edit", "8")
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pools(app, pilot)
+            table = app.pools_pane.table
+            await wait_for(pilot, lambda: any(p.name == "ctp-edit" for p in app.pools_pane.pools), 10, "the pool")
+            row = next(i for i, r in enumerate(table.ordered_rows)
+                       if app.pools_pane.pools and str(r.key.value) == str(pools(sandbox)["ctp-edit"]["pool_id"]))
+            table.move_cursor(row=row)
+            await pilot.pause(0.1)
+            assert app.pools_pane.selected().name == "ctp-edit"
+
+            await pilot.press("Q")
+            await pilot.press("ctrl+u", *"10G", "enter")
+            await run_confirm(app, pilot)
+            await close(pilot)
+            assert pools(sandbox)["ctp-edit"]["quota_max_bytes"] == 10 * 1024 ** 3
+
+            await pilot.press("p")
+            await pilot.press("ctrl+u", *"abc")
+            assert "whole number" in text_of(app, "#form-status") or "✖" in text_of(app, "#form-status")
+            await pilot.press("ctrl+u", *"16")
+            assert "split" in text_of(app, "#form-status")
+            await pilot.press("enter")
+            await run_confirm(app, pilot)
+            await close(pilot)
+            assert pools(sandbox)["ctp-edit"]["pg_num_target"] == 16
+
+            # With deletion switched off at runtime, the refusal says what to do, and nothing is flipped.
+            sandbox.ceph("tell", "mon.a", "config", "set", "mon_allow_pool_delete", "false")
+            await pilot.press("D")
+            screen = app.screen
+            assert isinstance(screen, ConfirmScreen) and screen.typed == "ctp-edit"
+            await pilot.press(*"ctp-edit", "enter")
+            await wait_for(pilot, lambda: screen.state == "done", 15, "the refusal")
+            result = text_of(app, "#confirm-result")
+            assert "refused" in result and "mon_allow_pool_delete" in result and "never flips" in result
+            await close(pilot)
+            assert "ctp-edit" in pools(sandbox)
+            sandbox.ceph("tell", "mon.a", "config", "set", "mon_allow_pool_delete", "true")
+
+            await pilot.press("D")
+            await pilot.press(*"ctp-edit", "enter")
+            screen = app.screen
+            await wait_for(pilot, lambda: screen.state == "done", 15, "the deletion")
+            assert screen.outcome.ok
+            await close(pilot)
+            assert "ctp-edit" not in pools(sandbox)
+    finally:
+        sandbox.ceph("tell", "mon.a", "config", "set", "mon_allow_pool_delete", "true")
+        drop(sandbox, "ctp-edit")

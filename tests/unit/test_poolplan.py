@@ -1,0 +1,79 @@
+"""The create-pool plan: checks, risk warnings, the command sequence and its undo (pure)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph import crush, poolplan
+from cephtui.ceph.poolplan import PoolPlan
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"
+
+
+@pytest.fixture(scope="module")
+def cmap() -> crush.CrushMap:
+    # A captured map: host vm (3 OSDs) and rack1 > host2 (1 OSD) under root default.
+    return crush.parse_crush(json.loads((FIX / "crush_dump.json").read_text()),
+                             json.loads((FIX / "osd_dump.json").read_text()))
+
+
+def test_names_and_replication_checks() -> None:
+    assert poolplan.check_name(" vms ", ["rbd"]) == "vms"
+    for bad, why in (("my pool", "may only contain"), ("rbd", "already exists"), (".mgr2", "reserved"),
+                     ("", "empty")):
+        with pytest.raises(ValueError, match=why):
+            poolplan.check_name(bad, ["rbd"])
+    assert poolplan.check_replication("3", "2") == (3, 2)
+    with pytest.raises(ValueError, match="cannot exceed size"):
+        poolplan.check_replication("2", "3")
+    with pytest.raises(ValueError, match="whole number"):
+        poolplan.check_replication("three", "2")
+    with pytest.raises(ValueError, match="between 1 and 10"):
+        poolplan.check_replication("0", "1")
+
+
+def test_failure_domains_count_only_buckets_holding_osds(cmap: crush.CrushMap) -> None:
+    assert poolplan.failure_domains(cmap, "default", "host") == 2
+    assert poolplan.failure_domains(cmap, "default", "osd") == 4
+    assert poolplan.failure_domains(cmap, "default", "rack") == 1
+    assert poolplan.failure_domains(cmap, "nosuchroot", "host") is None
+
+
+def test_warnings_explain_the_risk(cmap: crush.CrushMap) -> None:
+    assert poolplan.warnings(PoolPlan("p", size=3, min_size=2)) == []
+    two = poolplan.warnings(PoolPlan("p", size=2, min_size=1))
+    assert any("size 2" in w for w in two) and any("min_size 1" in w for w in two)
+    ec = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 1, "host", ""))
+    assert any("k+m = 3" in w and "only 2" in w for w in poolplan.warnings(ec, cmap))
+    ec_osd = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 2, "osd", ""))
+    assert not any("k+m" in w for w in poolplan.warnings(ec_osd, cmap))
+
+
+def test_ec_min_size_as_pacific_sets_it() -> None:
+    # Measured on 16.2.15: a 2+1 pool gets min_size 2, a 2+2 pool 3.
+    assert (poolplan.ec_min_size(2, 1), poolplan.ec_min_size(2, 2), poolplan.ec_min_size(4, 2)) == (2, 3, 5)
+
+
+def test_plan_ops_and_undo() -> None:
+    plan = PoolPlan("vms", size=3, min_size=2, rule="replicated_rule", pg_num=64, application="rbd")
+    steps = poolplan.plan_ops(plan)
+    assert [s.cli for s in steps] == [
+        "ceph osd pool create vms 64 64 replicated replicated_rule --autoscale-mode=on",
+        "ceph osd pool set vms size 3", "ceph osd pool set vms min_size 2",
+        "ceph osd pool application enable vms rbd"]
+    assert [u.cli for u in poolplan.undo_ops(steps[:2])] == [
+        "ceph osd pool delete vms vms --yes-i-really-really-mean-it"]
+
+    ec = PoolPlan("data", pool_type="erasure", application="cephfs", ec_profile="ec42", new_profile=(4, 2, "host", "hdd"),
+                  pg_num=32, autoscale_mode="warn")
+    steps = poolplan.plan_ops(ec)
+    assert steps[0].cli.startswith("ceph osd erasure-code-profile set ec42 k=4 m=2 plugin=jerasure "
+                                   "crush-failure-domain=host")
+    assert "crush-device-class=hdd" in steps[0].cli
+    assert steps[1].cli == "ceph osd pool create data 32 32 erasure ec42 --autoscale-mode=warn"
+    assert steps[2].cli == "ceph osd pool set data allow_ec_overwrites true"
+    # Undo is newest first: the pool, then the profile made for it.
+    assert [u.prefix for u in poolplan.undo_ops(steps[:2])] == ["osd pool delete", "osd erasure-code-profile rm"]
+    assert poolplan.undo_ops(steps[:1])[0].cli == "ceph osd erasure-code-profile rm ec42"
