@@ -223,6 +223,23 @@ class ProgressEvent:
     fraction: float  # 0..1
 
 
+# Flags every modern cluster carries; not worth a banner.
+ROUTINE_FLAGS = frozenset({"sortbitwise", "recovery_deletes", "purged_snapdirs", "pglog_hardlimit"})
+
+
+@dataclass(frozen=True)
+class FlagState:
+    """A flag set on the cluster, a CRUSH node/class (set-group) or one OSD, and since when cephtui has seen it."""
+
+    flag: str
+    scope: str = ""  # "" cluster-wide, "host vm" / "class ssd" / "osd.3"
+    seen_since: float = 0.0  # time.time() when first seen set (the osdmap keeps no timestamp)
+
+    @property
+    def label(self) -> str:
+        return f"{self.flag} on {self.scope}" if self.scope else self.flag
+
+
 @dataclass(frozen=True)
 class ClusterSnapshot:
     """Everything the panes show for one moment, built off the UI thread."""
@@ -246,6 +263,7 @@ class ClusterSnapshot:
     progress: tuple[ProgressEvent, ...] = ()
     osd_table: OSDTable | None = None  # only while the OSDs pane is shown
     crush: CrushMap | None = None  # only while the CRUSH pane is shown
+    flags: tuple[FlagState, ...] = ()  # every non-routine flag: cluster, CRUSH groups, per OSD
     pool_table: tuple[PoolInfo, ...] | None = None  # only while the Pools pane is shown
     users: tuple[AuthEntity, ...] | None = None  # only while the Users pane is shown; never keys
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)

@@ -530,3 +530,32 @@ def auth_export(entity: str, path: str) -> Operation:
     entity = check_entity(entity)
     return Operation(title=f"Export the keyring of {entity}", prefix="auth get", args=(("entity", entity),),
                      cli=_cli("auth", "get", entity, "-o", path))
+
+
+# ------------------------------------------------------------------ flags and maintenance
+
+CLUSTER_FLAGS = ("pause", "noup", "nodown", "noout", "noin", "nobackfill", "norebalance", "norecover", "noscrub",
+                 "nodeep-scrub", "notieragent", "nosnaptrim")
+GROUP_FLAGS = ("noup", "nodown", "noin", "noout")
+
+
+def flag_set(flag: str, on: bool) -> Operation:
+    if flag not in CLUSTER_FLAGS:
+        raise ValueError(f"unknown flag '{flag}' (known: {', '.join(CLUSTER_FLAGS)})")
+    verb = "set" if on else "unset"
+    # pause stops all client IO and nodown/noup can hide failures: call them out.
+    impact = MOVES_DATA if flag in ("pause", "nodown", "noup") and on else SAFE
+    return Operation(title=f"{'Set' if on else 'Unset'} the cluster flag {flag}", prefix=f"osd {verb}",
+                     args=(("key", flag),), cli=_cli("osd", verb, flag), impact=impact)
+
+
+def group_flag_set(flag: str, who: Sequence[str], on: bool) -> Operation:
+    """Flags scoped to CRUSH nodes, device classes or OSDs (`osd set-group noout HOST`)."""
+    if flag not in GROUP_FLAGS:
+        raise ValueError(f"only {', '.join(GROUP_FLAGS)} can be scoped to a host, class or OSD")
+    names = [check_name(w, "host, class or OSD") for w in who]
+    if not names:
+        raise ValueError("no host, class or OSD chosen")
+    verb = "set-group" if on else "unset-group"
+    return Operation(title=f"{'Set' if on else 'Unset'} {flag} on {', '.join(names)}", prefix=f"osd {verb}",
+                     args=(("flags", flag), ("who", names)), cli=_cli("osd", verb, flag, *names))

@@ -15,11 +15,13 @@ from typing import Any, Protocol
 from . import osdtree, parse, pools as pools_mod, users as users_mod
 from .client import CephError, CephTimeout
 from .models import (
-    ClusterSnapshot, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios, StateCount, StuckPG,
+    ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios,
+    StateCount, StuckPG,
 )
 from .pgfilter import pgid_key
 
 STUCK_KINDS = ("inactive", "unclean", "stale", "undersized", "degraded")
+PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
 LOG_KEEP = 500
 
 
@@ -62,6 +64,7 @@ class SnapshotBuilder:
     _crush_epoch: int = -1
     _crush: Any = None
     _rules_epoch: int = -1
+    _flags_seen: dict[tuple[str, str], float] = field(default_factory=dict)
     _rules: list[dict[str, Any]] | None = None
 
     def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
@@ -146,6 +149,8 @@ class SnapshotBuilder:
         pool_table = self._pools(ask, osds.epoch, capacity, mgr.available) if pools else None
         auth = users_mod.parse_auth_ls(ask("mon", "auth ls", "auth ls")) if users else None
 
+        flags = self._flags()
+
         if self.log is not None:
             self._absorb_log(self.log.drain())
 
@@ -155,7 +160,7 @@ class SnapshotBuilder:
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
             progress=parse.parse_progress(status.get("progress_events")),
-            osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth,
+            osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,
         )
 
     def _osd_table(self, ask: Any, epoch: int, shadow: bool, mgr_up: bool) -> osdtree.OSDTable | None:
@@ -171,6 +176,21 @@ class SnapshotBuilder:
         table = osdtree.build_table(self._tree, df, perf, self._osd_dump, self._ratios,
                                     shadow_tree=self._shadow_tree if shadow else None)
         return replace(table, epoch=epoch)
+
+    def _flags(self) -> tuple[FlagState, ...]:
+        """Flags from the cached `osd dump`, each with the time this builder first saw it set."""
+        d = self._osd_dump or {}
+        now_set: list[tuple[str, str]] = [(f, "") for f in d.get("flags_set") or str(d.get("flags", "")).split(",")
+                                          if f and f not in ROUTINE_FLAGS]
+        for node, fl in (d.get("crush_node_flags") or {}).items():
+            now_set += [(f, str(node)) for f in fl]  # a CRUSH bucket (host, rack …) set with set-group
+        for cls, fl in (d.get("device_class_flags") or {}).items():
+            now_set += [(f, f"class {cls}") for f in fl]
+        for o in d.get("osds") or ():
+            now_set += [(f, f"osd.{o.get('osd')}") for f in o.get("state") or () if f in PER_OSD_FLAGS]
+        now = time.time()
+        self._flags_seen = {k: self._flags_seen.get(k, now) for k in now_set}
+        return tuple(FlagState(f, scope, self._flags_seen[(f, scope)]) for f, scope in sorted(set(now_set)))
 
     def _pools(self, ask: Any, epoch: int, capacity: Any, mgr_up: bool) -> tuple[pools_mod.PoolInfo, ...]:
         """Definitions from the cached `osd dump`; rule names when the epoch moves; rates every poll."""
