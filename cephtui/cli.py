@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=int, default=5, metavar="S",
                    help="seconds before one command counts as failed (default: 5)")
     p.add_argument("--refresh", type=float, default=2.0, metavar="S", help="seconds between refreshes (default: 2)")
+    p.add_argument("--osd-stop-cmd", default="", metavar="CMD",
+                   help="how the removal wizard stops an OSD daemon, {id} replaced by its id, e.g. "
+                        "'ssh node3 systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
+                        "else it shows the command and waits until the OSD is down)")
     p.add_argument("--json", action="store_true", help="with snapshot: print JSON")
     p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
     p.add_argument("--version", action="version", version=f"cephtui {__version__}")
@@ -97,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "snapshot":
             return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
-        return run_tui(client, spec, args.refresh)
+        return run_tui(client, spec, args.refresh, args.osd_stop_cmd)
     except CephError as e:
         print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)
         return 1
@@ -138,10 +142,10 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
     return 0
 
 
-def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float) -> int:
+def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "") -> int:
     from .ui.app import CephTUI
 
-    app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster)
+    app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd)
     _HANGUP.app = app
     app.run()
     return 0

@@ -273,6 +273,40 @@ class Sandbox:
         self.wait_healthy()
         print(f"sandbox up in {time.monotonic() - t0:.1f}s", file=sys.stderr)
 
+    def recreate_osd(self, osd_id: int) -> None:
+        """A replacement disk for a destroyed OSD: new uuid and key, same id and CRUSH position, fresh mkfs.
+
+        What `ceph-volume lvm create --osd-id ID --data DEV` does on a real host: `osd new UUID ID`
+        reuses the destroyed id, then the new store is made and the daemon started.
+        """
+        name = f"osd.{osd_id}"
+        self.stop_daemon(name, signal.SIGKILL, wait=10)
+        odir = self.dir / "osd" / f"ceph-{osd_id}"
+        shutil.rmtree(odir, onerror=_gone_is_fine)
+        odir.mkdir(parents=True)
+        r = self._connect_retry()
+        try:
+            osd_uuid = str(uuid.uuid4())
+            key = run(["ceph-authtool", "--gen-print-key"]).strip()
+            self.mon(r, inbuf=json.dumps({"cephx_secret": key}).encode(), prefix="osd new", uuid=osd_uuid,
+                     id=osd_id)
+        finally:
+            r.shutdown()
+        (odir / "keyring").write_text(f"[osd.{osd_id}]\n\tkey = {key}\n")
+        c = ["-c", str(self.conf)]
+        with open(self.dir / "log" / f"osd.{osd_id}.mkfs.out", "wb") as log:
+            if subprocess.run(["ceph-osd", *c, "-i", str(osd_id), "--mkfs", "--osd-uuid", osd_uuid,
+                               "--no-mon-config"], stdout=log, stderr=log).returncode != 0:
+                raise SandboxError(f"ceph-osd --mkfs for osd.{osd_id} failed; see {self.dir}/log/osd.{osd_id}.mkfs.out")
+        self.spawn(name, self.daemon_argv(name))
+
+    def forget(self, name: str) -> None:
+        """A purged daemon: stop it if still running and drop its record, so start/heal does not revive it."""
+        self.stop_daemon(name, signal.SIGKILL, wait=10)
+        self._record(name).unlink(missing_ok=True)
+        if name.startswith("osd."):
+            shutil.rmtree(self.dir / "osd" / f"ceph-{name[4:]}", onerror=_gone_is_fine)
+
     def _start_missing(self) -> None:
         for name in self.daemon_names():
             if self.pid_of(name) is None:
@@ -359,7 +393,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--purge", action="store_true", help="also delete DIR")
     s = sub.add_parser("status")
     s.add_argument("dir")
-    for name, hlp in (("kill", "stop one daemon (SIGTERM; --hard for SIGKILL)"), ("revive", "start one daemon again")):
+    for name, hlp in (("kill", "stop one daemon (SIGTERM; --hard for SIGKILL)"), ("revive", "start one daemon again"),
+                      ("recreate", "give a destroyed OSD a fresh store with the same id (a replacement disk)"),
+                      ("forget", "drop a purged daemon so start does not revive it")):
         s = sub.add_parser(name, help=hlp)
         s.add_argument("dir")
         s.add_argument("daemon", help="mon.a, mgr.x, osd.N")
@@ -379,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
             box._load(args.daemon)
             if not box.stop_daemon(args.daemon, signal.SIGKILL if args.hard else signal.SIGTERM):
                 print(f"{args.daemon} was not running", file=sys.stderr)
+        elif args.cmd == "recreate":
+            if not args.daemon.startswith("osd."):
+                raise SandboxError("only OSDs can be recreated")
+            box.recreate_osd(int(args.daemon[4:]))
+        elif args.cmd == "forget":
+            box.forget(args.daemon)
         elif args.cmd == "revive":
             if box.pid_of(args.daemon) is None:
                 box.spawn(args.daemon, box._load(args.daemon)["argv"])

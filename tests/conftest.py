@@ -61,6 +61,8 @@ def audit_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Actions run by tests are audited to a temporary file, not the developer's own log."""
     path = tmp_path_factory.mktemp("audit") / "audit.log"
     os.environ["CEPHTUI_AUDIT_LOG"] = str(path)
+    # Workflow and maintenance state, too: never the developer's own, never shared between runs.
+    os.environ["CEPHTUI_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
     return path
 
 

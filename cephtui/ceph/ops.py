@@ -559,3 +559,23 @@ def group_flag_set(flag: str, who: Sequence[str], on: bool) -> Operation:
     verb = "set-group" if on else "unset-group"
     return Operation(title=f"{'Set' if on else 'Unset'} {flag} on {', '.join(names)}", prefix=f"osd {verb}",
                      args=(("flags", flag), ("who", names)), cli=_cli("osd", verb, flag, *names))
+
+
+# ------------------------------------------------------------------ OSD removal
+
+def osd_remove(osd: int, replace: bool, safe_verified: bool) -> Operation:
+    """Destroy (replacement: keeps id and CRUSH position) or purge (gone for good) one OSD.
+
+    `ceph osd destroy|purge` is a mgr command that runs safe-to-destroy and then sends
+    `osd destroy-actual|purge-actual` to the mon. cephtui talks to the mon only (see client.py), and
+    through the mon `osd purge` answers EINVAL without doing anything (Pacific 16.2.15), so it sends
+    the -actual command itself, and only once `osd safe-to-destroy` said yes for this OSD in this run
+    of the workflow. It is what the CLI does, with the same check, made visible.
+    """
+    if not safe_verified:
+        raise ValueError(f"osd.{osd} has not been confirmed safe to destroy in this run; refusing")
+    verb = "destroy-actual" if replace else "purge-actual"
+    return Operation(title=f"{'Destroy' if replace else 'Purge'} osd.{osd} (safe-to-destroy said yes)",
+                     prefix=f"osd {verb}", args=(("id", int(osd)), ("yes_i_really_mean_it", True)),
+                     cli=_cli("osd", verb, str(osd), "--yes-i-really-mean-it"), impact=DESTROYS,
+                     confirm_text=f"osd.{osd}")

@@ -23,13 +23,17 @@ from ..ceph.models import ClusterSnapshot
 from ..ceph.snapshot import SnapshotBuilder
 from .help import HelpScreen
 from .messages import PollFailed, SnapshotReady
+from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
+from ..ceph.workflows.store import WorkflowStore
 from .panes.crush import CrushPane
 from .panes.health import HealthPane
+from .panes.maintenance import MaintenancePane
 from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.pools import PoolsPane
 from .panes.users import UsersPane
 from .panes.placeholder import Placeholder
+from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
 from .widgets.preview_view import preview_for
 from .widgets.statusbar import StatusBar
@@ -65,8 +69,13 @@ class CephTUI(App[None]):
         *(Binding(str(i), f"show_tab('{key}')", title, show=False) for i, (key, title) in enumerate(TABS, 1)),
     ]
 
-    def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph") -> None:
+    def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
+                 workflow_store: WorkflowStore | None = None) -> None:
         super().__init__()
+        self.osd_stop_cmd = osd_stop_cmd  # e.g. "ssh {host} systemctl stop ceph-osd@{id}"; "" = systemd here/manual
+        self.workflow_store = workflow_store or WorkflowStore()
+        self.removals: dict[str, RemovalEngine] = {}
+        self._ticking = False
         self.client = client
         self.refresh_interval = refresh
         self.cluster_name = cluster
@@ -97,6 +106,8 @@ class CephTUI(App[None]):
                         yield PoolsPane(id="pools-pane")
                     elif key == "users":
                         yield UsersPane(id="users-pane")
+                    elif key == "maintenance":
+                        yield MaintenancePane(id="maintenance-pane")
                     else:
                         yield Placeholder(key, title)
         yield Footer()
@@ -110,13 +121,75 @@ class CephTUI(App[None]):
         self.crush_pane = self.query_one(CrushPane)
         self.pools_pane = self.query_one(PoolsPane)
         self.users_pane = self.query_one(UsersPane)
+        self.maintenance_pane = self.query_one(MaintenancePane)
         self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
-                      self.users_pane)
+                      self.users_pane, self.maintenance_pane)
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
             self.theme = DEFAULT_THEME
         self._schedule(0)
+        self.set_interval(2.0, self._tick_workflows)
+        self._offer_resume()
+
+    # ------------------------------------------------------------ workflows
+    def _offer_resume(self) -> None:
+        pending = [r for r in unfinished(self.workflow_store) if r.id not in self.removals]
+        if not pending:
+            return
+        r = pending[0]
+
+        def done(go: bool | None) -> None:
+            engine = RemovalEngine(self.client, r, self.workflow_store, self.audit)
+            self.removals[r.id] = engine
+            if go:
+                if r.status != "running":
+                    engine.resume()
+                self.push_screen(RemovalScreen(engine))
+            else:
+                engine.pause()  # kept, paused, until resumed from the OSDs tab (key P)
+        self.push_screen(ResumeScreen(r), done)
+
+    def start_removal(self, plan: Removal) -> None:
+        engine = RemovalEngine(self.client, plan, self.workflow_store, self.audit)
+        engine.save()
+        self.removals[plan.id] = engine
+        self.push_screen(RemovalScreen(engine))
+        self._tick_workflows()
+
+    def open_removals(self) -> None:
+        live = [e for e in self.removals.values() if not e.state.finished]
+        if live:
+            self.push_screen(RemovalScreen(live[0]))
+        else:
+            self.notify("No removal or replacement in progress.")
+
+    def abort_workflow(self, engine: RemovalEngine) -> None:
+        self._abort(engine)
+
+    @work(thread=True, exit_on_error=False, group="workflows-abort", description="abort a workflow")
+    def _abort(self, engine: RemovalEngine) -> None:
+        undone = engine.abort()
+        self.call_from_thread(self.notify, "Aborted. " + "; ".join(undone), timeout=15)
+
+    def _tick_workflows(self) -> None:
+        if not self._ticking and any(e.state.status == "running" for e in self.removals.values()):
+            self._ticking = True
+            self._tick_worker()
+
+    @work(thread=True, exit_on_error=False, group="workflows", description="advance workflows")
+    def _tick_worker(self) -> None:
+        try:
+            for engine in list(self.removals.values()):
+                try:
+                    engine.tick()
+                except Exception:  # a bug in one step must not kill the app or the other workflows
+                    log.exception("workflow %s failed", engine.state.id)
+                    engine.state.status = "failed"
+                    engine.state.waiting_for = "internal error (see the log); resume to retry or abort"
+                    engine.save()
+        finally:
+            self._ticking = False
 
     # ------------------------------------------------------------ polling
     def _schedule(self, delay: float) -> None:
@@ -176,7 +249,8 @@ class CephTUI(App[None]):
         # Tables of these tabs are fetched only while shown: fill them now, not at the next tick.
         focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table,
                  "crush": self.crush_pane.focus_table, "pools": self.pools_pane.focus_table,
-                 "users": self.users_pane.focus_table}.get(event.pane.id or "")
+                 "users": self.users_pane.focus_table,
+                 "maintenance": self.maintenance_pane.focus_table}.get(event.pane.id or "")
         if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
             self.call_after_refresh(focus)

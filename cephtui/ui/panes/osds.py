@@ -47,6 +47,8 @@ class OSDsPane(Vertical):
         Binding("c", "device_class", "Class", show=False),
         Binding("a", "affinity", "Primary affinity", show=False),
         Binding("n", "noout", "noout"),
+        Binding("X", "remove", "Remove/replace"),
+        Binding("P", "removals", "Removal progress", show=False),
     ]
 
     def __init__(self, **kw: object) -> None:
@@ -319,6 +321,55 @@ class OSDsPane(Vertical):
         self._form(f"Device class of {osd_names(ids)}", [Field("cls", f"Class (known: {', '.join(classes)})", first)],
                    lambda v: ops.set_device_class(ids, v["cls"], current),
                    help="An OSD that already has a class gets rm-device-class first (Ceph refuses to overwrite).")
+
+    def action_remove(self) -> None:
+        """The guided removal/replacement wizard for the selected OSD(s)."""
+        from ...ceph.workflows.removal import Removal
+
+        ids = self.targets()
+        if not ids:
+            self.app.notify("No OSD selected.", severity="warning")
+            return
+        busy = {i for e in self.app.removals.values() if not e.state.finished  # type: ignore[attr-defined]
+                for i in e.state.osds}
+        if busy & set(ids):
+            self.app.notify(f"{osd_names(sorted(busy & set(ids)))} already in a removal (P shows it).",
+                            severity="warning")
+            return
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            if v["mode"] not in ("remove", "replace") or v["drain"] not in ("out", "crush0"):
+                raise ValueError("choose what to do and how to drain")
+            if v["stop"].strip() and "{id}" not in v["stop"]:
+                raise ValueError("the stop command must contain {id} (e.g. ssh HOST systemctl stop ceph-osd@{id})")
+            first = [ops.osd_out(ids)] if v["drain"] == "out" else [ops.crush_reweight(f"osd.{i}", 0) for i in ids]
+            return first  # the first commands, shown live; the plan screen lists them all
+
+        form = FormScreen(f"Remove or replace {osd_names(ids)}", [
+            Field("mode", "What", "remove", choices=("remove", "replace")),
+            Field("drain", "Drain by", "out", choices=("out", "crush0")),
+            Field("stop", "Stop command ({id} = OSD id; empty: systemd here, else you stop it)",
+                  self.app.osd_stop_cmd),  # type: ignore[attr-defined]
+        ], build, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the new "
+                       "disk). Drain by out keeps CRUSH weights; crush0 sets the CRUSH weight to 0.")
+
+        def planned(result: list[ops.Operation] | None) -> None:
+            if not result:
+                return
+            v = form.submitted_values
+            plan = Removal(osds=list(ids), replace=v["mode"] == "replace", drain_mode=v["drain"],
+                           stop_template=v["stop"].strip())
+
+            def go(start: bool | None) -> None:
+                if start:
+                    self.app.start_removal(plan)  # type: ignore[attr-defined]
+            from ..screens.removal import PlanScreen
+            self.app.push_screen(PlanScreen(plan), go)
+
+        self.app.push_screen(form, planned)
+
+    def action_removals(self) -> None:
+        self.app.open_removals()  # type: ignore[attr-defined]
 
     def action_detail(self) -> None:
         row = self.current_row()

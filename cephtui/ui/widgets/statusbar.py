@@ -1,4 +1,4 @@
-"""The header line: cluster, health badge, connection state and data age."""
+"""The header line: cluster, health badge, connection state, data age, and the maintenance / flags banner."""
 from __future__ import annotations
 
 import time
@@ -6,6 +6,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
+from ...ceph.maintenance import Maintenance, banner_items, banner_short
 from ...ceph.models import ClusterSnapshot
 
 BADGE_STYLE = {
@@ -26,7 +27,7 @@ class StatusBar(Static):
     """Re-rendered from plain fields once a second (cheap; touches no cluster)."""
 
     DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $foreground; }
+    StatusBar { height: 1; background: $panel; color: $foreground; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, cluster: str, **kw: object) -> None:
@@ -36,6 +37,8 @@ class StatusBar(Static):
         self.connected: bool | None = None  # None: first poll not back yet
         self.error = ""
         self.last_ok: float | None = None
+        self.first_poll: float | None = None  # flags already set then may be older than cephtui's first look
+        self.maintenances: tuple[Maintenance, ...] = ()  # active ones, from the state file (the Maintenance pane)
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_text)
@@ -43,7 +46,20 @@ class StatusBar(Static):
 
     def show_snapshot(self, snap: ClusterSnapshot) -> None:
         self.snapshot, self.connected, self.error, self.last_ok = snap, True, "", snap.taken_at
+        if self.first_poll is None:
+            self.first_poll = snap.taken_at
         self.refresh_text()
+
+    def set_maintenances(self, maintenances: tuple[Maintenance, ...]) -> None:
+        if maintenances != self.maintenances:
+            self.maintenances = maintenances
+            self.refresh_text()
+
+    @property
+    def banner(self) -> str:
+        """'⚑ maintenance: host vm since 14:02 · noscrub since 13:55 (by someone else)', or ''."""
+        items = banner_items(self.maintenances, self.snapshot.flags if self.snapshot else (), self.first_poll)
+        return "⚑ " + " · ".join(items) if items else ""
 
     def show_failure(self, error: str) -> None:
         self.connected, self.error = False, error
@@ -75,6 +91,14 @@ class StatusBar(Static):
             t.append(f" │ data {age:.0f}s old", style=style)
             if self.snapshot and self.connected:
                 t.append(f" · poll {self.snapshot.poll_ms:.0f} ms", style="dim")
+        banner = self.banner
+        if banner:
+            # One line: when the whole banner does not fit, a count that points at the Maintenance tab.
+            room = self.size.width - t.cell_len - 3
+            if self.size.width and len(banner) > room:
+                banner = "⚑ " + banner_short(self.maintenances, self.snapshot.flags if self.snapshot else ())
+            t.append(" │ ", style="dim")
+            t.append(f" {banner} ", style="bold black on yellow")
         if self.snapshot and self.snapshot.notes and self.connected:
             t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
         self.update(t)

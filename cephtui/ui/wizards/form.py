@@ -57,6 +57,7 @@ class FormScreen(ModalScreen[list[Operation] | None]):
         self.build = build
         self.help_text = help
         self.warn = warn  # risky but allowed values: explained, not refused
+        self.submitted_values: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -117,6 +118,7 @@ class FormScreen(ModalScreen[list[Operation] | None]):
     def _submit(self) -> None:
         ops = self._validate()
         if ops:
+            self.submitted_values = self.values()  # for callers that need the fields, not just the commands
             self.dismiss(ops)
 
     @on(Button.Pressed, "#form-cancel")

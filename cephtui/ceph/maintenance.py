@@ -1,0 +1,583 @@
+"""Host / OSD maintenance mode and the cluster flags: what to set, what to restore, and the state file.
+
+Entering maintenance asks for a set of flags: `noout` scoped to the host (`osd
+set-group noout HOST`) or to the chosen OSDs, and optionally cluster-wide
+`noscrub`, `nodeep-scrub`, `norebalance`. Only the flags that are not already
+set are set, and only those are *owned* by the maintenance: exiting unsets
+exactly what it owns and leaves alone what someone else set. The record of each
+maintenance is written to a JSON state file before the commands run (so a
+cephtui killed half-way still knows what it may have set), again with the
+outcome, and again on exit, so a restarted cephtui can restore the cluster.
+
+Flags are keyed like `FlagState`: (flag, scope) with scope "" for cluster-wide,
+a CRUSH bucket name ("node2") for `set-group` on a host, "osd.3" for one OSD
+and "class ssd" for a device class.
+
+Pure: no Textual, no cluster calls. The UI fetches `osd dump` / `osd tree`
+and runs the operations through its confirm dialog.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import ops
+from .models import ROUTINE_FLAGS, FlagState
+
+STATE_FILE = "maintenance.json"
+STATE_VERSION = 1
+HISTORY_KEEP = 50
+EXTRA_FLAGS = ("noscrub", "nodeep-scrub", "norebalance")  # cluster-wide flags a maintenance may add
+DEFAULT_EXTRA = ("noscrub", "nodeep-scrub")
+PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
+
+FlagKey = tuple[str, str]  # (flag, scope); scope "" = cluster-wide
+
+# One line per cluster flag: what it does, and why you would (not) leave it on.
+FLAG_HELP: dict[str, str] = {
+    "pause": "stops ALL client reads and writes (pauserd+pausewr): the cluster looks hung to clients",
+    "noup": "OSDs that start are not marked up: they stay out of service until unset",
+    "nodown": "failed OSDs are not marked down: clients keep waiting on dead OSDs (hides failures)",
+    "noout": "down OSDs are not marked out after mon_osd_down_out_interval: no re-replication (maintenance)",
+    "noin": "OSDs that boot are not marked in: they get no data until marked in by hand",
+    "nobackfill": "no backfill: PGs that need a full copy stay degraded/misplaced",
+    "norebalance": "no backfill of merely misplaced PGs; degraded ones still recover",
+    "norecover": "no recovery: degraded objects stay degraded (risk if another OSD fails)",
+    "noscrub": "no new (shallow) scrubs: less IO during maintenance; errors are found later",
+    "nodeep-scrub": "no new deep scrubs: less IO; bit rot is found later",
+    "notieragent": "cache-tier agent stops flushing and evicting (cache pools only)",
+    "nosnaptrim": "snapshot trimming stops: deleted snapshots keep using space",
+}
+
+
+# ------------------------------------------------------------------ state directory
+
+def default_state_dir() -> Path:
+    """$CEPHTUI_STATE_DIR, else $XDG_STATE_HOME/cephtui, else ~/.local/state/cephtui."""
+    env = os.environ.get("CEPHTUI_STATE_DIR")
+    if env:
+        return Path(env)
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(state) / "cephtui"
+
+
+def default_state_path() -> Path:
+    return default_state_dir() / STATE_FILE
+
+
+# ------------------------------------------------------------------ flags now set
+
+def flags_from_osd_dump(dump: Mapping[str, Any] | None) -> set[FlagKey]:
+    """Every non-routine flag in an `osd dump`: cluster, CRUSH node, device class, per OSD."""
+    d = dump or {}
+    raw = d.get("flags_set") or str(d.get("flags", "")).split(",")
+    out: set[FlagKey] = {(f, "") for f in raw if f and f not in ROUTINE_FLAGS}
+    for node, fl in (d.get("crush_node_flags") or {}).items():
+        out |= {(f, str(node)) for f in fl}
+    for cls, fl in (d.get("device_class_flags") or {}).items():
+        out |= {(f, f"class {cls}") for f in fl}
+    for o in d.get("osds") or ():
+        out |= {(f, f"osd.{o.get('osd')}") for f in o.get("state") or () if f in PER_OSD_FLAGS}
+    return out
+
+
+def hosts_from_osd_tree(tree: Mapping[str, Any] | None) -> dict[str, tuple[int, ...]]:
+    """Host name -> the OSD ids under it, from `osd tree` (nodes of type host)."""
+    out: dict[str, tuple[int, ...]] = {}
+    for n in (tree or {}).get("nodes") or ():
+        if n.get("type") == "host":
+            out[str(n.get("name"))] = tuple(sorted(int(c) for c in n.get("children") or () if int(c) >= 0))
+    return out
+
+
+def osds_down(tree: Mapping[str, Any] | None, ids: Iterable[int]) -> tuple[int, ...]:
+    want = set(ids)
+    return tuple(sorted(int(n["id"]) for n in (tree or {}).get("nodes") or ()
+                        if n.get("type") == "osd" and n.get("id") in want and n.get("status") != "up"))
+
+
+def flag_label(key: FlagKey) -> str:
+    flag, scope = key
+    return f"{flag} on {scope}" if scope else flag
+
+
+def who_of(scope: str) -> str:
+    """The `who` argument of set-group/unset-group for a scope: a bucket, osd.N, or a class name."""
+    return scope[len("class "):] if scope.startswith("class ") else scope
+
+
+# ------------------------------------------------------------------ target
+
+@dataclass(frozen=True)
+class Target:
+    host: str = ""  # "" when a set of OSDs was chosen
+    osds: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"host {self.host}" if self.host else ", ".join(f"osd.{i}" for i in self.osds)
+
+    @property
+    def noout_scopes(self) -> tuple[str, ...]:
+        return (self.host,) if self.host else tuple(f"osd.{i}" for i in self.osds)
+
+
+_OSD_WORD = re.compile(r"^(?:osd\.)?(\d+)$")
+
+
+def parse_target(text: str, hosts: Mapping[str, Sequence[int]]) -> Target:
+    """A host name, or OSD ids ("1 2", "1,2", "osd.1 osd.2"). Raises ValueError with the reason."""
+    text = text.strip()
+    if not text:
+        raise ValueError("give a host name or OSD ids (e.g. node2, or 3 4, or osd.3,osd.4)")
+    if text in hosts:
+        osds = tuple(hosts[text])
+        if not osds:
+            raise ValueError(f"host {text} has no OSDs")
+        return Target(host=text, osds=osds)
+    words = [w for w in re.split(r"[\s,]+", text) if w]
+    ids: list[int] = []
+    known = {i for v in hosts.values() for i in v}
+    for w in words:
+        m = _OSD_WORD.match(w)
+        if not m:
+            names = ", ".join(sorted(hosts)[:8]) or "none found"
+            raise ValueError(f"'{w}' is neither a host (known: {names}) nor an OSD id")
+        i = int(m.group(1))
+        if known and i not in known:
+            raise ValueError(f"osd.{i} is not under any host in the CRUSH map")
+        ids.append(i)
+    return Target(osds=tuple(sorted(set(ids))))
+
+
+def parse_extra_flags(text: str) -> tuple[str, ...]:
+    words = [w for w in re.split(r"[\s,]+", text.strip()) if w and w.lower() not in ("none", "-")]
+    bad = [w for w in words if w not in EXTRA_FLAGS]
+    if bad:
+        raise ValueError(f"'{bad[0]}' is not offered here (choose from {', '.join(EXTRA_FLAGS)}, or none)")
+    return tuple(f for f in EXTRA_FLAGS if f in words)
+
+
+# ------------------------------------------------------------------ the record
+
+@dataclass(frozen=True)
+class Step:
+    time: float
+    what: str  # "enter planned", "ran: ceph osd set noscrub", "refused: ... ", "exit done"
+    ok: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"time": _iso(self.time), "ts": self.time, "what": self.what, "ok": self.ok}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Step":
+        return cls(float(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
+
+
+@dataclass(frozen=True)
+class Maintenance:
+    """One maintenance: what it asked for, what it set itself (restored at exit), and its history."""
+
+    id: str
+    fsid: str
+    target: Target
+    wanted: tuple[FlagKey, ...]  # every flag it needs set while it lasts
+    owned: tuple[FlagKey, ...]  # the subset it set itself: exactly what exit unsets
+    started: float
+    user: str
+    state: str = "entering"  # entering / active / exiting / done
+    ended: float | None = None
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def kept(self) -> tuple[FlagKey, ...]:
+        """Wanted but already set by someone else: left alone at exit."""
+        return tuple(k for k in self.wanted if k not in self.owned)
+
+    @property
+    def active(self) -> bool:
+        return self.state != "done"
+
+    def log(self, what: str, ok: bool = True, now: float | None = None) -> "Maintenance":
+        return replace(self, steps=self.steps + (Step(time.time() if now is None else now, what, ok),))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "fsid": self.fsid,
+            "target": {"host": self.target.host, "osds": list(self.target.osds)},
+            "state": self.state,
+            "flags_set": [_key_json(k) for k in self.owned],
+            "flags_kept": [_key_json(k) for k in self.kept],
+            "started": _iso(self.started), "started_ts": self.started,
+            "ended": _iso(self.ended) if self.ended is not None else None, "ended_ts": self.ended,
+            "user": self.user,
+            "steps": [s.to_json() for s in self.steps],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Maintenance":
+        t = d.get("target") or {}
+        owned = tuple(_key_from(x) for x in d.get("flags_set") or ())
+        kept = tuple(_key_from(x) for x in d.get("flags_kept") or ())
+        return cls(id=str(d["id"]), fsid=str(d.get("fsid", "")),
+                   target=Target(str(t.get("host") or ""), tuple(int(i) for i in t.get("osds") or ())),
+                   wanted=owned + tuple(k for k in kept if k not in owned), owned=owned,
+                   started=float(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
+                   state=str(d.get("state", "active")),
+                   ended=float(d["ended_ts"]) if d.get("ended_ts") is not None else None,
+                   steps=tuple(Step.from_json(s) for s in d.get("steps") or ()))
+
+
+def _key_json(k: FlagKey) -> dict[str, str]:
+    return {"flag": k[0], "scope": k[1]}
+
+
+def _key_from(x: Any) -> FlagKey:
+    if isinstance(x, Mapping):
+        return (str(x.get("flag", "")), str(x.get("scope", "")))
+    return (str(x), "")
+
+
+def _iso(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts is not None else ""
+
+
+# ------------------------------------------------------------------ planning
+
+def flag_ops(keys: Sequence[FlagKey], on: bool) -> list[ops.Operation]:
+    """Cluster flags one command each (in the given order); scoped flags one set-group per flag."""
+    out: list[ops.Operation] = []
+    scoped: dict[str, list[str]] = {}
+    for flag, scope in keys:
+        if scope:
+            scoped.setdefault(flag, []).append(who_of(scope))
+    done: set[str] = set()
+    for flag, scope in keys:
+        if not scope:
+            out.append(ops.flag_set(flag, on))
+        elif flag not in done:
+            done.add(flag)
+            out.append(ops.group_flag_set(flag, scoped[flag], on))
+    return out
+
+
+def _user() -> str:
+    try:
+        import getpass
+        return getpass.getuser()
+    except Exception:
+        return "?"
+
+
+def plan_enter(target: Target, extra: Sequence[str], now_set: Iterable[FlagKey], fsid: str,
+               user: str | None = None, now: float | None = None) -> tuple[Maintenance, list[ops.Operation]]:
+    """The record (state "entering") and the commands: only flags not already set, owned by it."""
+    if not target.osds:
+        raise ValueError("no OSD chosen")
+    bad = [f for f in extra if f not in EXTRA_FLAGS]
+    if bad:
+        raise ValueError(f"'{bad[0]}' is not a maintenance flag ({', '.join(EXTRA_FLAGS)})")
+    current = set(now_set)
+    wanted: list[FlagKey] = [("noout", s) for s in target.noout_scopes] + [(f, "") for f in extra]
+    owned = tuple(k for k in wanted if k not in current)
+    t = time.time() if now is None else now
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(t))
+    name = target.host or "osd" + "-".join(str(i) for i in target.osds[:4])
+    m = Maintenance(id=f"{name}-{stamp}-{secrets.token_hex(2)}", fsid=fsid, target=target, wanted=tuple(wanted),
+                    owned=owned, started=t, user=user if user is not None else _user())
+    return m, flag_ops(owned, True)
+
+
+def enter_explanation(m: Maintenance) -> str:
+    lines = [f"Maintenance of {m.target.label} ({', '.join(f'osd.{i}' for i in m.target.osds)})."]
+    if m.owned:
+        lines.append("Sets (and unsets again at exit): " + ", ".join(flag_label(k) for k in m.owned) + ".")
+    if m.kept:
+        lines.append("Already set by someone else, so left alone now and at exit: "
+                     + ", ".join(flag_label(k) for k in m.kept) + ".")
+    return "\n".join(lines)
+
+
+def apply_results(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, str]], on: bool,
+                  now: float | None = None) -> Maintenance:
+    """Fold the confirm dialog's results into the record: which owned flags are really set/unset now.
+
+    Entering (on=True): an owned flag whose command failed or never ran is not owned after all.
+    Exiting (on=False): an owned flag whose unset succeeded is no longer owned.
+    """
+    def succeeded(keys: Sequence[FlagKey]) -> set[FlagKey]:
+        won: set[FlagKey] = set()
+        for op, ok, _ in results:
+            args = dict(op.args)
+            if not ok:
+                continue
+            if op.prefix in ("osd set", "osd unset"):
+                won.add((str(args.get("key", "")), ""))
+            elif op.prefix in ("osd set-group", "osd unset-group"):
+                whos = set(args.get("who") or ())
+                won |= {k for k in keys if k[1] and k[0] == args.get("flags") and who_of(k[1]) in whos}
+        return won & set(keys)
+
+    out = m
+    for op, ok, message in results:
+        out = out.log(("ran: " if ok else "refused: ") + op.cli + (f" ({message.strip()})" if message.strip() else ""),
+                      ok, now)
+    if on:
+        won = succeeded(m.owned)
+        failed = set(m.owned) - won  # not set after all: neither owned nor (falsely) "kept"
+        out = replace(out, owned=tuple(k for k in m.owned if k in won),
+                      wanted=tuple(k for k in m.wanted if k not in failed))
+    else:
+        gone = succeeded(m.owned)
+        out = replace(out, owned=tuple(k for k in m.owned if k not in gone))
+    return out
+
+
+@dataclass(frozen=True)
+class ExitPlan:
+    operations: tuple[ops.Operation, ...]
+    unset: tuple[FlagKey, ...]  # owned and still set: unset now
+    already_gone: tuple[FlagKey, ...]  # owned but no longer set (someone unset it): nothing to do
+    handed_over: tuple[tuple[FlagKey, str], ...]  # owned, still needed by another active maintenance (its id)
+    left_alone: tuple[FlagKey, ...]  # never ours: set by someone else before we came
+
+    def explanation(self, m: Maintenance) -> str:
+        lines = [f"Exit maintenance of {m.target.label} (entered {_hm(m.started)} by {m.user or '?'})."]
+        if self.unset:
+            lines.append("Unsets what this maintenance set: " + ", ".join(flag_label(k) for k in self.unset) + ".")
+        if self.left_alone:
+            lines.append("Leaves alone (set by someone else): " + ", ".join(flag_label(k) for k in self.left_alone)
+                         + ".")
+        if self.already_gone:
+            lines.append("Already unset by someone: " + ", ".join(flag_label(k) for k in self.already_gone) + ".")
+        for k, other in self.handed_over:
+            lines.append(f"Keeps {flag_label(k)}: maintenance {other} still needs it (it now owns it).")
+        return "\n".join(lines)
+
+
+def plan_exit(m: Maintenance, now_set: Iterable[FlagKey], others: Sequence[Maintenance] = ()) -> ExitPlan:
+    current = set(now_set)
+    needing: dict[FlagKey, str] = {}
+    for o in others:
+        if o.id != m.id and o.active and o.fsid == m.fsid:
+            for k in o.wanted:
+                needing.setdefault(k, o.id)
+    unset: list[FlagKey] = []
+    gone: list[FlagKey] = []
+    handed: list[tuple[FlagKey, str]] = []
+    for k in m.owned:
+        if k not in current:
+            gone.append(k)
+        elif k in needing:
+            handed.append((k, needing[k]))
+        else:
+            unset.append(k)
+    return ExitPlan(tuple(flag_ops(unset, False)), tuple(unset), tuple(gone), tuple(handed), m.kept)
+
+
+def finish_enter(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, str]], ran: bool,
+                 now: float | None = None) -> Maintenance | None:
+    """The record after the enter dialog closed; None when nothing was set at all (cancelled, or refused)."""
+    if not ran or (m.owned and not any(ok for _, ok, _ in results)):
+        return None
+    return replace(apply_results(m, results, True, now), state="active")
+
+
+def finish_exit(m: Maintenance, plan: ExitPlan, results: Sequence[tuple[ops.Operation, bool, str]],
+                now: float | None = None) -> Maintenance:
+    """The record after the exit dialog: done when nothing it owns is left set, else still active."""
+    t = time.time() if now is None else now
+    out = apply_results(m, results, False, t)
+    settled = set(plan.already_gone) | {k for k, _ in plan.handed_over}
+    out = replace(out, owned=tuple(k for k in out.owned if k not in settled))
+    if plan.already_gone:
+        out = out.log("already unset by someone: " + ", ".join(flag_label(k) for k in plan.already_gone), True, t)
+    if plan.handed_over:
+        out = out.log("handed over: " + ", ".join(f"{flag_label(k)} to {o}" for k, o in plan.handed_over), True, t)
+    if out.owned:
+        return replace(out, state="active").log("exit incomplete: still set " + ", ".join(
+            flag_label(k) for k in out.owned), False, t)
+    return replace(out, state="done", ended=t).log("exit done", True, t)
+
+
+def hand_over(records: Sequence[Maintenance], plan: ExitPlan) -> list[Maintenance]:
+    """Give flags kept for another maintenance to it: it now owns them (and unsets them at its exit)."""
+    out = []
+    for r in records:
+        gifts = tuple(k for k, other in plan.handed_over if other == r.id and k not in r.owned)
+        out.append(replace(r, owned=r.owned + gifts).log(
+            "took over " + ", ".join(flag_label(k) for k in gifts)) if gifts else r)
+    return out
+
+
+# ------------------------------------------------------------------ ok-to-stop
+
+def ok_to_stop_summary(result: Mapping[str, Any] | None) -> str:
+    r = result or {}
+    osds = ", ".join(f"osd.{i}" for i in r.get("osds") or ())
+    degraded = len(r.get("ok_become_degraded") or ())
+    text = f"ok-to-stop: yes for {osds or 'the chosen OSDs'}"
+    if degraded:
+        text += (f"; {degraded} PG(s) will be degraded (still active) while they are down: "
+                 "the cluster stays available but has less redundancy")
+    return text + "."
+
+
+OK_TO_STOP_REFUSED = (
+    "The mgr says stopping these OSDs now would leave placement groups without enough copies to serve IO "
+    "(below min_size) or would stop the last copy: clients would hang on those PGs until the OSDs are back. "
+    "Usual causes: the cluster is not HEALTH_OK (other OSDs down, PGs degraded or recovering), or this host "
+    "holds more replicas than the pools can lose (few hosts, failure domain osd). Wait for recovery, fix the "
+    "other problem, or maintain fewer OSDs at a time. Setting the flags is harmless in itself; stopping the "
+    "daemons is what would cause the outage.")
+
+
+# ------------------------------------------------------------------ instructions
+
+def instructions(target: Target) -> list[str]:
+    """What to run on the host: the daemons are stopped there, not through the mon."""
+    ids = " ".join(f"ceph-osd@{i}" for i in target.osds)
+    host = target.host or "the host(s) of these OSDs"
+    lines = [
+        f"On {host}, once the flags are set:",
+        f"  systemctl stop {ids}" + ("      # or: systemctl stop ceph-osd.target" if target.host else ""),
+    ]
+    if target.host:
+        lines.append(f"  cephadm clusters: ceph orch host maintenance enter {target.host}   (stops every daemon "
+                     "of the host)")
+    else:
+        lines.append("  cephadm clusters: " + "; ".join(f"ceph orch daemon stop osd.{i}" for i in target.osds))
+    lines += [
+        "Do the work (reboot, disk, firmware …), then start them again:",
+        f"  systemctl start {ids}" + ("     # or: systemctl start ceph-osd.target" if target.host else ""),
+    ]
+    if target.host:
+        lines.append(f"  cephadm clusters: ceph orch host maintenance exit {target.host}")
+    else:
+        lines.append("  cephadm clusters: " + "; ".join(f"ceph orch daemon start osd.{i}" for i in target.osds))
+    lines.append("Wait until the OSDs are up and PGs active+clean, then Exit maintenance here (x).")
+    return lines
+
+
+# ------------------------------------------------------------------ banner
+
+def _hm(ts: float, now: float | None = None) -> str:
+    now = time.time() if now is None else now
+    lt, ln = time.localtime(ts), time.localtime(now)
+    if (lt.tm_year, lt.tm_yday) == (ln.tm_year, ln.tm_yday):
+        return time.strftime("%H:%M", lt)
+    return time.strftime("%b %d %H:%M", lt)
+
+
+def since_text(ts: float, first_poll: float | None = None, now: float | None = None) -> str:
+    """HH:MM, or ≤HH:MM when it was already set at cephtui's first poll (it may be older)."""
+    older = first_poll is not None and ts <= first_poll + 1.0
+    return ("≤" if older else "") + _hm(ts, now)
+
+
+def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState], first_poll: float | None = None,
+                 now: float | None = None) -> list[str]:
+    """One short phrase per active maintenance and per other flag, for the header."""
+    items: list[str] = []
+    owned: set[FlagKey] = set()
+    for m in maintenances:
+        if not m.active:
+            continue
+        owned |= set(m.owned)
+        extra = [flag_label(k) if k[1] else k[0] for k in m.owned if not (k[0] == "noout" and k[1])]
+        state = "" if m.state == "active" else f" ({m.state})"
+        items.append(f"maintenance: {m.target.label} since {_hm(m.started, now)}{state}"
+                     + (f" +{' +'.join(extra)}" if extra else ""))
+    for f in flags:
+        if (f.flag, f.scope) in owned:
+            continue
+        items.append(f"{f.label} since {since_text(f.seen_since, first_poll, now)}"
+                     + (" (by someone else)" if maintenances else ""))
+    return items
+
+
+def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:
+    n_m = sum(m.active for m in maintenances)
+    owned = {k for m in maintenances if m.active for k in m.owned}
+    n_f = sum((f.flag, f.scope) not in owned for f in flags)
+    parts = []
+    if n_m:
+        parts.append(f"{n_m} maintenance" + ("s" if n_m > 1 else ""))
+    if n_f:
+        parts.append(f"{n_f} flag" + ("s" if n_f > 1 else ""))
+    return ", ".join(parts) + " (tab 7)" if parts else ""
+
+
+# ------------------------------------------------------------------ the state file
+
+@dataclass
+class MaintenanceStore:
+    """The JSON state file: active maintenances and a short history, rewritten atomically on each change."""
+
+    path: Path = field(default_factory=default_state_path)
+    records: list[Maintenance] = field(default_factory=list)
+    history: list[Maintenance] = field(default_factory=list)
+    error: str = ""  # the file exists but could not be read: shown, and never overwritten silently
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> "MaintenanceStore":
+        store = cls(path or default_state_path())
+        store.load()
+        return store
+
+    def load(self) -> None:
+        self.error = ""
+        try:
+            raw = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.records, self.history = [], []
+            return
+        except OSError as e:
+            self.error = f"cannot read {self.path}: {e.strerror or e}"
+            return
+        try:
+            data = json.loads(raw)
+            self.records = [Maintenance.from_json(d) for d in data.get("maintenances") or ()]
+            self.history = [Maintenance.from_json(d) for d in data.get("history") or ()]
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            self.error = f"{self.path} is not a cephtui state file ({e}); fix or move it away"
+
+    def save(self) -> None:
+        if self.error:
+            raise OSError(self.error)
+        data = {"version": STATE_VERSION, "maintenances": [r.to_json() for r in self.records],
+                "history": [r.to_json() for r in self.history[-HISTORY_KEEP:]]}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(self.path.name + f".tmp{os.getpid()}")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+    def active(self, fsid: str | None = None) -> list[Maintenance]:
+        return [r for r in self.records if r.active and (fsid is None or not r.fsid or r.fsid == fsid)]
+
+    def get(self, mid: str) -> Maintenance | None:
+        return next((r for r in self.records if r.id == mid), None)
+
+    def put(self, m: Maintenance) -> None:
+        """Insert or replace by id; a finished maintenance moves to the history. Saves."""
+        self.records = [r for r in self.records if r.id != m.id]
+        if m.active:
+            self.records.append(m)
+        else:
+            self.history = [r for r in self.history if r.id != m.id] + [m]
+        self.save()
+
+    def put_all(self, ms: Sequence[Maintenance]) -> None:
+        by_id = {m.id: m for m in ms}
+        self.records = [by_id.get(r.id, r) for r in self.records]
+        self.save()

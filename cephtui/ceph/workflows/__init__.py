@@ -1,0 +1,1 @@
+"""Resumable, persisted workflows (OSD removal and replacement)."""

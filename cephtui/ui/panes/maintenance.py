@@ -1,0 +1,492 @@
+"""Maintenance: host / OSD maintenance mode and the cluster flags manager.
+
+Entering maintenance (`e`) checks `osd ok-to-stop` for the chosen OSDs, sets
+`noout` on the host (`osd set-group noout HOST`) or on the chosen OSDs, and the
+extra cluster flags asked for, but only those not already set: the record in
+the state file says which ones this maintenance set, and exiting (`x`) unsets
+exactly those. The flags table lists every cluster flag with what it does and
+every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ...ceph import maintenance as mt
+from ...ceph import ops
+from ...ceph.client import CephError
+from ...ceph.models import ClusterSnapshot, FlagState
+from ..widgets.virtualtable import VirtualTable
+from ..wizards.form import Field, FormScreen
+
+log = logging.getLogger("cephtui")
+
+MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 10), ("set by it (exit unsets)", 40),
+                 ("already set by someone else", 36))
+FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set by", 22), ("what it does", 84))
+DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill"}
+
+
+@dataclass(frozen=True)
+class FlagRow:
+    flag: str
+    scope: str  # "" cluster-wide
+    is_set: bool
+    since: float | None
+    owner: str  # "maintenance host vm" / "" (someone else)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.flag, self.scope)
+
+
+def flag_rows(flags: Sequence[FlagState], maintenances: Sequence[mt.Maintenance]) -> list[FlagRow]:
+    now_set = {(f.flag, f.scope): f for f in flags}
+    owners: dict[tuple[str, str], str] = {}
+    for m in maintenances:
+        for k in m.owned:
+            owners.setdefault(k, f"maintenance {m.target.label}")
+    rows = []
+    for flag in ops.CLUSTER_FLAGS:
+        f = now_set.get((flag, ""))
+        rows.append(FlagRow(flag, "", f is not None, f.seen_since if f else None, owners.get((flag, ""), "")))
+    for f in flags:
+        if f.scope or f.flag not in ops.CLUSTER_FLAGS:
+            rows.append(FlagRow(f.flag, f.scope, True, f.seen_since, owners.get((f.flag, f.scope), "")))
+    return rows
+
+
+class PreflightScreen(ModalScreen[bool]):
+    """`osd ok-to-stop` said no (or could not answer): explain, and continue only on an explicit choice."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    PreflightScreen { align: center middle; }
+    PreflightScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $error; background: $surface; padding: 1 2; }
+    PreflightScreen VerticalScroll { height: auto; max-height: 30; margin-top: 1; }
+    PreflightScreen #preflight-text { height: auto; }
+    PreflightScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    PreflightScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, title: str, text: Text) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text, style="bold"))
+            with VerticalScroll():
+                yield Static(self.text, id="preflight-text")
+            with Horizontal():
+                yield Button("Cancel", id="preflight-cancel", variant="primary")
+                yield Button("Set the flags anyway", id="preflight-continue", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#preflight-cancel", Button).focus()
+
+    @on(Button.Pressed, "#preflight-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#preflight-continue")
+    def _continue(self) -> None:
+        self.dismiss(True)
+
+
+class MaintenancePane(Vertical):
+    BINDINGS = [
+        Binding("e", "enter_maintenance", "Enter maintenance"),
+        Binding("x", "exit_maintenance", "Exit maintenance"),
+        Binding("s", "set_flag", "Set flag"),
+        Binding("u", "unset_flag", "Unset flag"),
+        Binding("enter", "toggle_flag", "Toggle flag", show=False),
+    ]
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.store = mt.MaintenanceStore.open()
+        self.fsid: str | None = None
+        self.flags: tuple[FlagState, ...] = ()
+        self.first_poll: float | None = None
+        self._plan: tuple[mt.Maintenance, list[ops.Operation]] | None = None
+        self._busy = False  # a preflight / fetch is under way: one flow at a time
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="maint-summary")
+        with Vertical(id="maint-active-box", classes="box"):
+            yield VirtualTable(MAINT_COLUMNS, self._maint_cells, key=lambda m: m.id, id="maint-table")
+        with Vertical(id="maint-flags-box", classes="box"):
+            yield VirtualTable(FLAG_COLUMNS, self._flag_cells, key=lambda r: r.key, id="maint-flags")
+        yield Static(id="maint-howto", classes="box")
+
+    def on_mount(self) -> None:
+        self.query_one("#maint-active-box").border_title = "Maintenance in progress (e enter · x exit)"
+        self.query_one("#maint-active-box").border_subtitle = f"state file {self.store.path}"
+        self.query_one("#maint-flags-box").border_title = "Flags (s set · u unset · enter toggle)"
+        self.query_one("#maint-howto").border_title = "On the host"
+        self.watch(self.mtable, "cursor", lambda _=None: self._show_howto(), init=False)
+        self._refresh()
+
+    @property
+    def mtable(self) -> VirtualTable[mt.Maintenance]:
+        return self.query_one("#maint-table", VirtualTable)
+
+    @property
+    def ftable(self) -> VirtualTable[FlagRow]:
+        return self.query_one("#maint-flags", VirtualTable)
+
+    def focus_table(self) -> None:
+        (self.mtable if self.mtable.row_count else self.ftable).focus()
+
+    # ------------------------------------------------------------ data
+    def active(self) -> list[mt.Maintenance]:
+        return self.store.active(self.fsid)
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        if self.first_poll is None:
+            self.first_poll = snap.taken_at
+        changed = snap.flags != self.flags or snap.fsid != self.fsid
+        self.fsid, self.flags = snap.fsid, snap.flags
+        if changed:
+            self._refresh()
+        else:
+            self._publish()
+
+    def reload(self) -> None:
+        """Read the state file again (another cephtui may have changed it)."""
+        self.store.load()
+        self._refresh()
+
+    def _save(self, m: mt.Maintenance) -> bool:
+        try:
+            self.store.put(m)
+        except OSError as e:
+            self.app.notify(f"Could not write the maintenance state file: {e}", severity="error", timeout=20)
+            return False
+        finally:
+            self._refresh()
+        return True
+
+    def _publish(self) -> None:
+        bar = getattr(self.app, "statusbar", None)
+        if bar is not None and hasattr(bar, "set_maintenances"):
+            bar.set_maintenances(tuple(self.active()))
+
+    def _refresh(self) -> None:
+        active = self.active()
+        self.mtable.set_rows(active)
+        self.ftable.set_rows(flag_rows(self.flags, active))
+        n_set = sum(1 for f in self.flags)
+        parts = [f"[b]{len(active)}[/] maintenance{'s' if len(active) != 1 else ''} in progress",
+                 f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
+        if self.store.error:
+            parts.append(f"[bold red]{self.store.error}[/]")
+        parts.append("e enter maintenance · x exit · s/u set/unset a flag")
+        self.query_one("#maint-summary", Static).update(" · ".join(parts))
+        self._show_howto()
+        self._publish()
+
+    # ------------------------------------------------------------ rendering
+    def _maint_cells(self, m: mt.Maintenance) -> tuple[tuple[str, str], ...]:
+        style = "bold yellow" if m.state == "active" else "bold red"
+        return ((m.target.label, "bold"), (m.state, style), (mt.since_text(m.started), ""), (m.user, "dim"),
+                (", ".join(mt.flag_label(k) for k in m.owned) or "-", "cyan"),
+                (", ".join(mt.flag_label(k) for k in m.kept) or "-", "dim"))
+
+    def _flag_cells(self, r: FlagRow) -> tuple[tuple[str, str], ...]:
+        help_ = mt.FLAG_HELP.get(r.flag, "")
+        if r.scope:
+            help_ = f"only for {r.scope}: " + help_
+        state_style = ("bold red" if r.flag in DANGER else "bold yellow") if r.is_set else "dim"
+        since = mt.since_text(r.since, self.first_poll) if r.since is not None else ""
+        owner = r.owner or ("someone else" if r.is_set else "")
+        return ((r.flag, "bold" if r.is_set else ""), (r.scope or "cluster", "" if r.scope else "dim"),
+                ("set" if r.is_set else "-", state_style), (since, ""), (owner, "cyan" if r.owner else "dim"),
+                (help_, "" if r.is_set else "dim"))
+
+    def _show_howto(self) -> None:
+        howto = self.query_one("#maint-howto", Static)
+        m = self.selected_maintenance()
+        if m is None:
+            howto.update(Text(
+                "No maintenance in progress. e: put a host (or some OSDs) into maintenance: ok-to-stop is checked, "
+                "noout is set on just that host (not cluster-wide) plus the flags you choose, and the commands to "
+                "stop and start its OSDs are shown here. x later unsets exactly what was set.", style="dim"))
+            return
+        t = Text()
+        t.append(f"{m.target.label}: maintenance {m.state} since {mt.since_text(m.started)} by {m.user}\n",
+                 style="bold")
+        for line in mt.instructions(m.target):
+            cmd = line.startswith("  ")
+            t.append(line + "\n", style="bold cyan" if cmd else "")
+        if m.steps:
+            last = m.steps[-1]
+            t.append(f"last step: {mt.since_text(last.time)} {last.what}", style="dim" if last.ok else "red")
+        howto.update(t)
+
+    def selected_maintenance(self) -> mt.Maintenance | None:
+        vt = self.mtable
+        return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
+
+    def selected_flag(self) -> FlagRow | None:
+        vt = self.ftable
+        return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
+
+    # ------------------------------------------------------------ flags manager
+    def action_set_flag(self) -> None:
+        self._flag_action(True)
+
+    def action_unset_flag(self) -> None:
+        self._flag_action(False)
+
+    def action_toggle_flag(self) -> None:
+        row = self.selected_flag()
+        if row is not None:
+            self._flag_action(not row.is_set)
+
+    def _flag_action(self, on: bool) -> None:
+        row = self.selected_flag()
+        if row is None:
+            return
+        if row.is_set == on:
+            self.app.notify(f"{mt.flag_label(row.key)} is already {'set' if on else 'unset'}.")
+            return
+        try:
+            if row.scope:
+                if on:
+                    raise ValueError("scoped flags are set through maintenance (e) or the OSDs tab (n)")
+                op = ops.group_flag_set(row.flag, [mt.who_of(row.scope)], False)
+            else:
+                op = ops.flag_set(row.flag, on)
+        except ValueError as e:
+            self.app.notify(str(e), severity="error")
+            return
+        explain = f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
+        if row.owner and not on:
+            explain += (f"\nSet by {row.owner}: exiting that maintenance would unset it anyway; unset now, the "
+                        "maintenance exit will find it already gone.")
+        elif row.is_set and not on:
+            explain += "\nSet by someone else (not a cephtui maintenance): check they are done with it."
+        if on and row.flag in DANGER:
+            explain += "\nThis flag hides failures or stops data movement/IO: do not leave it set unattended."
+        self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ enter
+    def action_enter_maintenance(self) -> None:
+        if self._busy:
+            self.app.notify("Still asking the cluster…")
+            return
+        if self.store.error:
+            self.app.notify(self.store.error, severity="error")
+            return
+        self._busy = True
+        self._fetch_for_enter()
+
+    @work(thread=True, exit_on_error=False, group="maint", description="fetch osd tree and osd dump")
+    def _fetch_for_enter(self) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            tree, dump = client.mon("osd tree"), client.mon("osd dump")
+        except Exception as e:
+            self.app.call_from_thread(self._failed, "Could not read the OSD map: "
+                                      + (e.message if isinstance(e, CephError) else repr(e)))
+            return
+        self.app.call_from_thread(self._open_enter_form, mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump),
+                                  str(dump.get("fsid") or self.fsid or ""))
+
+    def _failed(self, message: str) -> None:
+        self._busy = False
+        self.app.notify(message, severity="error", timeout=10)
+
+    def _open_enter_form(self, hosts: dict[str, tuple[int, ...]], now_set: set[tuple[str, str]], fsid: str) -> None:
+        self._busy = False
+        default = next(iter(sorted(hosts)), "")
+
+        def build(v: dict[str, str]) -> list[ops.Operation]:
+            target = mt.parse_target(v["target"], hosts)
+            extra = mt.parse_extra_flags(v["flags"])
+            for m in self.active():
+                if set(m.target.osds) & set(target.osds):
+                    raise ValueError(f"{m.target.label} is already in maintenance (exit it first, or choose "
+                                     "other OSDs)")
+            m, operations = mt.plan_enter(target, extra, now_set, fsid)
+            if not operations:
+                raise ValueError("everything asked for is already set by someone else ("
+                                 + ", ".join(mt.flag_label(k) for k in m.kept) + "): nothing to set or restore")
+            self._plan = (m, operations)
+            return operations
+
+        def warn(v: dict[str, str]) -> list[str]:
+            notes = []
+            plan = self._plan
+            if plan is not None and plan[0].kept:
+                notes.append("already set by someone else, left alone now and at exit: "
+                             + ", ".join(mt.flag_label(k) for k in plan[0].kept))
+            if plan is not None:
+                notes.append("checked first (changes nothing): ceph osd ok-to-stop "
+                             + " ".join(map(str, plan[0].target.osds)))
+            return notes
+
+        hosts_text = ", ".join(f"{h} ({len(ids)} OSDs)" for h, ids in sorted(hosts.items())[:6])
+        fields = [Field("target", "Host, or OSD ids (3 4 / osd.3,osd.4)", default),
+                  Field("flags", f"Also set cluster-wide ({' '.join(mt.EXTRA_FLAGS)}, or none)",
+                        " ".join(mt.DEFAULT_EXTRA))]
+        help_ = (f"Hosts: {hosts_text or 'none found'}. noout is set only on the chosen host or OSDs, so the rest "
+                 "of the cluster still heals. Flags already set by someone else are not touched, now or at exit.")
+
+        def done(result: list[ops.Operation] | None) -> None:
+            if result and self._plan is not None:
+                m, operations = self._plan
+                self._busy = True
+                self._preflight(m, operations)
+
+        self.app.push_screen(FormScreen("Enter maintenance", fields, build, help=help_, warn=warn), done)
+
+    @work(thread=True, exit_on_error=False, group="maint", description="osd ok-to-stop")
+    def _preflight(self, m: mt.Maintenance, operations: list[ops.Operation]) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            result: Any = client.mgr("osd ok-to-stop", ids=[str(i) for i in m.target.osds])
+            ok, text = True, mt.ok_to_stop_summary(result)
+        except CephError as e:
+            ok, text = False, f"{e.message} [errno {e.errno}]"
+        except Exception as e:  # never leave the pane busy
+            ok, text = False, f"could not ask: {e!r}"
+        self.app.call_from_thread(self._after_preflight, m, operations, ok, text)
+
+    def _after_preflight(self, m: mt.Maintenance, operations: list[ops.Operation], ok: bool, text: str) -> None:
+        self._busy = False
+        if ok:
+            self._confirm_enter(m, operations, Text(f"✔ {text}", style="green"))
+            return
+        osds = " ".join(map(str, m.target.osds))
+        body = Text()
+        body.append(f"$ ceph osd ok-to-stop {osds}\n", style="bold cyan")
+        body.append(f"{text}\n\n", style="bold red")
+        body.append(mt.OK_TO_STOP_REFUSED + "\n\n")
+        body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
+                    "until ok-to-stop agrees (or you accept the outage).", style="yellow")
+
+        def chosen(go: bool | None) -> None:
+            if go:
+                self._confirm_enter(m, operations, Text(f"✖ ok-to-stop refused: {text}\nContinuing by your choice: "
+                                                        "stopping these OSDs now makes PGs unavailable.",
+                                                        style="bold red"))
+
+        self.app.push_screen(PreflightScreen(f"ok-to-stop says no for {m.target.label}", body), chosen)
+
+    def _confirm_enter(self, m: mt.Maintenance, operations: list[ops.Operation], preflight: Text) -> None:
+        # Written before anything runs: a cephtui killed half-way still knows what it may have set.
+        m = m.log("enter planned: " + "; ".join(op.cli for op in operations))
+        if not self._save(m):
+            return
+        explain = Text()
+        explain.append_text(preflight)
+        explain.append("\n" + mt.enter_explanation(m))
+        explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).", style="dim")
+
+        def done(outcome: Any) -> None:
+            entered = mt.finish_enter(m, outcome.results, outcome.ran)
+            if entered is None:
+                self.store.records = [r for r in self.store.records if r.id != m.id]
+                try:
+                    self.store.save()
+                except OSError as e:
+                    self.app.notify(f"Could not write the state file: {e}", severity="error")
+                self._refresh()
+                return
+            if self._save(entered):
+                self._select(entered.id)
+                self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
+                                "tab), and press x here when they are back up.", timeout=10)
+
+        self.app.confirm_operations(operations, explain=explain, on_done=done)  # type: ignore[attr-defined]
+
+    def _select(self, mid: str) -> None:
+        rows = self.mtable.rows
+        i = next((i for i, r in enumerate(rows) if r.id == mid), None)
+        if i is not None:
+            self.mtable.cursor = i
+        self._show_howto()
+
+    # ------------------------------------------------------------ exit
+    def action_exit_maintenance(self) -> None:
+        m = self.selected_maintenance()
+        if m is None:
+            self.app.notify("No maintenance in progress (e enters one).", severity="warning")
+            return
+        if self._busy:
+            self.app.notify("Still asking the cluster…")
+            return
+        self._busy = True
+        self._fetch_for_exit(m)
+
+    @work(thread=True, exit_on_error=False, group="maint", description="fetch osd dump for exit")
+    def _fetch_for_exit(self, m: mt.Maintenance) -> None:
+        client = self.app.client  # type: ignore[attr-defined]
+        try:
+            tree, dump = client.mon("osd tree"), client.mon("osd dump")
+        except Exception as e:
+            self.app.call_from_thread(self._failed, "Could not read the OSD map: "
+                                      + (e.message if isinstance(e, CephError) else repr(e)))
+            return
+        self.app.call_from_thread(self._confirm_exit, m.id, mt.flags_from_osd_dump(dump),
+                                  mt.osds_down(tree, m.target.osds))
+
+    def _confirm_exit(self, mid: str, now_set: set[tuple[str, str]], down: tuple[int, ...]) -> None:
+        self._busy = False
+        m = self.store.get(mid)
+        if m is None or not m.active:
+            return
+        plan = mt.plan_exit(m, now_set, self.store.active(m.fsid))
+        if not plan.operations:
+            self._finish_exit(m, plan, [])
+            self.app.notify(f"{m.target.label}: nothing left to unset; maintenance ended.\n"
+                            + plan.explanation(m), timeout=10)
+            return
+        explain = Text(plan.explanation(m))
+        if down:
+            names = ", ".join(f"osd.{i}" for i in down)
+            explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {'it' if len(down) == 1 else 'them'}"
+                           " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
+                           "Start the daemons first unless you mean it.", style="bold yellow")
+        if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
+                op.cli for op in plan.operations))):
+            return
+
+        def done(outcome: Any) -> None:
+            current = self.store.get(mid) or m
+            if not outcome.ran:
+                self._save(replace(current, state="active").log("exit cancelled"))
+                return
+            self._finish_exit(current, plan, list(outcome.results))
+
+        self.app.confirm_operations(list(plan.operations), explain=explain, on_done=done)  # type: ignore[attr-defined]
+
+    def _finish_exit(self, m: mt.Maintenance, plan: mt.ExitPlan, results: list[Any]) -> None:
+        finished = mt.finish_exit(m, plan, results)
+        try:
+            if plan.handed_over:
+                self.store.put_all(mt.hand_over(self.store.records, plan))
+            self.store.put(finished)
+        except OSError as e:
+            self.app.notify(f"Could not write the state file: {e}", severity="error", timeout=20)
+        self._refresh()
+        if finished.state == "done":
+            self.app.notify(f"{m.target.label} left maintenance.")
+        else:
+            self.app.notify(f"{m.target.label}: some flags could not be unset; still in maintenance (x retries).",
+                            severity="warning", timeout=10)

@@ -1,0 +1,213 @@
+"""Maintenance mode, pure side: what is set, what exit restores, the state file."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph import maintenance as mt
+from cephtui.ceph.models import FlagState
+
+HOSTS = {"node1": (0, 1, 2), "node2": (3, 4), "empty": ()}
+FSID = "aaaaaaaa-0000"
+T0 = time.mktime((2024, 3, 5, 14, 2, 0, 0, 0, -1))
+
+DUMP = {
+    "flags": "noscrub,sortbitwise,recovery_deletes,purged_snapdirs,pglog_hardlimit",
+    "crush_node_flags": {"node2": ["noout"]},
+    "device_class_flags": {"ssd": ["noup"]},
+    "osds": [{"osd": 0, "state": ["exists", "up"]}, {"osd": 3, "state": ["exists", "noout", "up"]}],
+}
+
+
+def ok(ops_):
+    return [(op, True, "") for op in ops_]
+
+
+def test_flags_from_osd_dump_skips_routine_flags() -> None:
+    assert mt.flags_from_osd_dump(DUMP) == {("noscrub", ""), ("noout", "node2"), ("noup", "class ssd"),
+                                            ("noout", "osd.3")}
+    assert mt.flags_from_osd_dump({"flags_set": ["sortbitwise", "pause"]}) == {("pause", "")}
+    assert mt.flags_from_osd_dump(None) == set()
+
+
+def test_hosts_from_osd_tree() -> None:
+    tree = {"nodes": [{"id": -1, "name": "default", "type": "root", "children": [-3]},
+                      {"id": -3, "name": "vm", "type": "host", "children": [2, 1, 0]},
+                      {"id": 0, "name": "osd.0", "type": "osd", "status": "up"},
+                      {"id": 1, "name": "osd.1", "type": "osd", "status": "down"}]}
+    assert mt.hosts_from_osd_tree(tree) == {"vm": (0, 1, 2)}
+    assert mt.osds_down(tree, [0, 1, 2]) == (1,)
+
+
+@pytest.mark.parametrize("text,expect", [
+    ("node1", mt.Target("node1", (0, 1, 2))),
+    ("3 4", mt.Target("", (3, 4))),
+    ("osd.4,osd.3", mt.Target("", (3, 4))),
+    ("  2, 2 ", mt.Target("", (2,))),
+])
+def test_parse_target(text: str, expect: mt.Target) -> None:
+    assert mt.parse_target(text, HOSTS) == expect
+
+
+@pytest.mark.parametrize("text,why", [
+    ("", "give a host"), ("node9", "neither a host"), ("osd.99", "not under any host"), ("empty", "no OSDs"),
+])
+def test_parse_target_refuses(text: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        mt.parse_target(text, HOSTS)
+
+
+def test_parse_extra_flags() -> None:
+    assert mt.parse_extra_flags("nodeep-scrub, noscrub") == ("noscrub", "nodeep-scrub")
+    assert mt.parse_extra_flags("none") == ()
+    with pytest.raises(ValueError, match="pause"):
+        mt.parse_extra_flags("pause")
+
+
+def test_enter_sets_only_what_is_not_set_and_owns_only_that() -> None:
+    target = mt.Target("node1", (0, 1, 2))
+    m, ops_ = mt.plan_enter(target, ("noscrub", "nodeep-scrub"), {("noscrub", "")}, FSID, user="alice", now=T0)
+    assert [op.cli for op in ops_] == ["ceph osd set-group noout node1", "ceph osd set nodeep-scrub"]
+    assert m.owned == (("noout", "node1"), ("nodeep-scrub", ""))
+    assert m.kept == (("noscrub", ""),)
+    assert m.state == "entering" and m.user == "alice" and m.fsid == FSID
+    assert "Already set by someone else" in mt.enter_explanation(m) and "noscrub" in mt.enter_explanation(m)
+
+
+def test_enter_on_osds_scopes_noout_to_each_osd() -> None:
+    m, ops_ = mt.plan_enter(mt.Target("", (3, 4)), (), {("noout", "osd.3")}, FSID, now=T0)
+    assert [op.cli for op in ops_] == ["ceph osd set-group noout osd.4"]
+    assert m.owned == (("noout", "osd.4"),) and m.kept == (("noout", "osd.3"),)
+
+
+def test_exit_restores_exactly_what_enter_set() -> None:
+    before = {("nodeep-scrub", "")}  # set by hand before the maintenance
+    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), before, FSID, now=T0)
+    m = mt.finish_enter(m, ok(ops_), ran=True, now=T0 + 1)
+    assert m is not None and m.state == "active"
+    during = before | {("noout", "node1"), ("noscrub", "")}
+    plan = mt.plan_exit(m, during)
+    assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1", "ceph osd unset noscrub"]
+    assert plan.left_alone == (("nodeep-scrub", ""),)
+    assert "Leaves alone (set by someone else): nodeep-scrub" in plan.explanation(m)
+    done = mt.finish_exit(m, plan, ok(plan.operations), now=T0 + 60)
+    assert done.state == "done" and done.ended == T0 + 60 and done.owned == ()
+    assert any("exit done" in s.what for s in done.steps)
+
+
+def test_exit_skips_flags_someone_already_unset() -> None:
+    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
+    m = mt.finish_enter(m, ok(ops_), ran=True)
+    assert m is not None
+    plan = mt.plan_exit(m, {("noout", "node1")})  # noscrub was unset by hand meanwhile
+    assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1"]
+    assert plan.already_gone == (("noscrub", ""),)
+    assert mt.finish_exit(m, plan, ok(plan.operations)).state == "done"
+
+
+def test_failed_enter_step_is_not_owned_and_failed_exit_stays_active() -> None:
+    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "norebalance"), set(), FSID, now=T0)
+    results = [(ops_[0], True, ""), (ops_[1], False, "refused [errno 1]")]  # the third never ran
+    m2 = mt.finish_enter(m, results, ran=True)
+    assert m2 is not None and m2.owned == (("noout", "node1"),) and m2.kept == ()
+    assert [s.ok for s in m2.steps] == [True, False]
+    assert mt.finish_enter(m, [], ran=False) is None  # cancelled: no record
+    assert mt.finish_enter(m, [(ops_[0], False, "no")], ran=True) is None  # nothing set at all
+
+    plan = mt.plan_exit(m2, {("noout", "node1")})
+    left = mt.finish_exit(m2, plan, [(plan.operations[0], False, "timeout")])
+    assert left.state == "active" and left.owned == (("noout", "node1"),)
+
+
+def test_a_flag_another_maintenance_needs_is_handed_over_not_unset() -> None:
+    a, ops_a = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
+    a = mt.finish_enter(a, ok(ops_a), ran=True)
+    b, ops_b = mt.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("noscrub", ""), ("noout", "node1")}, FSID)
+    b = mt.finish_enter(b, ok(ops_b), ran=True)
+    assert a is not None and b is not None and b.kept == (("noscrub", ""),)
+    now_set = {("noscrub", ""), ("noout", "node1"), ("noout", "node2")}
+    plan = mt.plan_exit(a, now_set, [a, b])
+    assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1"]
+    assert plan.handed_over == ((("noscrub", ""), b.id),)
+    b2 = mt.hand_over([b], plan)[0]
+    assert ("noscrub", "") in b2.owned  # b now unsets it at its own exit
+    assert [op.cli for op in mt.plan_exit(b2, now_set - {("noout", "node1")}, []).operations] == [
+        "ceph osd unset-group noout node2", "ceph osd unset noscrub"]
+
+
+def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "maintenance.json"
+    store = mt.MaintenanceStore.open(path)
+    assert store.records == [] and store.error == ""
+    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), {("nodeep-scrub", "")},
+                            FSID, user="alice", now=T0)
+    store.put(m)
+    data = json.loads(path.read_text())
+    assert data["version"] == 1
+    rec = data["maintenances"][0]
+    assert rec["target"] == {"host": "node1", "osds": [0, 1, 2]} and rec["state"] == "entering"
+    assert rec["flags_set"] == [{"flag": "noout", "scope": "node1"}, {"flag": "noscrub", "scope": ""}]
+    assert rec["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}]
+    assert rec["user"] == "alice" and rec["started"].startswith("2024-03-05T14:02:00")
+
+    active = mt.finish_enter(m, ok(ops_), ran=True)
+    assert active is not None
+    store.put(active)
+    again = mt.MaintenanceStore.open(path)  # a restarted cephtui
+    assert again.active(FSID) == [active]
+    assert again.active("other-fsid") == []
+
+    plan = mt.plan_exit(active, {("noout", "node1"), ("noscrub", ""), ("nodeep-scrub", "")})
+    again.put(mt.finish_exit(active, plan, ok(plan.operations)))
+    third = mt.MaintenanceStore.open(path)
+    assert third.records == [] and third.history[-1].id == m.id and third.history[-1].state == "done"
+
+
+def test_corrupt_state_file_is_reported_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "maintenance.json"
+    path.write_text("{not json")
+    store = mt.MaintenanceStore.open(path)
+    assert "not a cephtui state file" in store.error
+    with pytest.raises(OSError):
+        store.save()
+    assert path.read_text() == "{not json"
+
+
+def test_state_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CEPHTUI_STATE_DIR", str(tmp_path))
+    assert mt.default_state_path() == tmp_path / "maintenance.json"
+    monkeypatch.delenv("CEPHTUI_STATE_DIR")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert mt.default_state_path() == tmp_path / "xdg" / "cephtui" / "maintenance.json"
+
+
+def test_banner_groups_owned_flags_under_the_maintenance() -> None:
+    m, ops_ = mt.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("nodeep-scrub", "")}, FSID, now=T0)
+    m = mt.finish_enter(m, ok(ops_), ran=True)
+    assert m is not None
+    flags = [FlagState("nodeep-scrub", "", T0 - 420), FlagState("noout", "node2", T0 + 2),
+             FlagState("noscrub", "", T0 + 2)]
+    items = mt.banner_items([m], flags, first_poll=T0 - 3600, now=T0 + 10)
+    assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
+    # Present at the first poll: it may be older than that.
+    assert mt.banner_items([], flags[:1], first_poll=T0 - 420, now=T0) == ["nodeep-scrub since ≤13:55"]
+    assert mt.banner_short([m], flags) == "1 maintenance, 1 flag (tab 7)"
+    assert mt.banner_items([], []) == [] and mt.banner_short([], []) == ""
+
+
+def test_instructions_name_every_daemon() -> None:
+    text = "\n".join(mt.instructions(mt.Target("vm", (0, 1, 2))))
+    assert "systemctl stop ceph-osd@0 ceph-osd@1 ceph-osd@2" in text
+    assert "ceph orch host maintenance enter vm" in text and "ceph orch host maintenance exit vm" in text
+    assert "ceph orch daemon stop osd.3" in "\n".join(mt.instructions(mt.Target("", (3,))))
+
+
+def test_every_cluster_flag_is_explained() -> None:
+    from cephtui.ceph.ops import CLUSTER_FLAGS
+
+    assert set(mt.FLAG_HELP) == set(CLUSTER_FLAGS)
+    assert "ok-to-stop: yes for osd.0" in mt.ok_to_stop_summary({"ok_to_stop": True, "osds": [0],
+                                                                 "ok_become_degraded": ["1.0"]})
