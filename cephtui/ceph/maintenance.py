@@ -187,8 +187,9 @@ class Maintenance:
     id: str
     fsid: str
     target: Target
-    wanted: tuple[FlagKey, ...]  # every flag it needs set while it lasts
-    owned: tuple[FlagKey, ...]  # the subset it set itself: exactly what exit unsets
+    set_by_it: tuple[FlagKey, ...]  # what it set itself on entry (the record; never shrinks at exit)
+    kept: tuple[FlagKey, ...]  # wanted but already set by someone else: left alone, now and at exit
+    owned: tuple[FlagKey, ...]  # still to restore: exactly what exit unsets (empty once done)
     started: float
     user: str
     state: str = "entering"  # entering / active / exiting / done
@@ -196,9 +197,9 @@ class Maintenance:
     steps: tuple[Step, ...] = ()
 
     @property
-    def kept(self) -> tuple[FlagKey, ...]:
-        """Wanted but already set by someone else: left alone at exit."""
-        return tuple(k for k in self.wanted if k not in self.owned)
+    def wanted(self) -> tuple[FlagKey, ...]:
+        """Every flag it needs set while it lasts."""
+        return self.set_by_it + tuple(k for k in self.kept if k not in self.set_by_it)
 
     @property
     def active(self) -> bool:
@@ -212,8 +213,9 @@ class Maintenance:
             "id": self.id, "fsid": self.fsid,
             "target": {"host": self.target.host, "osds": list(self.target.osds)},
             "state": self.state,
-            "flags_set": [_key_json(k) for k in self.owned],
+            "flags_set": [_key_json(k) for k in self.set_by_it],
             "flags_kept": [_key_json(k) for k in self.kept],
+            "restore": [_key_json(k) for k in self.owned],
             "started": _iso(self.started), "started_ts": self.started,
             "ended": _iso(self.ended) if self.ended is not None else None, "ended_ts": self.ended,
             "user": self.user,
@@ -223,11 +225,12 @@ class Maintenance:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Maintenance":
         t = d.get("target") or {}
-        owned = tuple(_key_from(x) for x in d.get("flags_set") or ())
+        set_by_it = tuple(_key_from(x) for x in d.get("flags_set") or ())
         kept = tuple(_key_from(x) for x in d.get("flags_kept") or ())
+        owned = tuple(_key_from(x) for x in d["restore"]) if "restore" in d else set_by_it
         return cls(id=str(d["id"]), fsid=str(d.get("fsid", "")),
                    target=Target(str(t.get("host") or ""), tuple(int(i) for i in t.get("osds") or ())),
-                   wanted=owned + tuple(k for k in kept if k not in owned), owned=owned,
+                   set_by_it=set_by_it, kept=kept, owned=owned,
                    started=float(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
                    state=str(d.get("state", "active")),
                    ended=float(d["ended_ts"]) if d.get("ended_ts") is not None else None,
@@ -289,15 +292,17 @@ def plan_enter(target: Target, extra: Sequence[str], now_set: Iterable[FlagKey],
     t = time.time() if now is None else now
     stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(t))
     name = target.host or "osd" + "-".join(str(i) for i in target.osds[:4])
-    m = Maintenance(id=f"{name}-{stamp}-{secrets.token_hex(2)}", fsid=fsid, target=target, wanted=tuple(wanted),
-                    owned=owned, started=t, user=user if user is not None else _user())
+    m = Maintenance(id=f"{name}-{stamp}-{secrets.token_hex(2)}", fsid=fsid, target=target, set_by_it=owned,
+                    kept=tuple(k for k in wanted if k not in owned), owned=owned, started=t,
+                    user=user if user is not None else _user())
     return m, flag_ops(owned, True)
 
 
 def enter_explanation(m: Maintenance) -> str:
-    lines = [f"Maintenance of {m.target.label} ({', '.join(f'osd.{i}' for i in m.target.osds)})."]
-    if m.owned:
-        lines.append("Sets (and unsets again at exit): " + ", ".join(flag_label(k) for k in m.owned) + ".")
+    osds = ", ".join(f"osd.{i}" for i in m.target.osds)
+    lines = [f"Maintenance of {m.target.label} ({osds})." if m.target.host else f"Maintenance of {osds}."]
+    if m.set_by_it:
+        lines.append("Sets (and unsets again at exit): " + ", ".join(flag_label(k) for k in m.set_by_it) + ".")
     if m.kept:
         lines.append("Already set by someone else, so left alone now and at exit: "
                      + ", ".join(flag_label(k) for k in m.kept) + ".")
@@ -330,9 +335,8 @@ def apply_results(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, s
                       ok, now)
     if on:
         won = succeeded(m.owned)
-        failed = set(m.owned) - won  # not set after all: neither owned nor (falsely) "kept"
         out = replace(out, owned=tuple(k for k in m.owned if k in won),
-                      wanted=tuple(k for k in m.wanted if k not in failed))
+                      set_by_it=tuple(k for k in m.set_by_it if k in won))
     else:
         gone = succeeded(m.owned)
         out = replace(out, owned=tuple(k for k in m.owned if k not in gone))
@@ -378,7 +382,8 @@ def plan_exit(m: Maintenance, now_set: Iterable[FlagKey], others: Sequence[Maint
             handed.append((k, needing[k]))
         else:
             unset.append(k)
-    return ExitPlan(tuple(flag_ops(unset, False)), tuple(unset), tuple(gone), tuple(handed), m.kept)
+    return ExitPlan(tuple(flag_ops(unset, False)), tuple(unset), tuple(gone), tuple(handed),
+                    tuple(k for k in m.kept if k not in m.owned))
 
 
 def finish_enter(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, str]], ran: bool,
@@ -514,6 +519,18 @@ def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]
     return ", ".join(parts) + " (tab 7)" if parts else ""
 
 
+def fit_banner(items: Sequence[str], short: str, room: int) -> str:
+    """As many whole items as fit in `room` cells, then '+N more', else the short count."""
+    full = "⚑ " + " · ".join(items)
+    if len(full) <= room:
+        return full
+    for n in range(len(items) - 1, 0, -1):
+        text = "⚑ " + " · ".join(items[:n]) + f" · +{len(items) - n} more (tab 7)"
+        if len(text) <= room:
+            return text
+    return "⚑ " + short
+
+
 # ------------------------------------------------------------------ the state file
 
 @dataclass
@@ -568,8 +585,17 @@ class MaintenanceStore:
     def get(self, mid: str) -> Maintenance | None:
         return next((r for r in self.records if r.id == mid), None)
 
+    def _reread(self) -> None:
+        """Pick up what another cephtui wrote meanwhile, so a write of ours does not drop its records."""
+        if self.error:
+            raise OSError(self.error)
+        self.load()
+        if self.error:
+            raise OSError(self.error)
+
     def put(self, m: Maintenance) -> None:
         """Insert or replace by id; a finished maintenance moves to the history. Saves."""
+        self._reread()
         self.records = [r for r in self.records if r.id != m.id]
         if m.active:
             self.records.append(m)
@@ -577,7 +603,14 @@ class MaintenanceStore:
             self.history = [r for r in self.history if r.id != m.id] + [m]
         self.save()
 
+    def drop(self, mid: str) -> None:
+        """Forget a record that never took effect (cancelled before anything ran)."""
+        self._reread()
+        self.records = [r for r in self.records if r.id != mid]
+        self.save()
+
     def put_all(self, ms: Sequence[Maintenance]) -> None:
+        self._reread()
         by_id = {m.id: m for m in ms}
         self.records = [by_id.get(r.id, r) for r in self.records]
         self.save()

@@ -151,6 +151,7 @@ def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
     assert rec["target"] == {"host": "node1", "osds": [0, 1, 2]} and rec["state"] == "entering"
     assert rec["flags_set"] == [{"flag": "noout", "scope": "node1"}, {"flag": "noscrub", "scope": ""}]
     assert rec["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}]
+    assert rec["restore"] == rec["flags_set"]  # written before anything runs: may have set all of these
     assert rec["user"] == "alice" and rec["started"].startswith("2024-03-05T14:02:00")
 
     active = mt.finish_enter(m, ok(ops_), ran=True)
@@ -164,6 +165,11 @@ def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
     again.put(mt.finish_exit(active, plan, ok(plan.operations)))
     third = mt.MaintenanceStore.open(path)
     assert third.records == [] and third.history[-1].id == m.id and third.history[-1].state == "done"
+    # The history keeps what it set and what it left alone; nothing is left to restore.
+    rec = json.loads(path.read_text())["history"][-1]
+    assert rec["flags_set"] == [{"flag": "noout", "scope": "node1"}, {"flag": "noscrub", "scope": ""}]
+    assert rec["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}] and rec["restore"] == []
+    assert rec["ended"] and [s["what"] for s in rec["steps"]][-1] == "exit done"
 
 
 def test_corrupt_state_file_is_reported_not_overwritten(tmp_path: Path) -> None:
@@ -211,3 +217,23 @@ def test_every_cluster_flag_is_explained() -> None:
     assert set(mt.FLAG_HELP) == set(CLUSTER_FLAGS)
     assert "ok-to-stop: yes for osd.0" in mt.ok_to_stop_summary({"ok_to_stop": True, "osds": [0],
                                                                  "ok_become_degraded": ["1.0"]})
+
+
+def test_fit_banner_keeps_whole_items_then_counts() -> None:
+    items = ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
+    full = "⚑ " + " · ".join(items)
+    assert mt.fit_banner(items, "1 maintenance, 1 flag (tab 7)", len(full)) == full
+    assert mt.fit_banner(items, "x", len(full) - 1) == "⚑ " + items[0] + " · +1 more (tab 7)"
+    assert mt.fit_banner(items, "1 maintenance, 1 flag (tab 7)", 20) == "⚑ 1 maintenance, 1 flag (tab 7)"
+
+
+def test_two_cephtuis_writing_the_state_file_keep_each_others_records(tmp_path: Path) -> None:
+    path = tmp_path / "maintenance.json"
+    one, two = mt.MaintenanceStore.open(path), mt.MaintenanceStore.open(path)
+    a, _ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), (), set(), FSID)
+    b, _ = mt.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID)
+    one.put(a)
+    two.put(b)  # two never saw a in memory
+    assert [r.id for r in mt.MaintenanceStore.open(path).records] == [a.id, b.id]
+    one.drop(a.id)
+    assert [r.id for r in mt.MaintenanceStore.open(path).records] == [b.id]

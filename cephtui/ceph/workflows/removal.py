@@ -216,9 +216,9 @@ class RemovalEngine:
             lost = last_copy_pgs(self.client, s.dead) if s.dead else []
             s.progress["last_copy_pgs"] = lost[:20]
             s.waiting_for = f"not yet safe to destroy: {reason}" + (
-                f". {len(lost)} PG(s) have their only copy on the dead OSD(s) ({', '.join(lost[:5])}"
-                f"{' …' if len(lost) > 5 else ''}): destroying would lose that data for good; bring the disk back "
-                "if at all possible" if lost else "")
+                f". {len(lost)} PG(s) are served by no other OSD ({', '.join(lost[:5])}"
+                f"{' …' if len(lost) > 5 else ''}): their only copy is most likely on the dead OSD(s), and "
+                "destroying it would lose that data for good; bring the disk back if at all possible" if lost else "")
             return
         self.safe_verified = set(s.osds)
         self._go("stop", "safe-to-destroy: yes")
@@ -400,7 +400,9 @@ def last_copy_pgs(client: Any, dead: list[int]) -> list[str]:
     out = []
     for pg in pgs or ():
         state = str(pg.get("state", "")).split("+")
-        if any(b in state for b in ("stale", "down", "incomplete")) and pg.get("acting") and set(pg["acting"]) <= set(dead):
+        # Pacific shows a PG whose only OSD died as 'unknown' with an empty acting set: no other OSD has it.
+        if any(b in state for b in ("stale", "down", "incomplete", "unknown")) \
+                and set(pg.get("acting") or ()) <= set(dead):
             out.append(str(pg.get("pgid")))
     return out
 

@@ -149,6 +149,7 @@ class MaintenancePane(Vertical):
         return self.query_one("#maint-flags", VirtualTable)
 
     def focus_table(self) -> None:
+        self.reload()  # another cephtui may have entered or ended a maintenance meanwhile
         (self.mtable if self.mtable.row_count else self.ftable).focus()
 
     # ------------------------------------------------------------ data
@@ -189,7 +190,7 @@ class MaintenancePane(Vertical):
         active = self.active()
         self.mtable.set_rows(active)
         self.ftable.set_rows(flag_rows(self.flags, active))
-        n_set = sum(1 for f in self.flags)
+        n_set = len(self.flags)
         parts = [f"[b]{len(active)}[/] maintenance{'s' if len(active) != 1 else ''} in progress",
                  f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
         if self.store.error:
@@ -253,6 +254,8 @@ class MaintenancePane(Vertical):
         self._flag_action(False)
 
     def action_toggle_flag(self) -> None:
+        if not self.ftable.has_focus:  # enter on the maintenance table must not flip a flag out of sight
+            return
         row = self.selected_flag()
         if row is not None:
             self._flag_action(not row.is_set)
@@ -401,9 +404,8 @@ class MaintenancePane(Vertical):
         def done(outcome: Any) -> None:
             entered = mt.finish_enter(m, outcome.results, outcome.ran)
             if entered is None:
-                self.store.records = [r for r in self.store.records if r.id != m.id]
                 try:
-                    self.store.save()
+                    self.store.drop(m.id)
                 except OSError as e:
                     self.app.notify(f"Could not write the state file: {e}", severity="error")
                 self._refresh()
@@ -460,7 +462,8 @@ class MaintenancePane(Vertical):
         explain = Text(plan.explanation(m))
         if down:
             names = ", ".join(f"osd.{i}" for i in down)
-            explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {'it' if len(down) == 1 else 'them'}"
+            them = "it" if len(down) == 1 else "them"
+            explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {them}"
                            " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
                            "Start the daemons first unless you mean it.", style="bold yellow")
         if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(

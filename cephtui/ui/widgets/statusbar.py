@@ -6,7 +6,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from ...ceph.maintenance import Maintenance, banner_items, banner_short
+from ...ceph.maintenance import Maintenance, banner_items, banner_short, fit_banner
 from ...ceph.models import ClusterSnapshot
 
 BADGE_STYLE = {
@@ -89,16 +89,20 @@ class StatusBar(Static):
             age = time.time() - self.last_ok
             style = "dim" if self.connected else "bold yellow"
             t.append(f" │ data {age:.0f}s old", style=style)
-            if self.snapshot and self.connected:
-                t.append(f" · poll {self.snapshot.poll_ms:.0f} ms", style="dim")
-        banner = self.banner
-        if banner:
-            # One line: when the whole banner does not fit, a count that points at the Maintenance tab.
-            room = self.size.width - t.cell_len - 3
-            if self.size.width and len(banner) > room:
-                banner = "⚑ " + banner_short(self.maintenances, self.snapshot.flags if self.snapshot else ())
+        poll = f" · poll {self.snapshot.poll_ms:.0f} ms" if self.snapshot and self.connected else ""
+        flags = self.snapshot.flags if self.snapshot else ()
+        items = banner_items(self.maintenances, flags, self.first_poll)
+        if items:
+            # One line: the banner before the poll time; whole items that fit, then '+N more', then a count.
+            width = self.size.width or 10_000
+            if len("⚑ " + " · ".join(items)) > width - t.cell_len - len(poll) - 5:
+                poll = ""  # the banner matters more than the poll time
+            banner = fit_banner(items, banner_short(self.maintenances, flags), width - t.cell_len - len(poll) - 5)
+            t.append(poll, style="dim")
             t.append(" │ ", style="dim")
             t.append(f" {banner} ", style="bold black on yellow")
+        else:
+            t.append(poll, style="dim")
         if self.snapshot and self.snapshot.notes and self.connected:
             t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
         self.update(t)

@@ -1,0 +1,228 @@
+"""Maintenance tab through Pilot on the real cluster: maintenance mode, the flags manager, the header banner."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.maintenance import PreflightScreen
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.widgets.statusbar import StatusBar
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, plain, text_of, wait_for
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Maintenance records go to a temporary state dir, never the developer's own."""
+    d = tmp_path / "state"
+    monkeypatch.setenv("CEPHTUI_STATE_DIR", str(d))
+    return d
+
+
+def host_of(sandbox: Sandbox) -> str:
+    return next(n["name"] for n in sandbox.ceph("osd", "tree")["nodes"] if n["type"] == "host")
+
+
+def dump_flags(sandbox: Sandbox) -> tuple[set[str], dict]:
+    d = sandbox.ceph("osd", "dump")
+    return set(d.get("flags_set") or d["flags"].split(",")), d.get("crush_node_flags") or {}
+
+
+def bar_text(app: CephTUI) -> str:
+    return plain(app.query_one(StatusBar).content)
+
+
+def cleanup(sandbox: Sandbox, host: str) -> None:
+    for flag in ("noscrub", "nodeep-scrub", "norebalance"):
+        sandbox.ceph("osd", "unset", flag)
+    sandbox.ceph("osd", "unset-group", "noout", host)
+
+
+async def open_tab(app: CephTUI, pilot: Pilot) -> None:
+    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+    await pilot.press("7")
+    await wait_for(pilot, lambda: app.maintenance_pane.ftable.row_count >= 12, 5, "the flags table")
+
+
+async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirm dialog")
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    assert expect_cli in text_of(app, "#confirm-commands")
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: screen.state == "done", 20, "the commands' answers")
+    result = text_of(app, "#confirm-result")
+    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
+    return result
+
+
+async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
+    """e, keep the defaults (the only host; noscrub + nodeep-scrub), accept the ok-to-stop refusal, run."""
+    await pilot.press("e")
+    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the enter form")
+    await pilot.pause(0.2)
+    await pilot.press("enter")
+    # The sandbox's only host holds every replica: ok-to-stop refuses, and says why.
+    await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), 15, "the ok-to-stop refusal")
+    assert "unsafe to stop" in text_of(app, "#preflight-text") and "Nothing has been changed" in text_of(
+        app, "#preflight-text")
+    await pilot.click("#preflight-continue")
+    result = await confirm_and_run(app, pilot, f"$ ceph osd set-group noout {host}")
+    assert "✖" not in result
+
+
+async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox: Sandbox, state_dir: Path) -> None:
+    host = host_of(sandbox)
+    sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_tab(app, pilot)
+            await wait_for(pilot, lambda: "nodeep-scrub since" in bar_text(app), 10, "the hand-set flag in the banner")
+
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the enter form")
+            status = text_of(app, "#form-status")
+            assert f"$ ceph osd set-group noout {host}" in status and "$ ceph osd set noscrub" in status
+            assert "set nodeep-scrub" not in status  # already set: not ours to set, nor to unset later
+            assert "already set by someone else, left alone now and at exit: nodeep-scrub" in status
+            await pilot.press("escape")
+            await enter_host_maintenance(app, pilot, host)
+
+            flags, nodes = dump_flags(sandbox)
+            assert nodes == {host: ["noout"]} and {"noscrub", "nodeep-scrub"} <= flags and "noout" not in flags
+            record = json.loads((state_dir / "maintenance.json").read_text())["maintenances"][0]
+            assert record["target"]["host"] == host and record["state"] == "active"
+            assert record["flags_set"] == [{"flag": "noout", "scope": host}, {"flag": "noscrub", "scope": ""}]
+            assert record["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}]
+
+            # The header: the maintenance with its flags, and the other flag with its own since-time.
+            await wait_for(pilot, lambda: f"maintenance: host {host} since" in bar_text(app), 10, "the banner")
+            bar = bar_text(app)
+            assert "+noscrub" in bar and "nodeep-scrub since" in bar and "(by someone else)" in bar
+            howto = text_of(app, "#maint-howto")
+            assert "systemctl stop ceph-osd@0 ceph-osd@1 ceph-osd@2" in howto
+            assert f"ceph orch host maintenance enter {host}" in howto
+
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the exit dialog")
+            assert "Leaves alone (set by someone else): nodeep-scrub" in text_of(app, "#confirm-commands")
+            assert "unset nodeep-scrub" not in text_of(app, "#confirm-commands")
+            await confirm_and_run(app, pilot, f"$ ceph osd unset-group noout {host}")
+
+            flags, nodes = dump_flags(sandbox)
+            assert nodes == {} and "noscrub" not in flags
+            assert "nodeep-scrub" in flags  # someone else's flag survives
+            await wait_for(pilot, lambda: "maintenance:" not in bar_text(app), 10, "the maintenance off the banner")
+            assert "nodeep-scrub since" in bar_text(app)
+            assert app.maintenance_pane.mtable.row_count == 0
+            data = json.loads((state_dir / "maintenance.json").read_text())
+            assert data["maintenances"] == [] and data["history"][-1]["state"] == "done"
+    finally:
+        cleanup(sandbox, host)
+
+
+async def test_flags_manager_sets_and_unsets_with_confirmation(make_app, sandbox: Sandbox) -> None:
+    host = host_of(sandbox)
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_tab(app, pilot)
+            assert "⚑" not in bar_text(app)
+            pane = app.maintenance_pane
+            row = next(i for i, r in enumerate(pane.ftable.rows) if r.flag == "norebalance" and not r.scope)
+            await pilot.press("home", *["down"] * row)
+            assert pane.selected_flag() is not None and pane.selected_flag().flag == "norebalance"
+
+            await pilot.press("u")  # not set: nothing to do, nothing asked
+            assert not isinstance(app.screen, ConfirmScreen)
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirm dialog")
+            assert "no backfill of merely misplaced PGs" in text_of(app, "#confirm-commands")
+            assert "norebalance is set" in await confirm_and_run(app, pilot, "$ ceph osd set norebalance")
+            assert "norebalance" in dump_flags(sandbox)[0]
+            await wait_for(pilot, lambda: "norebalance since" in bar_text(app), 10, "the flag in the banner")
+            await wait_for(pilot, lambda: pane.selected_flag().is_set, 10, "the flag shown set")
+            assert "set" in plain(pane.ftable.get_row_at(row)[2])
+
+            await pilot.press("enter")  # toggle: unset
+            assert "norebalance is unset" in await confirm_and_run(app, pilot, "$ ceph osd unset norebalance")
+            assert "norebalance" not in dump_flags(sandbox)[0]
+            await wait_for(pilot, lambda: "⚑" not in bar_text(app), 10, "the banner gone")
+    finally:
+        cleanup(sandbox, host)
+
+
+async def test_a_restarted_app_still_knows_the_maintenance_and_can_exit_it(make_app, sandbox: Sandbox,
+                                                                           state_dir: Path) -> None:
+    host = host_of(sandbox)
+    try:
+        first = make_app()
+        async with first.run_test(size=SIZE) as pilot:
+            await open_tab(first, pilot)
+            await enter_host_maintenance(first, pilot, host)
+        assert dump_flags(sandbox)[1] == {host: ["noout"]}
+
+        second = make_app()  # a new cephtui: only the state file remembers
+        async with second.run_test(size=SIZE) as pilot:
+            await open_tab(second, pilot)
+            pane = second.maintenance_pane
+            assert pane.mtable.row_count == 1 and pane.selected_maintenance().target.host == host
+            await wait_for(pilot, lambda: f"maintenance: host {host}" in bar_text(second), 10, "the banner")
+            await pilot.press("x")
+            await confirm_and_run(second, pilot, f"$ ceph osd unset-group noout {host}")
+            flags, nodes = dump_flags(sandbox)
+            assert nodes == {} and not {"noscrub", "nodeep-scrub"} & flags
+            assert pane.mtable.row_count == 0
+            await wait_for(pilot, lambda: "⚑" not in bar_text(second), 10, "the banner gone")
+    finally:
+        cleanup(sandbox, host)
+
+
+async def test_osd_maintenance_with_a_stopped_osd(make_app, sandbox: Sandbox, state_dir: Path) -> None:
+    """One OSD: ok-to-stop agrees, noout is scoped to that OSD, exit warns while it is still down."""
+    host = host_of(sandbox)
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_tab(app, pilot)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the enter form")
+            await pilot.press("ctrl+u", *"osd.0", "tab", "ctrl+u", *"none")
+            status = text_of(app, "#form-status")
+            assert "$ ceph osd set-group noout osd.0" in status and "osd set noscrub" not in status
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirm dialog")
+            assert "✔ ok-to-stop: yes for osd.0" in text_of(app, "#confirm-commands")
+            await confirm_and_run(app, pilot, "$ ceph osd set-group noout osd.0")
+            osd0 = next(o for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == 0)
+            assert "noout" in osd0["state"] and dump_flags(sandbox)[1] == {}
+            assert "systemctl stop ceph-osd@0" in text_of(app, "#maint-howto")
+
+            sandbox.kill("osd.0")  # what the admin does on the host
+            await wait_for(pilot, lambda: app.snapshot.osds.up == 2, 30, "osd.0 down")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the exit dialog")
+            assert "osd.0 still down" in text_of(app, "#confirm-commands")
+            await pilot.press("escape")  # start it first, as the dialog says
+            assert app.maintenance_pane.mtable.row_count == 1
+            assert app.maintenance_pane.selected_maintenance().state == "active"
+
+            sandbox.revive("osd.0")
+            await wait_for(pilot, lambda: app.snapshot.osds.up == 3, 60, "osd.0 up again")
+            await pilot.press("x")
+            await confirm_and_run(app, pilot, "$ ceph osd unset-group noout osd.0")
+            osd0 = next(o for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == 0)
+            assert "noout" not in osd0["state"]
+            assert app.maintenance_pane.mtable.row_count == 0
+    finally:
+        sandbox.ceph("osd", "unset-group", "noout", "osd.0")
+        cleanup(sandbox, host)
+        sandbox.heal()
