@@ -579,3 +579,10 @@ def osd_remove(osd: int, replace: bool, safe_verified: bool) -> Operation:
                      prefix=f"osd {verb}", args=(("id", int(osd)), ("yes_i_really_mean_it", True)),
                      cli=_cli("osd", verb, str(osd), "--yes-i-really-mean-it"), impact=DESTROYS,
                      confirm_text=f"osd.{osd}")
+
+
+def orch_daemon_stop(daemon: str) -> Operation:
+    """Stop a daemon through the orchestrator (cephadm, rook): it knows which host runs it."""
+    daemon = check_name(daemon, "daemon")
+    return Operation(title=f"Stop {daemon} through the orchestrator", prefix="orch daemon",
+                     args=(("action", "stop"), ("name", daemon)), cli=_cli("orch", "daemon", "stop", daemon))

@@ -11,6 +11,7 @@ cephtui resumes exactly where it stopped. `osd destroy`/`osd purge` get
 from __future__ import annotations
 
 import shlex
+import socket
 import shutil
 import subprocess
 import time
@@ -230,7 +231,11 @@ class RemovalEngine:
         for i in up:
             if i in s.stopped:
                 continue
-            cmd = stop_command(s.stop_template, i)
+            if not s.stop_template.strip() and self._orchestrated():
+                self._run(ops.orch_daemon_stop(f"osd.{i}"))
+                s.stopped.append(i)
+                continue
+            cmd = stop_command(s.stop_template, i, self._osd_host(i))
             if cmd is None:
                 s.waiting_for = (f"stop osd.{i} on its host (`systemctl stop ceph-osd@{i}`, or "
                                  f"`ceph orch daemon stop osd.{i}` with cephadm); waiting until it is reported down")
@@ -267,6 +272,20 @@ class RemovalEngine:
             self.save()
         self._go("replace" if s.replace else "backfill", "destroyed (ids and CRUSH positions kept)" if s.replace
                  else "purged: gone from CRUSH, auth and the osdmap")
+
+    def _orchestrated(self) -> bool:
+        """cephadm (or rook) manages the daemons: `ceph orch status` answers with a backend."""
+        try:
+            status = self.client.mon("orch status") or {}
+        except CephError:
+            return False  # ENOENT: no orchestrator configured
+        return bool(status.get("available")) and bool(status.get("backend"))
+
+    def _osd_host(self, osd: int) -> str:
+        try:
+            return str((self.client.mon("osd metadata", id=osd) or {}).get("hostname", ""))
+        except CephError:
+            return ""
 
     def _removed_in_osdmap(self, osd: int) -> bool:
         entry = next((o for o in self._osd_dump().get("osds") or () if _i(o.get("osd")) == osd), None)
@@ -407,11 +426,13 @@ def last_copy_pgs(client: Any, dead: list[int]) -> list[str]:
     return out
 
 
-def stop_command(template: str, osd: int) -> str | None:
-    """The command that stops one OSD daemon: the admin's template, systemd here, or None (manual)."""
+def stop_command(template: str, osd: int, host: str = "") -> str | None:
+    """The command that stops one OSD daemon: the admin's template ({id}, {host}), systemd when the OSD
+    runs on this very host, or None (the operator stops it; the workflow waits until it is down)."""
     if template.strip():
-        return template.replace("{id}", str(osd))
-    if shutil.which("systemctl") and _unit_exists(f"ceph-osd@{osd}"):
+        return template.replace("{id}", str(osd)).replace("{host}", host or "HOST")
+    local = not host or host in (socket.gethostname(), socket.getfqdn())
+    if local and shutil.which("systemctl") and _unit_exists(f"ceph-osd@{osd}"):
         return f"systemctl stop ceph-osd@{osd}"
     return None
 
