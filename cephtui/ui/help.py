@@ -36,6 +36,14 @@ keeps retrying; it recovers by itself.
 | `o` / `i` / `d` | mark out (with a preview of the PGs that remap) / in / down |
 | `w` / `W` / `a` | reweight (0..1) / CRUSH weight (previewed) / primary affinity |
 | `c` / `n` | set device class (previewed) / toggle per-OSD noout |
+| `X` / `P` | guided removal or replacement of the selected OSD(s) / show the one in progress |
+
+The removal wizard: preflight (capacity after the move, ok-to-stop, other PGs, flags that stall recovery),
+drain (mark out, or CRUSH weight 0), wait until `ceph osd safe-to-destroy` says yes, stop the daemon
+(`--osd-stop-cmd`, the orchestrator, systemd here, or you), destroy (replacement) or purge, then for a
+replacement wait for the new OSD with the same id, and follow backfill to active+clean. `p` pauses or
+resumes, `a` aborts (OSDs not yet destroyed are marked back in). The state is saved after every step;
+a restarted cephtui offers to resume.
 
 The OSD filter takes words that must all match: `osd.3` or `3`, a host or any bucket name, a class
 (`ssd`), a state (`up`, `down`, `in`, `out`, `destroyed`) or a flag (`noout`, `nearfull`, `full` …).
