@@ -81,6 +81,14 @@ how many PGs per pool change their up set and roughly how much data would move. 
 or refused, stays in the dialog and goes to the audit log (`~/.local/state/cephtui/audit.log`,
 or `$CEPHTUI_AUDIT_LOG`).
 
+## Maintenance tab
+| key | does |
+|---|---|
+| `e` / `x` | enter maintenance for a host or OSDs (ok-to-stop checked; noout on that host only, plus the flags you pick) / exit it (unsets only what it set) |
+| `s` / `u` / `enter` | set / unset / toggle the cluster flag under the cursor |
+
+While maintenance or a risky flag is on, the header shows it and since when.
+
 ## PG filter
 Words must all match the PG id, state or pool name: `degraded`, `undersized 2.`, `rbd`.
 `osd=3` keeps PGs whose up or acting set contains osd.3. `3.` means pool 3 only.

@@ -10,7 +10,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from textual.pilot import Pilot
@@ -18,6 +18,7 @@ from textual.widgets import Select
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.removal import RemovalEngine
+from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -94,16 +95,22 @@ def stop_cmd(box: Sandbox) -> str:
     return f"/usr/bin/python3 {SANDBOX_PY} kill {box.dir} osd.{{id}}"
 
 
-def make(box: Sandbox, clients: list[CephClient]) -> CephTUI:
-    client = CephClient(ConnectionSpec(conffile=str(box.conf), op_timeout=10)).connect()
-    clients.append(client)
-    return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(box))
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> WorkflowStore:
+    """This module's own workflow state: an unfinished removal must not greet other tests' apps."""
+    return WorkflowStore(tmp_path_factory.mktemp("removal-state"))
 
 
 @pytest.fixture
-def apps() -> Iterator[list[CephClient]]:
+def make(box: Sandbox, store: WorkflowStore) -> Iterator[Callable[[], CephTUI]]:
     clients: list[CephClient] = []
-    yield clients
+
+    def _make() -> CephTUI:
+        client = CephClient(ConnectionSpec(conffile=str(box.conf), op_timeout=10)).connect()
+        clients.append(client)
+        return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(box), workflow_store=store)
+
+    yield _make
     for c in clients:
         c.close()
 
@@ -132,7 +139,7 @@ async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove
     return app.screen.engine
 
 
-async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: dict[str, str], apps) -> None:
+async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: dict[str, str], make) -> None:
     """A size-1 pool whose only copy sits on a dead OSD: the wizard waits, says why, and destroys nothing."""
     box.ceph("config", "set", "global", "mon_allow_pool_size_one", "true")
     box.ceph("osd", "pool", "create", "ctr-one", "8")
@@ -152,7 +159,7 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
     box.kill(f"osd.{victim}")
     wait_until(lambda: not next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == victim)["up"], 60,
                f"osd.{victim} down")
-    app = make(box, apps)
+    app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, victim)
@@ -175,8 +182,8 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
         box.heal()
 
 
-async def test_replace_keeps_the_id_and_follows_backfill(box: Sandbox, checksums: dict[str, str], apps) -> None:
-    app = make(box, apps)
+async def test_replace_keeps_the_id_and_follows_backfill(box: Sandbox, checksums: dict[str, str], make) -> None:
+    app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 2, mode="replace")
         await wait_for(pilot, lambda: "ceph-volume" in engine.state.waiting_for or engine.state.status == "failed",
@@ -193,8 +200,8 @@ async def test_replace_keeps_the_id_and_follows_backfill(box: Sandbox, checksums
     assert all_clean(box) and read_back(box) == checksums
 
 
-async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], apps) -> None:
-    app = make(box, apps)
+async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], make) -> None:
+    app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 3)
         await wait_for(pilot, lambda: engine.state.status in ("done", "failed", "blocked"), 240, "the removal")
@@ -210,14 +217,14 @@ async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: 
     assert read_back(box) == checksums
 
 
-async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], apps) -> None:
-    app = make(box, apps)
+async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make) -> None:
+    app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 1)
         await wait_for(pilot, lambda: engine.state.step in ("wait_safe", "stop"), 60, "the drain under way")
         wf_id = engine.state.id
     # cephtui is gone; the state file says where it stopped. A new cephtui offers to resume.
-    app2 = make(box, apps)
+    app2 = make()
     async with app2.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app2.screen, ResumeScreen), 15, "the resume offer")
         assert app2.screen.removal.id == wf_id
