@@ -46,10 +46,6 @@ def checksums(box: Sandbox) -> dict[str, str]:
     """A size-2 pool with objects of known content."""
     import rados
 
-    # Every pool at size 2, so that two OSDs are enough to hold everything by the last test.
-    for p in box.ceph("osd", "pool", "ls", "detail"):
-        if p["size"] > 2:
-            box.ceph("osd", "pool", "set", p["pool_name"], "size", "2")
     if POOL not in [p["pool_name"] for p in box.ceph("osd", "pool", "ls", "detail")]:
         box.ceph("osd", "pool", "create", POOL, "16")
         box.ceph("osd", "pool", "set", POOL, "size", "2")
@@ -113,6 +109,13 @@ def make(box: Sandbox, store: WorkflowStore) -> Iterator[Callable[[], CephTUI]]:
     yield _make
     for c in clients:
         c.close()
+
+
+def pools_at_size_two(box: Sandbox) -> None:
+    """The mgr creates device_health_metrics (size 3) on its own schedule: bring every pool to 2 copies."""
+    for p in box.ceph("osd", "pool", "ls", "detail"):
+        if p["size"] > 2:
+            box.ceph("osd", "pool", "set", p["pool_name"], "size", "2")
 
 
 async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove") -> RemovalEngine:
@@ -218,6 +221,23 @@ async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: 
 
 
 async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make) -> None:
+    # Two OSDs would remain: with a size-3 pool the wizard refuses in preflight and says why.
+    box.ceph("osd", "pool", "create", "ctr-three", "8")
+    box.ceph("osd", "pool", "set", "ctr-three", "size", "3")
+    try:
+        app = make()
+        async with app.run_test(size=SIZE) as pilot:
+            engine = await start_wizard(app, pilot, 1)
+            await wait_for(pilot, lambda: engine.state.status == "blocked", 30, "the preflight blocker")
+            check = next(c for c in engine.state.checks if c["name"] == "pool sizes")
+            assert check["level"] == "block" and "ctr-three (size 3)" in check["detail"]
+            assert next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 1)["in"] == 1  # untouched
+            await pilot.press("a", "a")
+            await wait_for(pilot, lambda: engine.state.status == "aborted", 20, "the abort")
+    finally:
+        box.ceph("osd", "pool", "delete", "ctr-three", "ctr-three", "--yes-i-really-really-mean-it")
+    pools_at_size_two(box)
+    wait_until(lambda: all_clean(box), 60, "pools at size 2")
     app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 1)

@@ -326,6 +326,16 @@ def preflight(client: Any, osds: list[int]) -> list[Check]:
                         f"{', '.join(stall)} set: data would not move off the OSD, so the drain could never finish "
                         "(unset them in the Maintenance tab)" if stall else "no flag stops recovery"))
 
+    # A pool that keeps more copies than OSDs would remain can never be clean again: safe-to-destroy
+    # would never say yes, and the drain would wait forever.
+    remaining_in = sum(1 for o in dump.get("osds") or () if o.get("in") and _i(o.get("osd")) not in osds)
+    too_big = [f"{p.get('pool_name')} (size {p.get('size')})" for p in dump.get("pools") or ()
+               if _i(p.get("size")) > remaining_in]
+    checks.append(Check("pool sizes", "block" if too_big else "ok",
+                        f"only {remaining_in} OSD(s) would remain in, fewer than the copies of: {', '.join(too_big)}; "
+                        "lower their size or add OSDs first" if too_big else
+                        f"{remaining_in} OSDs remain in: enough for every pool's size"))
+
     nearfull = float(dump.get("nearfull_ratio") or 0.85)
     df = client.mgr("osd df") or {}
     nodes = [n for n in df.get("nodes") or () if _i(n.get("id")) >= 0]
