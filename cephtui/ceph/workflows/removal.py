@@ -137,7 +137,8 @@ class RemovalEngine:
             undone.append("stopped daemons stay stopped: start them again on their host "
                           f"({', '.join(f'osd.{i}' for i in s.stopped if i not in s.removed)})")
         s.status = "aborted"
-        s.note("aborted; " + ("; ".join(undone) or "nothing to undo"))
+        s.waiting_for = "aborted; " + ("; ".join(undone) or "nothing had changed, nothing to undo")
+        s.note(s.waiting_for)
         self.save()
         return undone
 
