@@ -9,26 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from .coerce import as_float as _f, as_int as _i
 from .models import Ratios
 
 # Per-OSD state bits of the osdmap worth showing (`osd dump` osds[].state).
 FLAG_STATES = ("noout", "nodown", "noup", "noin", "destroyed", "new", "full", "backfillfull", "nearfull")
 FULLNESS = ("full", "backfillfull", "nearfull")  # worst first
-
-
-def _f(v: Any) -> float:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return 0.0
-    return x if x == x and abs(x) != float("inf") else 0.0
-
-
-def _i(v: Any) -> int:
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return 0
 
 
 @dataclass(frozen=True)

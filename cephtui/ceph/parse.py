@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
+from .coerce import as_float, as_int
 from .models import (
     SEVERITY_ORDER,
     Capacity,
@@ -31,19 +32,7 @@ from .models import (
 )
 
 
-def _int(v: Any) -> int:
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _float(v: Any) -> float:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return 0.0
-    return f if f == f and f not in (float("inf"), float("-inf")) else 0.0
+_int, _float = as_int, as_float
 
 
 def _ints(v: Any) -> tuple[int, ...]:

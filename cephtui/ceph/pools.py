@@ -9,24 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .coerce import as_float as _f, as_int as _i
 from .models import PoolUsage
 
 TYPES = {1: "replicated", 3: "erasure"}
-
-
-def _i(v: Any) -> int:
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _f(v: Any) -> float:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return 0.0
-    return x if x == x and abs(x) != float("inf") else 0.0
 
 
 @dataclass(frozen=True)

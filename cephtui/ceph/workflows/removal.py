@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from .. import ops
 from ..client import CephError, CephTimeout
+from ..coerce import as_int as _i
 from .store import WorkflowStore
 
 KIND = "removal"
@@ -78,13 +79,6 @@ class Removal:
         r = cls(**known)
         r.osds = [int(i) for i in r.osds]
         return r
-
-
-def _i(v: Any) -> int:
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return 0
 
 
 class RemovalEngine:
