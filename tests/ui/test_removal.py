@@ -91,10 +91,11 @@ def stop_cmd(box: Sandbox) -> str:
     return f"/usr/bin/python3 {SANDBOX_PY} kill {box.dir} osd.{{id}}"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> WorkflowStore:
-    """This module's own workflow state: an unfinished removal must not greet other tests' apps."""
-    return WorkflowStore(tmp_path_factory.mktemp("removal-state"))
+@pytest.fixture
+def store(tmp_path: Path) -> WorkflowStore:
+    """Each test's own workflow state (shared by the apps within it): a removal left unfinished by a
+    failed test must not greet the next test's app with a resume offer."""
+    return WorkflowStore(tmp_path)
 
 
 @pytest.fixture
@@ -162,6 +163,7 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
     box.kill(f"osd.{victim}")
     wait_until(lambda: not next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == victim)["up"], 60,
                f"osd.{victim} down")
+    # The other pools' PGs re-peer for a moment after an OSD dies; preflight waits for that by itself.
     app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -77,3 +77,44 @@ def test_stop_command_and_plan() -> None:
     assert any("destroy-actual 5" in c for c in plan) and any("ceph-volume lvm create --osd-id 5" in c for c in plan)
     crush0 = planned_commands(Removal(osds=[5], drain_mode="crush0"))
     assert "ceph osd crush reweight osd.5 0" in crush0 and not any("ceph-volume" in c for c in crush0)
+
+
+class PreflightCluster:
+    """Three OSDs in, one pool of size 2, and a PG table the test chooses."""
+
+    def __init__(self, pgs: list[dict[str, Any]]) -> None:
+        self.pgs = pgs
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        assert prefix == "osd dump"
+        return {"flags_set": [], "nearfull_ratio": 0.85, "pools": [{"pool_name": "rbd", "size": 2}],
+                "osds": [{"osd": i, "in": 1, "up": 1} for i in range(3)]}
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd df":
+            return {"nodes": [{"id": i, "kb": 1000, "kb_used": 10} for i in range(3)]}
+        if prefix == "osd ok-to-stop":
+            return {"ok_to_stop": True}
+        if prefix == "pg dump":
+            return {"pg_stats": self.pgs}
+        raise AssertionError(prefix)
+
+
+def _pgs_check(pgs: list[dict[str, Any]]) -> tuple[str, str]:
+    from cephtui.ceph.workflows.removal import preflight
+
+    c = next(c for c in preflight(PreflightCluster(pgs), [2]) if c.name == "pgs")
+    return c.level, c.detail
+
+
+def test_preflight_tells_settling_from_trouble() -> None:
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 1]}
+    assert _pgs_check([clean])[0] == "ok"
+    # Right after an OSD died elsewhere, PGs peer for seconds: wait, do not block.
+    assert _pgs_check([clean, {"pgid": "1.1", "state": "peering", "acting": [0, 1]}])[0] == "wait"
+    # Down with the OSD being removed: what the workflow is for, reported, not blocking.
+    level, detail = _pgs_check([{"pgid": "1.2", "state": "stale+active+clean", "acting": [2]}])
+    assert level == "warn" and "down with these OSDs" in detail
+    # Inactive elsewhere: the cluster is already in trouble.
+    assert _pgs_check([{"pgid": "1.3", "state": "down", "acting": [0]}])[0] == "block"
+    assert _pgs_check([{"pgid": "1.4", "state": "incomplete", "acting": [1]}])[0] == "block"

@@ -27,7 +27,10 @@ from .store import WorkflowStore
 KIND = "removal"
 STEPS = ("preflight", "drain", "wait_safe", "stop", "remove", "replace", "backfill", "done")
 STALL_FLAGS = ("pause", "norecover", "nobackfill", "norebalance")
-BAD_PG_STATES = ("down", "incomplete", "stale", "inactive", "unknown", "peering")
+BAD_PG_STATES = ("down", "incomplete", "stale", "inactive", "unknown", "peering", "activating")
+# For seconds after an OSD comes or goes (stale: the dead primary's PGs until another OSD takes over).
+SETTLING_PG_STATES = ("peering", "activating", "stale")
+SETTLE_TIMEOUT = 90.0  # seconds; after that, still-inactive PGs are a blocker
 
 
 @dataclass
@@ -177,6 +180,17 @@ class RemovalEngine:
             s.status = "blocked"
             s.waiting_for = f"{', '.join(f'osd.{i}' for i in missing)} does not exist"
             return
+        if any(c.level == "wait" for c in checks) and not any(c.level == "block" for c in checks):
+            since = s.progress.setdefault("settling_since", time.time())
+            if time.time() - since < SETTLE_TIMEOUT:
+                s.waiting_for = "; ".join(c.detail for c in checks if c.level == "wait")
+                return  # preflight again on the next tick
+            for c in checks:
+                if c.level == "wait":
+                    c.level = "block"
+                    c.detail = c.detail.split(";")[0] + f" and still not active after {SETTLE_TIMEOUT:.0f} s"
+            s.checks = [asdict(c) for c in checks]
+        s.progress.pop("settling_since", None)
         if any(c.level == "block" for c in checks):
             s.status = "blocked"
             s.waiting_for = "preflight found blockers (see above); fix them and resume (p), or abort (a)"
@@ -356,16 +370,26 @@ def preflight(client: Any, osds: list[int]) -> list[Check]:
     targets = set(osds)
     bad_here: list[str] = []
     bad_elsewhere: list[str] = []
+    settling: list[str] = []
     degraded = 0
     for pg in pgs or ():
         state = str(pg.get("state", "")).split("+")
         if any(b in state for b in BAD_PG_STATES):
             # Down with the OSDs being removed (a dead disk) is what this workflow deals with;
             # anything else inactive means the cluster is already in trouble.
-            (bad_here if set(pg.get("acting") or ()) <= targets else bad_elsewhere).append(str(pg.get("pgid")))
+            if set(pg.get("acting") or ()) <= targets:
+                bad_here.append(str(pg.get("pgid")))
+            elif all(b in SETTLING_PG_STATES for b in state if b in BAD_PG_STATES):
+                settling.append(str(pg.get("pgid")))
+            else:
+                bad_elsewhere.append(str(pg.get("pgid")))
         elif state != ["active", "clean"]:
             degraded += 1
-    if bad_elsewhere:
+    if settling and not bad_elsewhere:
+        checks.append(Check("pgs", "wait", f"{len(settling)} PG(s) are peering right now "
+                            f"({', '.join(settling[:5])}{' …' if len(settling) > 5 else ''}); checking again "
+                            "once they have settled"))
+    elif bad_elsewhere:
         checks.append(Check("pgs", "block", f"{len(bad_elsewhere)} PG(s) not active on other OSDs "
                             f"({', '.join(bad_elsewhere[:5])}{' …' if len(bad_elsewhere) > 5 else ''}); "
                             "removing an OSD now could make it worse"))

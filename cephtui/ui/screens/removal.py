@@ -21,7 +21,7 @@ from textual.widgets import Button, Footer, Input, Static
 from ...ceph.format import human_duration, human_rate
 from ...ceph.workflows.removal import STEPS, Removal, RemovalEngine, stop_command
 
-LEVEL_STYLE = {"ok": "green", "warn": "yellow", "block": "bold red"}
+LEVEL_STYLE = {"ok": "green", "warn": "yellow", "wait": "cyan", "block": "bold red"}
 STEP_TEXT = {
     "preflight": "Preflight: capacity after the move, ok-to-stop, other PGs, recovery flags",
     "drain": "Drain: mark out (or CRUSH weight 0) so data moves off",
@@ -165,7 +165,7 @@ class RemovalScreen(Screen[None]):
 
         checks = Table.grid(padding=(0, 1))
         for c in s.checks:
-            checks.add_row(Text({"ok": "✔", "warn": "⚠", "block": "✖"}.get(c["level"], "?"),
+            checks.add_row(Text({"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖"}.get(c["level"], "?"),
                                 style=LEVEL_STYLE.get(c["level"], "")), Text(c["name"], style="bold"),
                            Text(c["detail"], style=LEVEL_STYLE.get(c["level"], "")))
         self.query_one("#rm-checks", Static).update(checks if s.checks else Text("not run yet", style="dim"))
