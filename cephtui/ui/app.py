@@ -35,6 +35,7 @@ from .panes.users import UsersPane
 from .panes.placeholder import Placeholder
 from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
+from .wizards.form import Builder, Field, FormScreen
 from .widgets.preview_view import preview_for
 from .widgets.statusbar import StatusBar
 
@@ -287,6 +288,15 @@ class CephTUI(App[None]):
             preview = preview_for(self.client, operations)
         self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview,
                                        undo=undo), done)
+
+    def form_then_confirm(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",
+                          warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
+        """A checked form whose operations then go through the confirm dialog: every pane's edit path."""
+        def done(result: list[ops.Operation] | None) -> None:
+            if result:
+                self.confirm_operations(result)
+
+        self.push_screen(FormScreen(title, fields, build, help, warn), done)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

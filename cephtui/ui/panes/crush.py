@@ -23,7 +23,7 @@ from ...ceph.crush import CrushMap
 from ...ceph.models import ClusterSnapshot
 from ..widgets.tables import sync_table
 from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import Field, FormScreen
+from ..wizards.form import Field
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
 
@@ -160,11 +160,7 @@ class CrushPane(Vertical):
             self.app.notify("The CRUSH map has not been read yet.", severity="warning")
             return
 
-        def done(result: list[ops.Operation] | None) -> None:
-            if result:
-                self.app.confirm_operations(result)  # type: ignore[attr-defined]
-
-        self.app.push_screen(FormScreen(title, fields, lambda v: build(cmap, v), help), done)
+        self.app.form_then_confirm(title, fields, lambda v: build(cmap, v), help)  # type: ignore[attr-defined]
 
     def _bucket_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.cmap.real_buckets()) if self.cmap else ()

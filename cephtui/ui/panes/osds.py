@@ -283,11 +283,7 @@ class OSDsPane(Vertical):
             self.app.notify("No OSD selected.", severity="warning")
             return
 
-        def done(result: list[ops.Operation] | None) -> None:
-            if result:
-                self.app.confirm_operations(result)  # type: ignore[attr-defined]
-
-        self.app.push_screen(FormScreen(title, fields, build, help), done)
+        self.app.form_then_confirm(title, fields, build, help)  # type: ignore[attr-defined]
 
     def action_reweight(self) -> None:
         ids = self.targets()

@@ -25,7 +25,7 @@ from ...ceph.models import ClusterSnapshot
 from ...ceph.poolplan import PoolPlan
 from ...ceph.pools import PoolInfo
 from ..widgets.tables import sync_table
-from ..wizards.form import Field, FormScreen
+from ..wizards.form import Field
 
 COLUMNS = ("id", "name", "type", "size", "pg_num", "autoscale", "apps", "rule", "quota", "stored", "used", "%used",
            "max avail", "objects", "rd/wr")
@@ -183,11 +183,7 @@ class PoolsPane(Vertical):
     # ------------------------------------------------------------ actions
     def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
               help: str = "", warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
-        def done(result: list[ops.Operation] | None) -> None:
-            if result:
-                self.app.confirm_operations(result)  # type: ignore[attr-defined]
-
-        self.app.push_screen(FormScreen(title, fields, build, help, warn), done)
+        self.app.form_then_confirm(title, fields, build, help, warn)  # type: ignore[attr-defined]
 
     def _need_pool(self) -> PoolInfo | None:
         p = self.selected()
