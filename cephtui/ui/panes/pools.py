@@ -27,8 +27,10 @@ from ...ceph.pools import PoolInfo
 from ..widgets.tables import sync_table
 from ..wizards.form import Field
 
-COLUMNS = ("id", "name", "type", "size", "pg_num", "autoscale", "apps", "rule", "quota", "stored", "used", "%used",
-           "max avail", "objects", "rd/wr")
+# Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
+COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
+           ("rule", 18), ("quota", 14), ("stored", 10), ("used", 10), ("%used", 6), ("max avail", 10),
+           ("objects", 8), ("rd/wr", 22))
 UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2, "mib": 1024 ** 2,
          "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4, "tb": 1024 ** 4, "tib": 1024 ** 4}
 
@@ -113,8 +115,8 @@ class PoolsPane(Vertical):
     def on_mount(self) -> None:
         table = self.query_one("#pools-table", DataTable)
         table.border_title = "Pools (osd dump + df detail + osd pool stats + autoscale-status)"
-        for c in COLUMNS:
-            table.add_column(c, key=c)
+        for c, width in COLUMNS:
+            table.add_column(c, key=c, width=width)
         self.query_one("#pools-selected").border_title = "Selected pool"
 
     @property
