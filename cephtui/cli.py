@@ -2,6 +2,7 @@
 
     cephtui [-c CONF] [--id ID | -n NAME] [-k KEYRING] [--cluster NAME] [--refresh S]
     cephtui snapshot [--json]
+    cephtui bench --pool P [--seconds S] [--mode write|seq|rand] [--threads N] [--block-size B] [--json]
 
 CEPH_ARGS is split and put before the command line, as `ceph` does; CEPH_CONF
 names the config when -c is absent. Unknown `--option value` pairs go to
@@ -28,8 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal admin companion for Ceph. Connects like the `ceph` CLI does.",
         epilog="Environment: CEPH_CONF (config path), CEPH_ARGS (extra arguments, put first).",
     )
-    p.add_argument("command", nargs="?", choices=["snapshot"],
-                   help="snapshot: print the current cluster snapshot and exit (add --json for scripts)")
+    p.add_argument("command", nargs="?", choices=["snapshot", "bench"],
+                   help="snapshot: print the current cluster snapshot and exit (add --json for scripts); "
+                        "bench: run the benchmark headless and print its summary (see the bench options)")
     p.add_argument("-c", "--conf", help="ceph config file (default: $CEPH_CONF or /etc/ceph/$cluster.conf)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--id", "--user", dest="id", help="client id, e.g. admin for client.admin")
@@ -45,9 +47,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the removal wizard stops an OSD daemon, {id} replaced by its id, e.g. "
                         "'ssh node3 systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
                         "else it shows the command and waits until the OSD is down)")
-    p.add_argument("--json", action="store_true", help="with snapshot: print JSON")
+    p.add_argument("--json", action="store_true", help="with snapshot or bench: print JSON")
     p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
     p.add_argument("--version", action="version", version=f"cephtui {__version__}")
+    b = p.add_argument_group("bench", "options of `cephtui bench` (the same engine as the Bench tab; "
+                                      "semantics of `rados bench`)")
+    b.add_argument("--pool", "-p", help="pool to benchmark (or --temp-pool)")
+    b.add_argument("--seconds", type=float, default=10.0, metavar="S", help="run time (default: 10)")
+    b.add_argument("--mode", default="write", choices=["write", "seq", "rand", "cleanup"],
+                   help="write, or seq/rand reads of objects a write left with --no-cleanup, or cleanup: remove "
+                        "them like `rados cleanup` (default: write)")
+    b.add_argument("--threads", "-t", type=int, default=16, metavar="N", help="concurrent ops (default: 16)")
+    b.add_argument("--block-size", "-b", default="4M", metavar="B", help="op size: bytes or 4K, 4M (default: 4M)")
+    b.add_argument("--object-size", "-O", default="", metavar="B", help="object size (default: the op size)")
+    b.add_argument("--run-name", default="", metavar="NAME",
+                   help="metadata object name (default: benchmark_last_metadata), as rados bench --run-name")
+    b.add_argument("--no-cleanup", action="store_true", help="keep the written objects (for seq/rand reads)")
+    b.add_argument("--op-timeout", type=float, default=30.0, metavar="S",
+                   help="an op without a reply for S seconds ends the run with an error (default: 30)")
+    b.add_argument("--latency", action="store_true",
+                   help="latency preset: 4 KiB ops, one at a time (what most workloads feel)")
+    b.add_argument("--temp-pool", action="store_true",
+                   help="create a size-1 pool for the run and delete it afterwards")
+    b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")
+    b.add_argument("--no-save", action="store_true", help="do not add the run to the bench history")
     return p
 
 
@@ -90,8 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.refresh < 0.2:
         parser.error("--refresh must be at least 0.2 seconds")
     spec = spec_from_args(args, extra)
-    if args.command != "snapshot":
+    if args.command is None:
         _HANGUP.install()
+    if args.command == "bench" and not (args.pool or args.temp_pool):
+        parser.error("bench needs --pool P (or --temp-pool)")
     client = CephClient(spec)
     try:
         client.connect()
@@ -101,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "snapshot":
             return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
+        if args.command == "bench":
+            from .benchcli import bench_command
+            return bench_command(client, spec, args)
         return run_tui(client, spec, args.refresh, args.osd_stop_cmd)
     except CephError as e:
         print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)

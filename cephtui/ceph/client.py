@@ -219,6 +219,29 @@ class CephClient:
             raise error_for(abs(ret), outs, prefix)
         return out, outs
 
+    def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any:
+        """`ceph tell osd.N PREFIX ...`: a command served by one OSD itself, parsed JSON.
+
+        Bounded by rados_osd_op_timeout (spec.op_timeout), not rados_mon_op_timeout; the
+        binding's own timeout argument is documented as ignored and is passed only in case a
+        later binding honours it. A command that times out here keeps running on the OSD, and
+        the OSD serves tell commands one at a time, so the next one queues behind it.
+        """
+        args.setdefault("format", "json")
+        cmd = {"prefix": prefix, **args}
+        where = f"osd.{osd} {prefix}"
+        handle = self.handle
+        try:
+            ret, out, outs = handle.osd_command(osd, json.dumps(cmd), b"", timeout=self.spec.op_timeout)
+        except rados.Error as e:
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), where) from None
+        if ret != 0:
+            # -ENOENT "osd dne", -ENXIO "osd down" come from librados at once; -ETIMEDOUT has no text.
+            if abs(ret) == errno_mod.ETIMEDOUT and not outs.strip():
+                outs = f"no reply from osd.{osd} within {self.spec.op_timeout}s (rados_osd_op_timeout)"
+            raise error_for(abs(ret), outs, where)
+        return loads(out)
+
 
 def split_ceph_args(value: str | None) -> list[str]:
     """CEPH_ARGS, split like a shell would, as the ceph CLI does."""

@@ -1,0 +1,153 @@
+"""Every bench run, kept as JSON lines in the user's data directory; compare and export.
+
+The file is private (0600): it names pools and hosts. A damaged line (a crash
+mid-write, a hand edit) is skipped and counted, never fatal.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .bench import BenchResult
+
+# Columns of the CSV export and of the comparison, in the order an admin reads a rados bench summary.
+METRICS: tuple[tuple[str, str, str, bool], ...] = (
+    # key, label, unit, higher is better
+    ("bandwidth", "Bandwidth", "MiB/s", True),
+    ("stddev_bandwidth", "Stddev bandwidth", "MiB/s", False),
+    ("max_bandwidth", "Max bandwidth", "MiB/s", True),
+    ("min_bandwidth", "Min bandwidth", "MiB/s", True),
+    ("average_iops", "Average IOPS", "", True),
+    ("stddev_iops", "Stddev IOPS", "", False),
+    ("max_iops", "Max IOPS", "", True),
+    ("min_iops", "Min IOPS", "", True),
+    ("average_latency", "Average latency", "s", False),
+    ("stddev_latency", "Stddev latency", "s", False),
+    ("latency_p50", "Latency p50", "s", False),
+    ("latency_p95", "Latency p95", "s", False),
+    ("latency_p99", "Latency p99", "s", False),
+    ("max_latency", "Max latency", "s", False),
+    ("min_latency", "Min latency", "s", False),
+    ("total_time_run", "Total time", "s", False),
+    ("ops", "Ops", "", True),
+    ("failed_ops", "Failed ops", "", False),
+)
+CSV_FIELDS = ("started_at", "cluster", "pool", "mode", "threads", "op_size", "object_size", "status",
+              *(m[0] for m in METRICS), "error", "cli")
+
+
+def default_history_path() -> Path:
+    env = os.environ.get("CEPHTUI_DATA_DIR")
+    if env:
+        return Path(env) / "bench-history.jsonl"
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(data) / "cephtui" / "bench-history.jsonl"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    runs: tuple[BenchResult, ...]
+    skipped: int  # damaged lines
+
+
+class BenchHistory:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_history_path()
+        self._lock = threading.Lock()
+
+    def append(self, result: BenchResult) -> None:
+        line = json.dumps(result.to_dict(), default=str) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a", encoding="utf-8") as f:
+                f.write(line)
+
+    def load(self) -> Loaded:
+        try:
+            lines = self.path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except FileNotFoundError:
+            return Loaded((), 0)
+        runs: list[BenchResult] = []
+        skipped = 0
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                runs.append(BenchResult.from_dict(json.loads(line)))
+            except Exception:  # any damage: one bad line must not hide the others
+                skipped += 1
+        return Loaded(tuple(runs), skipped)
+
+
+def result_row(r: BenchResult) -> dict[str, Any]:
+    d = r.to_dict()
+    return {k: d.get(k, "") if d.get(k) is not None else "" for k in CSV_FIELDS}
+
+
+def export_csv(runs: Sequence[BenchResult]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(CSV_FIELDS))
+    w.writeheader()
+    for r in runs:
+        w.writerow(result_row(r))
+    return buf.getvalue()
+
+
+def export_json(runs: Sequence[BenchResult]) -> str:
+    return json.dumps([r.to_dict() for r in runs], indent=2, default=str) + "\n"
+
+
+def write_export(path: str, text: str) -> Path:
+    """Write a new file (never overwrite: O_EXCL), private to the user."""
+    p = Path(os.path.expanduser(path.strip()))
+    if not path.strip():
+        raise ValueError("give a file name")
+    if p.exists():
+        raise ValueError(f"{p} already exists; choose another name")
+    if not p.parent.is_dir():
+        raise ValueError(f"{p.parent} is not a directory")
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return p
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    label: str
+    unit: str
+    a: float
+    b: float
+    change: float | None  # b relative to a, +0.10 = 10 % more; None when a is 0
+    better: bool | None  # is b better than a (None: equal or unknowable)
+
+
+def compare(a: BenchResult, b: BenchResult) -> list[CompareRow]:
+    rows = []
+    for key, label, unit, higher_better in METRICS:
+        va, vb = float(getattr(a, key)), float(getattr(b, key))
+        change = (vb - va) / va if va else None
+        better = None if va == vb else (vb > va) == higher_better
+        rows.append(CompareRow(label, unit, va, vb, change, better))
+    return rows
+
+
+def comparable(a: BenchResult, b: BenchResult) -> str | None:
+    """Why two runs do not measure the same thing (None when they do)."""
+    diffs = []
+    if a.params.mode != b.params.mode:
+        diffs.append(f"mode {a.params.mode} vs {b.params.mode}")
+    if a.op_size != b.op_size:
+        diffs.append(f"op size {a.op_size} vs {b.op_size}")
+    if a.params.threads != b.params.threads:
+        diffs.append(f"threads {a.params.threads} vs {b.params.threads}")
+    if a.params.pool != b.params.pool:
+        diffs.append(f"pool {a.params.pool} vs {b.params.pool}")
+    return ", ".join(diffs) or None
