@@ -63,6 +63,7 @@ def audit_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     os.environ["CEPHTUI_AUDIT_LOG"] = str(path)
     # Workflow and maintenance state, too: never the developer's own, never shared between runs.
     os.environ["CEPHTUI_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
+    os.environ["CEPHTUI_DATA_DIR"] = str(tmp_path_factory.mktemp("data"))  # bench history
     return path
 
 
