@@ -184,6 +184,17 @@ def _clamp(pct: float) -> float:
 
 CORE_SATURATED = 95.0  # percent: /proc/stat ticks are coarse; a pegged thread reads 96-100
 NIC_NEAR_LINE_RATE = 0.9  # of the link speed: protocol overhead makes 100% unreachable
+# cephtui's bench is one Python process that mostly holds one core (the GIL): at 70% of a core or
+# more it is the one saturating the CPU; below, other processes (Ceph daemons on a mon/OSD node) are.
+CLIENT_BUSY = 70.0
+
+
+def _cpu_hint(sample: HostSample, what: str) -> str:
+    own = sample.process_cpu_percent
+    if own is not None and own < CLIENT_BUSY:
+        return (f"host CPU saturated ({what}); cephtui itself uses {own:.0f}% of a core: other processes "
+                f"(Ceph daemons on this node?) compete with the bench")
+    return f"client CPU saturated ({what})"
 
 
 def bottleneck_hint(sample: HostSample, bench_mib_s: float = 0.0) -> str | None:
@@ -193,10 +204,10 @@ def bottleneck_hint(sample: HostSample, bench_mib_s: float = 0.0) -> str | None:
     if not sample.primed:
         return None
     if sample.cpu_percent is not None and sample.cpu_percent >= CORE_SATURATED:
-        return f"client CPU saturated (all {sample.cpu_count} cores at {sample.cpu_percent:.0f}%)"
+        return _cpu_hint(sample, f"all {sample.cpu_count} cores at {sample.cpu_percent:.0f}%")
     if (sample.busiest_core_percent is not None and sample.busiest_core_percent >= CORE_SATURATED
             and sample.cpu_count > 1):
-        return f"client CPU saturated (one core at {sample.busiest_core_percent:.0f}%)"
+        return _cpu_hint(sample, f"one core at {sample.busiest_core_percent:.0f}%")
     for nic in sample.nics:
         if nic.loopback or nic.speed_mbps <= 0 or nic.rx_bps is None or nic.tx_bps is None:
             continue

@@ -24,6 +24,7 @@ import errno as errno_mod
 import math
 import statistics
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Protocol
 
@@ -46,12 +47,17 @@ CEPH_LARGE_MAX_THROUGHPUT = 100 * MiB  # osd_bench_large_size_max_throughput, by
 CEPH_DURATION = 30  # osd_bench_duration, seconds
 
 # A run-to-run spread of about +-20% between identical OSDs is normal (measured on the sandbox:
-# 1.46 to 1.90 GB/s from three OSDs on one disk); a failing or misconfigured disk (write cache off,
+# 1.2 to 1.9 GB/s from three OSDs on one disk); a failing or misconfigured disk (write cache off,
 # an HDD among SSDs) is typically 2x or more slower. 0.7x the median sits outside the noise yet
 # catches those; 1.5x mostly means a different kind of device (or a cache) hiding in the set.
+# Caveat seen here: a brand-new OSD's first bench ran at 0.4x (its store still allocating), so a
+# "slow" flag is worth one rerun before anyone pulls a disk.
 SLOW_RATIO = 0.7
 FAST_RATIO = 1.5
 MIN_FOR_FLAGS = 3  # with two OSDs there is no telling which one is the odd one out
+# How long to wait for a timed-out bench to end: the OSD's guards size a bench to about
+# osd_bench_duration (30 s) at the throughput they assume; twice that covers a slower disk.
+DRAIN_BUDGET = 2 * CEPH_DURATION
 
 
 @dataclass(frozen=True)
@@ -227,12 +233,20 @@ class OSDBench:
 
     def _wait_for(self, osd: int) -> str:
         """After a timeout the bench is still writing; a cheap command queues behind it, so
-        its answer means the OSD is done and the next OSD's bench will not overlap."""
-        try:
-            self.client.osd_tell(osd, "version")
-        except CephError:
-            return "; it may still be running, so the next results may be low"
-        return "; the bench finished on the OSD later (use a longer timeout)"
+        its answer means the OSD is done and the next OSD's bench will not overlap. Tries
+        (each one op timeout long) for up to DRAIN_BUDGET seconds; stop() ends the waiting."""
+        deadline = time.monotonic() + DRAIN_BUDGET
+        while not self._stop.is_set():
+            try:
+                self.client.osd_tell(osd, "version")
+            except CephError as e:
+                if e.errno != errno_mod.ETIMEDOUT:
+                    return f"; then: {describe_error(osd, e)}"  # down or gone: our bench ended with it
+                if time.monotonic() >= deadline:
+                    break
+                continue
+            return "; the bench finished on the OSD later (use a longer timeout)"
+        return "; it may still be running, so the next results may be low"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .help import HelpScreen
 from .messages import PollFailed, SnapshotReady
 from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
 from ..ceph.workflows.store import WorkflowStore
+from .panes.bench import BenchPane
 from .panes.crush import CrushPane
 from .panes.health import HealthPane
 from .panes.maintenance import MaintenancePane
@@ -32,7 +33,6 @@ from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.pools import PoolsPane
 from .panes.users import UsersPane
-from .panes.placeholder import Placeholder
 from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
 from .wizards.form import Builder, Field, FormScreen
@@ -110,7 +110,7 @@ class CephTUI(App[None]):
                     elif key == "maintenance":
                         yield MaintenancePane(id="maintenance-pane")
                     else:
-                        yield Placeholder(key, title)
+                        yield BenchPane(id="bench-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -123,8 +123,9 @@ class CephTUI(App[None]):
         self.pools_pane = self.query_one(PoolsPane)
         self.users_pane = self.query_one(UsersPane)
         self.maintenance_pane = self.query_one(MaintenancePane)
+        self.bench_pane = self.query_one(BenchPane)
         self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
-                      self.users_pane, self.maintenance_pane)
+                      self.users_pane, self.maintenance_pane, self.bench_pane)
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -251,7 +252,8 @@ class CephTUI(App[None]):
         focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table,
                  "crush": self.crush_pane.focus_table, "pools": self.pools_pane.focus_table,
                  "users": self.users_pane.focus_table,
-                 "maintenance": self.maintenance_pane.focus_table}.get(event.pane.id or "")
+                 "maintenance": self.maintenance_pane.focus_table,
+                 "bench": self.bench_pane.focus_table}.get(event.pane.id or "")
         if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
             self.call_after_refresh(focus)

@@ -1,0 +1,177 @@
+"""Bench tab through Pilot on the real cluster: a live run stopped early, bad input, compare/export, per-OSD."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Sparkline
+
+from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
+
+
+@pytest.fixture(autouse=True)
+def own_history(tmp_path: Path, monkeypatch: Any) -> Path:
+    monkeypatch.setenv("CEPHTUI_DATA_DIR", str(tmp_path))
+    return tmp_path / "bench-history.jsonl"
+
+
+def bench_objects(sandbox: Sandbox) -> list[str]:
+    out = subprocess.run(["rados", "-c", str(sandbox.conf), "-p", "rbd", "ls"], capture_output=True, text=True,
+                         check=True).stdout
+    return [o for o in out.split() if o.startswith("benchmark_")]
+
+
+async def open_bench(app: CephTUI, pilot: Pilot) -> BenchPane:
+    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+    await pilot.press("8")
+    await pilot.pause(0.2)
+    return app.bench_pane
+
+
+async def fill(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormScreen:
+    form = app.screen
+    assert isinstance(form, FormScreen)
+    for key, text in values.items():
+        form.query_one(f"#field-{key}", Input).focus()
+        await pilot.press("ctrl+u", *text)
+    await pilot.pause(0.1)
+    return form
+
+
+async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str]) -> None:
+    await pilot.press(key)
+    await pilot.pause(0.2)
+    form = await fill(app, pilot, values)
+    await pilot.pause(0.3)  # Textual ignores button presses in the first moments of a screen
+    await pilot.click("#form-ok")
+    await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the bench confirmation")
+    assert form is not app.screen
+    await pilot.pause(0.3)
+    await pilot.click("#bench-confirm-run")
+
+
+async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(make_app: Any, sandbox: Sandbox,
+                                                                               own_history: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        # the form shows the exact rados bench command as it is edited
+        await fill(app, pilot, {"seconds": "5", "op_size": "64K"})
+        assert "rados bench -p rbd 5 write -t 16 -b 65536 --no-hints" in text_of(app, "#form-status")
+        await pilot.press("escape")
+        await start_run(app, pilot, "n", {"seconds": "5", "op_size": "64K"})
+        spark = app.query_one("#bench-bw", Sparkline)
+        await wait_for(pilot, lambda: len(list(spark.data or ())) >= 2 and max(spark.data or [0]) > 0, 15,
+                       "a sparkline with two seconds of throughput")
+        assert "RUNNING rados bench -p rbd 5 write" in text_of(app, "#bench-status")
+        assert "in flight" in text_of(app, "#bench-summary")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: pane.engine is None and pane.last_result is not None, 40, "the stopped run")
+        r = pane.last_result
+        assert r is not None and r.stopped and r.ok and r.ops > 0 and r.total_time_run < 5
+        summary = text_of(app, "#bench-summary")
+        assert summary.startswith("stopped write") and f"{r.ops} ops" in summary and "p99" in summary
+        assert "stopped early: partial results" in text_of(app, "#bench-status")
+        assert cells(app, "#bench-history", 9) == ["stopped"]
+    assert bench_objects(sandbox) == []  # cleanup ran after the stop
+    saved = [json.loads(line) for line in own_history.read_text().splitlines()]
+    assert len(saved) == 1 and saved[0]["stopped"] and saved[0]["ops"] == r.ops
+    audit = [json.loads(line) for line in Path(os.environ["CEPHTUI_AUDIT_LOG"]).read_text().splitlines()]
+    assert audit[-1]["cli"] == "rados bench -p rbd 5 write -t 16 -b 65536 --no-hints" and audit[-1]["ok"]
+
+
+@pytest.mark.parametrize("values,message", [
+    ({"seconds": "abc"}, "seconds: 'abc' is not a number"),
+    ({"seconds": "-3"}, "seconds must be between"),
+    ({"threads": "0"}, "threads (concurrent ops) must be between 1 and 1024"),
+    ({"op_size": "4X"}, "not a size"),
+    ({"op_size": "4K", "object_size": "6K"}, "multiple of the op size"),
+    ({"run_name": "two words"}, "run name"),
+])
+async def test_bad_input_is_refused_and_nothing_runs(make_app: Any, sandbox: Sandbox, own_history: Path,
+                                                     values: dict[str, str], message: str) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await pilot.press("n")
+        await pilot.pause(0.2)
+        form = await fill(app, pilot, values)
+        assert message in text_of(app, "#form-status")
+        await pilot.pause(0.3)
+        await pilot.click("#form-ok")
+        await pilot.pause(0.3)
+        assert app.screen is form and pane.engine is None and not pane.phase
+    assert not own_history.exists() and bench_objects(sandbox) == []
+
+
+async def test_compare_and_export_two_real_runs(make_app: Any, sandbox: Sandbox, tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await start_run(app, pilot, "n", {"seconds": "2", "op_size": "64K"})
+        await wait_for(pilot, lambda: len(pane.history) == 1 and pane.engine is None, 40, "the first run")
+        await start_run(app, pilot, "l", {"seconds": "2"})  # the latency preset: 4 KiB, one op at a time
+        await wait_for(pilot, lambda: len(pane.history) == 2 and pane.engine is None, 40, "the second run")
+        latency = pane.history[-1]
+        assert (latency.op_size, latency.params.threads) == (4096, 1)
+        assert cells(app, "#bench-history", 3) == ["4KiB", "64KiB"]  # newest first
+        table = app.query_one("#bench-history", DataTable)
+        table.focus()
+        await pilot.press("space", "down", "space", "c")
+        await wait_for(pilot, lambda: isinstance(app.screen, CompareScreen), 5, "the comparison")
+        body = text_of(app, "#bench-compare-body")
+        assert "op size 65536 vs 4096" in body and "threads 16 vs 1" in body  # not the same measurement
+        assert "Bandwidth" in body and "Latency p99" in body and "%" in body
+        await pilot.press("escape")
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        target = tmp_path / "runs.csv"
+        await fill(app, pilot, {"path": str(target)})
+        await pilot.pause(0.3)
+        await pilot.click("#form-ok")
+        await wait_for(pilot, lambda: target.exists(), 5, "the export")
+        lines = target.read_text().splitlines()
+        assert len(lines) == 3 and lines[0].startswith("started_at,cluster,pool,mode")
+        assert stat.S_IMODE(target.stat().st_mode) == 0o600
+        # the same name again is refused in the form, nothing overwritten
+        await pilot.press("e")
+        await pilot.pause(0.2)
+        await fill(app, pilot, {"path": str(target)})
+        assert "already exists" in text_of(app, "#form-status")
+
+
+async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await pilot.press("o")
+        await pilot.pause(0.2)
+        await fill(app, pilot, {"total": "32M", "block": "4M"})
+        assert "ceph tell osd.0 bench 33554432 4194304" in text_of(app, "#form-status")
+        await pilot.pause(0.3)
+        await pilot.click("#form-ok")
+        await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
+        await pilot.pause(0.3)
+        await pilot.click("#bench-confirm-run")
+        await wait_for(pilot, lambda: pane.osd_bench is None and len(pane.osd_results) == 3 and not pane.osd_progress,
+                       90, "three OSD results")
+        assert sorted(cells(app, "#bench-osds", 1)) == ["osd.0", "osd.1", "osd.2"]
+        assert cells(app, "#bench-osds", 0) == ["1", "2", "3"]
+        speeds = [float(x) for x in cells(app, "#bench-osds", 2)]
+        assert speeds == sorted(speeds, reverse=True) and speeds[-1] > 0
+        assert all(r.bytes_written == 32 << 20 for r in pane.osd_results)
+        assert "per-OSD bench: 3 OSD(s)" in text_of(app, "#bench-status")
+        assert "median" in plain(app.query_one("#bench-osds").border_subtitle)
