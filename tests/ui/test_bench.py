@@ -26,6 +26,11 @@ def own_history(tmp_path: Path, monkeypatch: Any) -> Path:
     return tmp_path / "bench-history.jsonl"
 
 
+def flat(app: CephTUI, selector: str) -> str:
+    """A widget's text with line wrapping undone."""
+    return " ".join(text_of(app, selector).split())
+
+
 def bench_objects(sandbox: Sandbox) -> list[str]:
     out = subprocess.run(["rados", "-c", str(sandbox.conf), "-p", "rbd", "ls"], capture_output=True, text=True,
                          check=True).stdout
@@ -76,7 +81,7 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
         spark = app.query_one("#bench-bw", Sparkline)
         await wait_for(pilot, lambda: len(list(spark.data or ())) >= 2 and max(spark.data or [0]) > 0, 15,
                        "a sparkline with two seconds of throughput")
-        assert "RUNNING rados bench -p rbd 5 write" in text_of(app, "#bench-status")
+        assert "RUNNING rados bench -p rbd 5 write" in flat(app, "#bench-status")
         assert "in flight" in text_of(app, "#bench-summary")
         await pilot.press("x")
         await wait_for(pilot, lambda: pane.engine is None and pane.last_result is not None, 40, "the stopped run")
@@ -84,7 +89,7 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
         assert r is not None and r.stopped and r.ok and r.ops > 0 and r.total_time_run < 5
         summary = text_of(app, "#bench-summary")
         assert summary.startswith("stopped write") and f"{r.ops} ops" in summary and "p99" in summary
-        assert "stopped early: partial results" in text_of(app, "#bench-status")
+        assert "stopped early: partial results" in flat(app, "#bench-status")
         assert cells(app, "#bench-history", 9) == ["stopped"]
     assert bench_objects(sandbox) == []  # cleanup ran after the stop
     saved = [json.loads(line) for line in own_history.read_text().splitlines()]
@@ -173,5 +178,94 @@ async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) ->
         speeds = [float(x) for x in cells(app, "#bench-osds", 2)]
         assert speeds == sorted(speeds, reverse=True) and speeds[-1] > 0
         assert all(r.bytes_written == 32 << 20 for r in pane.osd_results)
-        assert "per-OSD bench: 3 OSD(s)" in text_of(app, "#bench-status")
+        assert "per-OSD bench: 3 OSD(s)" in flat(app, "#bench-status")
         assert "median" in plain(app.query_one("#bench-osds").border_subtitle)
+
+
+def pool_names(sandbox: Sandbox) -> list[str]:
+    return [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
+
+
+async def set_choice(app: CephTUI, pilot: Pilot, key: str, value: str) -> None:
+    from textual.widgets import Select
+    app.screen.query_one(f"#field-{key}", Select).value = value
+    await pilot.pause(0.05)
+
+
+async def temp_pool_run(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
+    await pilot.press("n")
+    await pilot.pause(0.2)
+    await set_choice(app, pilot, "temp", "yes")
+    await fill(app, pilot, {"seconds": "2", "op_size": "64K"})
+    status = text_of(app, "#form-status")
+    assert "ceph osd pool create cephtui-bench-" in status and "size 1 --yes-i-really-mean-it" in status
+    assert "ceph osd pool delete cephtui-bench-" in status  # the deletion is shown up front
+    await pilot.pause(0.3)
+    await pilot.click("#form-ok")
+    await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
+    assert "The temporary pool is deleted" in flat(app, "#bench-confirm-body")
+    await pilot.pause(0.3)
+    await pilot.click("#bench-confirm-run")
+    await wait_for(pilot, lambda: pane.engine is None and not pane.phase and pane.message.plain, 60,
+                   "the end of the temporary-pool run")
+
+
+async def test_temporary_pool_refused_by_the_mon_leaves_nothing(make_app: Any, sandbox: Sandbox) -> None:
+    before = pool_names(sandbox)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await temp_pool_run(app, pilot, pane)
+        status = flat(app, "#bench-status")
+        # the monitor's own words, then what to do about them
+        assert "configuring pool size as 1 is disabled by default" in status, status
+        assert "mon_allow_pool_size_one" in status
+        assert pane.last_result is None and not pane.history
+    assert pool_names(sandbox) == before
+
+
+async def test_temporary_pool_run_when_the_mon_allows_it(make_app: Any, sandbox: Sandbox) -> None:
+    before = pool_names(sandbox)
+    subprocess.run(["ceph", "-c", str(sandbox.conf), "config", "set", "global", "mon_allow_pool_size_one", "true"],
+                   check=True, capture_output=True)
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_bench(app, pilot)
+            await temp_pool_run(app, pilot, pane)
+            r = pane.last_result
+            assert r is not None and r.ok and r.ops > 0 and r.params.pool.startswith("cephtui-bench-"), \
+                flat(app, "#bench-status")
+            assert "✔ done" in flat(app, "#bench-status")
+        assert pool_names(sandbox) == before  # created, used, deleted
+    finally:
+        subprocess.run(["ceph", "-c", str(sandbox.conf), "config", "rm", "global", "mon_allow_pool_size_one"],
+                       check=True, capture_output=True)
+
+
+async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any, sandbox: Sandbox) -> None:
+    sandbox.ceph("osd", "pool", "create", "ctquota", "8")
+    try:
+        sandbox.ceph("osd", "pool", "application", "enable", "ctquota", "rbd")
+        sandbox.ceph("osd", "pool", "set-quota", "ctquota", "max_bytes", str(4 << 20))
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            pane = await open_bench(app, pilot)
+            await wait_for(pilot, lambda: "ctquota" in pane._pool_names(), 10, "the new pool in the form")
+            await pilot.press("n")
+            await pilot.pause(0.2)
+            await set_choice(app, pilot, "pool", "ctquota")
+            await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "5"})
+            await pilot.pause(0.3)
+            await pilot.click("#form-ok")
+            await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
+            await pilot.pause(0.3)
+            await pilot.click("#bench-confirm-run")
+            await wait_for(pilot, lambda: pane.last_result is not None, 45, "the run to end by itself")
+            r = pane.last_result
+            assert r is not None and r.error and r.failed_ops > 0
+            status = flat(app, "#bench-status")
+            assert "✖ an op got no reply within 5 s" in status and "reached its quota" in status, status
+            assert cells(app, "#bench-history", 9) == ["error"]
+    finally:
+        sandbox.ceph("osd", "pool", "delete", "ctquota", "ctquota", "--yes-i-really-really-mean-it")

@@ -462,15 +462,15 @@ class BenchPane(Vertical):
         result: BenchResult | None = None
         failure = ""
         try:
-            if temp and not self._create_temp(p, client, audit):
-                return
-            try:
+            failure = self._create_temp(p, client, audit) if temp else ""
+            if not failure:
+                self.app.call_from_thread(self._set_phase, "connecting")
                 result = run_bench(client.spec, p, on_start=self._engine_started)
-            except BenchError as e:
-                failure = str(e)
-            except Exception as e:  # never a traceback in the UI
-                log.exception("bench run failed")
-                failure = f"internal error: {e!r}"
+        except BenchError as e:
+            failure = str(e)
+        except Exception as e:  # never a traceback in the UI
+            log.exception("bench run failed")
+            failure = f"internal error: {e!r}"
         finally:
             if temp:
                 self.app.call_from_thread(self._set_phase, "deleting the temporary pool")
@@ -486,16 +486,16 @@ class BenchPane(Vertical):
                     failure = (failure + f" could not save to the history: {e}").strip()
             self.app.call_from_thread(self._finished, result, failure)
 
-    def _create_temp(self, p: BenchParams, client: Any, audit: ops.AuditLog) -> bool:
+    def _create_temp(self, p: BenchParams, client: Any, audit: ops.AuditLog) -> str:
+        """Create the temporary pool; the monitor's refusal (and what to do) if it would not."""
         osds_in = self.snap.osds.in_ if self.snap else 1
         for op in temp_pool_create_ops(p.pool, temp_pool_pg_num(osds_in)):
             try:
                 ops.run(client, op, audit)
             except CephError as e:
                 hint = explain_temp_pool_refusal(e.message) or ""
-                self.app.call_from_thread(self._finished, None, f"`{op.cli}` refused: {e.message}. {hint}".strip())
-                return False
-        return True
+                return f"`{op.cli}` refused: {e.message} {hint}".strip()
+        return ""
 
     def _delete_temp(self, pool: str, client: Any, audit: ops.AuditLog) -> str:
         try:
