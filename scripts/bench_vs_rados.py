@@ -25,8 +25,10 @@ Ratios: cephtui/native for throughput, native/cephtui for latency, so above 1 is
 Goal: median throughput ratio >= 0.95 at 4 MiB and >= 0.8 at 4 KiB.
 
 CPU: while a client runs, /proc is sampled every 0.1 s: the client's own CPU (utime+stime) over the
-steady part of the run (the bench window minus its first 0.5 s), the OSDs' CPU and the whole host's
-busy share. Total client CPU (startup included) comes from the kernel's rusage of the child.
+steady part of the run (the bench window minus its first 0.5 s and last 0.3 s), the OSDs' CPU, the
+host's busy share and "other" (host minus client minus this cluster's daemons: other clusters, kernel
+writeback ...; a high value flags a noisy run). Total client CPU, startup included, is the child's
+rusage.
 """
 from __future__ import annotations
 
@@ -91,8 +93,8 @@ def host_ticks() -> tuple[int, int]:
     return total - idle, total
 
 
-def find_osd_pids(conf: str) -> list[int]:
-    """ceph-osd processes started with this conf (the sandbox's OSDs); [] for a foreign cluster."""
+def find_daemon_pids(conf: str, kinds: tuple[str, ...] = ("ceph-osd",)) -> list[int]:
+    """Daemons started with this conf (the sandbox's); [] for a cluster that is not on this host."""
     pids = []
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -101,7 +103,8 @@ def find_osd_pids(conf: str) -> list[int]:
             argv = (d / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv and argv[0].endswith(b"ceph-osd") and conf.encode() in argv and b"--mkfs" not in argv:
+        if argv and os.path.basename(argv[0]).decode(errors="replace") in kinds and conf.encode() in argv \
+                and b"--mkfs" not in argv:
             pids.append(int(d.name))
     return sorted(pids)
 
@@ -122,9 +125,9 @@ def foreign_ceph_daemons(conf: str) -> list[str]:
     return out
 
 
-def median(xs: list[float]) -> float | None:
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
+def median(xs: list[Any]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return statistics.median(vals) if vals else None
 
 
 def num(v: Any) -> float | None:
@@ -180,23 +183,26 @@ class Result:
     cpu_pct: float | None = None  # client CPU % of one core over the steady bench window
     cpu_us_per_op: float | None = None  # steady client CPU per op
     osd_cpu_pct: float | None = None  # sum over the OSDs, % of one core, same window
+    other_cpu_pct: float | None = None  # everything else on the host (other clusters ...), % of one core
+    idle_host_pct: float | None = None  # host busy just before the run, % of all cores
     host_busy_pct: float | None = None  # whole host, % of all cores, same window
     window: float | None = None  # length of the steady window the CPU figures cover
     raw: dict = field(default_factory=dict)
 
 
 class Sampler(threading.Thread):
-    def __init__(self, pid: int, osd_pids: list[int], period: float = 0.1) -> None:
+    def __init__(self, pid: int, osd_pids: list[int], own_pids: list[int], period: float = 0.1) -> None:
         super().__init__(daemon=True)
-        self.pid, self.osd_pids, self.period = pid, osd_pids, period
-        self.samples: list[tuple[float, int | None, int, int, int]] = []
+        self.pid, self.osd_pids, self.own_pids, self.period = pid, osd_pids, own_pids, period
+        self.samples: list[tuple[float, int | None, int, int, int, int]] = []
         self.done = threading.Event()
         self.t0 = time.monotonic()
 
     def sample(self) -> None:
         busy, total = host_ticks()
         osd = sum(t for t in (proc_cpu_ticks(p) for p in self.osd_pids) if t is not None)
-        self.samples.append((time.monotonic() - self.t0, proc_cpu_ticks(self.pid), busy, total, osd))
+        own = sum(t for t in (proc_cpu_ticks(p) for p in self.own_pids) if t is not None)
+        self.samples.append((time.monotonic() - self.t0, proc_cpu_ticks(self.pid), busy, total, osd, own))
 
     def run(self) -> None:
         while not self.done.is_set():
@@ -204,29 +210,31 @@ class Sampler(threading.Thread):
             self.done.wait(self.period)
 
     def window(self, lo: float, hi: float) -> tuple[float, dict[str, float]] | None:
-        pts = [s for s in self.samples if s[1] is not None]
+        pts = [(t, c, busy, tot, osd, own) for t, c, busy, tot, osd, own in self.samples if c is not None]
         a = next((s for s in pts if s[0] >= lo), None)
         b = next((s for s in reversed(pts) if s[0] <= hi), None)
         if a is None or b is None or b[0] - a[0] < 0.5:
             return None
         dt = b[0] - a[0]
-        return dt, {
-            "cpu": (b[1] - a[1]) / CLK_TCK / dt,
-            "osd": (b[4] - a[4]) / CLK_TCK / dt,
-            "host": (b[2] - a[2]) / max(1, b[3] - a[3]),
-        }
+        host = (b[2] - a[2]) / max(1, b[3] - a[3])
+        cpu = (b[1] - a[1]) / CLK_TCK / dt
+        osd = (b[4] - a[4]) / CLK_TCK / dt
+        own = (b[5] - a[5]) / CLK_TCK / dt
+        ncpu = os.cpu_count() or 1
+        return dt, {"cpu": cpu, "osd": osd, "host": host, "other": max(0.0, host * ncpu - cpu - osd - own)}
 
 
 CURRENT: list[subprocess.Popen] = []  # the child running now, so Ctrl-C can end exactly it
 
 
-def run_client(res: Result, argv: list[str], osd_pids: list[int], timeout: float) -> dict | None:
+def run_client(res: Result, argv: list[str], osd_pids: list[int], own_pids: list[int],
+               timeout: float) -> dict | None:
     res.cmd = shlex.join(argv)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     CURRENT.append(proc)
-    sampler = Sampler(proc.pid, osd_pids)
+    sampler = Sampler(proc.pid, osd_pids, own_pids)
     sampler.start()
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -262,9 +270,13 @@ def fill_cpu(res: Result) -> None:
         return
     del res._sampler  # type: ignore[attr-defined]
     bench_t = res.total_time or 0.0
-    # The bench runs at the end of the process (startup first; teardown is short since cleanup is off).
-    end = res.wall - 0.15
-    lo = max(0.0, end - bench_t) + 0.5
+    # Anchor the window at the bench's start, not at the process's end: rados bench computes its time,
+    # then joins its status-printer thread, which sleeps up to 1 s (obj_bencher.cc), so native runs
+    # end with up to a second of idle tail. Connecting takes well under 0.35 s for either tool.
+    s0 = min(max(0.0, res.wall - bench_t), 0.35)
+    lo, end = s0 + 0.5, s0 + bench_t - 0.3
+    if end - lo < 0.5:  # short seq runs
+        lo, end = s0 + 0.1, s0 + bench_t - 0.1
     w = sampler.window(lo, end) or sampler.window(0.0, res.wall)
     if w is None:
         return
@@ -273,6 +285,7 @@ def fill_cpu(res: Result) -> None:
     res.cpu_pct = 100 * v["cpu"]
     res.osd_cpu_pct = 100 * v["osd"] if sampler.osd_pids else None
     res.host_busy_pct = 100 * v["host"]
+    res.other_cpu_pct = 100 * v["other"] if sampler.osd_pids else None
     if res.iops:
         res.cpu_us_per_op = v["cpu"] / res.iops * 1e6
 
@@ -284,7 +297,8 @@ def normalise(res: Result, data: dict, mode: str, size: int) -> None:
     ops = data.get("ops")
     if ops is None:
         ops = data.get("total_writes_made" if mode == "write" else "total_reads_made")
-    res.ops = int(num(ops)) if num(ops) is not None else None
+    n_ops = num(ops)
+    res.ops = int(n_ops) if n_ops is not None else None
     res.total_time = num(data.get("total_time_run"))
     op_size = num(data.get("op_size")) or num(data.get("write_size")) or num(data.get("read_size")) or size
     if res.ops is not None and res.total_time:
@@ -308,7 +322,8 @@ class Bench:
     def __init__(self, args: argparse.Namespace, conf: str) -> None:
         self.args, self.conf = args, conf
         self.c = ["-c", conf]
-        self.osd_pids = find_osd_pids(conf)
+        self.osd_pids = find_daemon_pids(conf)
+        self.own_pids = find_daemon_pids(conf, ("ceph-mon", "ceph-mgr"))
         self.results: list[Result] = []
         self.cephtui_cmd = [str(VENV_PY), "-m", "cephtui"] if not args.cephtui else shlex.split(args.cephtui)
         self.cephtui_ok, self.cephtui_why, self.json_flag_global = self.probe_cephtui()
@@ -316,11 +331,13 @@ class Bench:
 
     # ----- cluster helpers
     def probe_cephtui(self) -> tuple[bool, str, bool]:
+        self.no_save = False
         r = sh([*self.cephtui_cmd, "bench", "--help"], timeout=60)
         if r.returncode != 0:
-            return False, (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:][0] if (r.stderr or r.stdout) \
-                else f"exit {r.returncode}", False
+            lines = (r.stderr.strip() or r.stdout.strip()).splitlines()
+            return False, lines[-1] if lines else f"exit {r.returncode}", False
         # --json may belong to the bench subcommand or only to the top-level parser.
+        self.no_save = "--no-save" in r.stdout  # keep these runs out of the user's bench history
         return True, "", "--json" not in r.stdout
 
     def wait_clean(self, timeout: float = 120) -> None:
@@ -343,10 +360,22 @@ class Bench:
             time.sleep(0.5)
         log(f"  warning: PGs not all active+clean after {timeout:.0f}s ({last}); continuing")
 
-    def settle(self) -> None:
+    def settle(self) -> float:
+        """PGs clean, the host quiet (up to --quiet-wait s), then --settle s. Returns the host's busy %."""
         self.wait_clean()
+        deadline = time.monotonic() + self.args.quiet_wait
+        while True:
+            b0, t0 = host_ticks()
+            time.sleep(0.5)
+            b1, t1 = host_ticks()
+            busy = 100 * (b1 - b0) / max(1, t1 - t0)
+            if busy < self.args.quiet or time.monotonic() > deadline:
+                break
+        if busy >= self.args.quiet:
+            log(f"  warning: host still {busy:.0f}% busy before the run")
         if self.args.settle > 0:
             time.sleep(self.args.settle)
+        return busy
 
     def cleanup(self, run_name: str) -> None:
         """Remove one run's objects: `rados cleanup` first, then anything with the bench prefix left."""
@@ -378,6 +407,8 @@ class Bench:
                  "--threads", str(a.threads), "--run-name", run_name]
         if mode == "write":
             argv += ["--block-size", str(size), "--object-size", str(size), "--no-cleanup"]
+        if self.no_save:
+            argv.append("--no-save")
         if not self.json_flag_global:
             argv.append("--json")
         return argv
@@ -388,9 +419,9 @@ class Bench:
         if tool == "cephtui" and not self.cephtui_ok:
             res.error = f"cephtui bench unavailable: {self.cephtui_why}"
             return res
-        self.settle()
+        res.idle_host_pct = self.settle()
         try:
-            data = run_client(res, self.argv(tool, mode, size, run_name), self.osd_pids,
+            data = run_client(res, self.argv(tool, mode, size, run_name), self.osd_pids, self.own_pids,
                               timeout=self.args.seconds * 3 + 60)
             if data is not None:
                 normalise(res, data, mode, size)
@@ -403,7 +434,7 @@ class Bench:
             line += f" ERROR {res.error}"
         else:
             line += (f" {res.mib_s:8.2f} MiB/s {res.iops:8.1f} IOPS avg {fmt_ms(res.lat_avg)} ms"
-                     f"  cpu {fmt(res.cpu_pct, 0)}%  ops {res.ops}")
+                     f"  cpu {fmt(res.cpu_pct, 0)}%  other {fmt(res.other_cpu_pct, 0)}%  ops {res.ops}")
         log(line)
         return res
 
@@ -457,20 +488,18 @@ def summarise(results: list[Result], rounds: int, workloads: list[str], threads:
     out: dict[str, Any] = {}
     for wl in workloads:
         mode, size, title = WORKLOADS[wl]
-        rows = []
+        rows: list[dict[str, Any]] = []
         for rnd in range(1, rounds + 1):
             pair = {t: next((r for r in results if r.workload == wl and r.round == rnd and r.tool == t), None)
                     for t in TOOLS}
             c, n = pair["cephtui"], pair["native"]
-            ok = c is not None and n is not None and not c.error and not n.error
-            rows.append({
-                "round": rnd, "first": TOOLS[0] if rnd % 2 == 1 else TOOLS[1],
-                "cephtui": c, "native": n,
-                "thr_ratio": ratio(c.mib_s, n.mib_s) if ok else None,
-                "iops_ratio": ratio(c.iops, n.iops) if ok else None,
-                "lat_ratio": ratio(n.lat_avg, c.lat_avg) if ok else None,
-                "cpu_ratio": ratio(c.cpu_us_per_op, n.cpu_us_per_op) if ok else None,
-            })
+            row: dict[str, Any] = {"round": rnd, "first": TOOLS[0] if rnd % 2 == 1 else TOOLS[1],
+                                   "cephtui": c, "native": n,
+                                   "thr_ratio": None, "iops_ratio": None, "lat_ratio": None, "cpu_ratio": None}
+            if c is not None and n is not None and not c.error and not n.error:
+                row.update(thr_ratio=ratio(c.mib_s, n.mib_s), iops_ratio=ratio(c.iops, n.iops),
+                           lat_ratio=ratio(n.lat_avg, c.lat_avg), cpu_ratio=ratio(c.cpu_us_per_op, n.cpu_us_per_op))
+            rows.append(row)
         thr = median([r["thr_ratio"] for r in rows])
         goal = GOALS.get(size, 0.95)
         out[wl] = {
@@ -482,7 +511,7 @@ def summarise(results: list[Result], rounds: int, workloads: list[str], threads:
             "goal": goal, "meets_goal": None if thr is None else thr >= goal,
             "median": {t: {k: median([getattr(r[t], k) for r in rows if r[t] is not None and not r[t].error])
                            for k in ("mib_s", "iops", "lat_avg", "lat_p99", "cpu_pct", "cpu_us_per_op",
-                                     "osd_cpu_pct", "host_busy_pct", "ops")}
+                                     "osd_cpu_pct", "host_busy_pct", "other_cpu_pct", "ops")}
                        for t in TOOLS},
         }
     return out
@@ -531,7 +560,8 @@ def print_report(summary: dict, machine: dict) -> None:
         print(f"median client CPU: cephtui {fmt(mc['cpu_pct'], 0)}% ({fmt(mc['cpu_us_per_op'], 0)} us/op), "
               f"native {fmt(mn['cpu_pct'], 0)}% ({fmt(mn['cpu_us_per_op'], 0)} us/op); "
               f"OSDs {fmt(mc['osd_cpu_pct'], 0)}% vs {fmt(mn['osd_cpu_pct'], 0)}%; "
-              f"host busy {fmt(mc['host_busy_pct'], 0)}% vs {fmt(mn['host_busy_pct'], 0)}%")
+              f"host busy {fmt(mc['host_busy_pct'], 0)}% vs {fmt(mn['host_busy_pct'], 0)}%; "
+              f"other processes {fmt(mc['other_cpu_pct'], 0)}% vs {fmt(mn['other_cpu_pct'], 0)}%")
         if s["mode"] != "write":
             print(f"median objects read: cephtui {fmt(mc['ops'], 0)}, native {fmt(mn['ops'], 0)} "
                   f"(a seq run stops once it has read every object the write left)")
@@ -574,17 +604,21 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=3, help="interleaved A/B rounds (default %(default)s)")
     p.add_argument("--threads", type=int, default=16)
     p.add_argument("--settle", type=float, default=1.5, help="sleep after PGs are clean, before each run")
+    p.add_argument("--quiet", type=float, default=40.0,
+                   help="before each run wait until the host is below this busy %% (default %(default)s)")
+    p.add_argument("--quiet-wait", type=float, default=10.0, help="... but at most this many seconds")
     p.add_argument("--workloads", default="write4m,seq4m,write4k",
                    help=f"comma separated, from {','.join(WORKLOADS)} (default %(default)s)")
     p.add_argument("--cephtui", help="command that runs cephtui (default: .venv/bin/python -m cephtui)")
     p.add_argument("--json", metavar="PATH", help="write every number to PATH ('-' for stdout)")
     args = p.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
     args.workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
     bad = [w for w in args.workloads if w not in WORKLOADS]
     if bad or args.rounds < 1 or args.seconds < 1:
         p.error(f"unknown workload(s) {bad}" if bad else "--rounds and --seconds must be >= 1")
 
-    def on_term(signum, frame):  # type: ignore[no-untyped-def]
+    def on_term(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)

@@ -309,6 +309,16 @@ class CephTUI(App[None]):
             yield SystemCommand(f"Go to {title}", f"Show the {title} tab (key {i})",
                                 lambda key=key: self.action_show_tab(key))
         yield SystemCommand("Refresh now", "Poll the cluster immediately (key r)", self.action_refresh_now)
+        for title, help, action in (
+                ("Bench: new run", "A rados-bench-compatible run with live sparklines (Bench tab, n)", "new_run"),
+                ("Bench: latency run", "4 KiB, one op at a time (Bench tab, l)", "latency_run"),
+                ("Bench: per-OSD bench", "ceph tell osd.N bench on every OSD, ranked (Bench tab, o)", "osd_bench"),
+                ("Bench: stop", "Stop the running benchmark (Bench tab, x)", "stop")):
+            yield SystemCommand(title, help, lambda action=action: self._bench_action(action))
+
+    def _bench_action(self, action: str) -> None:
+        self.action_show_tab("bench")
+        getattr(self.bench_pane, f"action_{action}")()
 
     def on_unmount(self) -> None:
         self.cluster_log.stop()

@@ -89,6 +89,21 @@ or `$CEPHTUI_AUDIT_LOG`).
 
 While maintenance or a risky flag is on, the header shows it and since when.
 
+## Bench tab
+| key | does |
+|---|---|
+| `n` | new run: pool (or a temporary size-1 pool, deleted afterwards), write / seq / rand, seconds, concurrent ops, op and object size, run name, cleanup, op timeout; shows the equivalent `rados bench` command |
+| `l` | latency run: 4 KiB, one op at a time (what most workloads feel) |
+| `R` / `x` | repeat the last run / stop the run (in-flight ops finish; partial results are kept) |
+| `o` | per-OSD bench: `ceph tell osd.N bench` on every (or chosen) OSD, one at a time, ranked, outliers flagged |
+| `enter` / `space` / `c` / `e` | history: a run's full summary and per-second samples / mark / compare two runs / export as CSV or JSON |
+
+Runs use `rados bench` semantics (16 × 4 MiB by default, same object names and metadata), so native
+`rados bench seq|rand` reads what cephtui wrote with cleanup off, `rados cleanup` removes it, and the
+other way round. Beside the run: this host's CPU, memory, disk and network, with a hint when the client
+(not the cluster) is the limit. Every run is saved to `~/.local/share/cephtui/bench-history.jsonl`.
+Headless: `cephtui bench --pool P --seconds S --mode write|seq|rand [--threads N] [--block-size B] [--json]`.
+
 ## PG filter
 Words must all match the PG id, state or pool name: `degraded`, `undersized 2.`, `rbd`.
 `osd=3` keeps PGs whose up or acting set contains osd.3. `3.` means pool 3 only.

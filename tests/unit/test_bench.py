@@ -162,3 +162,14 @@ def test_result_dict_round_trip_tolerates_unknown_keys() -> None:
     d["params"] = {**d["params"], "new_param": 2}
     assert BenchResult.from_dict(d) == r
     assert replace(r, error="x").status == "error" and r.status == "stopped"
+
+
+def test_lent_buffers_hold_each_ops_contents() -> None:
+    contents = bench._Contents(8192)
+    first = contents.lend(2)
+    assert first == contents(2) and first[:64] == bytes.fromhex(NATIVE["object1_op0_head_hex"])
+    contents.give_back(first)
+    again = contents.lend(12345)  # the same buffer, rewritten in place
+    assert again == contents(12345) and contents.header_ok(12345, again)
+    other = contents.lend(3)  # lent while the first is out: a second buffer
+    assert other is not again and other == contents(3) and again == contents(12345)
