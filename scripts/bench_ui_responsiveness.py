@@ -47,6 +47,15 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[st
         app.set_interval(BEAT, beat)
         await pilot.press("8")
         await pilot.pause(3)  # idle, with polls going on
+        # Reference: the same load from native rados bench in another process, so what remains
+        # is the host's own scheduling noise (2 cores shared with the OSDs), not our engine.
+        phase[0] = "native"
+        proc = await asyncio.create_subprocess_exec(
+            "rados", "-c", conf, "-p", pool, "bench", str(int(seconds)), "write", "-t", "16", "-b", str(op_size),
+            "--no-hints", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        await proc.wait()
+        phase[0] = "idle2"
+        await pilot.pause(2)
         pane = app.bench_pane
         phase[0] = "bench"
         pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
@@ -56,7 +65,7 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[st
         result = pane.last_result
     client.close()
     out: dict[str, float] = {}
-    for name in ("idle", "bench"):
+    for name in ("idle", "native", "bench"):
         g = sorted(x for x, p in gaps[5:] if p == name)
         out[f"{name} beats"] = len(g)
         out[f"{name} p50 gap ms"] = statistics.median(g) * 1000 if g else 0

@@ -192,8 +192,7 @@ CLIENT_BUSY = 70.0
 def _cpu_hint(sample: HostSample, what: str) -> str:
     own = sample.process_cpu_percent
     if own is not None and own < CLIENT_BUSY:
-        return (f"host CPU saturated ({what}); cephtui itself uses {own:.0f}% of a core: other processes "
-                f"(Ceph daemons on this node?) compete with the bench")
+        return f"host CPU saturated ({what}), cephtui only {own:.0f}% of a core: other processes compete"
     return f"client CPU saturated ({what})"
 
 

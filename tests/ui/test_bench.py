@@ -88,7 +88,7 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
         r = pane.last_result
         assert r is not None and r.stopped and r.ok and r.ops > 0 and r.total_time_run < 5
         summary = text_of(app, "#bench-summary")
-        assert summary.startswith("stopped write") and f"{r.ops} ops" in summary and "p99" in summary
+        assert summary.startswith("stopped write at") and f"{r.ops} ops" in summary and "p99" in summary
         assert "stopped early: partial results" in flat(app, "#bench-status")
         assert cells(app, "#bench-history", 9) == ["stopped"]
     assert bench_objects(sandbox) == []  # cleanup ran after the stop

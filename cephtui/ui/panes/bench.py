@@ -24,7 +24,7 @@ from ...ceph import ops
 from ...ceph.bench import LATENCY_PRESET, MiB, BenchEngine, BenchError, BenchParams, BenchResult, Progress, \
     parse_size, run_bench
 from ...ceph.benchhistory import BenchHistory, export_csv, export_json, write_export
-from ...ceph.benchpool import bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, \
+from ...ceph.benchpool import TEMP_POOL_PREFIX, bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, \
     temp_pool_delete_op, temp_pool_name, temp_pool_pg_num
 from ...ceph.client import CephError
 from ...ceph.format import human_bytes, human_rate
@@ -222,6 +222,10 @@ class BenchPane(Vertical):
     def _history_loaded(self, runs: list[BenchResult], skipped: int) -> None:
         self.history = runs
         self._render_history()
+        if runs and self.engine is None and not self.phase and self.last_result is None:
+            last = runs[-1]  # the live box shows the last run until a new one starts
+            self._render_sparklines(last.samples[-SPARK_POINTS:])
+            self._render_final(last)
         if skipped:
             self.app.notify(f"bench history: skipped {skipped} damaged line(s) in {self.history_store.path}",
                             severity="warning")
@@ -411,6 +415,9 @@ class BenchPane(Vertical):
         return plan
 
     def action_repeat(self) -> None:
+        if self.last_params is None and self.history:
+            last = self.history[-1].params  # the last run of an earlier session
+            self.last_params = (last, last.pool.startswith(TEMP_POOL_PREFIX))
         if self.last_params is None:
             self.app.notify("No run to repeat yet: n starts one.", severity="warning")
             return
@@ -548,7 +555,8 @@ class BenchPane(Vertical):
         bar.update(total=max(r.total_time_run, 0.001), progress=r.total_time_run)
         t = Text()
         t.append(f"{r.status} ", style="bold red" if r.error else "bold yellow" if r.stopped else "bold green")
-        t.append(f"{r.params.mode} · {r.ops} ops in {r.total_time_run:.2f} s")
+        t.append(f"{r.params.mode} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
+                 f"in {r.total_time_run:.2f} s")
         if r.failed_ops:
             t.append(f" ({r.failed_ops} failed)", style="red")
         t.append(f" · {r.bandwidth:.2f} MiB/s (σ {r.stddev_bandwidth:.2f}) · {r.average_iops:.0f} IOPS · "
