@@ -46,7 +46,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
@@ -93,9 +93,8 @@ def host_ticks() -> tuple[int, int]:
     return total - idle, total
 
 
-def find_daemon_pids(conf: str, kinds: tuple[str, ...] = ("ceph-osd",)) -> list[int]:
-    """Daemons started with this conf (the sandbox's); [] for a cluster that is not on this host."""
-    pids = []
+def _processes() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, argv) of every process we may read."""
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
@@ -103,26 +102,24 @@ def find_daemon_pids(conf: str, kinds: tuple[str, ...] = ("ceph-osd",)) -> list[
             argv = (d / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if argv and os.path.basename(argv[0]).decode(errors="replace") in kinds and conf.encode() in argv \
-                and b"--mkfs" not in argv:
-            pids.append(int(d.name))
-    return sorted(pids)
+        if argv:
+            yield int(d.name), argv
+
+
+def _is(argv: list[bytes], kinds: tuple[str, ...]) -> bool:
+    return os.path.basename(argv[0]).decode(errors="replace") in kinds
+
+
+def find_daemon_pids(conf: str, kinds: tuple[str, ...] = ("ceph-osd",)) -> list[int]:
+    """Daemons started with this conf (the sandbox's); [] for a cluster that is not on this host."""
+    return sorted(pid for pid, argv in _processes()
+                  if _is(argv, kinds) and conf.encode() in argv and b"--mkfs" not in argv)
 
 
 def foreign_ceph_daemons(conf: str) -> list[str]:
     """Other clusters' daemons on this host: they compete for the same cores and make the numbers noisy."""
-    out = []
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            argv = (d / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv and os.path.basename(argv[0]).decode(errors="replace") in ("ceph-osd", "ceph-mon", "ceph-mgr") \
-                and conf.encode() not in argv:
-            out.append(" ".join(a.decode(errors="replace") for a in argv if a))
-    return out
+    return [" ".join(a.decode(errors="replace") for a in argv if a) for _, argv in _processes()
+            if _is(argv, ("ceph-osd", "ceph-mon", "ceph-mgr")) and conf.encode() not in argv]
 
 
 def median(xs: list[Any]) -> float | None:

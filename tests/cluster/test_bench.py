@@ -156,3 +156,21 @@ def test_stop_drains_and_reports_partial_results(sandbox: Any) -> None:
     assert r.stopped and r.ok and r.ops > 0 and r.total_time_run < 10 and len(r.samples) >= 2
     assert r.cleanup_note == f"cleanup removed {r.ops} objects"
     assert bench_objects(sandbox.conf, "rbd") == []
+
+
+def test_permission_denied_is_explained(sandbox: Any, tmp_path: Path) -> None:
+    """A key that may only read the pool: the write fails at once with what the key lacks."""
+    keyring = tmp_path / "benchro.keyring"
+    subprocess.run(["ceph", "-c", str(sandbox.conf), "auth", "get-or-create", "client.benchro", "mon", "allow r",
+                    "osd", "allow r pool=rbd", "-o", str(keyring)], check=True, capture_output=True)
+    try:
+        res = subprocess.run([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "--id", "benchro", "-k",
+                              str(keyring), "bench", "--pool", "rbd", "--seconds", "5", "--json", "--no-save"],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT)
+        out = json.loads(res.stdout)
+        assert res.returncode == 1 and out["ops"] == 0 and out["failed_ops"] >= 1
+        assert out["error"] == "permission denied: this key needs osd 'allow rw pool=rbd' (check `ceph auth get`)"
+        assert out["total_time_run"] < 5
+    finally:
+        subprocess.run(["ceph", "-c", str(sandbox.conf), "auth", "del", "client.benchro"], capture_output=True)
+    assert bench_objects(sandbox.conf, "rbd") == []

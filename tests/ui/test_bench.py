@@ -54,16 +54,20 @@ async def fill(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormScreen
     return form
 
 
-async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str]) -> None:
-    await pilot.press(key)
-    await pilot.pause(0.2)
-    form = await fill(app, pilot, values)
+async def submit_and_run(app: CephTUI, pilot: Pilot) -> None:
+    """Next on the form, then Run on the confirmation."""
     await pilot.pause(0.3)  # Textual ignores button presses in the first moments of a screen
     await pilot.click("#form-ok")
     await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the bench confirmation")
-    assert form is not app.screen
     await pilot.pause(0.3)
     await pilot.click("#bench-confirm-run")
+
+
+async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str]) -> None:
+    await pilot.press(key)
+    await pilot.pause(0.2)
+    await fill(app, pilot, values)
+    await submit_and_run(app, pilot)
 
 
 async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(make_app: Any, sandbox: Sandbox,
@@ -166,11 +170,7 @@ async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) ->
         await pilot.pause(0.2)
         await fill(app, pilot, {"total": "32M", "block": "4M"})
         assert "ceph tell osd.0 bench 33554432 4194304" in text_of(app, "#form-status")
-        await pilot.pause(0.3)
-        await pilot.click("#form-ok")
-        await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
-        await pilot.pause(0.3)
-        await pilot.click("#bench-confirm-run")
+        await submit_and_run(app, pilot)
         await wait_for(pilot, lambda: pane.osd_bench is None and len(pane.osd_results) == 3 and not pane.osd_progress,
                        90, "three OSD results")
         assert sorted(cells(app, "#bench-osds", 1)) == ["osd.0", "osd.1", "osd.2"]
@@ -256,11 +256,7 @@ async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any,
             await pilot.pause(0.2)
             await set_choice(app, pilot, "pool", "ctquota")
             await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "5"})
-            await pilot.pause(0.3)
-            await pilot.click("#form-ok")
-            await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
-            await pilot.pause(0.3)
-            await pilot.click("#bench-confirm-run")
+            await submit_and_run(app, pilot)
             await wait_for(pilot, lambda: pane.last_result is not None, 45, "the run to end by itself")
             r = pane.last_result
             assert r is not None and r.error and r.failed_ops > 0
