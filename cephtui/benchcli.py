@@ -66,7 +66,6 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
         return 1
     if temp:
         _delete_temp(client, pool, audit, err)
-    result = _with_fsid(result, client)
     audit.record(bench_operation(params), result.ok, result.error or summary_line(result))
     if not args.no_save:
         try:
@@ -110,16 +109,6 @@ def _cleanup(spec: ConnectionSpec, args: argparse.Namespace, audit: ops.AuditLog
     audit.record(op, not failed, message)
     print(message)
     return 0 if not failed else 1
-
-
-def _with_fsid(result: BenchResult, client: CephClient) -> BenchResult:
-    if result.cluster:
-        return result
-    from dataclasses import replace
-    try:
-        return replace(result, cluster=client.fsid())
-    except Exception:
-        return result
 
 
 def _delete_temp(client: CephClient, pool: str, audit: ops.AuditLog, err: TextIO) -> None:

@@ -10,7 +10,6 @@ Nothing here is typed by hand: the files are what Ceph answered.
 """
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import errno as errno_mod
+import json
 import math
 import os
 import random
@@ -28,7 +29,7 @@ import struct
 import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from .client import ConnectionSpec
@@ -217,6 +218,7 @@ class Progress:
     avg_latency: float
     samples: tuple[Sample, ...]
     total_ops: int = 0  # seq: how many objects there are to read (0 when unbounded)
+    op_size: int = 0  # of this run (a read's comes from the write's metadata, not the params)
 
 
 # ------------------------------------------------------------------ naming and contents
@@ -401,15 +403,12 @@ class BenchEngine:
         self._issue: Callable[[str, int, int], None] = self._issue_write
         self._last_completion = 0.0
         self._run_op_size = params.op_size
+        self.abandoned = False  # ops never came back: the handle must not be shut down under them
 
     # ---- control
     def stop(self) -> None:
         """Stop issuing ops; in-flight ones finish and the partial result is reported."""
         self._stop.set()
-
-    @property
-    def stopping(self) -> bool:
-        return self._stop.is_set()
 
     def progress(self) -> Progress:
         with self._lock:
@@ -419,7 +418,7 @@ class BenchEngine:
                 phase=self._phase, elapsed=elapsed, seconds=self.p.seconds, started=live.started,
                 finished=live.finished, failed=live.failed, in_flight=live.started - live.finished - live.failed,
                 avg_latency=live.lat_sum / live.finished if live.finished else 0.0,
-                samples=tuple(self._samples), total_ops=self._total_ops)
+                samples=tuple(self._samples), total_ops=self._total_ops, op_size=self._run_op_size)
 
     # ---- the run
     def run(self) -> BenchResult:
@@ -460,6 +459,7 @@ class BenchEngine:
             if now - self._last_completion > p.op_timeout + 5:
                 hung = True
                 break
+        self.abandoned = hung
         # rados bench's total time includes the wait for the last ops
         elapsed = (self._last_completion if not hung else time.monotonic()) - self._t0
 
@@ -720,7 +720,6 @@ class BenchSession:
 
 def diagnose_stall(handle: Any, pool: str) -> str | None:
     """Why ops stopped getting replies, from the osdmap: a full pool, cluster flags, down OSDs."""
-    import json
     try:
         ret, out, _ = handle.mon_command(json.dumps({"prefix": "osd dump", "format": "json"}), b"")
         dump = json.loads(out) if ret == 0 and out else None
@@ -752,11 +751,10 @@ def cleanup_run(io: Any, metadata_name: str = DEFAULT_METADATA, host: str | None
                 op_timeout: float = 30.0) -> tuple[int, int]:
     """What `rados cleanup` does: remove the objects the metadata names, then the metadata object."""
     try:
-        meta = decode_metadata(io.read(metadata_name, _METADATA.size, 0))
-    except BenchError:
-        raise
+        raw = io.read(metadata_name, _METADATA.size, 0)
     except Exception as e:
         raise BenchError(f"no bench metadata object {metadata_name} to clean up after ({e})") from None
+    meta = decode_metadata(raw)
     removed, failed = remove_objects(io, object_prefix(host or hostname(), meta.pid), meta.num_objects, threads,
                                      op_timeout)
     if not failed:
@@ -773,25 +771,16 @@ def run_bench(spec: ConnectionSpec, params: BenchParams, *, on_start: Callable[[
         if on_start is not None:
             on_start(engine)
         result = engine.run()
-        if result.error and "abandoned" in result.error:
-            session.abandoned = True
+        session.abandoned = engine.abandoned
         if result.errno == errno_mod.ETIMEDOUT:
             why = diagnose_stall(session.handle, params.pool)
             if why:
-                result = _replace(result, error=f"{result.error}. The osdmap says: {why}")
+                result = replace(result, error=f"{result.error}. The osdmap says: {why}")
         try:
-            result = _with_cluster(result, session.handle.get_fsid())
+            result = replace(result, cluster=session.handle.get_fsid())
         except Exception:
             pass
         return result
     finally:
         session.close()
 
-
-def _with_cluster(result: BenchResult, fsid: str) -> BenchResult:
-    return _replace(result, cluster=fsid)
-
-
-def _replace(result: BenchResult, **changes: Any) -> BenchResult:
-    from dataclasses import replace
-    return replace(result, **changes)

@@ -168,8 +168,11 @@ async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) ->
         pane = await open_bench(app, pilot)
         await pilot.press("o")
         await pilot.pause(0.2)
-        await fill(app, pilot, {"total": "32M", "block": "4M"})
+        await fill(app, pilot, {"osds": "0", "total": "32M", "block": "4M"})
         assert "ceph tell osd.0 bench 33554432 4194304" in text_of(app, "#form-status")
+        await fill(app, pilot, {"osds": "all"})  # every OSD, whatever their ids: the loop an admin would type
+        assert ("for id in $(ceph osd ls); do ceph tell osd.$id bench 33554432 4194304; done"
+                in flat(app, "#form-status"))
         await submit_and_run(app, pilot)
         await wait_for(pilot, lambda: pane.osd_bench is None and len(pane.osd_results) == 3 and not pane.osd_progress,
                        90, "three OSD results")

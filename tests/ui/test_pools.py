@@ -8,7 +8,6 @@ from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, text_of, wait_for

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import replace
 from typing import Any, Sequence
 
 from rich.table import Table
@@ -151,8 +152,7 @@ class BenchPane(Vertical):
         if len(p.samples) != self._shown_samples:
             self._shown_samples = len(p.samples)
             self._render_sparklines(p.samples[-SPARK_POINTS:])
-        params = self.running
-        mib = p.finished * (params.op_size if params else 0) / MiB / p.elapsed if p.elapsed > 0 and params else 0.0
+        mib = p.finished * p.op_size / MiB / p.elapsed if p.elapsed > 0 else 0.0
         t = Text()
         t.append(f"{self.phase or p.phase}", style="bold yellow")
         t.append(f" · {p.elapsed:.0f}/{p.seconds:.0f} s · {p.finished} ops")
@@ -308,8 +308,7 @@ class BenchPane(Vertical):
                 raise ValueError("give a file name")
             if os.path.exists(os.path.expanduser(path)):
                 raise ValueError(f"{path} already exists; choose another name")
-            n = len(runs(values))
-            return [ops.Operation(title="Export", prefix="export", args=(), cli=f"# write {n} run(s) as {fmt} to {path}")]
+            return []  # a local file, no cluster command
 
         form = FormScreen("Export bench history", [
             Field("format", "Format", "csv", choices=("csv", "json")),
@@ -319,7 +318,7 @@ class BenchPane(Vertical):
                  "per-second samples.")
 
         def done(result: list[ops.Operation] | None) -> None:
-            if not result:
+            if result is None:
                 return
             v = form.submitted_values
             chosen = runs(v)
@@ -425,7 +424,6 @@ class BenchPane(Vertical):
             return
         p, temp = self.last_params
         if temp:
-            from dataclasses import replace
             p = replace(p, pool=temp_pool_name())
         self._confirm(p, temp)
 
@@ -599,13 +597,12 @@ class BenchPane(Vertical):
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
             p, ids = params_of(v)
-            shown = ids if ids is not None else tuple(range(min(total, 3)))
-            plan = [ops.Operation(title=f"bench osd.{i}", prefix="tell bench", args=(), cli=osd_bench_cli(i, p))
-                    for i in shown]
-            if ids is None and total > 3:
-                plan.append(ops.Operation(title="…", prefix="", args=(), cli=f"# … and so on for every OSD "
-                                                                             f"({total}), one at a time"))
-            return plan
+            if ids is None:  # every OSD (ids need not be contiguous): the shell loop an admin would type
+                each = osd_bench_cli(0, p).replace("osd.0", "osd.$id")
+                return [ops.Operation(title=f"bench all {total} OSDs", prefix="tell bench", args=(),
+                                      cli=f"for id in $(ceph osd ls); do {each}; done")]
+            return [ops.Operation(title=f"bench osd.{i}", prefix="tell bench", args=(), cli=osd_bench_cli(i, p))
+                    for i in ids]
 
         def warn(v: dict[str, str]) -> list[str]:
             try:
@@ -625,8 +622,7 @@ class BenchPane(Vertical):
         def done(result: list[ops.Operation] | None) -> None:
             if result:
                 p, ids = params_of(form.submitted_values)
-                plan = [op for op in result]
-                go = BenchConfirmScreen("Run the per-OSD bench?", plan,
+                go = BenchConfirmScreen("Run the per-OSD bench?", result,
                                         "Each OSD writes the given bytes to its disk (then deletes them); client IO "
                                         "on that OSD slows down meanwhile.")
                 self.app.push_screen(go, lambda ok: self._start_osd_bench(p, ids) if ok else None)

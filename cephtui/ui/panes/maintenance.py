@@ -10,9 +10,8 @@ every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rich.text import Text
 from textual import on, work
@@ -296,10 +295,12 @@ class MaintenancePane(Vertical):
             self.app.notify(self.store.error, severity="error")
             return
         self._busy = True
-        self._fetch_for_enter()
+        self._fetch_maps(lambda tree, dump: self._open_enter_form(
+            mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump), str(dump.get("fsid") or self.fsid or "")))
 
     @work(thread=True, exit_on_error=False, group="maint", description="fetch osd tree and osd dump")
-    def _fetch_for_enter(self) -> None:
+    def _fetch_maps(self, then: Callable[[Any, Any], None]) -> None:
+        """`osd tree` and `osd dump` off the UI thread; `then(tree, dump)` runs back on it."""
         client = self.app.client  # type: ignore[attr-defined]
         try:
             tree, dump = client.mon("osd tree"), client.mon("osd dump")
@@ -307,8 +308,7 @@ class MaintenancePane(Vertical):
             self.app.call_from_thread(self._failed, "Could not read the OSD map: "
                                       + (e.message if isinstance(e, CephError) else repr(e)))
             return
-        self.app.call_from_thread(self._open_enter_form, mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump),
-                                  str(dump.get("fsid") or self.fsid or ""))
+        self.app.call_from_thread(then, tree, dump)
 
     def _failed(self, message: str) -> None:
         self._busy = False
@@ -434,19 +434,8 @@ class MaintenancePane(Vertical):
             self.app.notify("Still asking the cluster…")
             return
         self._busy = True
-        self._fetch_for_exit(m)
-
-    @work(thread=True, exit_on_error=False, group="maint", description="fetch osd dump for exit")
-    def _fetch_for_exit(self, m: mt.Maintenance) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
-        try:
-            tree, dump = client.mon("osd tree"), client.mon("osd dump")
-        except Exception as e:
-            self.app.call_from_thread(self._failed, "Could not read the OSD map: "
-                                      + (e.message if isinstance(e, CephError) else repr(e)))
-            return
-        self.app.call_from_thread(self._confirm_exit, m.id, mt.flags_from_osd_dump(dump),
-                                  mt.osds_down(tree, m.target.osds))
+        self._fetch_maps(lambda tree, dump: self._confirm_exit(m.id, mt.flags_from_osd_dump(dump),
+                                                                mt.osds_down(tree, m.target.osds)))
 
     def _confirm_exit(self, mid: str, now_set: set[tuple[str, str]], down: tuple[int, ...]) -> None:
         self._busy = False

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on

@@ -2,7 +2,8 @@
 
 `build` turns the field values into operations or raises ValueError; the form
 shows the resulting `ceph` command live as the operator types, and refuses to
-close with OK while the values are bad.
+close with OK while the values are bad. A form whose result is not a cluster
+change (an export to a file) builds no operations and closes with [] when valid.
 """
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ class FormScreen(ModalScreen[list[Operation] | None]):
     @on(Button.Pressed, "#form-ok")
     def _submit(self) -> None:
         ops = self._validate()
-        if ops:
+        if ops is not None:
             self.submitted_values = self.values()  # for callers that need the fields, not just the commands
             self.dismiss(ops)
 
