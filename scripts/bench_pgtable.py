@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
+import msgspec
 import statistics
 import subprocess
 import sys
@@ -78,7 +78,7 @@ def cells(pg: PGBrief) -> tuple:
 
 
 async def run(pgs: list[PGBrief], repeat: int) -> None:
-    changed = [dataclasses.replace(pg, state="active+undersized+degraded") if i % 100 == 0 else pg
+    changed = [msgspec.structs.replace(pg, state="active+undersized+degraded") if i % 100 == 0 else pg
                for i, pg in enumerate(pgs)]
     app = BenchApp()
     async with app.run_test(size=(160, 48)) as pilot:

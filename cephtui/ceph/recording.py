@@ -5,12 +5,13 @@ recordings through the same SnapshotBuilder the app uses, without a cluster.
 """
 from __future__ import annotations
 
+import errno as errno_mod
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .client import CephClient, CephError, error_for, loads
+from .client import CephClient, CephError, ConnectionSpec, error_for, loads
 
 
 def command_key(target: str, prefix: str, args: dict[str, Any]) -> str:
@@ -24,7 +25,7 @@ class RecordingClient:
     inner: CephClient
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def _record(self, target: str, prefix: str, args: dict[str, Any]) -> Any:
+    def _record(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
         args = {"format": "json", **args}
         key = command_key(target, prefix, args)
         raw = self.inner.mon_raw if target == "mon" else self.inner.mgr_raw
@@ -34,13 +35,19 @@ class RecordingClient:
             self.records[key] = {"errno": e.errno, "message": e.message}
             raise
         self.records[key] = {"out": out.decode("utf-8", "replace")}
-        return loads(out)
+        return out
 
     def mon(self, prefix: str, **args: Any) -> Any:
-        return self._record("mon", prefix, args)
+        return loads(self._record("mon", prefix, args))
 
     def mgr(self, prefix: str, **args: Any) -> Any:
-        return self._record("mgr", prefix, args)
+        return loads(self._record("mgr", prefix, args))
+
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self._record("mon", prefix, args), ""
+
+    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self._record("mgr", prefix, args), ""
 
     def save(self, path: Path, meta: dict[str, Any]) -> None:
         path.write_text(json.dumps({"meta": meta, "commands": self.records}, indent=1, sort_keys=True) + "\n")
@@ -48,25 +55,68 @@ class RecordingClient:
 
 @dataclass
 class ReplayClient:
-    """Answers exactly what was recorded; an unrecorded command is a test failure, not a guess."""
+    """Answers exactly what was recorded, as raw bytes parsed by the client's own `loads`.
+
+    Strict (tests): an unrecorded command is a KeyError, a test failure rather than a guess.
+    Lenient (the scale harness runs the whole app on it): an unrecorded command is refused
+    with EINVAL the way a mon refuses an unknown command, so the app shows a note.
+    """
 
     records: dict[str, dict[str, Any]]
+    strict: bool = True
+    spec: ConnectionSpec = field(default_factory=lambda: ConnectionSpec(name="client.replay"))
+
+    files: dict[str, Path] = field(default_factory=dict)  # command key -> file read at each ask
+
+    def __post_init__(self) -> None:
+        self._raw = {k: rec["out"].encode() for k, rec in self.records.items() if "out" in rec}
 
     @classmethod
-    def load(cls, path: Path) -> "ReplayClient":
-        return cls(json.loads(path.read_text())["commands"])
+    def from_dir(cls, directory: Path) -> "ReplayClient":
+        """A recording written as one file per answer (scripts/gen_scale_fixtures.py): read on
+        each ask, so a big cluster's answers cost a read, as a fetch would, and no resident copy."""
+        index = json.loads((directory / "index.json").read_text())
+        return cls({}, strict=False, files={k: directory / name for k, name in index["files"].items()})
 
-    def raw(self, target: str, prefix: str, args: dict[str, Any]) -> str:
+    @classmethod
+    def load(cls, path: Path, strict: bool = True) -> "ReplayClient":
+        return cls(json.loads(path.read_text())["commands"], strict=strict)
+
+    def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
         key = command_key(target, prefix, {"format": "json", **args})
-        if key not in self.records:
-            raise KeyError(f"not recorded: {key}")
-        rec = self.records[key]
-        if "errno" in rec:
+        if key in self._raw:
+            return self._raw[key]
+        if key in self.files:
+            return self.files[key].read_bytes()
+        rec = self.records.get(key)
+        if rec is not None:
             raise error_for(rec["errno"], rec["message"], prefix)
-        return rec["out"]
+        if self.strict:
+            raise KeyError(f"not recorded: {key}")
+        raise error_for(errno_mod.EINVAL, f"command not in this recording: {prefix}", prefix)
 
     def mon(self, prefix: str, **args: Any) -> Any:
         return loads(self.raw("mon", prefix, args))
 
     def mgr(self, prefix: str, **args: Any) -> Any:
         return loads(self.raw("mgr", prefix, args))
+
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self.raw("mon", prefix, args), ""
+
+    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self.raw("mgr", prefix, args), ""
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    @property
+    def handle(self) -> Any:
+        raise error_for(errno_mod.ENOTSUP, "a recording has no librados handle (no cluster log, no I/O)")
+
+    def fsid(self) -> str:
+        return (self.mon("status") or {}).get("fsid", "")
+
+    def close(self) -> None:
+        pass

@@ -8,37 +8,30 @@ steady-state poll costs five cheap commands, whatever the cluster's size.
 from __future__ import annotations
 
 import time
-from collections import Counter, defaultdict, deque
+from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import osdtree, parse, pools as pools_mod, users as users_mod
-from .client import CephError, CephTimeout
-from .models import (
-    ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, PoolPGStates, Ratios,
-    StateCount, StuckPG,
-)
-from .pgfilter import pgid_key
+from . import osdtree, parse, pgdump, pools as pools_mod, users as users_mod
+from .client import CephError, CephTimeout, loads
+from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
+from .pgdump import STUCK_KINDS, per_pool_states
 
-STUCK_KINDS = ("inactive", "unclean", "stale", "undersized", "degraded")
+DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the config cannot be read
 PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
 LOG_KEEP = 500
 
 
 class CommandSource(Protocol):
-    """What the builder needs of a client: CephClient, or a replay of captured output in unit tests."""
+    """What the builder needs of a client: CephClient, or a replay of recorded answers."""
 
     def mon(self, prefix: str, **args: Any) -> Any: ...
 
     def mgr(self, prefix: str, **args: Any) -> Any: ...
 
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
 
-def per_pool_states(pgs: tuple[PGBrief, ...]) -> tuple[PoolPGStates, ...]:
-    counts: dict[int, Counter[str]] = defaultdict(Counter)
-    for pg in pgs:
-        counts[pg.pool_id][pg.state] += 1
-    return tuple(PoolPGStates(pool, tuple(StateCount(s, n) for s, n in c.most_common()))
-                 for pool, c in sorted(counts.items()))
+    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
 
 
 class LogSource(Protocol):
@@ -66,6 +59,10 @@ class SnapshotBuilder:
     _rules_epoch: int = -1
     _flags_seen: dict[tuple[str, str], float] = field(default_factory=dict)
     _rules: list[dict[str, Any]] | None = None
+    _pg_order: pgdump.PGOrder = field(default_factory=pgdump.PGOrder)
+    _pg_raw: bytes = b""
+    _pg_rows: tuple[PGBrief, ...] = ()
+    _stuck_threshold: int | None = None
 
     def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
               crush: bool = False, pools: bool = False, users: bool = False) -> ClusterSnapshot:
@@ -80,10 +77,14 @@ class SnapshotBuilder:
         silent: set[str] = set()
         c = self.client
 
-        def ask(target: str, what: str, *args: Any, **kw: Any) -> Any:
+        def ask(target: str, what: str, *args: Any, raw: bool = False, **kw: Any) -> Any:
+            """Parsed JSON, or with raw=True the answer's bytes (for the big ones, decoded by pgdump)."""
             if target in silent:
                 return None
             try:
+                if raw:
+                    kw.setdefault("format", "json")
+                    return (c.mon_raw if target == "mon" else c.mgr_raw)(*args, **kw)[0]
                 return (c.mon if target == "mon" else c.mgr)(*args, **kw)
             except CephTimeout:
                 silent.add(target)
@@ -122,22 +123,16 @@ class SnapshotBuilder:
         df = ask("mon", "df", "df", detail="detail")
         capacity = parse.parse_df(df) if df is not None else parse.capacity_from_pgmap(pgmap)
 
-        stuck: tuple[StuckPG, ...] = ()
+        stuck: tuple[StuckPG, ...] | None = ()
         table = pool_states = None
         pg_stat = ask("mgr", "pg stat", "pg stat") if mgr.available else None
         if pg_stat is not None:
             pgs = parse.parse_pg_stat(pg_stat)
-            if pgs.clean != pgs.num_pgs:
-                now = time.time()
-                stuck = parse.merge_stuck(
-                    parse.parse_stuck(ask("mgr", f"pg dump_stuck {k}", "pg dump_stuck", stuckops=[k]), k, now)
-                    for k in STUCK_KINDS)
             if pg_table:
-                dump = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"])
-                if dump is not None:
-                    # Sorting and counting 100k PGs happens here, in the poller thread, not in the UI.
-                    table = tuple(sorted(parse.parse_pg_brief(dump), key=lambda pg: pgid_key(pg.pgid)))
-                    pool_states = per_pool_states(table)
+                # The PG table and the stuck PGs are shown on the PGs tab only: fetched only then.
+                table, pool_states = self._pg_table(ask)
+            if pgs.clean != pgs.num_pgs:
+                stuck = self._stuck(ask) if pg_table else None
         else:
             # No answer from the mgr (down, hung, or no mgr caps): the mon keeps the last PG digest it got.
             pgs = parse.parse_pgs_by_state(pgmap)
@@ -162,6 +157,37 @@ class SnapshotBuilder:
             progress=parse.parse_progress(status.get("progress_events")),
             osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,
         )
+
+    def _pg_table(self, ask: Any) -> tuple[tuple[PGBrief, ...] | None, Any]:
+        """`pg dump pgs_brief`, decoded in slices; unchanged bytes reuse the last table."""
+        raw = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"], raw=True)
+        if raw is None:
+            return None, None
+        if raw != self._pg_raw or not self._pg_rows:
+            pgs = pgdump.decode_array(raw, "pg_stats", PGBrief)
+            if pgs is None:  # another release's shape: the generic parser
+                pgs = list(parse.parse_pg_brief(loads(raw)))
+            self._pg_rows, self._pg_raw = self._pg_order.sort(pgs), raw
+        return self._pg_rows, per_pool_states(self._pg_rows)
+
+    def _stuck(self, ask: Any) -> tuple[StuckPG, ...]:
+        """One `pg dump_stuck` for all five kinds (the mgr answers the union), sorted into kinds here
+        with the cluster's own mon_pg_stuck_threshold, as the mgr sorts them."""
+        if self._stuck_threshold is None:
+            value = ask("mon", "config get", "config get", who="mgr", key="mon_pg_stuck_threshold", raw=True)
+            try:
+                self._stuck_threshold = int(value.strip()) if value is not None else DEFAULT_STUCK_THRESHOLD
+            except ValueError:
+                self._stuck_threshold = DEFAULT_STUCK_THRESHOLD
+        threshold = self._stuck_threshold
+        raw = ask("mgr", "pg dump_stuck", "pg dump_stuck", stuckops=list(STUCK_KINDS), threshold=threshold,
+                  raw=True)
+        if raw is None:
+            return ()
+        entries = pgdump.decode_array(raw, "stuck_pg_stats", pgdump._Stuck)
+        if entries is None:
+            entries = pgdump.generic_stuck(loads(raw))
+        return pgdump.classify_stuck(entries, threshold, time.time())
 
     def _osd_table(self, ask: Any, epoch: int, shadow: bool, mgr_up: bool) -> osdtree.OSDTable | None:
         """`osd tree` only when the osdmap moved; usage and latency (mgr) every poll while shown."""

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..ceph import ops
@@ -126,6 +127,8 @@ class CephTUI(App[None]):
         self.bench_pane = self.query_one(BenchPane)
         self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
                       self.users_pane, self.maintenance_pane, self.bench_pane)
+        self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
+        self._stale: set[Widget] = set()
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -233,13 +236,23 @@ class CephTUI(App[None]):
         self.snapshot, self.connected = message.snapshot, True
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
+        # Only the pane on screen renders now (and the two that keep state for the status bar
+        # and forms); the others render this snapshot when their tab is opened.
+        visible = self.tabs.active
         for pane in self.panes:
-            try:
-                pane.show(message.snapshot)
-            except Exception as e:
-                log.exception("rendering %s failed", pane.id)
-                self.notify(f"could not render {pane.id}: {e!r}", severity="error")
+            if pane.parent is not None and pane.parent.id == visible or pane in self._always_shown:
+                self._show(pane, message.snapshot)
+            else:
+                self._stale.add(pane)
         self._schedule(self.refresh_interval)
+
+    def _show(self, pane: Widget, snap: ClusterSnapshot) -> None:
+        self._stale.discard(pane)
+        try:
+            pane.show(snap)  # type: ignore[attr-defined]
+        except Exception as e:
+            log.exception("rendering %s failed", pane.id)
+            self.notify(f"could not render {pane.id}: {e!r}", severity="error")
 
     def on_poll_failed(self, message: PollFailed) -> None:
         self._polling = False
@@ -248,6 +261,9 @@ class CephTUI(App[None]):
         self._schedule(self.refresh_interval)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        stale = [p for p in self._stale if p.parent is event.pane]
+        if stale and self.snapshot is not None:
+            self._show(stale[0], self.snapshot)
         # Tables of these tabs are fetched only while shown: fill them now, not at the next tick.
         focus = {"pgs": self.pgs_pane.focus_table, "osds": self.osds_pane.focus_table,
                  "crush": self.crush_pane.focus_table, "pools": self.pools_pane.focus_table,

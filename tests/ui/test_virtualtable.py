@@ -1,7 +1,7 @@
 """The virtual PG table on 100k rows: cursor, paging, row-following across updates. No cluster needed."""
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from textual.app import App, ComposeResult
 
@@ -39,7 +39,7 @@ async def test_cursor_paging_and_following_a_row() -> None:
         table.set_rows(ROWS[5:])
         assert table.rows[table.cursor].pgid == pgid
         # A refresh in which that PG changed state keeps it too (rows are matched by key).
-        changed = [dataclasses.replace(pg, state="active+undersized+degraded") for pg in ROWS]
+        changed = [msgspec.structs.replace(pg, state="active+undersized+degraded") for pg in ROWS]
         table.set_rows(changed)
         assert table.rows[table.cursor].pgid == pgid
         assert table.get_row_at(table.cursor)[1] == "active+undersized+degraded"

@@ -66,16 +66,6 @@ def test_missing_fields_give_zeros_not_errors() -> None:
     assert parse.parse_io({}).write_bps == 0
     assert parse.parse_df({}).total == 0
     assert parse.parse_health({}).status == "HEALTH_UNKNOWN"
-    assert parse.parse_stuck({"stuck_pg_stats": []}, "unclean", 0) == ()
-
-
-def test_stuck_since_and_merge() -> None:
-    data = raw("osd_down", "mgr", "pg dump_stuck", stuckops=["unclean"])
-    stuck = parse.parse_stuck(data, "unclean", now=parse.parse_stamp("2100-01-01T00:00:00.000000+0000"))
-    assert stuck and all(s.seconds and s.seconds > 0 for s in stuck)
-    merged = parse.merge_stuck([stuck, stuck])
-    assert len(merged) == len({s.pgid for s in stuck})
-    assert all(s.kind == "unclean,unclean" for s in merged)
 
 
 def test_parse_stamp_formats() -> None:

@@ -28,7 +28,9 @@ PG13 = PGBrief("13.4", "active+clean", (2, 1, 0), (2, 1, 0), 2, 2)
     ("clean rbd", PG, False),
 ])
 def test_pg_filter(text: str, pg: PGBrief, expected: bool) -> None:
-    assert PGFilter(text).matches(pg, {3: "rbd", 13: "other"}) is expected
+    names = {3: "rbd", 13: "other"}
+    assert PGFilter(text).matches(pg, names) is expected
+    assert PGFilter(text).select([PG, pg, PG13], names) == [p for p in (PG, pg, PG13) if PGFilter(text).matches(p, names)]
 
 
 def test_pg_filter_reports_bad_osd_term() -> None:

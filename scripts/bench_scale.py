@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Scale harness: the real app on recordings of 100 to 10,000 OSDs, measured against the budgets.
+
+    .venv/bin/python scripts/bench_scale.py [--sizes 100:10000,1000:100000,5000:200000,10000:200000]
+                                            [--conf CEPH_CONF | --no-cli] [--refreshes 6] [--root DIR]
+
+Each size is a recording made by scripts/gen_scale_fixtures.py (crushtool/osdmaptool
+maps, PG states by rule; cached under .scale-cache/). For each size a fresh Python
+process starts the whole CephTUI app headless (Textual's run_test, 160x48) on a
+`ReplayClient` of that recording and measures, while a 20 ms heartbeat timer runs on
+the UI thread:
+
+  first frame   process start (before the interpreter) -> Health painted with the first snapshot
+  refresh       r pressed -> new snapshot fetched, parsed, built, the visible pane's widgets
+                updated and the screen refreshed; Health, PGs and OSDs tabs, median and max
+  UI block      the longest heartbeat gap during those refreshes (any wait the UI thread had)
+  filter        one keystroke in the PG / OSD filter -> the filtered rows on screen
+                (typing 'degraded' and 'host12' a key at a time, median and max)
+  RSS           resident memory at the end, and the peak
+
+Reference measured in the same run (unless --no-cli): the refresh as scripts do it
+today, `ceph -s`, `ceph osd tree` and `ceph pg stat` as processes against a real sandbox
+cluster, against the same app's refresh (real client, same harness) on that cluster.
+--conf uses a running cluster; otherwise a sandbox is started and stopped.
+
+--root measures another checkout's app with this harness (e.g. the commit before an
+optimisation, with this checkout's cephtui/ceph/recording.py copied in for the replay).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET = {"refresh": 250.0, "block": 50.0, "filter": 100.0, "rss": 400.0, "first": 1500.0}
+DEFAULT_SIZES = "100:10000,1000:100000,5000:200000,10000:200000"
+
+
+# ----------------------------------------------------------------------------- child: one app, one size
+async def measure(client: Any, t_start: float, refreshes: int, filters: bool) -> dict[str, Any]:
+    from textual.worker import WorkerState
+
+    from cephtui.ui.app import CephTUI
+    from cephtui.ui.widgets.virtualtable import VirtualTable
+
+    out: dict[str, Any] = {}
+    ready = [0]
+
+    class Harness(CephTUI):
+        def on_snapshot_ready(self, message: Any) -> None:
+            super().on_snapshot_ready(message)
+            if "first_frame_ms" not in out:
+                self.call_after_refresh(lambda: out.setdefault("first_frame_ms", (time.time() - t_start) * 1000))
+            ready[0] += 1
+
+    app = Harness(client, refresh=3600)  # polls only when asked: each refresh is measured alone
+    gaps: list[tuple[float, str]] = []
+    phase = ["start"]
+    last = [time.perf_counter()]
+
+    def beat() -> None:
+        now = time.perf_counter()
+        gaps.append(((now - last[0]) * 1000, phase[0]))
+        last[0] = now
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        async def until(cond: Callable[[], bool], timeout: float = 60) -> None:
+            deadline = time.monotonic() + timeout
+            while not cond():
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the app did not get there in time")
+                await pilot.pause(0.002)
+
+        def view_busy() -> bool:
+            return any(w.group in ("osd-view", "pg-filter", "poll") and
+                       w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+
+        await until(lambda: "first_frame_ms" in out)
+        app.set_interval(0.02, beat)
+        for tab in ("health", "pgs", "osds"):
+            phase[0] = "switch"
+            n = ready[0]
+            app.action_show_tab(tab)
+            app.action_refresh_now()
+            await until(lambda: ready[0] > n and not view_busy())
+            await pilot.pause(0.3)
+            times, polls = [], []
+            phase[0] = f"refresh {tab}"
+            for _ in range(refreshes):
+                n = ready[0]
+                t0 = time.perf_counter()
+                app.action_refresh_now()
+                await until(lambda: ready[0] > n and not view_busy())
+                await pilot.pause()
+                times.append((time.perf_counter() - t0) * 1000)
+                polls.append(app.snapshot.poll_ms if app.snapshot else 0.0)
+                phase[0] = f"idle {tab}"
+                await pilot.pause(0.1)
+                phase[0] = f"refresh {tab}"
+            out[f"refresh_{tab}"] = times
+            out[f"poll_{tab}"] = polls
+            out[f"block_{tab}"] = max([g for g, p in gaps if p == f"refresh {tab}"], default=0.0)
+        if filters:
+            for tab, box_id, pane, text in (("pgs", "#pgs-table-box", app.pgs_pane, "degraded"),
+                                            ("osds", "#osds-box", app.osds_pane, "host12")):
+                app.action_show_tab(tab)
+                await pilot.pause(0.3)
+                pane.action_focus_filter()
+                await pilot.pause(0.1)
+                box = pane.query_one(box_id)
+                per_key = []
+                phase[0] = f"filter {tab}"
+                for i, ch in enumerate(text):
+                    want = f"match '{text[:i + 1]}'"
+                    t0 = time.perf_counter()
+                    await pilot.press(ch)
+                    await until(lambda: want in str(box.border_subtitle) and not view_busy())
+                    await pilot.pause()
+                    per_key.append((time.perf_counter() - t0) * 1000)
+                rows = pane.query_one(VirtualTable if tab == "osds" else "#pgs-table", VirtualTable).row_count
+                out[f"filter_{tab}"] = per_key
+                out[f"filter_{tab}_rows"] = rows
+                out[f"block_filter_{tab}"] = max([g for g, p in gaps if p == f"filter {tab}"], default=0.0)
+                phase[0] = "clear"
+                pane.action_clear_filter()
+                await pilot.pause(0.5)
+        out["block_idle"] = max([g for g, p in gaps if p.startswith("idle")], default=0.0)
+    import psutil
+    import resource
+    out["rss_mb"] = psutil.Process().memory_info().rss / 2**20
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def child(args: argparse.Namespace) -> int:
+    if args.replay:
+        from cephtui.ceph.recording import ReplayClient
+        client: Any = ReplayClient.from_dir(Path(args.replay))
+    else:
+        from cephtui.ceph.client import CephClient, ConnectionSpec
+        client = CephClient(ConnectionSpec(conffile=args.conf)).connect()
+    result = asyncio.run(measure(client, args.t0, args.refreshes, not args.no_filters))
+    print("RESULT " + json.dumps(result))
+    return 0
+
+
+def run_child(root: Path, refreshes: int, *, replay: Path | None = None, conf: str | None = None,
+              no_filters: bool = False) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--refreshes", str(refreshes),
+            "--t0", repr(time.time())]
+    argv += ["--replay", str(replay)] if replay else ["--conf", str(conf)]
+    if no_filters:
+        argv.append("--no-filters")
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=str(root))
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    raise SystemExit(f"the harness failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+
+
+# ----------------------------------------------------------------------------- parent: sizes, CLI, table
+def med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else 0.0
+
+
+def cli_reference(conf: str, runs: int = 5) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name, argv in (("ceph -s", ["-s"]), ("ceph osd tree", ["osd", "tree"]), ("ceph pg stat", ["pg", "stat"])):
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run(["ceph", "-c", conf, *argv], check=True, capture_output=True)
+            times.append((time.perf_counter() - t0) * 1000)
+        out[name] = med(times)
+    return out
+
+
+def mark(value: float, budget: float) -> str:
+    return "ok" if value < budget else "OVER"
+
+
+def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
+    print("\n== budgets: refresh < 250 ms, UI block < 50 ms, filter < 100 ms/key, RSS < 400 MB, "
+          "first frame < 1.5 s ==")
+    head = (f"{'OSDs':>6} {'PGs':>7} | {'first':>6} | {'refresh ms (median/max) health':>22} {'pgs':>11} "
+            f"{'osds':>11} | {'UI block ms h/p/o':>17} | {'filter ms/key pg':>16} {'osd':>9} | "
+            f"{'RSS MB':>6} {'peak':>5}")
+    print(head)
+    print("-" * len(head))
+    for osds, pgs, r in results:
+        def rm(tab: str) -> str:
+            return f"{med(r[f'refresh_{tab}']):5.0f}/{max(r[f'refresh_{tab}']):5.0f}"
+
+        def fm(tab: str) -> str:
+            xs = r.get(f"filter_{tab}") or [0.0]
+            return f"{med(xs):4.0f}/{max(xs):4.0f}"
+        print(f"{osds:>6} {pgs:>7} | {r['first_frame_ms']:6.0f} | {rm('health'):>22} {rm('pgs'):>11} "
+              f"{rm('osds'):>11} | {r['block_health']:5.0f}/{r['block_pgs']:4.0f}/{r['block_osds']:4.0f} | "
+              f"{fm('pgs'):>16} {fm('osds'):>9} | {r['rss_mb']:6.0f} {r['peak_rss_mb']:5.0f}")
+    budget_row = [r for o, p, r in results if (o, p) == (5000, 200000)]
+    if budget_row:
+        r = budget_row[0]
+        worst_refresh = max(max(r[f"refresh_{t}"]) for t in ("health", "pgs", "osds"))
+        worst_block = max(r[f"block_{t}"] for t in ("health", "pgs", "osds"))
+        worst_filter = max(max(r.get(f"filter_{t}") or [0.0]) for t in ("pgs", "osds"))
+        print(f"\nat 5,000 OSDs / 200,000 PGs: refresh max {worst_refresh:.0f} ms {mark(worst_refresh, 250)}, "
+              f"UI block max {worst_block:.0f} ms {mark(worst_block, 50)}, filter max {worst_filter:.0f} ms/key "
+              f"{mark(worst_filter, 100)}, RSS peak {r['peak_rss_mb']:.0f} MB {mark(r['peak_rss_mb'], 400)}, "
+              f"first frame {r['first_frame_ms']:.0f} ms {mark(r['first_frame_ms'], 1500)}")
+    if len(results) >= 2:
+        (o0, p0, r0), (o1, p1, r1) = results[0], results[-1]
+        print(f"\ngrowth from {o0} OSDs/{p0} PGs to {o1} OSDs/{p1} PGs "
+              f"(OSDs x{o1 / o0:.0f}, PGs x{p1 / p0:.0f}); linear in its input means a ratio <= that input's factor")
+        for label, key, by in (("refresh health", "refresh_health", "-"), ("refresh pgs", "refresh_pgs", "PGs"),
+                               ("refresh osds", "refresh_osds", "OSDs"), ("filter pgs", "filter_pgs", "PGs"),
+                               ("filter osds", "filter_osds", "OSDs")):
+            a, b = med(r0.get(key) or [0.0]), med(r1.get(key) or [0.0])
+            print(f"  {label:16} {a:7.1f} -> {b:7.1f} ms  x{b / a if a else 0:6.1f}   (grows with {by})")
+        print(f"  {'RSS':16} {r0['rss_mb']:7.1f} -> {r1['rss_mb']:7.1f} MB  x{r1['rss_mb'] / r0['rss_mb']:6.1f}")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default=DEFAULT_SIZES, help="OSDS:PGS,... (default %(default)s)")
+    p.add_argument("--refreshes", type=int, default=6)
+    p.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app is measured")
+    p.add_argument("--conf", help="a running cluster for the CLI reference")
+    p.add_argument("--no-cli", action="store_true", help="skip the CLI reference on a sandbox cluster")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--replay", help=argparse.SUPPRESS)
+    p.add_argument("--t0", type=float, default=0.0, help=argparse.SUPPRESS)
+    p.add_argument("--no-filters", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(args)
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from gen_scale_fixtures import generate
+
+    results = []
+    for spec in args.sizes.split(","):
+        osds, pgs = (int(x) for x in spec.split(":"))
+        directory = generate(osds, pgs, ROOT / ".scale-cache")
+        t0 = time.monotonic()
+        r = run_child(args.root.resolve(), args.refreshes, replay=directory)
+        print(f"{osds} OSDs / {pgs} PGs measured in {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        results.append((osds, pgs, r))
+    report(results)
+    if not args.no_cli:
+        cli_vs_app(args)
+    return 0
+
+
+def cli_vs_app(args: argparse.Namespace) -> None:
+    sandbox_dir = None
+    conf = args.conf
+    sandbox = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
+    if not conf:
+        sandbox_dir = tempfile.mkdtemp(prefix="ctscale-", dir="/tmp")
+        conf = subprocess.run([*sandbox, "start", sandbox_dir, "--port", "7060", "--pool", "rbd:32"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    try:
+        cli = cli_reference(conf)
+        r = run_child(args.root.resolve(), args.refreshes, conf=conf, no_filters=True)
+    finally:
+        if sandbox_dir:
+            subprocess.run([*sandbox, "stop", sandbox_dir, "--purge"], capture_output=True)
+    script = sum(cli.values())
+    print("\n== the same refresh as scripts do it, on a real sandbox cluster (3 OSDs), median of 5 ==")
+    for name, v in cli.items():
+        print(f"  {name:28} {v:7.0f} ms")
+    print(f"  {'the three, one after another':28} {script:7.0f} ms")
+    for tab in ("health", "pgs", "osds"):
+        m = med(r[f"refresh_{tab}"])
+        print(f"  cephtui refresh, {tab + ' tab':11} {m:7.1f} ms  (fetch+parse {med(r[f'poll_{tab}']):5.1f} ms)"
+              f"   scripts / cephtui = {script / m:5.1f}x")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""The fast PG decoders give exactly what the generic parser gives, on answers captured from Pacific."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from cephtui.ceph import parse, pgdump
+from cephtui.ceph.models import PGBrief
+from cephtui.ceph.recording import command_key
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+
+
+def out(name: str, target: str, prefix: str, **args) -> bytes:
+    rec = json.loads((FIXTURES / f"{name}.json").read_text())["commands"]
+    return rec[command_key(target, prefix, {"format": "json", **args})]["out"].encode()
+
+
+BRIEF = out("osd_down", "mgr", "pg dump", dumpcontents=["pgs_brief"])
+STUCK = out("osd_down", "mgr", "pg dump_stuck", stuckops=["unclean"])
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 200, 1 << 20])
+def test_brief_in_slices_equals_generic_parse(monkeypatch: pytest.MonkeyPatch, slice_bytes: int) -> None:
+    # 1 byte: every element its own slice; 1 MiB: the whole array in one call.
+    monkeypatch.setattr(pgdump, "SLICE", slice_bytes)
+    fast = pgdump.decode_array(BRIEF, "pg_stats", PGBrief)
+    assert fast is not None and len(fast) == 49
+    assert tuple(fast) == parse.parse_pg_brief(json.loads(BRIEF))
+
+
+def test_other_shapes_are_declined_not_misread() -> None:
+    pgs = json.loads(BRIEF)["pg_stats"]
+    assert pgdump.decode_array(json.dumps(pgs).encode(), "pg_stats", PGBrief) is None  # bare list
+    nested = json.dumps({"pg_map": {"pg_stats": pgs}}, separators=(",", ":")).encode()
+    assert pgdump.decode_array(nested, "pg_stats", PGBrief) is None  # array not the last thing
+    bad_type = BRIEF.replace(b'"acting":[', b'"acting":["zero",', 1)
+    assert pgdump.decode_array(bad_type, "pg_stats", PGBrief) is None
+    assert pgdump.decode_array(b'{"pg_ready":true,"pg_stats":[]}', "pg_stats", PGBrief) == []
+
+
+def test_order_is_by_pool_then_hex_seed_and_remembered() -> None:
+    pgs = [PGBrief(i, "active+clean") for i in ("2.1", "1.a", "1.10", "10.0", "1.9")]
+    order = pgdump.PGOrder()
+    assert [p.pgid for p in order.sort(pgs)] == ["1.9", "1.a", "1.10", "2.1", "10.0"]
+    changed = [msgspec.structs.replace(p, state="active+clean+scrubbing") for p in pgs]
+    again = order.sort(changed)  # same ids in the same mgr order: the remembered permutation
+    assert [p.pgid for p in again] == ["1.9", "1.a", "1.10", "2.1", "10.0"]
+    assert {p.state for p in again} == {"active+clean+scrubbing"}
+    assert [p.pgid for p in order.sort(pgs[:2])] == ["1.a", "2.1"]  # a PG went away: sorted afresh
+
+
+def test_per_pool_states_counts() -> None:
+    pgs = [PGBrief("1.0", "active+clean"), PGBrief("1.1", "active+clean"), PGBrief("1.2", "peering"),
+           PGBrief("3.0", "active+clean")]
+    by_pool = {p.pool_id: {s.state: s.count for s in p.states} for p in pgdump.per_pool_states(pgs)}
+    assert by_pool == {1: {"active+clean": 2, "peering": 1}, 3: {"active+clean": 1}}
+
+
+def test_stuck_kinds_follow_the_mgr_rules() -> None:
+    entries = pgdump.decode_array(STUCK, "stuck_pg_stats", pgdump._Stuck)
+    assert entries and entries == pgdump.generic_stuck(json.loads(STUCK))
+    far = pgdump.stamp_seconds("2100-01-01T00:00:00.000000+0000")
+    assert far is not None
+    rows = pgdump.classify_stuck(entries, 60, far)
+    assert {r.pgid for r in rows} == {e.pgid for e in entries}
+    for r in rows:
+        flags = set(r.state.split("+"))
+        want = [k for k, present in (("inactive", "active" not in flags), ("unclean", "clean" not in flags),
+                                     ("stale", "stale" in flags), ("undersized", "undersized" in flags),
+                                     ("degraded", "degraded" in flags)) if present]
+        assert r.kind == ",".join(want)
+        assert r.seconds and r.seconds > 60
+    # Right after the PGs went unclean nothing is stuck yet: below the threshold no kind applies.
+    newest = max(pgdump.stamp_seconds(e.last_clean) or 0 for e in entries)
+    assert all(r.kind == "?" or "unclean" not in r.kind for r in pgdump.classify_stuck(entries, 1e6, newest))
+
+
+def test_stamps_in_both_spellings() -> None:
+    a = pgdump.stamp_seconds("2026-11-22T11:03:05.431288+0000")
+    assert a == pgdump.stamp_seconds("2026-11-22 11:03:05.431288") == parse.parse_stamp("2026-11-22T11:03:05.431288+0000")
+    assert pgdump.stamp_seconds("") is None and pgdump.stamp_seconds("garbage") is None
