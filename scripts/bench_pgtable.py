@@ -34,7 +34,7 @@ from cephtui.ceph.models import (  # noqa: E402
 )
 from cephtui.ui.panes.pgs import PGsPane, osds  # noqa: E402
 from cephtui.ui.widgets.virtualtable import VirtualTable  # noqa: E402
-from cephtui.ceph.snapshot import per_pool_states  # noqa: E402
+from cephtui.ceph.pgdump import per_pool_states  # noqa: E402
 from cephtui.ceph.pgfilter import pgid_key  # noqa: E402
 
 

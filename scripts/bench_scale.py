@@ -12,7 +12,9 @@ the UI thread:
 
   first frame   process start (before the interpreter) -> Health painted with the first snapshot
   refresh       r pressed -> new snapshot fetched, parsed, built, the visible pane's widgets
-                updated and the screen refreshed; Health, PGs and OSDs tabs, median and max
+                updated and the screen refreshed; Health, PGs and OSDs tabs, median and max.
+                Each `pg dump` differs from the last (0.1 % of PGs change, as scrubs start and
+                end), so the PG table is decoded for real at every refresh.
   UI block      the longest heartbeat gap during those refreshes (any wait the UI thread had)
   filter        one keystroke in the PG / OSD filter -> the filtered rows on screen
                 (typing 'degraded' and 'host12' a key at a time, median and max)
@@ -50,6 +52,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
     from textual.worker import WorkerState
 
     from cephtui.ui.app import CephTUI
+    from cephtui.ui.widgets.filterinput import FilterInput
     from cephtui.ui.widgets.virtualtable import VirtualTable
 
     out: dict[str, Any] = {}
@@ -72,40 +75,48 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
         gaps.append(((now - last[0]) * 1000, phase[0]))
         last[0] = now
 
+    def view_busy() -> bool:
+        return any(w.group in ("osd-view", "pg-filter", "poll") and
+                   w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
+
+    async def settled(cond: Callable[[], bool], timeout: float = 120) -> float:
+        """When `cond` holds and no view worker runs, the time after the next screen refresh.
+
+        Checked from the app's own loop every millisecond; no Pilot pause (which waits for
+        the whole process to go idle) stands between the change and the measurement."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[float] = loop.create_future()
+
+        def check() -> None:
+            if done.done():
+                return
+            if cond() and not view_busy():
+                app.call_after_refresh(lambda: done.done() or done.set_result(time.perf_counter()))
+            else:
+                app.set_timer(0.001, check)
+        check()
+        return await asyncio.wait_for(done, timeout)
+
     async with app.run_test(size=(160, 48)) as pilot:
-        async def until(cond: Callable[[], bool], timeout: float = 60) -> None:
-            deadline = time.monotonic() + timeout
-            while not cond():
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the app did not get there in time")
-                await pilot.pause(0.002)
-
-        def view_busy() -> bool:
-            return any(w.group in ("osd-view", "pg-filter", "poll") and
-                       w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers)
-
-        await until(lambda: "first_frame_ms" in out)
+        await settled(lambda: "first_frame_ms" in out)
         app.set_interval(0.02, beat)
         for tab in ("health", "pgs", "osds"):
             phase[0] = "switch"
             n = ready[0]
             app.action_show_tab(tab)
             app.action_refresh_now()
-            await until(lambda: ready[0] > n and not view_busy())
+            await settled(lambda: ready[0] > n)
             await pilot.pause(0.3)
             times, polls = [], []
-            phase[0] = f"refresh {tab}"
             for _ in range(refreshes):
+                phase[0] = f"refresh {tab}"
                 n = ready[0]
                 t0 = time.perf_counter()
                 app.action_refresh_now()
-                await until(lambda: ready[0] > n and not view_busy())
-                await pilot.pause()
-                times.append((time.perf_counter() - t0) * 1000)
+                times.append((await settled(lambda: ready[0] > n) - t0) * 1000)
                 polls.append(app.snapshot.poll_ms if app.snapshot else 0.0)
                 phase[0] = f"idle {tab}"
-                await pilot.pause(0.1)
-                phase[0] = f"refresh {tab}"
+                await asyncio.sleep(0.2)
             out[f"refresh_{tab}"] = times
             out[f"poll_{tab}"] = polls
             out[f"block_{tab}"] = max([g for g, p in gaps if p == f"refresh {tab}"], default=0.0)
@@ -117,18 +128,18 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                 pane.action_focus_filter()
                 await pilot.pause(0.1)
                 box = pane.query_one(box_id)
+                box_input = pane.query_one(FilterInput)
                 per_key = []
                 phase[0] = f"filter {tab}"
                 for i, ch in enumerate(text):
                     want = f"match '{text[:i + 1]}'"
                     t0 = time.perf_counter()
-                    await pilot.press(ch)
-                    await until(lambda: want in str(box.border_subtitle) and not view_busy())
-                    await pilot.pause()
-                    per_key.append((time.perf_counter() - t0) * 1000)
-                rows = pane.query_one(VirtualTable if tab == "osds" else "#pgs-table", VirtualTable).row_count
+                    box_input.insert_text_at_cursor(ch)  # what a keystroke does to the box
+                    per_key.append((await settled(lambda: want in str(box.border_subtitle)) - t0) * 1000)
+                    await asyncio.sleep(0.05)
+                table = pane.query_one("#pgs-table" if tab == "pgs" else VirtualTable, VirtualTable)
                 out[f"filter_{tab}"] = per_key
-                out[f"filter_{tab}_rows"] = rows
+                out[f"filter_{tab}_rows"] = table.row_count
                 out[f"block_filter_{tab}"] = max([g for g, p in gaps if p == f"filter {tab}"], default=0.0)
                 phase[0] = "clear"
                 pane.action_clear_filter()
@@ -141,10 +152,42 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
     return out
 
 
+CHURN = 0.0005  # each `pg dump`, a fresh 0.05 % of the active+clean PGs are scrubbing: 0.1 % change per refresh
+
+
+def churning(directory: Path) -> Any:
+    """A ReplayClient whose `pg dump` changes at every ask, as a live cluster's does (scrubs start
+    and end): without it, unchanged bytes would let the app skip the decode entirely."""
+    import random
+    import re
+
+    from cephtui.ceph.recording import ReplayClient
+
+    clean, scrubbing = b'"state":"active+clean","up"', b'"state":"active+clean+scrubbing","up"'
+
+    class Churning(ReplayClient):
+        spots: list[int] | None = None
+        rng = random.Random(7)
+
+        def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
+            out = super().raw(target, prefix, args)
+            if prefix != "pg dump":
+                return out
+            if self.spots is None:
+                self.spots = [m.start() for m in re.finditer(re.escape(clean), out)]
+            parts, last = [], 0
+            for at in sorted(self.rng.sample(self.spots, max(1, int(len(self.spots) * CHURN)))):
+                parts += [out[last:at], scrubbing]
+                last = at + len(clean)
+            parts.append(out[last:])
+            return b"".join(parts)
+
+    return Churning.from_dir(directory)
+
+
 def child(args: argparse.Namespace) -> int:
     if args.replay:
-        from cephtui.ceph.recording import ReplayClient
-        client: Any = ReplayClient.from_dir(Path(args.replay))
+        client: Any = churning(Path(args.replay))
     else:
         from cephtui.ceph.client import CephClient, ConnectionSpec
         client = CephClient(ConnectionSpec(conffile=args.conf)).connect()

@@ -6,8 +6,11 @@ list to its virtual table; filtering and sorting 5,000 OSDs are list passes.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
+
+import msgspec
 
 from .coerce import as_float as _f, as_int as _i
 from .models import Ratios
@@ -17,8 +20,10 @@ FLAG_STATES = ("noout", "nodown", "noup", "noin", "destroyed", "new", "full", "b
 FULLNESS = ("full", "backfillfull", "nearfull")  # worst first
 
 
-@dataclass(frozen=True)
-class OSDInfo:
+class OSDInfo(msgspec.Struct, frozen=True, gc=False):
+    """One OSD's row. A msgspec Struct: built for every OSD at every refresh, and at 10,000 OSDs
+    a dataclass' __init__ alone cost 50 ms here; no references back, so no GC tracking."""
+
     id: int
     name: str
     device_class: str = ""
@@ -50,8 +55,7 @@ class OSDInfo:
         return next((f for f in FULLNESS if f in self.flags), "")
 
 
-@dataclass(frozen=True)
-class BucketInfo:
+class BucketInfo(msgspec.Struct, frozen=True, gc=False):
     id: int
     name: str
     type_name: str
@@ -68,8 +72,7 @@ class BucketInfo:
         return self.kb_used * 100.0 / self.kb if self.kb else 0.0
 
 
-@dataclass(frozen=True)
-class TreeRow:
+class TreeRow(msgspec.Struct, frozen=True, gc=False):
     depth: int
     node: OSDInfo | BucketInfo
 
@@ -90,6 +93,10 @@ class OSDTable:
     epoch: int = 0
     shadow: bool = False
     notes: tuple[str, ...] = field(default=())
+    # Counted in the poller thread so the pane's summary line costs the UI thread nothing.
+    num_up: int = 0
+    num_in: int = 0
+    fullness: tuple[tuple[str, int], ...] = ()  # (full / backfillfull / nearfull, OSDs), worst first
 
     def osd(self, osd_id: int) -> OSDInfo | None:
         for o in self.osds:
@@ -122,7 +129,80 @@ def _states(osd_dump: dict[str, Any] | None) -> dict[int, tuple[set[str], bool, 
     return out
 
 
-def _perf(osd_perf: dict[str, Any] | None) -> dict[int, tuple[int, int]]:
+class Usage(msgspec.Struct, frozen=True, gc=False):
+    """One OSD of `osd df` (field names as in Ceph's JSON; the rest is skipped)."""
+
+    id: int
+    device_class: str = ""
+    crush_weight: float | None = None
+    kb: int = 0
+    kb_used: int = 0
+    kb_avail: int = 0
+    utilization: float = 0.0
+    var: float = 0.0
+    pgs: int = 0
+
+
+class _Df(msgspec.Struct, gc=False):
+    nodes: list[Usage] = []
+
+
+class _PerfStats(msgspec.Struct, gc=False):
+    commit_latency_ms: int = 0
+    apply_latency_ms: int = 0
+
+
+class _PerfInfo(msgspec.Struct, gc=False):
+    id: int
+    perf_stats: _PerfStats = msgspec.field(default_factory=_PerfStats)
+
+
+class _PerfInfos(msgspec.Struct, gc=False):
+    osd_perf_infos: list[_PerfInfo] = []
+
+
+class _Perf(msgspec.Struct, gc=False):
+    osdstats: _PerfInfos | None = None  # Pacific nests the list here ...
+    osd_perf_infos: list[_PerfInfo] = []  # ... older releases do not
+
+
+_DF = msgspec.json.Decoder(_Df)
+_PERF = msgspec.json.Decoder(_Perf)
+
+
+def usage_from_raw(raw: bytes) -> dict[int, Usage]:
+    """`osd df` as bytes, decoded straight into Usage (5x the generic parse); other shapes generically."""
+    try:
+        return {u.id: u for u in _DF.decode(raw).nodes if u.id >= 0}
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        from .client import loads
+        return usage_from_json(loads(raw))
+
+
+def usage_from_json(df: dict[str, Any] | None) -> dict[int, Usage]:
+    out = {}
+    for n in (df or {}).get("nodes") or ():
+        i = _i(n.get("id"))
+        if i >= 0:
+            out[i] = Usage(id=i, device_class=str(n.get("device_class") or ""),
+                           crush_weight=_f(n["crush_weight"]) if "crush_weight" in n else None, kb=_i(n.get("kb")),
+                           kb_used=_i(n.get("kb_used")), kb_avail=_i(n.get("kb_avail")),
+                           utilization=_f(n.get("utilization")), var=_f(n.get("var")), pgs=_i(n.get("pgs")))
+    return out
+
+
+def latency_from_raw(raw: bytes) -> dict[int, tuple[int, int]]:
+    """`osd perf` as bytes: {osd: (commit ms, apply ms)}."""
+    try:
+        perf = _PERF.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        from .client import loads
+        return latency_from_json(loads(raw))
+    infos = perf.osdstats.osd_perf_infos if perf.osdstats is not None else perf.osd_perf_infos
+    return {p.id: (p.perf_stats.commit_latency_ms, p.perf_stats.apply_latency_ms) for p in infos}
+
+
+def latency_from_json(osd_perf: dict[str, Any] | None) -> dict[int, tuple[int, int]]:
     perf = osd_perf or {}
     infos = (perf.get("osdstats") or perf).get("osd_perf_infos") or ()
     return {_i(p.get("id")): (_i((p.get("perf_stats") or {}).get("commit_latency_ms")),
@@ -132,110 +212,190 @@ def _perf(osd_perf: dict[str, Any] | None) -> dict[int, tuple[int, int]]:
 def build_table(tree: dict[str, Any], df: dict[str, Any] | None = None, perf: dict[str, Any] | None = None,
                 osd_dump: dict[str, Any] | None = None, ratios: Ratios | None = None,
                 shadow_tree: dict[str, Any] | None = None) -> OSDTable:
-    """Join `osd tree`, `osd df`, `osd perf` and `osd dump` into display rows.
+    """Join `osd tree`, `osd df`, `osd perf` and `osd dump` into display rows (once; see OSDTableBuilder)."""
+    return OSDTableBuilder().build(tree, usage_from_json(df), latency_from_json(perf), osd_dump, ratios, shadow_tree)
 
-    `shadow_tree` is `osd crush tree --show-shadow`: when given, the device-class
-    shadow hierarchies are appended after the real ones.
-    """
-    nodes = {n["id"]: n for n in tree.get("nodes") or () if "id" in n}
-    usage = {_i(n.get("id")): n for n in (df or {}).get("nodes") or () if _i(n.get("id")) >= 0}
-    lat = _perf(perf)
-    states = _states(osd_dump)
-    ratios = ratios or Ratios()
 
-    parent: dict[int, int] = {}
-    for n in nodes.values():
-        for c in n.get("children") or ():
-            parent[c] = n["id"]
+class _Static(msgspec.Struct, frozen=True, gc=False):
+    """What `osd tree` and `osd dump` say of an OSD: fixed until the osdmap epoch moves."""
 
-    def path_of(i: int) -> tuple[str, ...]:
-        names: list[str] = []
-        p = parent.get(i)
-        while p is not None and p in nodes and len(names) < 32:
-            names.append(nodes[p].get("name", ""))
-            p = parent.get(p)
-        return tuple(reversed(names))
+    name: str
+    device_class: str
+    crush_weight: float | None
+    reweight: float
+    primary_affinity: float
+    up: bool
+    in_: bool
+    exists: bool
+    flags: tuple[str, ...]
+    host: str
+    path: tuple[str, ...]
 
-    def host_of(i: int) -> str:
-        p = parent.get(i)
-        while p is not None and p in nodes:
-            if nodes[p].get("type") == "host":
-                return nodes[p].get("name", "")
-            p = parent.get(p)
-        return ""
 
-    def osd_info(n: dict[str, Any]) -> OSDInfo:
-        i = _i(n.get("id"))
-        u = usage.get(i, {})
-        st, dump_up, dump_in = states.get(i, (set(), n.get("status") == "up", _f(n.get("reweight")) > 0))
-        util = _f(u.get("utilization"))
-        flags = [f for f in FLAG_STATES if f in st]
-        # The osdmap marks fullness only once the OSD reports it; the ratios say it at once.
-        if not any(f in flags for f in FULLNESS) and u:
-            for name, limit in (("full", ratios.full), ("backfillfull", ratios.backfillfull),
-                                ("nearfull", ratios.nearfull)):
-                if limit and util >= limit * 100:
-                    flags.append(name)
-                    break
-        c, a = lat.get(i, (None, None))
-        return OSDInfo(
-            id=i, name=n.get("name") or f"osd.{i}", device_class=n.get("device_class") or u.get("device_class") or "",
-            crush_weight=_f(n.get("crush_weight", u.get("crush_weight"))), reweight=_f(n.get("reweight")),
-            primary_affinity=_f(n.get("primary_affinity", 1)), up=n.get("status") == "up" if "status" in n else dump_up,
-            in_=_f(n.get("reweight")) > 0 if "reweight" in n else dump_in, exists=bool(n.get("exists", 1)),
-            kb=_i(u.get("kb")), kb_used=_i(u.get("kb_used")), kb_avail=_i(u.get("kb_avail")), utilization=util,
-            var=_f(u.get("var")), pgs=_i(u.get("pgs")), commit_ms=c, apply_ms=a, flags=tuple(flags),
-            host=host_of(i), path=path_of(i),
-        )
+class OSDTableBuilder:
+    """Builds the OSD table at every refresh; the part that comes from `osd tree` and `osd dump`
+    (names, places in the hierarchy, states) is worked out once per map and reused while the
+    same map objects come back, so a refresh costs a pass over usage and latency only."""
 
-    osds: dict[int, OSDInfo] = {i: osd_info(n) for i, n in nodes.items() if i >= 0}
+    def __init__(self) -> None:
+        self._maps: tuple[int, int, int] = (0, 0, 0)
+        self._static: dict[int, _Static] = {}
+        self._plan: list[_Step] = []
+
+    def _statics(self, tree: dict[str, Any], osd_dump: dict[str, Any] | None,
+                 shadow_tree: dict[str, Any] | None) -> tuple[dict[int, _Static], list[_Step]]:
+        key = (id(tree), id(osd_dump), id(shadow_tree))
+        if self._maps == key and self._static:
+            return self._static, self._plan
+        nodes = {n["id"]: n for n in tree.get("nodes") or () if "id" in n}
+        states = _states(osd_dump)
+        parent: dict[int, int] = {}
+        for n in nodes.values():
+            for c in n.get("children") or ():
+                parent[c] = n["id"]
+
+        def place(i: int) -> tuple[str, tuple[str, ...]]:
+            names: list[str] = []
+            host = ""
+            p = parent.get(i)
+            while p is not None and p in nodes and len(names) < 32:
+                names.append(nodes[p].get("name", ""))
+                if not host and nodes[p].get("type") == "host":
+                    host = nodes[p].get("name", "")
+                p = parent.get(p)
+            return host, tuple(reversed(names))
+
+        out: dict[int, _Static] = {}
+        for n in [*(n for i, n in nodes.items() if i >= 0), *(tree.get("stray") or ())]:
+            i = _i(n.get("id"))
+            st, dump_up, dump_in = states.get(i, (set(), n.get("status") == "up", _f(n.get("reweight")) > 0))
+            host, path = place(i)
+            out[i] = _Static(
+                name=n.get("name") or f"osd.{i}", device_class=n.get("device_class") or "",
+                crush_weight=_f(n["crush_weight"]) if "crush_weight" in n else None, reweight=_f(n.get("reweight")),
+                primary_affinity=_f(n.get("primary_affinity", 1)),
+                up=n.get("status") == "up" if "status" in n else dump_up,
+                in_=_f(n.get("reweight")) > 0 if "reweight" in n else dump_in, exists=bool(n.get("exists", 1)),
+                flags=tuple(f for f in FLAG_STATES if f in st), host=host, path=path)
+        plan = _plan(tree, nodes, shadow_tree)
+        self._maps, self._static, self._plan = key, out, plan
+        return out, plan
+
+    def build(self, tree: dict[str, Any], usage: dict[int, Usage], lat: dict[int, tuple[int, int]],
+              osd_dump: dict[str, Any] | None = None, ratios: Ratios | None = None,
+              shadow_tree: dict[str, Any] | None = None) -> OSDTable:
+        """`usage` from `osd df`, `lat` from `osd perf` (see usage_from_raw, latency_from_raw).
+
+        `shadow_tree` is `osd crush tree --show-shadow`: when given, the device-class
+        shadow hierarchies are appended after the real ones."""
+        statics, plan = self._statics(tree, osd_dump, shadow_tree)
+        ratios = ratios or Ratios()
+        limits = [(name, limit * 100) for name, limit in (("full", ratios.full), ("backfillfull", ratios.backfillfull),
+                                                          ("nearfull", ratios.nearfull)) if limit]
+        none = Usage(id=-1)
+        osds: dict[int, OSDInfo] = {}
+        for i, s in statics.items():
+            u = usage.get(i, none)
+            flags = s.flags
+            # The osdmap marks fullness only once the OSD reports it; the ratios say it at once.
+            if u is not none and not any(f in FULLNESS for f in flags):
+                full = next((name for name, limit in limits if u.utilization >= limit), None)
+                if full:
+                    flags = (*flags, full)
+            c, a = lat.get(i, (None, None))
+            osds[i] = OSDInfo(
+                id=i, name=s.name, device_class=s.device_class or u.device_class,
+                crush_weight=s.crush_weight if s.crush_weight is not None else (u.crush_weight or 0.0),
+                reweight=s.reweight, primary_affinity=s.primary_affinity, up=s.up, in_=s.in_, exists=s.exists,
+                kb=u.kb, kb_used=u.kb_used, kb_avail=u.kb_avail, utilization=u.utilization, var=u.var, pgs=u.pgs,
+                commit_ms=c, apply_ms=a, flags=flags, host=s.host, path=s.path)
+
+        rows = _rows_of(plan, osds)
+        stray = tuple(sorted(_i(n.get("id")) for n in tree.get("stray") or ()))
+        fill = Counter(o.fullness for o in osds.values())
+        return OSDTable(rows=tuple(rows), osds=tuple(osds[i] for i in sorted(osds)), stray=stray,
+                        epoch=_i(tree.get("epoch")), shadow=shadow_tree is not None,
+                        num_up=sum(o.up for o in osds.values()), num_in=sum(o.in_ for o in osds.values()),
+                        fullness=tuple((k, fill[k]) for k in FULLNESS))
+
+
+class _Step(msgspec.Struct, frozen=True, gc=False):
+    """One row of the tree in display order; `parent` is the index of its bucket's row (-1: a root)."""
+
+    depth: int
+    id: int
+    parent: int
+    name: str = ""
+    type_name: str = ""
+    shadow: bool = False
+
+
+def _plan(tree: dict[str, Any], nodes: dict[int, dict[str, Any]], shadow_tree: dict[str, Any] | None) -> list[_Step]:
+    """The display order of the tree, as `ceph osd tree` lists it: depth-first, buckets as CRUSH
+    holds them and OSDs by id; stray OSDs after the hierarchy; then the class shadow trees."""
+    plan: list[_Step] = []
+
+    def walk(node_id: int, depth: int, parent: int, where: dict[int, dict[str, Any]], shadow: bool) -> None:
+        if node_id >= 0:
+            plan.append(_Step(depth, node_id, parent))
+            return
+        n = where.get(node_id)
+        if n is None or depth > 32:
+            return
+        at = len(plan)
+        plan.append(_Step(depth, node_id, parent, n.get("name", ""), n.get("type", ""), shadow))
+        for c in sorted(n.get("children") or (), key=lambda c: (c >= 0, c if c >= 0 else 0)):
+            walk(c, depth + 1, at, where, shadow)
+
+    children = {c for n in nodes.values() for c in n.get("children") or ()}
+    for i in nodes:
+        if i < 0 and i not in children:
+            walk(i, 0, -1, nodes, False)
     for n in tree.get("stray") or ():
-        osds[_i(n.get("id"))] = osd_info(n)
-
-    rows: list[TreeRow] = []
-    roots = [n for i, n in nodes.items() if i < 0 and i not in parent]
-    for root in roots:
-        _walk(root["id"], 0, nodes, osds, rows, shadow=False)
-    # OSDs that exist but sit in no bucket: `ceph osd tree` lists them after the hierarchy too.
-    for n in tree.get("stray") or ():
-        rows.append(TreeRow(0, osds[_i(n.get("id"))]))
+        plan.append(_Step(0, _i(n.get("id")), -1))
     if shadow_tree is not None:
         snodes = {n["id"]: n for n in shadow_tree.get("nodes") or () if "id" in n}
         sparent = {c for n in snodes.values() for c in n.get("children") or ()}
         for i, n in snodes.items():
             if i < 0 and i not in sparent and "~" in n.get("name", ""):
-                _walk(i, 0, snodes, osds, rows, shadow=True)
-
-    stray = tuple(sorted(_i(n.get("id")) for n in tree.get("stray") or ()))
-    return OSDTable(rows=tuple(rows), osds=tuple(osds[i] for i in sorted(osds)), stray=stray,
-                    epoch=_i(tree.get("epoch")), shadow=shadow_tree is not None)
+                walk(i, 0, -1, snodes, True)
+    return plan
 
 
-def _walk(node_id: int, depth: int, nodes: dict[int, dict[str, Any]], osds: dict[int, OSDInfo],
-          rows: list[TreeRow], shadow: bool) -> tuple[int, int, int, int, int]:
-    """Append the subtree's rows depth-first; return (total, up, in, kb, kb_used) of its OSDs."""
-    if node_id >= 0:
-        o = osds.get(node_id)
-        if o is None:
-            return (0, 0, 0, 0, 0)
-        rows.append(TreeRow(depth, o))
-        return (1, int(o.up), int(o.in_), o.kb, o.kb_used)
-    n = nodes.get(node_id)
-    if n is None or depth > 32:
-        return (0, 0, 0, 0, 0)
-    at = len(rows)
-    rows.append(TreeRow(depth, BucketInfo(node_id, n.get("name", ""), n.get("type", ""))))  # placeholder
-    # `ceph osd tree` lists buckets as CRUSH holds them and OSDs by id.
-    children = sorted(n.get("children") or (), key=lambda c: (c >= 0, c if c >= 0 else 0))
-    totals = [0, 0, 0, 0, 0]
-    for c in children:
-        for k, v in enumerate(_walk(c, depth + 1, nodes, osds, rows, shadow)):
-            totals[k] += v
-    weight = sum(r.node.crush_weight for r in rows[at + 1:] if r.depth == depth + 1)
-    rows[at] = TreeRow(depth, BucketInfo(node_id, n.get("name", ""), n.get("type", ""), crush_weight=weight,
-                                         osds_total=totals[0], osds_up=totals[1], osds_in=totals[2],
-                                         kb=totals[3], kb_used=totals[4], shadow=shadow))
-    return (totals[0], totals[1], totals[2], totals[3], totals[4])
+def _rows_of(plan: list[_Step], osds: dict[int, OSDInfo]) -> list[TreeRow]:
+    """The plan's rows with this refresh's OSDs; each bucket sums the OSDs under it and the
+    weights of its direct children. Walked backwards, so children are done before their bucket."""
+    n = len(plan)
+    rows: list[TreeRow | None] = [None] * n
+    total, up, in_, kb, used = [0] * n, [0] * n, [0] * n, [0] * n, [0] * n
+    weight = [0.0] * n
+    for at in range(n - 1, -1, -1):
+        step = plan[at]
+        p = step.parent
+        if step.id >= 0:
+            o = osds.get(step.id)
+            if o is None:
+                continue
+            rows[at] = TreeRow(step.depth, o)
+            if p >= 0:
+                total[p] += 1
+                up[p] += o.up
+                in_[p] += o.in_
+                kb[p] += o.kb
+                used[p] += o.kb_used
+                weight[p] += o.crush_weight
+            continue
+        b = BucketInfo(step.id, step.name, step.type_name, crush_weight=weight[at], osds_total=total[at],
+                       osds_up=up[at], osds_in=in_[at], kb=kb[at], kb_used=used[at], shadow=step.shadow)
+        rows[at] = TreeRow(step.depth, b)
+        if p >= 0:
+            total[p] += total[at]
+            up[p] += up[at]
+            in_[p] += in_[at]
+            kb[p] += kb[at]
+            used[p] += used[at]
+            weight[p] += weight[at]
+    return [r for r in rows if r is not None]
 
 
 # ------------------------------------------------------------------ filter and sort

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from . import osdtree, parse, pgdump, pools as pools_mod, users as users_mod
 from .client import CephError, CephTimeout, loads
 from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
-from .pgdump import STUCK_KINDS, per_pool_states
+from .pgdump import STUCK_KINDS
 
 DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the config cannot be read
 PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
@@ -59,9 +59,8 @@ class SnapshotBuilder:
     _rules_epoch: int = -1
     _flags_seen: dict[tuple[str, str], float] = field(default_factory=dict)
     _rules: list[dict[str, Any]] | None = None
-    _pg_order: pgdump.PGOrder = field(default_factory=pgdump.PGOrder)
-    _pg_raw: bytes = b""
-    _pg_rows: tuple[PGBrief, ...] = ()
+    _pgs: pgdump.PGTable = field(default_factory=pgdump.PGTable)
+    _osd_builder: osdtree.OSDTableBuilder = field(default_factory=osdtree.OSDTableBuilder)
     _stuck_threshold: int | None = None
 
     def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
@@ -159,16 +158,13 @@ class SnapshotBuilder:
         )
 
     def _pg_table(self, ask: Any) -> tuple[tuple[PGBrief, ...] | None, Any]:
-        """`pg dump pgs_brief`, decoded in slices; unchanged bytes reuse the last table."""
+        """`pg dump pgs_brief`: only the pieces that changed since the last one are decoded."""
         raw = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"], raw=True)
         if raw is None:
             return None, None
-        if raw != self._pg_raw or not self._pg_rows:
-            pgs = pgdump.decode_array(raw, "pg_stats", PGBrief)
-            if pgs is None:  # another release's shape: the generic parser
-                pgs = list(parse.parse_pg_brief(loads(raw)))
-            self._pg_rows, self._pg_raw = self._pg_order.sort(pgs), raw
-        return self._pg_rows, per_pool_states(self._pg_rows)
+        if not self._pgs.update(raw):  # another release's shape: the generic parser
+            self._pgs.replace(parse.parse_pg_brief(loads(raw)))
+        return self._pgs.rows, self._pgs.pool_states
 
     def _stuck(self, ask: Any) -> tuple[StuckPG, ...]:
         """One `pg dump_stuck` for all five kinds (the mgr answers the union), sorted into kinds here
@@ -197,10 +193,11 @@ class SnapshotBuilder:
             if tree is None:
                 return None
             self._tree, self._shadow_tree, self._tree_key = tree, shadow_tree, (epoch, shadow)
-        df = ask("mgr", "osd df", "osd df") if mgr_up else None
-        perf = ask("mgr", "osd perf", "osd perf") if mgr_up else None
-        table = osdtree.build_table(self._tree, df, perf, self._osd_dump, self._ratios,
-                                    shadow_tree=self._shadow_tree if shadow else None)
+        df = ask("mgr", "osd df", "osd df", raw=True) if mgr_up else None
+        perf = ask("mgr", "osd perf", "osd perf", raw=True) if mgr_up else None
+        table = self._osd_builder.build(self._tree, osdtree.usage_from_raw(df) if df else {},
+                                        osdtree.latency_from_raw(perf) if perf else {}, self._osd_dump, self._ratios,
+                                        shadow_tree=self._shadow_tree if shadow else None)
         return replace(table, epoch=epoch)
 
     def _flags(self) -> tuple[FlagState, ...]:

@@ -9,6 +9,7 @@ import pytest
 
 from cephtui.ceph import parse, pgdump
 from cephtui.ceph.models import PGBrief
+from cephtui.ceph.pgfilter import pgid_key
 from cephtui.ceph.recording import command_key
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
@@ -42,15 +43,49 @@ def test_other_shapes_are_declined_not_misread() -> None:
     assert pgdump.decode_array(b'{"pg_ready":true,"pg_stats":[]}', "pg_stats", PGBrief) == []
 
 
-def test_order_is_by_pool_then_hex_seed_and_remembered() -> None:
-    pgs = [PGBrief(i, "active+clean") for i in ("2.1", "1.a", "1.10", "10.0", "1.9")]
-    order = pgdump.PGOrder()
-    assert [p.pgid for p in order.sort(pgs)] == ["1.9", "1.a", "1.10", "2.1", "10.0"]
-    changed = [msgspec.structs.replace(p, state="active+clean+scrubbing") for p in pgs]
-    again = order.sort(changed)  # same ids in the same mgr order: the remembered permutation
-    assert [p.pgid for p in again] == ["1.9", "1.a", "1.10", "2.1", "10.0"]
-    assert {p.state for p in again} == {"active+clean+scrubbing"}
-    assert [p.pgid for p in order.sort(pgs[:2])] == ["1.a", "2.1"]  # a PG went away: sorted afresh
+def big_answer(pools: dict[int, int], state: dict[str, str] | None = None) -> bytes:
+    """The captured answer extended by rule: each pool gets `n` PGs shaped like the captured ones,
+    listed in a scrambled order as the mgr's hash map lists them."""
+    template = json.loads(BRIEF)["pg_stats"]
+    entries = []
+    for pool, n in pools.items():
+        for seed in range(n):
+            e = dict(template[seed % len(template)], pgid=f"{pool}.{seed:x}")
+            e["state"] = (state or {}).get(e["pgid"], e["state"])
+            entries.append(e)
+    entries.sort(key=lambda e: hash(e["pgid"]) % 7919)
+    return json.dumps({"pg_ready": True, "pg_stats": entries}, separators=(",", ":")).encode()
+
+
+def test_pg_table_decodes_only_what_changed_and_keeps_the_order() -> None:
+    table = pgdump.PGTable()
+    first = big_answer({1: 2048, 2: 300, 10: 16})
+    assert table.update(first)
+    generic = parse.parse_pg_brief(json.loads(first))
+    assert table.decoded == len(generic) == 2364
+    assert table.rows == tuple(sorted(generic, key=lambda pg: pgid_key(pg.pgid)))
+    assert [pg.pgid for pg in table.rows[:3]] == ["1.0", "1.1", "1.2"] and table.rows[-1].pgid == "10.f"
+    assert table.pool_states == pgdump.per_pool_states(generic)
+
+    assert table.update(first) and table.decoded == 0  # the same bytes: nothing decoded
+
+    changed = big_answer({1: 2048, 2: 300, 10: 16}, state={"1.7ff": "active+clean+scrubbing+deep"})
+    assert table.update(changed)
+    assert 0 < table.decoded < 2364 // 3  # one piece (~256 PGs on average), not the table
+    assert table.rows == tuple(sorted(parse.parse_pg_brief(json.loads(changed)), key=lambda pg: pgid_key(pg.pgid)))
+    assert next(pg for pg in table.rows if pg.pgid == "1.7ff").state == "active+clean+scrubbing+deep"
+
+    grown = big_answer({1: 2048, 2: 300, 10: 16, 11: 8})  # a new pool: new PGs, sorted afresh
+    assert table.update(grown)
+    assert [pg.pgid for pg in table.rows[-8:]] == [f"11.{i}" for i in range(8)]
+    assert table.pool_states == pgdump.per_pool_states(table.rows)
+
+
+def test_pg_table_declines_other_shapes() -> None:
+    table = pgdump.PGTable()
+    assert not table.update(json.dumps(json.loads(BRIEF)["pg_stats"]).encode())
+    table.replace(parse.parse_pg_brief(json.loads(BRIEF)))
+    assert len(table.rows) == 49 and table.rows[0].pgid == "1.0"
 
 
 def test_per_pool_states_counts() -> None:

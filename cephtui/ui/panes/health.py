@@ -13,7 +13,7 @@ from textual.widgets import DataTable, RichLog, Static
 from ...ceph.format import human_bytes, human_rate, percent
 from ...ceph.models import ClusterSnapshot, LogEntry, Ratios
 from ..widgets.statusbar import health_badge
-from ..widgets.tables import sync_table
+from ..widgets.tables import sync_static, sync_table
 
 SEVERITY_STYLE = {"HEALTH_ERR": "bold red", "HEALTH_WARN": "yellow"}
 LOG_STYLE = {"[ERR]": "bold red", "[WRN]": "yellow", "[SEC]": "magenta", "[DBG]": "dim"}
@@ -156,11 +156,14 @@ class HealthPane(Vertical):
             status.append(f", {len(snap.health.mutes)} muted", style="dim")
         for note in snap.notes:
             status.append(f"\n⚠ {note}", style="yellow")
-        self.query_one("#health-status", Static).update(status)
-        self.query_one("#health-services", Static).update(render_services(snap))
-        self.query_one("#health-io", Static).update(render_io(snap))
-        self.query_one("#health-checks", Static).update(render_checks(snap))
-        self.query_one("#health-raw", Static).update(render_raw(snap))
+        sync_static(self.query_one("#health-status", Static), status, lambda: status)
+        sync_static(self.query_one("#health-services", Static), (snap.mons, snap.mgr, snap.osds),
+                    lambda: render_services(snap))
+        sync_static(self.query_one("#health-io", Static), (snap.io, snap.progress), lambda: render_io(snap))
+        sync_static(self.query_one("#health-checks", Static), snap.health, lambda: render_checks(snap))
+        sync_static(self.query_one("#health-raw", Static), (snap.capacity.total, snap.capacity.used,
+                                                            snap.capacity.avail, snap.ratios),
+                    lambda: render_raw(snap))
         rows = {}
         for p in snap.capacity.pools:
             style = fill_style(p.percent_used, snap.ratios)

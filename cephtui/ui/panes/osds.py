@@ -14,6 +14,7 @@ from ...ceph.format import human_bytes
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
 from ..widgets.filterinput import FilterInput
+from ..widgets.tables import sync_static
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
 
@@ -113,7 +114,8 @@ class OSDsPane(Vertical):
         if snap.osd_table is None:
             return
         self.table_data = snap.osd_table
-        self.marked &= {o.id for o in snap.osd_table.osds}
+        if self.marked:
+            self.marked &= {o.id for o in snap.osd_table.osds}
         self._summary()
         self._refresh_view()
 
@@ -121,9 +123,8 @@ class OSDsPane(Vertical):
         t = self.table_data
         if t is None:
             return
-        up = sum(o.up for o in t.osds)
-        in_ = sum(o.in_ for o in t.osds)
-        full = {k: sum(o.fullness == k for o in t.osds) for k in ("nearfull", "backfillfull", "full")}
+        up, in_ = t.num_up, t.num_in
+        full = dict(reversed(t.fullness))  # nearfull first, as an admin reads them
         parts = [f"[b]{len(t.osds)}[/] OSDs: [green]{up} up[/], {in_} in"]
         if len(t.osds) - up:
             parts.append(f"[bold red]{len(t.osds) - up} down[/]")
@@ -136,7 +137,8 @@ class OSDsPane(Vertical):
         parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
         if self.marked:
             parts.append(f"[reverse]marked: {osd_names(sorted(self.marked))}[/] (space)")
-        self.query_one("#osds-summary", Static).update(" · ".join(parts))
+        text = " · ".join(parts)
+        sync_static(self.query_one("#osds-summary", Static), text, lambda: text)
 
     def _refresh_view(self) -> None:
         if self.table_data is None:
@@ -151,13 +153,12 @@ class OSDsPane(Vertical):
                       collapsed: frozenset[tuple[int, bool]]) -> None:
         """Filtering and sorting 5,000 OSDs is cheap but not free: off the UI thread, newest wins."""
         rows = view(table, flt, sort, collapsed)
-        self.app.call_from_thread(self._show_rows, generation, rows)
+        self.app.call_from_thread(self._show_rows, generation, rows, sum(r.is_osd for r in rows))
 
-    def _show_rows(self, generation: int, rows: Sequence[TreeRow]) -> None:
+    def _show_rows(self, generation: int, rows: Sequence[TreeRow], n: int) -> None:
         if generation != self._generation or self.table_data is None:
             return
         self.vtable.set_rows(rows)
-        n = sum(r.is_osd for r in rows)
         note = f" match '{self.osd_filter.text}'" if self.osd_filter.text.strip() else ""
         self.query_one("#osds-box").border_subtitle = f"{n} of {len(self.table_data.osds)} OSDs{note}"
 

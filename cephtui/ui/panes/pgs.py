@@ -16,7 +16,7 @@ from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGFilter
 from ..widgets.filterinput import FilterInput
-from ..widgets.tables import sync_table
+from ..widgets.tables import sync_static, sync_table
 from ..widgets.virtualtable import VirtualTable
 
 # Flags worth their own counter, in the order an admin scans them.
@@ -105,7 +105,8 @@ class PGsPane(Vertical):
             s.state: (str(s.count), percent(s.count / total), Text(s.state, style=state_style(s.state)))
             for s in snap.pgs.by_state
         })
-        self.query_one("#pgs-recovery", Static).update(self._recovery(snap))
+        sync_static(self.query_one("#pgs-recovery", Static), (snap.recovery, snap.io, snap.pgs, snap.progress),
+                    lambda: self._recovery(snap))
         if snap.stuck is not None:  # None: not fetched this time, the last answer stands
             self.query_one("#pgs-stuck", VirtualTable).set_rows(snap.stuck)
             self.query_one("#pgs-stuck").border_subtitle = f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck"

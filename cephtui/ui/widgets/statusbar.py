@@ -105,4 +105,6 @@ class StatusBar(Static):
             t.append(poll, style="dim")
         if self.snapshot and self.snapshot.notes and self.connected:
             t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
-        self.update(t)
+        if t != getattr(self, "_shown", None):
+            self._shown = t
+            self.update(t, layout=False)  # one line, always: no layout pass of the whole screen

@@ -1,10 +1,12 @@
-"""Keyed, in-place DataTable updates: change only the cells that changed."""
+"""In-place widget updates: change only what changed (at 5,000 OSDs, each skipped update is
+a layout pass of the whole screen the UI thread does not make)."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from rich.console import RenderableType
 from rich.text import Text
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 Cell = str | Text | int | float
 
@@ -38,3 +40,13 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
                 table.add_row(*cells, key=skey)
                 added = True
     return added
+
+
+def sync_static(widget: Static, key: object, render: Callable[[], RenderableType]) -> bool:
+    """Show `render()` in `widget` unless `key` (the frozen data it is drawn from) is what the
+    widget shows already; returns whether it was redrawn."""
+    if getattr(widget, "_shown_key", None) == key:
+        return False
+    widget._shown_key = key  # type: ignore[attr-defined]
+    widget.update(render())
+    return True
