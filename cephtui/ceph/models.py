@@ -198,8 +198,9 @@ class PoolPGStates:
         return sum(s.count for s in self.states if s.state == "active+clean")
 
 
-@dataclass(frozen=True)
-class StuckPG:
+class StuckPG(msgspec.Struct, frozen=True, gc=False):
+    """A Struct, like PGBrief: thousands of them when a host is down, none tracked by the GC."""
+
     pgid: str
     state: str
     kind: str  # inactive / unclean / stale / undersized / degraded

@@ -96,6 +96,10 @@ def _pool_counts(pgs: Sequence[PGBrief]) -> Counter[tuple[str, str]]:
     return Counter(zip((pg.pgid.partition(".")[0] for pg in pgs), (pg.state for pg in pgs)))
 
 
+def _piece(raw: bytes, pgs: list[PGBrief]) -> _Piece:
+    return _Piece(raw, tuple(pgs), tuple(_pool_counts(pgs).items()))
+
+
 def _pool_states(pairs: Counter[tuple[str, str]]) -> tuple[PoolPGStates, ...]:
     by_pool: dict[int, Counter[str]] = {}
     for (pool, state), n in pairs.items():
@@ -118,9 +122,11 @@ _ENTRY = b'{"pgid":"'
 
 
 class _Piece(msgspec.Struct, gc=False):
+    """Tuples, not lists or Counters: tuples of untracked objects drop out of the GC's scans."""
+
     raw: bytes  # from its first entry's "{" to its last entry's "}"
-    pgs: list[PGBrief]
-    counts: Counter[tuple[str, str]]
+    pgs: tuple[PGBrief, ...]
+    counts: tuple[tuple[tuple[str, str], int], ...]  # ((pool, state), PGs)
 
     @property
     def head(self) -> bytes:
@@ -189,7 +195,7 @@ class PGTable:
             pgs = decoder.decode(b"[" + chunk + b"]")
             if list(map(pgid, pgs)) != list(map(pgid, prev.pgs)):
                 raise _Changed
-            pieces.append(_Piece(chunk, pgs, _pool_counts(pgs)))
+            pieces.append(_piece(chunk, pgs))
             changed.append(n)
             at = nxt
             work += len(chunk)
@@ -204,8 +210,8 @@ class PGTable:
             base = self._offsets[n]
             for k, pg in enumerate(pieces[n].pgs):
                 rows[self._where[base + k]] = pg
-            total.subtract(old[n].counts)
-            total.update(pieces[n].counts)
+            total.subtract(dict(old[n].counts))
+            total.update(dict(pieces[n].counts))
         self._pieces, self.rows, self._total = pieces, tuple(rows), +total  # + drops zero counts
         self.pool_states = _pool_states(self._total)
         self.decoded = sum(len(pieces[n].pgs) for n in changed)
@@ -231,7 +237,7 @@ class PGTable:
             pgs = decoder.decode(b"[" + chunk + b"]") if chunk else []
             offsets.append(len(flat))
             flat.extend(pgs)
-            pieces.append(_Piece(chunk, pgs, _pool_counts(pgs)))
+            pieces.append(_piece(chunk, pgs))
             time.sleep(0)  # hand the GIL to the UI thread between pieces
         keys = [pgid_key(pg.pgid) for pg in flat]
         perm = sorted(range(len(flat)), key=keys.__getitem__)
@@ -240,7 +246,7 @@ class PGTable:
             where[i] = row
         total: Counter[tuple[str, str]] = Counter()
         for p in pieces:
-            total.update(p.counts)
+            total.update(dict(p.counts))
         self._pieces, self._offsets, self._where = pieces, offsets, where
         self.rows = tuple(map(flat.__getitem__, perm))
         self._total = total

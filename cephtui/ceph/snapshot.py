@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import osdtree, parse, pgdump, pools as pools_mod, users as users_mod
+from . import osdmap, osdtree, parse, pgdump, pools as pools_mod, users as users_mod
 from .client import CephError, CephTimeout, loads
 from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
 from .pgdump import STUCK_KINDS
@@ -115,8 +115,9 @@ class SnapshotBuilder:
         mgr = self._mgr or parse.parse_mgr(mgr_stat or {"available": (status.get("mgrmap") or {}).get("available")})
 
         if osds.epoch != self._osd_epoch:
-            dump = ask("mon", "osd dump", "osd dump")
-            if dump is not None:
+            raw = ask("mon", "osd dump", "osd dump", raw=True)
+            if raw is not None:
+                dump = osdmap.lean_dump(raw)
                 self._ratios, self._osd_epoch, self._osd_dump = parse.parse_ratios(dump), osds.epoch, dump
 
         df = ask("mon", "df", "df", detail="detail")

@@ -1,0 +1,38 @@
+"""The lean `osd dump` holds exactly what the generic parse holds for the fields cephtui reads."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph import osdmap
+from cephtui.ceph.recording import command_key
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+
+
+def dump_raw(name: str) -> bytes:
+    rec = json.loads((FIXTURES / f"{name}.json").read_text())["commands"]
+    return rec[command_key("mon", "osd dump", {"format": "json"})]["out"].encode()
+
+
+@pytest.mark.parametrize("name", ["healthy", "osd_down", "nearfull"])
+def test_lean_dump_equals_the_trimmed_generic_parse(name: str) -> None:
+    raw = dump_raw(name)
+    generic = json.loads(raw)
+    lean = osdmap.lean_dump(raw)
+    trimmed = osdmap.trim(generic)
+    assert set(lean) == set(osdmap.KEPT)
+    for key in osdmap.KEPT:
+        if key != "osds":
+            assert lean[key] == generic[key], key
+    assert [{k: (list(v) if k == "state" else v) for k, v in o.items()} for o in lean["osds"]] == trimmed["osds"]
+    assert len(lean["osds"]) == 3 and "public_addrs" not in lean["osds"][0] and "osd_xinfo" not in lean
+
+
+def test_unexpected_shapes_fall_back_to_the_generic_parse() -> None:
+    generic = json.loads(dump_raw("osd_down"))
+    generic["flags_set"] = 0  # osdmaptool prints an int here
+    lean = osdmap.lean_dump(json.dumps(generic).encode())
+    assert lean["flags_set"] == 0 and [o["osd"] for o in lean["osds"]] == [0, 1, 2]
