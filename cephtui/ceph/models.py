@@ -1,13 +1,14 @@
 """Frozen dataclasses: what the panes render. Built by parse.py, never mutated."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 if TYPE_CHECKING:  # osdtree and crush import models; the snapshot only refers to their types
     from .crush import CrushMap
+    from .pgfilter import PGColumns
     from .osdtree import OSDTable
     from .pools import PoolInfo
     from .users import AuthEntity
@@ -268,6 +269,7 @@ class ClusterSnapshot:
     stuck: tuple[StuckPG, ...] | None = ()  # None: not fetched (only while the PGs tab shows)
     pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it; sorted by pgid
     pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
+    pg_columns: PGColumns | None = None  # pg_table as columns, for the PG filter
     log: tuple[LogEntry, ...] = ()
     progress: tuple[ProgressEvent, ...] = ()
     osd_table: OSDTable | None = None  # only while the OSDs pane is shown
@@ -278,7 +280,9 @@ class ClusterSnapshot:
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # msgspec converts the dataclasses and the Structs (PGs, stuck PGs, OSD rows) alike.
+        data: dict[str, Any] = msgspec.to_builtins(replace(self, pg_columns=None))
+        data.pop("pg_columns", None)
         data["health"]["short"] = self.health.short
         data["capacity"]["ratio"] = self.capacity.ratio
         data["osds"]["in"] = data["osds"].pop("in_")

@@ -29,7 +29,7 @@ from typing import Any, Sequence, TypeVar
 import msgspec
 
 from .models import PGBrief, PoolPGStates, StateCount, StuckPG
-from .pgfilter import pgid_key
+from .pgfilter import PGColumns, pgid_key
 
 SLICE = 1 << 20  # bytes per decoder call: ~6 ms of GIL here
 _NEXT = b'},{"pgid":'  # element boundary: every PG entry starts with its pgid, in every release we read
@@ -156,6 +156,9 @@ class PGTable:
         self._total: Counter[tuple[str, str]] = Counter()  # (pool, state) -> PGs over all pieces
         self.rows: tuple[PGBrief, ...] = ()
         self.pool_states: tuple[PoolPGStates, ...] = ()
+        self.columns: PGColumns | None = None  # the rows as columns, for the filter
+        self._codes = bytearray()  # the columns' state codes, kept up to date in place
+        self._code_of: dict[str, int] = {}
         self.decoded = 0  # PGs decoded by the last update (the rest were reused)
 
     def update(self, raw: bytes) -> bool:
@@ -206,13 +209,22 @@ class PGTable:
             raise _Changed  # PGs after the last piece
         rows = list(self.rows)
         total = self._total
+        codes, code_of = self._codes, self._code_of
         for n in changed:
             base = self._offsets[n]
             for k, pg in enumerate(pieces[n].pgs):
-                rows[self._where[base + k]] = pg
+                row = self._where[base + k]
+                rows[row] = pg
+                code = code_of.get(pg.state)
+                if code is None:
+                    code = code_of[pg.state] = len(code_of)
+                codes[row] = code & 0xFF
             total.subtract(dict(old[n].counts))
             total.update(dict(pieces[n].counts))
         self._pieces, self.rows, self._total = pieces, tuple(rows), +total  # + drops zero counts
+        if self.columns is not None:
+            self.columns = None if len(code_of) > 255 else self.columns.with_states(
+                bytes(codes), tuple(code_of), tuple(p.raw for p in pieces))
         self.pool_states = _pool_states(self._total)
         self.decoded = sum(len(pieces[n].pgs) for n in changed)
 
@@ -252,6 +264,13 @@ class PGTable:
         self._total = total
         self.pool_states = _pool_states(total)
         self.decoded = len(flat)
+        self._columns_of(tuple(p.raw for p in pieces))
+
+    def _columns_of(self, answer: tuple[bytes, ...]) -> None:
+        self.columns = PGColumns.of(self.rows, answer)
+        if self.columns is not None:
+            self._codes = bytearray(self.columns.state_codes)
+            self._code_of = {name: i for i, name in enumerate(self.columns.state_names)}
 
     def replace(self, pgs: Sequence[PGBrief]) -> None:
         """PGs parsed elsewhere (another release's shape): sorted afresh, nothing kept."""
@@ -259,6 +278,7 @@ class PGTable:
         self.rows = tuple(sorted(pgs, key=lambda pg: pgid_key(pg.pgid)))
         self.pool_states = per_pool_states(self.rows)
         self.decoded = len(self.rows)
+        self._columns_of(())
 
 
 # ---------------------------------------------------------------------------- stuck PGs

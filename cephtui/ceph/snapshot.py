@@ -124,13 +124,13 @@ class SnapshotBuilder:
         capacity = parse.parse_df(df) if df is not None else parse.capacity_from_pgmap(pgmap)
 
         stuck: tuple[StuckPG, ...] | None = ()
-        table = pool_states = None
+        table = pool_states = columns = None
         pg_stat = ask("mgr", "pg stat", "pg stat") if mgr.available else None
         if pg_stat is not None:
             pgs = parse.parse_pg_stat(pg_stat)
             if pg_table:
                 # The PG table and the stuck PGs are shown on the PGs tab only: fetched only then.
-                table, pool_states = self._pg_table(ask)
+                table, pool_states, columns = self._pg_table(ask)
             if pgs.clean != pgs.num_pgs:
                 stuck = self._stuck(ask) if pg_table else None
         else:
@@ -153,19 +153,19 @@ class SnapshotBuilder:
             fsid=status.get("fsid", ""), taken_at=time.time(), poll_ms=(time.monotonic() - t0) * 1000,
             health=health, mons=mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
-            pg_table=table, pool_pg_states=pool_states, log=tuple(self._log), notes=tuple(notes),
+            pg_table=table, pool_pg_states=pool_states, pg_columns=columns, log=tuple(self._log), notes=tuple(notes),
             progress=parse.parse_progress(status.get("progress_events")),
             osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,
         )
 
-    def _pg_table(self, ask: Any) -> tuple[tuple[PGBrief, ...] | None, Any]:
+    def _pg_table(self, ask: Any) -> tuple[tuple[PGBrief, ...] | None, Any, Any]:
         """`pg dump pgs_brief`: only the pieces that changed since the last one are decoded."""
         raw = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"], raw=True)
         if raw is None:
-            return None, None
+            return None, None, None
         if not self._pgs.update(raw):  # another release's shape: the generic parser
             self._pgs.replace(parse.parse_pg_brief(loads(raw)))
-        return self._pgs.rows, self._pgs.pool_states
+        return self._pgs.rows, self._pgs.pool_states, self._pgs.columns
 
     def _stuck(self, ask: Any) -> tuple[StuckPG, ...]:
         """One `pg dump_stuck` for all five kinds (the mgr answers the union), sorted into kinds here

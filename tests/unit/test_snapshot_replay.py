@@ -91,3 +91,14 @@ def test_fixtures_are_real_captures() -> None:
     for path in FIXTURES.glob("*.json"):
         meta = json.loads(path.read_text())["meta"]
         assert meta["ceph_version"].startswith("ceph version 16."), path
+
+
+def test_snapshot_json_holds_tables_of_structs() -> None:
+    """`cephtui snapshot --json` with the PG table: PGs and stuck PGs are msgspec Structs."""
+    client, _ = replay("osd_down")
+    snap = SnapshotBuilder(client).build(pg_table=True, osd_tree=True)
+    data = json.loads(json.dumps(snap.to_json()))
+    assert len(data["pg_table"]) == 49 and set(data["pg_table"][0]) >= {"pgid", "state", "up", "acting"}
+    assert data["stuck"] and data["stuck"][0]["kind"]
+    assert "pg_columns" not in data and data["osds"]["in"] == 3
+    assert len(data["osd_table"]["osds"]) == 3

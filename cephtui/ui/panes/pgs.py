@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
-from ...ceph.pgfilter import PGFilter
+from ...ceph.pgfilter import PGColumns, PGFilter
 from ..widgets.filterinput import FilterInput
 from ..widgets.tables import sync_static, sync_table
 from ..widgets.virtualtable import VirtualTable
@@ -88,6 +88,7 @@ class PGsPane(Vertical):
         self._cols(self.query_one("#pgs-states", DataTable), ("pgs", "share", "state"))
         self._cols(self.query_one("#pgs-pools", DataTable), ("pool", "pgs", "clean", "not clean", "states"))
         self._pg_rows: tuple[PGBrief, ...] = ()
+        self._pg_columns: PGColumns | None = None
         self._filter = PGFilter("")
         self._generation = 0
         self.pool_names: dict[int, str] = {}
@@ -111,7 +112,7 @@ class PGsPane(Vertical):
             self.query_one("#pgs-stuck", VirtualTable).set_rows(snap.stuck)
             self.query_one("#pgs-stuck").border_subtitle = f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck"
         if snap.pg_table is not None:
-            self._pg_rows = snap.pg_table
+            self._pg_rows, self._pg_columns = snap.pg_table, snap.pg_columns
             self._pool_breakdown(snap)
             self._render_pg_table()
 
@@ -154,13 +155,14 @@ class PGsPane(Vertical):
         if not (flt.words or flt.osds):
             self._show_rows(self._generation, flt, self._pg_rows)
         else:
-            self._filter_rows(self._generation, flt, self._pg_rows, dict(self.pool_names))
+            self._filter_rows(self._generation, flt, self._pg_rows, dict(self.pool_names), self._pg_columns)
 
     # An explicit description: by default Textual repr()s the arguments (100k PGs) on the UI thread.
     @work(thread=True, group="pg-filter", description="filter the PG table")
-    def _filter_rows(self, generation: int, flt: PGFilter, rows: tuple[PGBrief, ...], names: dict[int, str]) -> None:
+    def _filter_rows(self, generation: int, flt: PGFilter, rows: tuple[PGBrief, ...], names: dict[int, str],
+                     columns: PGColumns | None) -> None:
         """Filtering 200k PGs takes tens of ms: in a thread, so keys and paint go on meanwhile."""
-        matched = flt.select(rows, names)
+        matched = flt.select(rows, names, columns)
         self.app.call_from_thread(self._show_rows, generation, flt, matched)
 
     def _show_rows(self, generation: int, flt: PGFilter, rows: Sequence[PGBrief]) -> None:
