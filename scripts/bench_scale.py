@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -68,6 +69,15 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
     app = Harness(client, refresh=3600)  # polls only when asked: each refresh is measured alone
     gaps: list[tuple[float, str]] = []
     phase = ["start"]
+    collections: list[tuple[float, int, str]] = []  # (ms, generation, phase): GC pauses hold the GIL
+    gc_start = [0.0]
+
+    def on_gc(stage: str, info: dict[str, int]) -> None:
+        if stage == "start":
+            gc_start[0] = time.perf_counter()
+        else:
+            collections.append(((time.perf_counter() - gc_start[0]) * 1000, info["generation"], phase[0]))
+    gc.callbacks.append(on_gc)
     last = [time.perf_counter()]
 
     def beat() -> None:
@@ -99,6 +109,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
 
     async with app.run_test(size=(160, 48)) as pilot:
         await settled(lambda: "first_frame_ms" in out)
+        last[0] = time.perf_counter()
         app.set_interval(0.02, beat)
         for tab in ("health", "pgs", "osds"):
             phase[0] = "switch"
@@ -112,7 +123,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                 phase[0] = f"refresh {tab}"
                 n = ready[0]
                 t0 = time.perf_counter()
-                app.action_refresh_now()
+                app._schedule(0)  # what the refresh timer does (the r key also re-asks for stuck PGs)
                 times.append((await settled(lambda: ready[0] > n) - t0) * 1000)
                 polls.append(app.snapshot.poll_ms if app.snapshot else 0.0)
                 phase[0] = f"idle {tab}"
@@ -145,14 +156,20 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                 pane.action_clear_filter()
                 await pilot.pause(0.5)
         out["block_idle"] = max([g for g, p in gaps if p.startswith("idle")], default=0.0)
+        out["worst_gaps"] = sorted(gaps, reverse=True)[:6]
+        out["worst_gc"] = sorted(collections, reverse=True)[:6]
+        gc.callbacks.remove(on_gc)
     import psutil
     import resource
-    out["rss_mb"] = psutil.Process().memory_info().rss / 2**20
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # The replay's own buffers (the churned `pg dump` answers) are the harness's, not the app's.
+    harness = sum(map(len, getattr(client, "variants", ()))) / 2**20
+    out["rss_mb"] = psutil.Process().memory_info().rss / 2**20 - harness
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - harness
     return out
 
 
 CHURN = 0.0005  # each `pg dump`, a fresh 0.05 % of the active+clean PGs are scrubbing: 0.1 % change per refresh
+VARIANTS = 2  # alternating: each ask differs from the last by ~0.1 % of the PGs
 
 
 def churning(directory: Path) -> Any:
@@ -166,21 +183,25 @@ def churning(directory: Path) -> Any:
     clean, scrubbing = b'"state":"active+clean","up"', b'"state":"active+clean+scrubbing","up"'
 
     class Churning(ReplayClient):
-        spots: list[int] | None = None
-        rng = random.Random(7)
+        variants: list[bytes] = []  # prepared at the first ask, so a fetch costs what receiving it would
+        asked = 0
 
         def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
-            out = super().raw(target, prefix, args)
             if prefix != "pg dump":
-                return out
-            if self.spots is None:
-                self.spots = [m.start() for m in re.finditer(re.escape(clean), out)]
-            parts, last = [], 0
-            for at in sorted(self.rng.sample(self.spots, max(1, int(len(self.spots) * CHURN)))):
-                parts += [out[last:at], scrubbing]
-                last = at + len(clean)
-            parts.append(out[last:])
-            return b"".join(parts)
+                return super().raw(target, prefix, args)
+            if not self.variants:
+                out = super().raw(target, prefix, args)
+                rng = random.Random(7)
+                spots = [m.start() for m in re.finditer(re.escape(clean), out)]
+                for _ in range(VARIANTS):
+                    parts, last = [], 0
+                    for at in sorted(rng.sample(spots, max(1, int(len(spots) * CHURN)))):
+                        parts += [out[last:at], scrubbing]
+                        last = at + len(clean)
+                    parts.append(out[last:])
+                    self.variants.append(b"".join(parts))
+            self.asked += 1
+            return self.variants[self.asked % VARIANTS]
 
     return Churning.from_dir(directory)
 

@@ -5,7 +5,7 @@ import gc
 import json
 import logging
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rich.console import RenderableType
 
@@ -136,6 +136,7 @@ class CephTUI(App[None]):
             self.theme = DEFAULT_THEME
         self._schedule(0)
         self.set_interval(2.0, self._tick_workflows)
+        self.set_interval(600, self._reclaim)
         self._offer_resume()
 
     # ------------------------------------------------------------ workflows
@@ -234,8 +235,7 @@ class CephTUI(App[None]):
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
-        if self.snapshot is None:
-            self.call_after_refresh(gc.freeze)  # see the note above _show
+        self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
@@ -249,10 +249,22 @@ class CephTUI(App[None]):
                 self._stale.add(pane)
         self._schedule(self.refresh_interval)
 
-    # gc.freeze() once the first snapshot is painted: what exists then (modules, the widget tree,
-    # styles; ~100,000 objects living as long as the app) leaves the garbage collector's full
-    # scans, which otherwise walk it every few refreshes with the GIL held: ~80 ms of frozen UI
-    # at 5,000 OSDs (scripts/bench_scale.py). Frozen objects are still freed when dropped.
+    # The garbage collector. Its full collections walk every tracked object with the GIL held;
+    # with a big cluster's tables and Textual's render caches that froze the UI for 60-80 ms every
+    # few refreshes (scripts/bench_scale.py). So after each snapshot is painted, gc.freeze() moves
+    # what is alive out of those scans. Frozen objects are still freed as soon as they are dropped;
+    # only garbage in reference cycles (a closed dialog's widgets) waits for _reclaim, which runs
+    # after a dialog closes and every ten minutes.
+
+    def _reclaim(self) -> None:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+    def pop_screen(self) -> Any:
+        result = super().pop_screen()
+        self.set_timer(1.0, self._reclaim)  # after the dialog's own teardown
+        return result
 
     def _show(self, pane: Widget, snap: ClusterSnapshot) -> None:
         self._stale.discard(pane)
@@ -291,6 +303,7 @@ class CephTUI(App[None]):
         self.tabs.active = key
 
     def action_refresh_now(self) -> None:
+        self.builder.expire()
         if not self._polling:
             self._schedule(0)
 

@@ -14,7 +14,7 @@ from ...ceph.format import human_bytes
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
 from ..widgets.filterinput import FilterInput
-from ..widgets.tables import sync_static
+from ..widgets.tables import set_subtitle, sync_static
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
 
@@ -160,7 +160,7 @@ class OSDsPane(Vertical):
             return
         self.vtable.set_rows(rows)
         note = f" match '{self.osd_filter.text}'" if self.osd_filter.text.strip() else ""
-        self.query_one("#osds-box").border_subtitle = f"{n} of {len(self.table_data.osds)} OSDs{note}"
+        set_subtitle(self.query_one("#osds-box"), f"{n} of {len(self.table_data.osds)} OSDs{note}")
 
     # ------------------------------------------------------------ filter / sort / view
     @on(FilterInput.Applied, "#osds-filter")

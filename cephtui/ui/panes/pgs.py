@@ -16,7 +16,7 @@ from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGColumns, PGFilter
 from ..widgets.filterinput import FilterInput
-from ..widgets.tables import sync_static, sync_table
+from ..widgets.tables import set_subtitle, sync_static, sync_table
 from ..widgets.virtualtable import VirtualTable
 
 # Flags worth their own counter, in the order an admin scans them.
@@ -82,7 +82,7 @@ class PGsPane(Vertical):
         self.query_one("#pgs-states").border_title = "PGs by state"
         self.query_one("#pgs-recovery").border_title = "Recovery"
         self.query_one("#pgs-pools").border_title = "Per pool"
-        self.query_one("#pgs-stuck").border_title = "Stuck PGs (pg dump_stuck)"
+        self.query_one("#pgs-stuck").border_title = "Stuck PGs (pg dump_stuck, every 10 s)"
         self.query_one("#pgs-table-box").border_title = "All PGs"
         # Counts first: state names can be 50 characters long and would push them out of sight.
         self._cols(self.query_one("#pgs-states", DataTable), ("pgs", "share", "state"))
@@ -110,7 +110,7 @@ class PGsPane(Vertical):
                     lambda: self._recovery(snap))
         if snap.stuck is not None:  # None: not fetched this time, the last answer stands
             self.query_one("#pgs-stuck", VirtualTable).set_rows(snap.stuck)
-            self.query_one("#pgs-stuck").border_subtitle = f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck"
+            set_subtitle(self.query_one("#pgs-stuck"), f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck")
         if snap.pg_table is not None:
             self._pg_rows, self._pg_columns = snap.pg_table, snap.pg_columns
             self._pool_breakdown(snap)
@@ -173,7 +173,7 @@ class PGsPane(Vertical):
         note = f" match '{flt.text}'" if flt.text.strip() else ""
         if flt.error:
             note += f" — {flt.error}"
-        box.border_subtitle = f"{len(rows)} of {len(self._pg_rows)} PGs{note}"
+        set_subtitle(box, f"{len(rows)} of {len(self._pg_rows)} PGs{note}")
 
     # ------------------------------------------------------------ filter
     @on(FilterInput.Applied, "#pgs-filter")

@@ -24,6 +24,7 @@ from ...ceph import ops
 from ...ceph.models import ClusterSnapshot
 from ...ceph.users import AuthEntity
 from ..widgets.filterinput import FilterInput
+from ..widgets.tables import set_subtitle
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
 
@@ -155,7 +156,7 @@ class UsersPane(Vertical):
                 self._select_next = None
         shown = sum(r.entity is not None for r in rows)
         note = f" match '{self.filter_text}'" if self.filter_text.strip() else ""
-        self.query_one("#users-box").border_subtitle = f"{shown} of {len(self.entities)} entities{note}"
+        set_subtitle(self.query_one("#users-box"), f"{shown} of {len(self.entities)} entities{note}")
         self._summary()
         self._show_detail()
 

@@ -6,6 +6,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 Cell = str | Text | int | float
@@ -50,3 +51,10 @@ def sync_static(widget: Static, key: object, render: Callable[[], RenderableType
     widget._shown_key = key  # type: ignore[attr-defined]
     widget.update(render())
     return True
+
+
+def set_subtitle(widget: Widget, text: str) -> None:
+    """Set a border subtitle only when it changes: Textual redraws the whole widget on every set,
+    which for a box around a table of 5,000 OSDs is every visible row formatted again."""
+    if widget.border_subtitle is None or str(widget.border_subtitle) != text:
+        widget.border_subtitle = text
