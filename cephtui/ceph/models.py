@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import msgspec
 
@@ -267,7 +267,7 @@ class ClusterSnapshot:
     pgs: PGSummary
     recovery: Recovery
     stuck: tuple[StuckPG, ...] | None = ()  # None: not fetched (only while the PGs tab shows)
-    pg_table: tuple[PGBrief, ...] | None = None  # only fetched when a pane asks for it; sorted by pgid
+    pg_table: Sequence[PGBrief] | None = None  # only fetched when a pane asks for it; sorted by pgid
     pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
     pg_columns: PGColumns | None = None  # pg_table as columns, for the PG filter
     log: tuple[LogEntry, ...] = ()

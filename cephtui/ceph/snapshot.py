@@ -168,7 +168,7 @@ class SnapshotBuilder:
         """The next build fetches everything it would fetch (the `r` key): stuck PGs too."""
         self._stuck_at = -1e9
 
-    def _pg_table(self, ask: Any) -> tuple[tuple[PGBrief, ...] | None, Any, Any]:
+    def _pg_table(self, ask: Any) -> tuple[list[PGBrief] | None, Any, Any]:
         """`pg dump pgs_brief`: only the pieces that changed since the last one are decoded."""
         raw = ask("mgr", "pg dump", "pg dump", dumpcontents=["pgs_brief"], raw=True)
         if raw is None:

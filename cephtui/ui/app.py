@@ -4,6 +4,8 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -23,7 +25,6 @@ from ..ceph.client import CephClient, CephError, CephTimeout
 from ..ceph.clusterlog import ClusterLog
 from ..ceph.models import ClusterSnapshot
 from ..ceph.snapshot import SnapshotBuilder
-from .help import HelpScreen
 from .messages import PollFailed, SnapshotReady
 from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
 from ..ceph.workflows.store import WorkflowStore
@@ -130,6 +131,7 @@ class CephTUI(App[None]):
                       self.users_pane, self.maintenance_pane, self.bench_pane)
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
+        self._graveyard: list[ClusterSnapshot] = []
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -215,6 +217,7 @@ class CephTUI(App[None]):
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, pg_table: bool, osd_tree: bool, shadow: bool, crush: bool, pools: bool, users: bool) -> None:
         """Runs in a worker thread: the only place the app waits on the cluster."""
+        self._bury()
         try:
             if not self.cluster_log.started:
                 try:
@@ -235,6 +238,8 @@ class CephTUI(App[None]):
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
+        if self.snapshot is not None:
+            self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _bury
         self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self.audit.cluster = message.snapshot.fsid
@@ -255,6 +260,25 @@ class CephTUI(App[None]):
     # what is alive out of those scans. Frozen objects are still freed as soon as they are dropped;
     # only garbage in reference cycles (a closed dialog's widgets) waits for _reclaim, which runs
     # after a dialog closes and every ten minutes.
+
+    def _bury(self) -> None:
+        """Free replaced snapshots here, in the poller's thread, and a big PG table a slice at a time.
+
+        Dropping the last reference to a table of 200,000 PGs is one C-level cascade of 200,000
+        decrefs (~25 ms here) that holds the GIL; on the UI thread that was a visible stall at every
+        refresh. A table still shown by a pane (more references than ours) is left whole.
+        """
+        while self._graveyard:
+            snap = self._graveyard.pop()
+            if sys.getrefcount(snap) > 2:  # ours and the call's: anything more still uses it
+                continue
+            rows = snap.pg_table
+            del snap
+            if isinstance(rows, list) and sys.getrefcount(rows) == 2:  # nobody else has the table either
+                while rows:
+                    del rows[-16384:]
+                    time.sleep(0)
+            del rows
 
     def _reclaim(self) -> None:
         gc.unfreeze()
@@ -338,6 +362,7 @@ class CephTUI(App[None]):
         self.push_screen(FormScreen(title, fields, build, help, warn), done)
 
     def action_help(self) -> None:
+        from .help import HelpScreen  # Markdown and its parser: loaded on the first `?`, not at start
         self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import msgspec
+import pytest
 
 from textual.app import App, ComposeResult
 
 from cephtui.ceph.models import PGBrief
-from cephtui.ui.panes.pgs import PG_COLUMNS, pg_cells
+from cephtui.ui.panes.pgs import PG_COLUMNS, locate_pg, pg_cells
 from cephtui.ui.widgets.virtualtable import VirtualTable
 
 ROWS = [PGBrief(f"1.{i:x}", "active+clean", (i % 7, (i + 1) % 7), (i % 7, (i + 1) % 7), i % 7, i % 7)
@@ -14,12 +15,17 @@ ROWS = [PGBrief(f"1.{i:x}", "active+clean", (i % 7, (i + 1) % 7), (i % 7, (i + 1
 
 
 class TableApp(App[None]):
+    def __init__(self, locate: bool = False) -> None:
+        super().__init__()
+        self.locate = locate
+
     def compose(self) -> ComposeResult:
-        yield VirtualTable(PG_COLUMNS, pg_cells, key=lambda pg: pg.pgid)
+        yield VirtualTable(PG_COLUMNS, pg_cells, key=lambda pg: pg.pgid, locate=locate_pg if self.locate else None)
 
 
-async def test_cursor_paging_and_following_a_row() -> None:
-    app = TableApp()
+@pytest.mark.parametrize("locate", [False, True], ids=["scan", "bisect"])
+async def test_cursor_paging_and_following_a_row(locate: bool) -> None:
+    app = TableApp(locate)
     async with app.run_test(size=(120, 30)) as pilot:
         table = app.query_one(VirtualTable)
         table.set_rows(ROWS)

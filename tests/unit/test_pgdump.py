@@ -63,7 +63,7 @@ def test_pg_table_decodes_only_what_changed_and_keeps_the_order() -> None:
     assert table.update(first)
     generic = parse.parse_pg_brief(json.loads(first))
     assert table.decoded == len(generic) == 2364
-    assert table.rows == tuple(sorted(generic, key=lambda pg: pgid_key(pg.pgid)))
+    assert table.rows == sorted(generic, key=lambda pg: pgid_key(pg.pgid))
     assert [pg.pgid for pg in table.rows[:3]] == ["1.0", "1.1", "1.2"] and table.rows[-1].pgid == "10.f"
     assert table.pool_states == pgdump.per_pool_states(generic)
 
@@ -72,7 +72,7 @@ def test_pg_table_decodes_only_what_changed_and_keeps_the_order() -> None:
     changed = big_answer({1: 2048, 2: 300, 10: 16}, state={"1.7ff": "active+clean+scrubbing+deep"})
     assert table.update(changed)
     assert 0 < table.decoded < 2364 // 3  # one piece (~256 PGs on average), not the table
-    assert table.rows == tuple(sorted(parse.parse_pg_brief(json.loads(changed)), key=lambda pg: pgid_key(pg.pgid)))
+    assert table.rows == sorted(parse.parse_pg_brief(json.loads(changed)), key=lambda pg: pgid_key(pg.pgid))
     assert next(pg for pg in table.rows if pg.pgid == "1.7ff").state == "active+clean+scrubbing+deep"
 
     grown = big_answer({1: 2048, 2: 300, 10: 16, 11: 8})  # a new pool: new PGs, sorted afresh
