@@ -21,10 +21,13 @@ the UI thread:
                 (typing 'degraded' and 'host12' a key at a time, median and max)
   RSS           resident memory at the end, and the peak
 
-Reference measured in the same run (unless --no-cli): the refresh as scripts do it
-today, `ceph -s`, `ceph osd tree` and `ceph pg stat` as processes against a real sandbox
-cluster, against the same app's refresh (real client, same harness) on that cluster.
---conf uses a running cluster; otherwise a sandbox is started and stopped.
+References measured in the same run:
+  - per size, the standard library's json.loads of the answers a refresh of each tab fetches;
+    cephtui's whole refresh over it (below 1: cheaper than merely parsing them the usual way);
+  - unless --no-cli, the refresh as scripts do it today, `ceph -s`, `ceph osd tree` and `ceph pg
+    stat` as processes against a real sandbox cluster, against the same app's refresh (real
+    client, same harness) on that cluster. --conf uses a running cluster; otherwise a sandbox is
+    started and stopped.
 
 --root measures another checkout's app with this harness (e.g. the commit before an
 optimisation, with this checkout's cephtui/ceph/recording.py copied in for the replay).
@@ -254,6 +257,34 @@ def cli_reference(conf: str, runs: int = 5) -> dict[str, float]:
     return out
 
 
+TAB_ANSWERS = {  # what a steady refresh of each tab asks (stuck PGs: every 10 s, left out)
+    "health": [("mon", "status", {}), ("mon", "health", {"detail": "detail"}), ("mon", "mgr stat", {}),
+               ("mon", "df", {"detail": "detail"}), ("mgr", "pg stat", {})],
+    "pgs": [("mgr", "pg dump", {"dumpcontents": ["pgs_brief"]})],
+    "osds": [("mgr", "osd df", {}), ("mgr", "osd perf", {})],
+}
+
+
+def json_floor(directory: Path) -> dict[str, float]:
+    """The reference, in this run: the standard library's json.loads of the answers a refresh of
+    each tab fetches (median of 3, ms). cephtui's whole refresh (fetch, parse, build, paint) over
+    this floor: below 1 means it costs less than merely parsing its answers the usual way."""
+    from cephtui.ceph.recording import command_key
+    index = json.loads((directory / "index.json").read_text())["files"]
+    out: dict[str, float] = {}
+    for tab in TAB_ANSWERS:
+        answers = TAB_ANSWERS["health"] + (TAB_ANSWERS[tab] if tab != "health" else [])
+        blobs = [(directory / index[command_key(t, p, {"format": "json", **a})]).read_bytes() for t, p, a in answers]
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for b in blobs:
+                json.loads(b)
+            times.append((time.perf_counter() - t0) * 1000)
+        out[tab] = med(times)
+    return out
+
+
 def mark(value: float, budget: float) -> str:
     return "ok" if value < budget else "OVER"
 
@@ -277,6 +308,12 @@ def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
               f"{mm('refresh_health'):>9} {mm('refresh_pgs'):>9} {mm('refresh_osds'):>9} | "
               f"{blocks + ' | ' + fblocks:>22} | {mm('filter_pgs'):>10} {mm('filter_osds'):>9} | "
               f"{r['rss_mb']:6.0f} {r['peak_rss_mb']:5.0f}")
+    print("\nreference in the same run: json.loads (stdlib) of the answers a refresh of the tab fetches")
+    print(f"{'OSDs':>6} {'PGs':>7} | {'json.loads ms h/p/o':>20} | {'cephtui refresh / json.loads h/p/o':>36}")
+    for osds, pgs, r in results:
+        fl = r["floor"]
+        ratios = "/".join(f"{med(r[f'refresh_{t}']) / fl[t]:.2f}" for t in ("health", "pgs", "osds"))
+        print(f"{osds:>6} {pgs:>7} | {fl['health']:6.1f}/{fl['pgs']:6.1f}/{fl['osds']:6.1f} | {ratios:>36}")
     budget_row = [r for o, p, r in results if (o, p) == (5000, 200000)]
     if budget_row:
         r = budget_row[0]
@@ -324,6 +361,7 @@ def main() -> int:
         directory = generate(osds, pgs, ROOT / ".scale-cache")
         t0 = time.monotonic()
         r = run_child(args.root.resolve(), args.refreshes, replay=directory)
+        r["floor"] = json_floor(directory)
         print(f"{osds} OSDs / {pgs} PGs measured in {time.monotonic() - t0:.0f} s", file=sys.stderr)
         results.append((osds, pgs, r))
     report(results)

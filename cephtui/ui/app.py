@@ -131,7 +131,7 @@ class CephTUI(App[None]):
                       self.users_pane, self.maintenance_pane, self.bench_pane)
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
-        self._graveyard: list[ClusterSnapshot] = []
+        self._graveyard: list[ClusterSnapshot | list[object]] = []
         for theme in load_themes():
             self.register_theme(theme)
         if self.get_theme(DEFAULT_THEME) is not None:
@@ -261,6 +261,10 @@ class CephTUI(App[None]):
     # only garbage in reference cycles (a closed dialog's widgets) waits for _reclaim, which runs
     # after a dialog closes and every ten minutes.
 
+    def bury(self, rows: list[object]) -> None:
+        """Hand a big list the UI no longer shows (a filter's result) to the poller thread to free."""
+        self._graveyard.append(rows)
+
     def _bury(self) -> None:
         """Free replaced snapshots here, in the poller's thread, and a big PG table a slice at a time.
 
@@ -272,7 +276,7 @@ class CephTUI(App[None]):
             snap = self._graveyard.pop()
             if sys.getrefcount(snap) > 2:  # ours and the call's: anything more still uses it
                 continue
-            rows = snap.pg_table
+            rows = snap if isinstance(snap, list) else snap.pg_table
             del snap
             if isinstance(rows, list) and sys.getrefcount(rows) == 2:  # nobody else has the table either
                 while rows:

@@ -177,7 +177,13 @@ class PGsPane(Vertical):
     def _show_rows(self, generation: int, flt: PGFilter, rows: Sequence[PGBrief]) -> None:
         if generation != self._generation:  # a newer filter or snapshot already replaced this one
             return
-        self.query_one("#pgs-table", VirtualTable).set_rows(rows)
+        table = self.query_one("#pgs-table", VirtualTable)
+        old = table.rows
+        table.set_rows(rows)
+        if isinstance(old, list) and len(old) > 10_000:  # a big filter result: freed off the UI thread
+            bury = getattr(self.app, "bury", None)
+            if bury is not None:
+                bury(old)
         box = self.query_one("#pgs-table-box")
         note = f" match '{flt.text}'" if flt.text.strip() else ""
         if flt.error:
