@@ -47,7 +47,7 @@ PG_COLUMNS = (("pgid", 10), ("state", 44), ("up", 24), ("acting", 24), ("primary
 
 
 # "since" is Ceph's own stamp (last_clean, last_active ...), by which `pg dump_stuck` judges.
-STUCK_COLUMNS = (("pgid", 10), ("state", 44), ("stuck", 20), ("since", 12), ("up", 20), ("acting", 20))
+STUCK_COLUMNS = (("pgid", 10), ("state", 36), ("stuck", 28), ("since", 12), ("up", 20), ("acting", 20))
 
 
 def stuck_cells(s: StuckPG) -> tuple[tuple[str, str], ...]:
