@@ -8,7 +8,7 @@ never a crash: the UI must render whatever the cluster says.
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any
 
 from .coerce import as_float, as_int
 from .models import (
@@ -28,7 +28,6 @@ from .models import (
     Ratios,
     Recovery,
     StateCount,
-    StuckPG,
 )
 
 

@@ -388,3 +388,4 @@ class CephTUI(App[None]):
 
     def on_unmount(self) -> None:
         self.cluster_log.stop()
+        gc.unfreeze()  # the app's objects become collectable again (tests run many apps in one process)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from cephtui.ceph import parse, pgdump
