@@ -238,14 +238,16 @@ class OSDTableBuilder:
     same map objects come back, so a refresh costs a pass over usage and latency only."""
 
     def __init__(self) -> None:
-        self._maps: tuple[int, int, int] = (0, 0, 0)
+        self._maps: tuple[Any, ...] = ()  # the (tree, dump, shadow tree) objects the cache was made from
         self._static: dict[int, _Static] = {}
         self._plan: list[_Step] = []
 
     def _statics(self, tree: dict[str, Any], osd_dump: dict[str, Any] | None,
                  shadow_tree: dict[str, Any] | None) -> tuple[dict[int, _Static], list[_Step]]:
-        key = (id(tree), id(osd_dump), id(shadow_tree))
-        if self._maps == key and self._static:
+        # By identity, holding the objects: the snapshot builder hands over the same objects until the
+        # osdmap epoch moves (an id() alone could be reused by a new map once the old one is freed).
+        key = (tree, osd_dump, shadow_tree)
+        if len(self._maps) == 3 and all(a is b for a, b in zip(self._maps, key)) and self._static:
             return self._static, self._plan
         nodes = {n["id"]: n for n in tree.get("nodes") or () if "id" in n}
         states = _states(osd_dump)

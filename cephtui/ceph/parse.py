@@ -178,6 +178,11 @@ def parse_stamp(s: str) -> float | None:
     """Ceph timestamps ('2026-11-22T11:03:05.431288+0000' or with a space) -> epoch seconds."""
     if not s:
         return None
+    try:  # the usual spellings, in C (thousands of stuck PGs have five stamps each)
+        dt = datetime.fromisoformat(s)
+        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
+    except ValueError:
+        pass
     s = s.replace(" ", "T", 1)
     for fmt in ("%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f"):
         try:

@@ -24,12 +24,12 @@ import heapq
 import time
 from collections import Counter
 from operator import attrgetter
-from datetime import datetime, timezone
 from typing import Any, Sequence, TypeVar
 
 import msgspec
 
 from .models import PGBrief, PoolPGStates, StateCount, StuckPG
+from .parse import parse_stamp
 from .pgfilter import PGColumns, pgid_key
 
 SLICE = 1 << 20  # bytes per decoder call: ~6 ms of GIL here
@@ -167,7 +167,7 @@ class PGTable:
         self._where: list[int] = []  # PG in the mgr's order -> its row in the sorted table
         self._total: Counter[tuple[str, str]] = Counter()  # (pool, state) -> PGs over all pieces
         # A list, new at each update (never changed after it is handed out), so that the app can free
-        # an old one a slice at a time (CephTUI._bury) instead of in one 20 ms decref cascade.
+        # an old one a slice at a time (CephTUI._free_buried) instead of in one 20 ms decref cascade.
         self.rows: list[PGBrief] = []
         self.pool_states: tuple[PoolPGStates, ...] = ()
         self.columns: PGColumns | None = None  # the rows as columns, for the filter
@@ -303,20 +303,6 @@ STUCK_RULES = (("inactive", "last_active", "active", False), ("unclean", "last_c
 STUCK_KINDS = tuple(k for k, *_ in STUCK_RULES)
 
 
-def stamp_seconds(s: str) -> float | None:
-    """A Ceph timestamp ('2026-11-22T11:03:05.431288+0000', or with a space) as epoch seconds."""
-    if not s:
-        return None
-    try:
-        dt = datetime.fromisoformat(s)
-    except ValueError:
-        from .parse import parse_stamp  # other spellings: the slower, more forgiving parser
-        return parse_stamp(s)
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.timestamp()
-
-
 def classify_stuck(entries: Sequence[Any], threshold: float, now: float) -> tuple[StuckPG, ...]:
     """One row per PG from one `pg dump_stuck` of all five kinds (the mgr answers the union).
 
@@ -332,7 +318,7 @@ def classify_stuck(entries: Sequence[Any], threshold: float, now: float) -> tupl
             if (flag in flags) != present:
                 continue
             stamp = getattr(e, field)
-            t = stamp_seconds(stamp)
+            t = parse_stamp(stamp)
             if t is not None and t < cutoff:
                 kinds.append(kind)
                 if oldest is None or t < oldest:

@@ -177,9 +177,10 @@ class SnapshotBuilder:
             self._pgs.replace(parse.parse_pg_brief(loads(raw)))
         return self._pgs.rows, self._pgs.pool_states, self._pgs.columns
 
-    def _stuck(self, ask: Any) -> tuple[StuckPG, ...]:
+    def _stuck(self, ask: Any) -> tuple[StuckPG, ...] | None:
         """One `pg dump_stuck` for all five kinds (the mgr answers the union), sorted into kinds here
-        with the cluster's own mon_pg_stuck_threshold, as the mgr sorts them."""
+        with the cluster's own mon_pg_stuck_threshold, as the mgr sorts them. None when the mgr did
+        not answer (the note says why; the pane keeps the last table rather than show none stuck)."""
         if self._stuck_threshold is None:
             value = ask("mon", "config get", "config get", who="mgr", key="mon_pg_stuck_threshold", raw=True)
             try:
@@ -192,7 +193,7 @@ class SnapshotBuilder:
         raw = ask("mgr", "pg dump_stuck", "pg dump_stuck", stuckops=list(STUCK_KINDS), threshold=threshold,
                   raw=True)
         if raw is None:
-            return ()
+            return None
         entries = pgdump.decode_array(raw, "stuck_pg_stats", pgdump._Stuck)
         if entries is None:
             entries = pgdump.generic_stuck(loads(raw))

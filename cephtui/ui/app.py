@@ -217,7 +217,7 @@ class CephTUI(App[None]):
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, pg_table: bool, osd_tree: bool, shadow: bool, crush: bool, pools: bool, users: bool) -> None:
         """Runs in a worker thread: the only place the app waits on the cluster."""
-        self._bury()
+        self._free_buried()
         try:
             if not self.cluster_log.started:
                 try:
@@ -239,7 +239,7 @@ class CephTUI(App[None]):
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
         if self.snapshot is not None:
-            self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _bury
+            self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
         self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self.audit.cluster = message.snapshot.fsid
@@ -248,7 +248,7 @@ class CephTUI(App[None]):
         # and forms); the others render this snapshot when their tab is opened.
         visible = self.tabs.active
         for pane in self.panes:
-            if pane.parent is not None and pane.parent.id == visible or pane in self._always_shown:
+            if (pane.parent is not None and pane.parent.id == visible) or pane in self._always_shown:
                 self._show(pane, message.snapshot)
             else:
                 self._stale.add(pane)
@@ -265,7 +265,7 @@ class CephTUI(App[None]):
         """Hand a big list the UI no longer shows (a filter's result) to the poller thread to free."""
         self._graveyard.append(rows)
 
-    def _bury(self) -> None:
+    def _free_buried(self) -> None:
         """Free replaced snapshots here, in the poller's thread, and a big PG table a slice at a time.
 
         Dropping the last reference to a table of 200,000 PGs is one C-level cascade of 200,000

@@ -97,7 +97,7 @@ def test_per_pool_states_counts() -> None:
 def test_stuck_kinds_follow_the_mgr_rules() -> None:
     entries = pgdump.decode_array(STUCK, "stuck_pg_stats", pgdump._Stuck)
     assert entries and entries == pgdump.generic_stuck(json.loads(STUCK))
-    far = pgdump.stamp_seconds("2100-01-01T00:00:00.000000+0000")
+    far = parse.parse_stamp("2100-01-01T00:00:00.000000+0000")
     assert far is not None
     rows = pgdump.classify_stuck(entries, 60, far)
     assert {r.pgid for r in rows} == {e.pgid for e in entries}
@@ -109,11 +109,11 @@ def test_stuck_kinds_follow_the_mgr_rules() -> None:
         assert r.kind == ",".join(want)
         assert r.seconds and r.seconds > 60
     # Right after the PGs went unclean nothing is stuck yet: below the threshold no kind applies.
-    newest = max(pgdump.stamp_seconds(e.last_clean) or 0 for e in entries)
+    newest = max(parse.parse_stamp(e.last_clean) or 0 for e in entries)
     assert all(r.kind == "?" or "unclean" not in r.kind for r in pgdump.classify_stuck(entries, 1e6, newest))
 
 
 def test_stamps_in_both_spellings() -> None:
-    a = pgdump.stamp_seconds("2026-11-22T11:03:05.431288+0000")
-    assert a == pgdump.stamp_seconds("2026-11-22 11:03:05.431288") == parse.parse_stamp("2026-11-22T11:03:05.431288+0000")
-    assert pgdump.stamp_seconds("") is None and pgdump.stamp_seconds("garbage") is None
+    a = parse.parse_stamp("2026-11-22T11:03:05.431288+0000")
+    assert a == parse.parse_stamp("2026-11-22 11:03:05.431288") == parse.parse_stamp("2026-11-22T11:03:05.431288+0000")
+    assert parse.parse_stamp("") is None and parse.parse_stamp("garbage") is None

@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from ...ceph.maintenance import Maintenance, banner_items, banner_short, fit_banner
 from ...ceph.models import ClusterSnapshot
+from .tables import sync_static
 
 BADGE_STYLE = {
     "OK": "bold black on green",
@@ -105,6 +106,4 @@ class StatusBar(Static):
             t.append(poll, style="dim")
         if self.snapshot and self.snapshot.notes and self.connected:
             t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
-        if t != getattr(self, "_shown", None):
-            self._shown = t
-            self.update(t, layout=False)  # one line, always: no layout pass of the whole screen
+        sync_static(self, t, lambda: t, layout=False)  # one line, always

@@ -43,13 +43,14 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
     return added
 
 
-def sync_static(widget: Static, key: object, render: Callable[[], RenderableType]) -> bool:
+def sync_static(widget: Static, key: object, render: Callable[[], RenderableType], layout: bool = True) -> bool:
     """Show `render()` in `widget` unless `key` (the frozen data it is drawn from) is what the
-    widget shows already; returns whether it was redrawn."""
+    widget shows already; returns whether it was redrawn. layout=False for a widget whose size
+    never changes: no layout pass of the whole screen."""
     if getattr(widget, "_shown_key", None) == key:
         return False
     widget._shown_key = key  # type: ignore[attr-defined]
-    widget.update(render())
+    widget.update(render(), layout=layout)
     return True
 
 
