@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how the removal wizard stops an OSD daemon, {id} replaced by its id, e.g. "
                         "'ssh node3 systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
                         "else it shows the command and waits until the OSD is down)")
+    p.add_argument("--read-only", action="store_true",
+                   help="look, never touch: every action that would change the cluster is disabled and says "
+                        "so, and no writing command is sent (checked against the cluster's own command table)")
     p.add_argument("--json", action="store_true", help="with snapshot or bench: print JSON")
     p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
     p.add_argument("--version", action="version", version=f"cephtui {__version__}")
@@ -117,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _HANGUP.install()
     if args.command == "bench" and not (args.pool or args.temp_pool):
         parser.error("bench needs --pool P (or --temp-pool)")
-    client = CephClient(spec)
+    if args.command == "bench" and args.read_only and (args.mode in ("write", "cleanup") or args.temp_pool):
+        parser.error(f"bench --mode {args.mode}{' --temp-pool' if args.temp_pool else ''} writes to the cluster; "
+                     "not with --read-only (seq and rand reads of existing objects are fine)")
+    client = CephClient(spec, read_only=args.read_only)
     try:
         client.connect()
     except CephError as e:
@@ -129,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from .benchcli import bench_command
             return bench_command(client, spec, args)
-        return run_tui(client, spec, args.refresh, args.osd_stop_cmd)
+        return run_tui(client, spec, args.refresh, args.osd_stop_cmd, read_only=args.read_only)
     except CephError as e:
         print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)
         return 1
@@ -170,10 +176,14 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
     return 0
 
 
-def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "") -> int:
+def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",
+            read_only: bool = False) -> int:
+    from .ceph.secrets import log_to_file
     from .ui.app import CephTUI
 
-    app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd)
+    log_to_file()  # errors the UI summarises ("see the log") land here, secrets masked
+    app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
+                  read_only=read_only)
     _HANGUP.app = app
     app.run()
     return 0

@@ -47,6 +47,7 @@ MiB = 1024 * 1024
 _METADATA = struct.Struct("<QiiQ")
 _HEADER = "I'm the %16dth op!"
 LATENCY_PRESET = {"op_size": 4096, "threads": 1}
+FULL_FORCE = 128  # LIBRADOS_OPERATION_FULL_FORCE (librados.h); the Python binding does not export it
 
 
 class BenchError(Exception):
@@ -183,6 +184,12 @@ class BenchResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def longest_stall(self) -> tuple[int, int] | None:
+        """(first second, length in seconds) of the longest run of whole seconds in which ops were in
+        flight and none completed: an OSD that died or hung, PGs peering. None when there was none."""
+        return longest_stall(self.samples)
 
     @property
     def status(self) -> str:
@@ -326,6 +333,22 @@ def decode_metadata(raw: bytes) -> Metadata:
 
 # ------------------------------------------------------------------ statistics
 
+def longest_stall(samples: Sequence[Sample]) -> tuple[int, int] | None:
+    """(first second, length) of the longest stretch of samples with ops in flight and none completed."""
+    best: tuple[int, int] | None = None
+    start, length = 0, 0
+    for s in samples:
+        if s.ops == 0 and s.in_flight > 0:
+            if length == 0:
+                start = s.sec
+            length += 1
+            if best is None or length > best[1]:
+                best = (start, length)
+        else:
+            length = 0
+    return best
+
+
 def stddev(values: Sequence[float]) -> float:
     """Sample standard deviation, as obj_bencher's vec_stddev (0 below two values)."""
     n = len(values)
@@ -379,8 +402,11 @@ class BenchEngine:
     """One run. Call `run()` from a worker thread; `stop()` and `progress()` from anywhere."""
 
     def __init__(self, ioctx: Any, params: BenchParams, *, host: str | None = None, pid: int | None = None,
-                 on_sample: Callable[[Sample], None] | None = None) -> None:
+                 on_sample: Callable[[Sample], None] | None = None,
+                 diagnose: Callable[[], Diagnosis] | None = None) -> None:
         self.io = ioctx
+        self._diagnose = diagnose  # asked once when ops time out: why (full pool, down OSD ...)
+        self.diagnosis: Diagnosis | None = None
         self.p = params
         self.host = host or hostname()
         self.pid = pid or os.getpid()
@@ -463,6 +489,11 @@ class BenchEngine:
         # rados bench's total time includes the wait for the last ops
         elapsed = (self._last_completion if not hung else time.monotonic()) - self._t0
 
+        if (hung or self._live.first_errno == errno_mod.ETIMEDOUT) and self._diagnose is not None:
+            try:
+                self.diagnosis = self._diagnose()
+            except Exception:
+                self.diagnosis = None
         if p.mode == "write" and self._live.finished:
             self._write_metadata(obj_size, self._live.finished, op_size)
         cleanup_note = None
@@ -592,7 +623,11 @@ class BenchEngine:
                     f"{' --run-name ' + p.run_name if p.run_name else ''}`; remove with "
                     f"`rados -p {p.pool} cleanup{' --run-name ' + p.run_name if p.run_name else ''}`")
         cleanup_cli = f"rados -p {p.pool} cleanup{' --run-name ' + p.run_name if p.run_name else ''}"
-        if hung or self._live.first_errno in (errno_mod.ETIMEDOUT, errno_mod.ENOSPC, errno_mod.EDQUOT):
+        # Ops that timed out because an OSD is gone or PGs are inactive: removes would wait just as long,
+        # so leave the objects. A full pool is different: forced removes go through and give the space back.
+        d = self.diagnosis
+        filled = d is not None and d.full and not d.down
+        if hung or (self._live.first_errno == errno_mod.ETIMEDOUT and not filled):
             if not self._live.finished:
                 return "nothing was written"
             return f"cleanup skipped because of the error; remove the objects later with `{cleanup_cli}`"
@@ -602,11 +637,13 @@ class BenchEngine:
                                          -(-self._live.started // max(1, p.objsize // p.op_size)), p.threads,
                                          p.op_timeout)
         try:
-            self.io.remove_object(p.metadata_name)
+            remove_object_forced(self.io, p.metadata_name)
         except Exception:
             pass
         if failed:
             return f"cleanup removed {removed} objects, {failed} failed: run `{cleanup_cli}`"
+        if filled:
+            return f"cleanup removed {removed} objects (forced past the full flag, giving the space back)"
         return f"cleanup removed {removed} objects"
 
     def _result(self, started_at: float, prefix: str, elapsed: float, op_size: int, obj_size: int, hung: bool,
@@ -641,8 +678,35 @@ class BenchEngine:
             verify_errors=live.verify_errors, cleanup_note=cleanup_note)
 
 
+def aio_remove_forced(io: Any, name: str, oncomplete: Callable[[Any], None]) -> None:
+    """An async remove that goes through on a full cluster.
+
+    Measured on Pacific: once the pool is flagged full, librados holds every plain remove
+    (sync or aio) like a write, until the op timeout. Deleting is how space comes back, so
+    removes carry LIBRADOS_OPERATION_FULL_FORCE, as `rados rm --force-full` does.
+    """
+    op = io.create_write_op()
+    try:
+        op.remove()
+        io.operate_aio_write_op(op, name, oncomplete=oncomplete, flags=FULL_FORCE)
+    finally:
+        io.release_write_op(op)
+
+
+def remove_object_forced(io: Any, name: str) -> None:
+    """A synchronous remove that goes through on a full cluster (see aio_remove_forced)."""
+    op = io.create_write_op()
+    try:
+        op.remove()
+        io.operate_write_op(op, name, flags=FULL_FORCE)
+    finally:
+        io.release_write_op(op)
+
+
 def remove_objects(io: Any, prefix: str, count: int, threads: int, op_timeout: float) -> tuple[int, int]:
-    """Remove prefix_object0..count-1 with `threads` removes in flight; (removed, failed). ENOENT counts as removed."""
+    """Remove prefix_object0..count-1 with `threads` removes in flight; (removed, failed). ENOENT counts as removed.
+
+    Removes are forced past the full flag: a run that filled the cluster gives the space back."""
     slots = threading.Semaphore(max(1, threads))
     lock = threading.Lock()
     counts = [0, 0]
@@ -657,7 +721,7 @@ def remove_objects(io: Any, prefix: str, count: int, threads: int, op_timeout: f
         if not slots.acquire(timeout=op_timeout + 5):
             break
         try:
-            io.aio_remove(object_name(prefix, i), oncomplete=done)
+            aio_remove_forced(io, object_name(prefix, i), done)
         except Exception:
             with lock:
                 counts[1] += 1
@@ -718,33 +782,96 @@ class BenchSession:
             self.handle.shutdown()
 
 
-def diagnose_stall(handle: Any, pool: str) -> str | None:
-    """Why ops stopped getting replies, from the osdmap: a full pool, cluster flags, down OSDs."""
-    try:
-        ret, out, _ = handle.mon_command(json.dumps({"prefix": "osd dump", "format": "json"}), b"")
-        dump = json.loads(out) if ret == 0 and out else None
-    except Exception:
-        return None
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.3g}%"
+
+
+def _osd_list(ids: Sequence[Any], limit: int = 8) -> str:
+    names = [f"osd.{i}" for i in ids]
+    return ", ".join(names[:limit]) + ("…" if len(names) > limit else "")
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What the osdmap says about a pool's writes: full flags, pauses, down OSDs."""
+
+    reasons: tuple[str, ...] = ()
+    full: bool = False  # the pool is full or at its quota: writes block, forced deletes still work
+    paused: bool = False  # pausewr / pauserd set
+    full_osds: tuple[int, ...] = ()
+    down: tuple[int, ...] = ()  # down but still in: their PGs wait for peering
+
+    @property
+    def text(self) -> str | None:
+        return "; ".join(self.reasons) or None
+
+
+def diagnose_osdmap(dump: Any, pool: str | None) -> Diagnosis:
+    """Pure: the reasons in an `osd dump` why writes to `pool` (None: a pool not created yet) would stall."""
     if not isinstance(dump, dict):
-        return None
-    reasons = []
+        return Diagnosis()
+    reasons: list[str] = []
+    osds = [o for o in dump.get("osds") or () if isinstance(o, dict)]
+    full_osds = tuple(o.get("osd") for o in osds if "full" in (o.get("state") or ()))
+    full_ratio = dump.get("full_ratio")
+    why_full = (f"{_osd_list(full_osds)} {'is' if len(full_osds) == 1 else 'are'} past the full ratio"
+                + (f" ({_pct(float(full_ratio))})" if isinstance(full_ratio, (int, float)) else "")
+                if full_osds else "")
+    full = False
     for p in dump.get("pools") or ():
         if isinstance(p, dict) and p.get("pool_name") == pool:
-            flags = str(p.get("flags_names", ""))
+            flags = str(p.get("flags_names", "")).split(",")
             if "full_quota" in flags:
+                full = True
                 reasons.append(f"pool {pool} reached its quota (`ceph osd pool get-quota {pool}`)")
-            elif "full" in flags.split(","):
-                reasons.append(f"pool {pool} is full")
-    cluster_flags = str(dump.get("flags", ""))
-    for flag, why in (("full", "the cluster is full"), ("pausewr", "writes are paused (pausewr)"),
-                      ("pauserd", "reads are paused (pauserd)")):
-        if flag in cluster_flags.split(","):
+            elif "full" in flags:
+                full = True
+                reasons.append(f"pool {pool} is full" + (f": {why_full}" if why_full else ""))
+    cluster_flags = set(dump.get("flags_set") or str(dump.get("flags", "")).split(","))
+    if "full" in cluster_flags:
+        full = True
+        reasons.append("the cluster is flagged full")
+    if pool is None and full_osds:  # a new pool maps PGs to every OSD, full ones included
+        full = True
+        reasons.append(f"the cluster is full: {why_full}")
+    paused = False
+    for flag, why in (("pausewr", "writes are paused (pausewr)"), ("pauserd", "reads are paused (pauserd)")):
+        if flag in cluster_flags:
+            paused = True
             reasons.append(why)
-    down = [f"osd.{o.get('osd')}" for o in dump.get("osds") or () if isinstance(o, dict) and not o.get("up")
-            and o.get("in")]
+    down = tuple(o.get("osd") for o in osds if not o.get("up") and o.get("in"))
     if down:
-        reasons.append(f"{len(down)} OSD(s) down and in: {', '.join(down[:8])}{'…' if len(down) > 8 else ''}")
-    return "; ".join(reasons) or None
+        reasons.append(f"{len(down)} OSD(s) down and in: {_osd_list(down)}")
+    return Diagnosis(tuple(reasons), full, paused, full_osds, down)
+
+
+def write_refusal(dump: Any, pool: str | None) -> str | None:
+    """Why a write run must not start, from an `osd dump`; None if nothing in the osdmap stops writes.
+
+    A full pool (or a full OSD, for a pool about to be created) blocks every write in librados until
+    space is freed: the run could only time out and would add to the problem. pausewr likewise."""
+    d = diagnose_osdmap(dump, pool)
+    if d.full:
+        what = "; ".join(r for r in d.reasons if "full" in r or "quota" in r)
+        return (f"not starting a write run: {what}. Writes would block until space is freed (delete data, "
+                f"add OSDs, or raise the quota; `ceph health detail` or the Health tab shows which OSDs). Reads (seq/rand) still work.")
+    if "pausewr" in set(dump.get("flags_set") or str(dump.get("flags", "")).split(",")):
+        return "not starting a write run: writes are paused (pausewr is set; unset it in the Maintenance tab)"
+    return None
+
+
+def osd_dump(handle: Any) -> Any:
+    """`osd dump` through a librados handle, or None when the mon does not answer."""
+    try:
+        ret, out, _ = handle.mon_command(json.dumps({"prefix": "osd dump", "format": "json"}), b"")
+        return json.loads(out) if ret == 0 and out else None
+    except Exception:
+        return None
+
+
+def diagnose_stall(handle: Any, pool: str) -> str | None:
+    """Why ops stopped getting replies, from the osdmap: a full pool, cluster flags, down OSDs."""
+    return diagnose_osdmap(osd_dump(handle), pool).text
 
 
 def cleanup_run(io: Any, metadata_name: str = DEFAULT_METADATA, host: str | None = None, threads: int = 16,
@@ -758,7 +885,7 @@ def cleanup_run(io: Any, metadata_name: str = DEFAULT_METADATA, host: str | None
     removed, failed = remove_objects(io, object_prefix(host or hostname(), meta.pid), meta.num_objects, threads,
                                      op_timeout)
     if not failed:
-        io.remove_object(metadata_name)
+        remove_object_forced(io, metadata_name)
     return removed, failed
 
 
@@ -767,13 +894,19 @@ def run_bench(spec: ConnectionSpec, params: BenchParams, *, on_start: Callable[[
     """Connect, run one benchmark, disconnect. Raises BenchError for bad preconditions."""
     session = BenchSession(spec, params.pool, params.op_timeout)
     try:
-        engine = BenchEngine(session.io, params, on_sample=on_sample)
+        if params.mode == "write":  # a full pool would only make every op time out
+            refusal = write_refusal(osd_dump(session.handle), params.pool)
+            if refusal:
+                raise BenchError(refusal)
+        engine = BenchEngine(session.io, params, on_sample=on_sample,
+                             diagnose=lambda: diagnose_osdmap(osd_dump(session.handle), params.pool))
         if on_start is not None:
             on_start(engine)
         result = engine.run()
         session.abandoned = engine.abandoned
         if result.errno == errno_mod.ETIMEDOUT:
-            why = diagnose_stall(session.handle, params.pool)
+            why = engine.diagnosis.text if engine.diagnosis is not None else diagnose_stall(session.handle,
+                                                                                            params.pool)
             if why:
                 result = replace(result, error=f"{result.error}. The osdmap says: {why}")
         try:

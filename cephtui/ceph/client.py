@@ -13,10 +13,14 @@ import os
 import re
 import shlex
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+
+from .commands import CommandTable
+from .secrets import redact
 
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
     import rados
@@ -29,7 +33,9 @@ class CephError(Exception):
 
     def __init__(self, errno: int, message: str, prefix: str = "") -> None:
         self.errno = errno
-        self.message = message.strip() or os.strerror(errno)
+        # Whatever a command or the mon says passes through here on its way to the screen,
+        # the audit log and the log: no key goes with it.
+        self.message = redact(message.strip()) or os.strerror(errno)
         self.prefix = prefix
         where = f"{prefix}: " if prefix else ""
         super().__init__(f"{where}{self.message} [errno {errno}]")
@@ -41,6 +47,10 @@ class CephTimeout(CephError):
 
 class CephPermissionError(CephError):
     """The cluster refused: our key or caps do not allow this."""
+
+
+class CephReadOnly(CephError):
+    """cephtui runs with --read-only: a mutating command was stopped before it left."""
 
 
 class CephConnectError(CephError):
@@ -88,13 +98,29 @@ def loads(raw: bytes | str) -> Any:
         return json.loads(_BARE_NUMBERS.sub("null", text))
 
 
+# Tell commands an OSD serves without changing anything (`bench` writes to the disk).
+READ_TELLS = ("version", "status", "perf dump", "dump_ops_in_flight", "dump_historic_ops", "config get",
+              "config show")
+# What the mgr serves (mgr down or hung: these wait); the command table's FLAG_MGR says it when known.
+MGR_PREFIXES = frozenset({"pg dump", "pg stat", "pg dump_stuck", "pg ls-by-osd", "osd df", "osd perf",
+                          "osd pool stats", "osd pool autoscale-status", "osd ok-to-stop",
+                          "osd safe-to-destroy", "orch status"})
+
+
 @dataclass
 class CephClient:
     spec: ConnectionSpec = field(default_factory=ConnectionSpec)
+    # --read-only: mutating commands (by the cluster's own command table) never leave.
+    read_only: bool = False
 
     def __post_init__(self) -> None:
         self._handle: Any = None
         self._lock = threading.Lock()
+        self._commands: CommandTable | None = None
+        # thread id -> (prefix, monotonic start) of the command that thread waits on: the UI
+        # reads it to say "no answer from the monitors" before librados' own timeout ends the wait.
+        self._inflight: dict[int, tuple[str, float]] = {}
+        self.last_answer = 0.0  # monotonic time of the last reply from the mon (any return code)
 
     # ------------------------------------------------------------ connection
     def connect(self) -> "CephClient":
@@ -206,9 +232,47 @@ class CephClient:
         out, _ = self.mgr_raw(prefix, **args)
         return loads(out)
 
+    # ------------------------------------------------------------ what the cluster allows
+    def commands(self) -> CommandTable:
+        """The cluster's command table (fetched once, ~130 KB); raises CephError if the mon is away."""
+        table = self._commands
+        if table is None:
+            out, _ = self._send("get_command_descriptions", b"", {})
+            table = self._commands = CommandTable(loads(out))
+        return table
+
+    def is_mgr_command(self, prefix: str) -> bool:
+        info = self._commands.get(prefix) if self._commands is not None else None
+        return info.mgr if info is not None else prefix in MGR_PREFIXES
+
+    def required_cap(self, prefix: str) -> str:
+        try:
+            return self.commands().required_cap(prefix)
+        except CephError:
+            return "more mon caps"
+
+    def waiting(self) -> tuple[str, float] | None:
+        """The command waited on longest right now and for how many seconds, or None."""
+        inflight = list(self._inflight.values())
+        if not inflight:
+            return None
+        prefix, t0 = min(inflight, key=lambda x: x[1])
+        return prefix, time.monotonic() - t0
+
+    def _refuse_if_read_only(self, prefix: str, cli: str) -> None:
+        if self.read_only and self.commands().is_mutating(prefix):
+            raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `{cli}` was not sent", prefix)
+
     def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+        if self.read_only:
+            self._refuse_if_read_only(prefix, f"ceph {prefix}")
+        return self._send(prefix, inbuf, args)
+
+    def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
         handle = self.handle
+        me = threading.get_ident()
+        self._inflight[me] = (prefix, time.monotonic())
         # mgr commands go through the mon, which forwards them to the active mgr. librados'
         # own mgr_command path frees a timed-out command's buffers but answers it later when
         # the mgr returns: a use-after-free that crashed cephtui here (tracker.ceph.com/issues/65985).
@@ -217,6 +281,10 @@ class CephClient:
             ret, out, outs = handle.mon_command(json.dumps(cmd), inbuf)
         except rados.Error as e:  # the binding raises on some transport failures
             raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), prefix) from None
+        finally:
+            self._inflight.pop(me, None)
+        if ret != -errno_mod.ETIMEDOUT:  # -110: librados gave up waiting; anything else is an answer
+            self.last_answer = time.monotonic()
         if ret != 0:
             # mon commands return -errno; a timed-out mgr command comes back as +110.
             raise error_for(abs(ret), outs, prefix)
@@ -233,6 +301,9 @@ class CephClient:
         args.setdefault("format", "json")
         cmd = {"prefix": prefix, **args}
         where = f"osd.{osd} {prefix}"
+        if self.read_only and prefix not in READ_TELLS:
+            raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `ceph tell osd.{osd} {prefix}` "
+                               "was not sent", where)
         handle = self.handle
         try:
             ret, out, outs = handle.osd_command(osd, json.dumps(cmd), b"", timeout=self.spec.op_timeout)

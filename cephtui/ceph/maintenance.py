@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import ops
+from .private import replace_text
 from .models import ROUTINE_FLAGS, FlagState
 
 STATE_FILE = "maintenance.json"
@@ -128,7 +129,7 @@ class Target:
         return (self.host,) if self.host else tuple(f"osd.{i}" for i in self.osds)
 
 
-_OSD_WORD = re.compile(r"^(?:osd\.)?(\d+)$")
+_OSD_WORD = re.compile(r"^(?:osd\.)?([0-9]+)$")  # not \d: other scripts' digits are no OSD ids
 
 
 def parse_target(text: str, hosts: Mapping[str, Sequence[int]]) -> Target:
@@ -146,7 +147,7 @@ def parse_target(text: str, hosts: Mapping[str, Sequence[int]]) -> Target:
     known = {i for v in hosts.values() for i in v}
     for w in words:
         m = _OSD_WORD.match(w)
-        if not m:
+        if not m or len(m.group(1)) > 9:  # int() refuses 4,300+ digits with a message that names no field
             names = ", ".join(sorted(hosts)[:8]) or "none found"
             raise ValueError(f"'{w}' is neither a host (known: {names}) nor an OSD id")
         i = int(m.group(1))
@@ -570,14 +571,7 @@ class MaintenanceStore:
             raise OSError(self.error)
         data = {"version": STATE_VERSION, "maintenances": [r.to_json() for r in self.records],
                 "history": [r.to_json() for r in self.history[-HISTORY_KEEP:]]}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + f".tmp{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        replace_text(self.path, json.dumps(data, indent=2) + "\n")
 
     def active(self, fsid: str | None = None) -> list[Maintenance]:
         return [r for r in self.records if r.active and (fsid is None or not r.fsid or r.fsid == fsid)]

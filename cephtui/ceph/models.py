@@ -271,6 +271,10 @@ class ClusterSnapshot:
     pool_pg_states: tuple[PoolPGStates, ...] | None = None  # from pg_table
     pg_columns: PGColumns | None = None  # pg_table as columns, for the PG filter
     log: tuple[LogEntry, ...] = ()
+    # Cluster-log lines that never reached `log` (a flood outran the poller), cumulative since start,
+    # and every line received (shown or dropped): the Health pane says how many it could not show.
+    log_dropped: int = 0
+    log_total: int = 0
     progress: tuple[ProgressEvent, ...] = ()
     osd_table: OSDTable | None = None  # only while the OSDs pane is shown
     crush: CrushMap | None = None  # only while the CRUSH pane is shown
@@ -278,6 +282,14 @@ class ClusterSnapshot:
     pool_table: tuple[PoolInfo, ...] | None = None  # only while the Pools pane is shown
     users: tuple[AuthEntity, ...] | None = None  # only while the Users pane is shown; never keys
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
+    # (command prefix, why it gave nothing this poll): a pane whose data is missing says why,
+    # e.g. "client.ro may not run `auth ls`: it needs mon 'allow rx'" or "no active mgr".
+    unavailable: tuple[tuple[str, str], ...] = field(default=())
+
+    def missing(self, *prefixes: str) -> str | None:
+        """Why the first of these commands gave nothing this poll, or None if they all answered."""
+        reasons = dict(self.unavailable)
+        return next((reasons[p] for p in prefixes if p in reasons), None)
 
     def to_json(self) -> dict[str, Any]:
         # msgspec converts the dataclasses and the Structs (PGs, stuck PGs, OSD rows) alike.

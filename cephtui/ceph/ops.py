@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence
 
-from .client import CephError
+from .client import CephError, CephPermissionError, CephReadOnly
+from .private import open_append
+from .secrets import redact, redact_value
 
 # CrushWrapper::is_valid_crush_name / the mon's goodchars for names and locations.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -69,26 +71,44 @@ def default_audit_path() -> Path:
 
 
 class AuditLog:
-    """Append-only JSON lines: who ran what against which cluster, and what the cluster said."""
+    """Append-only JSON lines: who ran what against which cluster, and what the cluster said.
+
+    One line per attempt that reached the cluster: time, the operator's login (`user`), the
+    cephx identity, the cluster fsid, the exact CLI equivalent, the command JSON, the return
+    code (0, or -errno as librados gives it) and the monitor's own message. The file is 0600 in
+    a 0700 directory, and secrets are masked on the way in. `session` keeps this run's entries
+    for the Activity pane.
+    """
 
     def __init__(self, path: Path | None = None, cluster: str = "", entity: str = "") -> None:
         self.path = path or default_audit_path()
         self.cluster = cluster
         self.entity = entity
+        self.session: list[dict[str, Any]] = []  # appended from worker threads; read by the UI
+        self.write_error = ""  # why the file could not be written, for the Activity pane to say
         self._lock = threading.Lock()
 
-    def record(self, op: Operation, ok: bool, message: str) -> None:
+    def record(self, op: Operation, ok: bool, message: str, rc: int | None = None) -> dict[str, Any]:
+        if rc is None:
+            found = _ERRNO_RE.search(message)
+            rc = 0 if ok else -(int(found.group(1)) if found else 1)
         entry = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": _user(), "cluster": self.cluster,
-            "entity": self.entity, "cli": op.cli, "command": op.command, "ok": ok, "message": message.strip(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": _user(), "identity": self.entity,
+            "fsid": self.cluster, "cli": redact(op.cli), "command": redact_value(op.command), "rc": rc,
+            "ok": ok, "message": redact(message.strip()),
         }
         line = json.dumps(entry, default=str) + "\n"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self._lock, open(self.path, "a", encoding="utf-8") as f:
-                f.write(line)
-        except OSError:
-            pass  # an unwritable audit log must not stop the operator; the mon keeps its own audit channel
+        with self._lock:
+            self.session.append(entry)
+            try:
+                with open_append(self.path) as f:
+                    f.write(line)
+                self.write_error = ""
+            except OSError as e:
+                # An unwritable audit log must not stop the operator (the mon keeps its own audit
+                # channel); the Activity pane says the file is not being written, and why.
+                self.write_error = f"{self.path}: {e.strerror or e}"
+        return entry
 
     def tail(self, n: int = 50) -> list[dict[str, Any]]:
         try:
@@ -104,6 +124,9 @@ class AuditLog:
         return out
 
 
+_ERRNO_RE = re.compile(r"\[errno (\d+)\]")
+
+
 def _user() -> str:
     try:
         return getpass.getuser()
@@ -111,9 +134,14 @@ def _user() -> str:
         return "?"
 
 
-def explain_refusal(op: Operation, error: CephError) -> str | None:
+def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: str = "") -> str | None:
     """What the operator can do about a refusal the mon's text alone does not make obvious."""
     text = error.message
+    if isinstance(error, CephPermissionError):
+        who = identity or "this identity"
+        need = f"`{op.prefix}` needs {cap}" if cap else f"`{op.prefix}` needs more mon caps"
+        return (f"{who} may not do this: {need}. An admin can grant it with `ceph auth caps {who} …` "
+                f"(caps are replaced as a whole), or run cephtui as another user (--id/--name, -k).")
     if op.prefix == "osd pool delete" and "mon_allow_pool_delete" in text:
         return ("The monitors refuse to delete pools while mon_allow_pool_delete is false (a safety switch). "
                 "cephtui never flips it for you. To allow it for this one deletion, run "
@@ -130,21 +158,33 @@ def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
     try:
         _, outs = client.mon_raw(op.prefix, op.inbuf, **dict(op.args))
+    except CephReadOnly:
+        raise  # never sent: nothing for the audit log
     except CephError as e:
         if audit is not None:
-            audit.record(op, False, f"{e.message} [errno {e.errno}]")
+            audit.record(op, False, f"{e.message} [errno {e.errno}]", rc=-e.errno)
         raise
     if audit is not None:
-        audit.record(op, True, outs)
+        audit.record(op, True, outs, rc=0)
     return outs.strip()
 
 
 # ------------------------------------------------------------------ value checks
 
+# Ceph sets no limit, but nothing needs more; without one a stray paste of a whole file becomes a name.
+MAX_NAME = 255
+
+
+def _too_long(value: str, what: str) -> None:
+    if len(value) > MAX_NAME:
+        raise ValueError(f"{what} is {len(value)} characters long (at most {MAX_NAME})")
+
+
 def check_name(value: str, what: str = "name") -> str:
     value = value.strip()
     if not value:
         raise ValueError(f"{what} is empty")
+    _too_long(value, what)
     if not NAME_RE.match(value):
         raise ValueError(f"{what} '{value}' may only contain letters, digits, '-', '_' and '.'")
     return value
@@ -178,7 +218,7 @@ def _number(text: str | float, what: str) -> float:
             raise ValueError(f"{what} must be a number (got '{text}')") from None
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{what} must be a finite number")
-    return value
+    return value + 0.0  # -0 becomes 0: "-0" must not reach the command line or the mon
 
 
 def osd_ids(ids: Iterable[int]) -> tuple[int, ...]:
@@ -338,14 +378,9 @@ def rule_create_replicated(name: str, root: str, failure_domain: str, device_cla
 def ec_profile_set(name: str, k: str | int, m: str | int, failure_domain: str = "host", device_class: str = "",
                    plugin: str = "jerasure", root: str = "default") -> Operation:
     name = check_name(name, "profile name")
-    try:
-        k_, m_ = int(str(k).strip()), int(str(m).strip())
-    except ValueError:
-        raise ValueError("k and m must be whole numbers") from None
-    if k_ < 2:
-        raise ValueError(f"k must be at least 2 (got {k_})")
-    if m_ < 1:
-        raise ValueError(f"m must be at least 1 (got {m_})")
+    # Each checked on its own so the message names the one that is wrong; the upper bound is the
+    # pool wizard's (a 400-digit k would otherwise reach the mon).
+    k_, m_ = _chunks(k, "k", 2), _chunks(m, "m", 1)
     if plugin not in EC_PLUGINS:
         raise ValueError(f"plugin must be one of {', '.join(EC_PLUGINS)}")
     profile = [f"k={k_}", f"m={m_}", f"plugin={plugin}", f"crush-failure-domain={check_name(failure_domain, 'failure domain')}",
@@ -355,6 +390,18 @@ def ec_profile_set(name: str, k: str | int, m: str | int, failure_domain: str = 
     return Operation(title=f"Create erasure-code profile {name} ({k_}+{m_})", prefix="osd erasure-code-profile set",
                      args=(("name", name), ("profile", profile)),
                      cli=_cli("osd", "erasure-code-profile", "set", name, *profile))
+
+
+def _chunks(text: str | int, what: str, low: int, high: int = 32) -> int:
+    raw = str(text).strip()
+    if not (raw.isascii() and raw.lstrip("+-").isdigit()) or len(raw) > 6:
+        raise ValueError(f"k and m must be whole numbers ({what} is '{raw[:20]}')")
+    value = int(raw)
+    if value < low:
+        raise ValueError(f"{what} must be at least {low} (got {value})")
+    if value > high:
+        raise ValueError(f"{what} must be at most {high} (got {value})")
+    return value
 
 
 def rule_create_erasure(name: str, profile: str) -> Operation:
@@ -392,6 +439,7 @@ def check_pool_name(name: str) -> str:
     name = name.strip()
     if not name:
         raise ValueError("pool name is empty")
+    _too_long(name, "pool name")
     if not POOL_NAME_RE.match(name):
         raise ValueError(f"pool name '{name}' may only contain letters, digits, '-', '_' and '.'")
     if name.startswith("."):
@@ -444,6 +492,8 @@ def pool_set_quota(name: str, field: str, value: int) -> Operation:
         raise ValueError("quota field is max_bytes or max_objects")
     if value < 0:
         raise ValueError("a quota cannot be negative (0 removes it)")
+    if value >= 2 ** 63:  # the mon parses it as a signed 64-bit number
+        raise ValueError(f"{field} quota is too large (at most {2 ** 63 - 1})")
     return Operation(title=f"Set {field} quota of pool {name} to {value or 'none'}", prefix="osd pool set-quota",
                      args=(("pool", name), ("field", field), ("val", str(value))),
                      cli=_cli("osd", "pool", "set-quota", name, field, str(value)))
@@ -475,6 +525,7 @@ CAP_SERVICES = ("mon", "mgr", "osd", "mds")
 
 def check_entity(name: str) -> str:
     name = name.strip()
+    _too_long(name, "entity name")
     if not ENTITY_RE.match(name):
         raise ValueError(f"'{name}' is not an entity name like client.NAME (letters, digits, '-', '_', '.')")
     return name

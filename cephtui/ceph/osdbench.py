@@ -58,6 +58,9 @@ MIN_FOR_FLAGS = 3  # with two OSDs there is no telling which one is the odd one 
 # How long to wait for a timed-out bench to end: the OSD's guards size a bench to about
 # osd_bench_duration (30 s) at the throughput they assume; twice that covers a slower disk.
 DRAIN_BUDGET = 2 * CEPH_DURATION
+# An "osd down" answer later than this after sending means the OSD went down under its bench
+# (measured: for an OSD already down it comes from the client's own osdmap within milliseconds).
+WENT_DOWN_AFTER = 0.5
 
 
 @dataclass(frozen=True)
@@ -220,10 +223,15 @@ class OSDBench:
         return self.results
 
     def bench_one(self, osd: int) -> OSDBenchResult:
+        sent = time.monotonic()
         try:
             reply = self.client.osd_tell(osd, "bench", count=self.params.total_bytes, size=self.params.block_size)
         except CephError as e:
             error = describe_error(osd, e)
+            if e.errno == errno_mod.ENXIO and time.monotonic() - sent > WENT_DOWN_AFTER:
+                # librados answers "osd down" at once for an OSD already down in its map; later, the
+                # OSD died (or was marked down) while writing: say so, that is what the operator must know.
+                error = f"osd.{osd} went down during its bench (no result)"
             if e.errno == errno_mod.ETIMEDOUT:
                 error += self._wait_for(osd)
             return OSDBenchResult(osd, error=error)

@@ -113,6 +113,8 @@ def check_pg_num(text: str | int, max_pg_num: int = MON_MAX_POOL_PG_NUM) -> tupl
         raise ValueError("pg_num is empty")
     if not _INT_RE.match(raw):
         raise ValueError(f"pg_num must be a positive whole number (got '{raw}')")
+    if len(raw) > 18:  # int() refuses more than 4,300 digits with a message that does not say pg_num
+        raise ValueError(f"pg_num must be at most {max_pg_num} (got a {len(raw)}-digit number)")
     value = int(raw)
     if not 0 < value <= max_pg_num:
         # the mon's own wording (OSDMonitor::prepare_new_pool / "osd pool set")

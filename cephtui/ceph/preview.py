@@ -50,6 +50,8 @@ class Preview:
     changed: frozenset[str]  # pgids whose up set changes
     notes: tuple[str, ...] = ()
     seconds: float = 0.0  # how long the computation took
+    # What the up sets depend on, as of `epoch` (see mapping_key): to tell a stale preview at apply time.
+    key: tuple[Any, ...] = ()
 
 
 # ------------------------------------------------------------------ building the new crush
@@ -122,6 +124,50 @@ def build_crush(crush: bytes, ops: Sequence[Operation]) -> tuple[bytes, list[str
 
 # ------------------------------------------------------------------ comparing mappings
 
+def mapping_key(dump: dict[str, Any]) -> tuple[Any, ...]:
+    """Everything in an osdmap (`osd dump` / `osdmaptool --dump json`) that decides PG up sets:
+    CRUSH, each OSD's up/in/reweight, the pools' PG counts, sizes and rules, upmaps. Not the epoch:
+    it also moves for pg_temp and flags, which change no up set, and moves all the time while data
+    moves (a preview would otherwise always look stale during a backfill)."""
+    osds = tuple(sorted((int(o.get("osd", -1)), bool(o.get("up")), bool(o.get("in")), round(float(o.get("weight", 0)), 4))
+                        for o in dump.get("osds") or ()))
+    pools = tuple(sorted((int(p.get("pool", -1)), p.get("pg_num"), p.get("pg_placement_num"), p.get("size"),
+                          p.get("crush_rule")) for p in dump.get("pools") or ()))
+    upmaps = (len(dump.get("pg_upmap") or ()), str(dump.get("pg_upmap") or ""), str(dump.get("pg_upmap_items") or ""))
+    return (dump.get("crush_version"), osds, pools, upmaps)
+
+
+def staleness(client: PreviewSource, p: Preview) -> str | None:
+    """None while the osdmap still maps PGs as it did for the preview; else what changed, in words."""
+    dump = client.mon("osd dump") or {}
+    key = mapping_key(dump)
+    if not p.key or key == p.key:
+        return None
+    old_crush, old_osds, old_pools, old_upmaps = p.key
+    new_crush, new_osds, new_pools, new_upmaps = key
+    changes: list[str] = []
+    before = {o[0]: o for o in old_osds}
+    for osd, up, in_, weight in new_osds:
+        was = before.pop(osd, None)
+        if was is None:
+            changes.append(f"osd.{osd} added")
+            continue
+        if was[1] != up:
+            changes.append(f"osd.{osd} {'up' if up else 'down'}")
+        if was[2] != in_:
+            changes.append(f"osd.{osd} {'in' if in_ else 'out'}")
+        if was[3] != weight and was[2] == in_:
+            changes.append(f"osd.{osd} reweight {was[3]:g} → {weight:g}")
+    changes += [f"osd.{osd} removed" for osd in before]
+    if old_crush != new_crush:
+        changes.append(f"CRUSH changed (version {old_crush} → {new_crush})")
+    if old_pools != new_pools:
+        changes.append("pools changed")
+    if old_upmaps != new_upmaps:
+        changes.append("upmaps changed")
+    return f"osdmap epoch {p.epoch} → {dump.get('epoch', '?')}: {', '.join(changes) or 'the mapping inputs changed'}"
+
+
 def shards_moved(old: tuple[int, ...], new: tuple[int, ...], erasure: bool) -> int:
     if erasure:  # EC shards are positional: shard i lives on up[i]
         return sum(1 for i, osd in enumerate(new) if osd != NONE_OSD and (i >= len(old) or old[i] != osd))
@@ -189,7 +235,8 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
         total_bytes = 0 if (pg_bytes is not None or pool_bytes is not None) else None
     return Preview(epoch=int(info.get("epoch", 0)), pools=tuple(pools), total_pgs=len(before),
                    changed_pgs=len(changed), shards_moved=sum(pm.shards_moved for pm in pools),
-                   bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_))
+                   bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_),
+                   key=mapping_key(info))
 
 
 def compare(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, *, mark_out: int | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from . import osdmap, osdtree, parse, pgdump, pools as pools_mod, users as users_mod
-from .client import CephError, CephTimeout, loads
+from .client import CephError, CephPermissionError, CephTimeout, loads
 from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
 from .pgdump import STUCK_KINDS
 
@@ -24,6 +24,9 @@ DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the conf
 STUCK_EVERY = 10.0
 PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
 LOG_KEEP = 500
+NO_MGR = "no active mgr: this comes from the mgr (`ceph mgr stat` says none is available)"
+MGR_SERVED = ("pg stat", "pg dump", "pg dump_stuck", "osd df", "osd perf", "osd pool stats",
+              "osd pool autoscale-status")
 
 
 class CommandSource(Protocol):
@@ -54,6 +57,8 @@ class SnapshotBuilder:
     _mons: MonSummary | None = None
     _log: deque[LogEntry] = field(default_factory=lambda: deque(maxlen=LOG_KEEP))
     _log_keys: set[tuple[str, str, int, str]] = field(default_factory=set)
+    _log_lost: int = 0  # drained entries that never fit into a snapshot (more than LOG_KEEP at once)
+    _log_total: int = 0  # entries that entered _log: the number of the newest one, for the pane's gap count
     _osd_dump: dict[str, Any] | None = None
     _tree_key: tuple[int, bool] = (-1, False)
     _tree: dict[str, Any] | None = None
@@ -80,11 +85,13 @@ class SnapshotBuilder:
         t0 = time.monotonic()
         notes: list[str] = []
         silent: set[str] = set()
+        unavailable: dict[str, str] = {}
         c = self.client
 
         def ask(target: str, what: str, *args: Any, raw: bool = False, **kw: Any) -> Any:
             """Parsed JSON, or with raw=True the answer's bytes (for the big ones, decoded by pgdump)."""
             if target in silent:
+                unavailable.setdefault(args[0], f"the {target} did not answer")
                 return None
             try:
                 if raw:
@@ -93,8 +100,14 @@ class SnapshotBuilder:
                 return (c.mon if target == "mon" else c.mgr)(*args, **kw)
             except CephTimeout:
                 silent.add(target)
+                unavailable[args[0]] = f"the {target} did not answer within the op timeout"
                 notes.append(f"{what}: the {target} did not answer; skipped its other commands this time")
+            except CephPermissionError:
+                # Which capability is missing, from the cluster's own command table.
+                unavailable[args[0]] = why = self._denied(args[0])
+                notes.append(f"{what}: {why}")
             except CephError as e:
+                unavailable[args[0]] = e.message
                 notes.append(f"{what}: {e.message}")
             return None
 
@@ -144,11 +157,14 @@ class SnapshotBuilder:
             pgs = parse.parse_pgs_by_state(pgmap)
             if not mgr.available:
                 notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
+                for prefix in MGR_SERVED:
+                    unavailable.setdefault(prefix, NO_MGR)
 
         osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
         crush_map = self._crush_map(ask, osds.epoch) if crush else None
         pool_table = self._pools(ask, osds.epoch, capacity, mgr.available) if pools else None
-        auth = users_mod.parse_auth_ls(ask("mon", "auth ls", "auth ls")) if users else None
+        auth_ls = ask("mon", "auth ls", "auth ls") if users else None
+        auth = users_mod.parse_auth_ls(auth_ls) if auth_ls is not None else None  # None: refused, see `unavailable`
 
         flags = self._flags()
 
@@ -160,9 +176,17 @@ class SnapshotBuilder:
             health=health, mons=mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, pg_columns=columns, log=tuple(self._log), notes=tuple(notes),
+            unavailable=tuple(unavailable.items()),
+            log_dropped=self._log_lost + int(getattr(self.log, "dropped", 0)), log_total=self._log_total,
             progress=parse.parse_progress(status.get("progress_events")),
             osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,
         )
+
+    def _denied(self, prefix: str) -> str:
+        who = getattr(getattr(self.client, "spec", None), "name", "") or "this identity"
+        required_cap = getattr(self.client, "required_cap", None)
+        cap = required_cap(prefix) if required_cap is not None else "more mon caps"
+        return f"{who} may not run `{prefix}` (access denied): it needs {cap}"
 
     def expire(self) -> None:
         """The next build fetches everything it would fetch (the `r` key): stuck PGs too."""
@@ -251,9 +275,14 @@ class SnapshotBuilder:
         return self._crush
 
     def _absorb_log(self, entries: list[LogEntry]) -> None:
+        keep = self._log.maxlen or LOG_KEEP
+        if len(entries) > keep:  # a flood: the older ones would be pushed out before any snapshot shows them
+            self._log_lost += len(entries) - keep
+            entries = entries[-keep:]
         for e in entries:
             if e.key not in self._log_keys:
                 if len(self._log) == self._log.maxlen:
                     self._log_keys.discard(self._log[0].key)
                 self._log.append(e)
                 self._log_keys.add(e.key)
+                self._log_total += 1

@@ -28,6 +28,7 @@ from ..ceph.snapshot import SnapshotBuilder
 from .messages import PollFailed, SnapshotReady
 from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
 from ..ceph.workflows.store import WorkflowStore
+from .panes.activity import ActivityPane
 from .panes.bench import BenchPane
 from .panes.crush import CrushPane
 from .panes.health import HealthPane
@@ -36,6 +37,7 @@ from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.pools import PoolsPane
 from .panes.users import UsersPane
+from .readonly import mutating_action, refusal
 from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
 from .wizards.form import Builder, Field, FormScreen
@@ -46,7 +48,7 @@ log = logging.getLogger("cephtui")
 
 TABS = (
     ("health", "Health"), ("pgs", "PGs"), ("osds", "OSDs"), ("crush", "CRUSH"), ("pools", "Pools"),
-    ("users", "Users"), ("maintenance", "Maintenance"), ("bench", "Bench"),
+    ("users", "Users"), ("maintenance", "Maintenance"), ("bench", "Bench"), ("activity", "Activity"),
 )
 THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
 DEFAULT_THEME = "cephtui"
@@ -74,8 +76,13 @@ class CephTUI(App[None]):
     ]
 
     def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
-                 workflow_store: WorkflowStore | None = None) -> None:
+                 workflow_store: WorkflowStore | None = None, read_only: bool = False) -> None:
         super().__init__()
+        # --read-only: panes dim their mutating keys, the shared paths below refuse, and the client
+        # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
+        self.read_only = read_only
+        if read_only:
+            client.read_only = True
         self.osd_stop_cmd = osd_stop_cmd  # e.g. "ssh {host} systemctl stop ceph-osd@{id}"; "" = systemd here/manual
         self.workflow_store = workflow_store or WorkflowStore()
         self.removals: dict[str, RemovalEngine] = {}
@@ -90,6 +97,7 @@ class CephTUI(App[None]):
         self.last_outcome: Outcome | None = None
         self.connected: bool | None = None
         self._polling = False
+        self._poll_started = 0.0  # monotonic start of the poll in flight
         self._timer: Timer | None = None
 
     # ------------------------------------------------------------ layout
@@ -112,8 +120,10 @@ class CephTUI(App[None]):
                         yield UsersPane(id="users-pane")
                     elif key == "maintenance":
                         yield MaintenancePane(id="maintenance-pane")
-                    else:
+                    elif key == "bench":
                         yield BenchPane(id="bench-pane")
+                    else:
+                        yield ActivityPane(id="activity-pane")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -127,8 +137,10 @@ class CephTUI(App[None]):
         self.users_pane = self.query_one(UsersPane)
         self.maintenance_pane = self.query_one(MaintenancePane)
         self.bench_pane = self.query_one(BenchPane)
+        self.activity_pane = self.query_one(ActivityPane)
         self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
-                      self.users_pane, self.maintenance_pane, self.bench_pane)
+                      self.users_pane, self.maintenance_pane, self.bench_pane, self.activity_pane)
+        self.statusbar.read_only = self.read_only
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
         self._graveyard: list[ClusterSnapshot | list[object]] = []
@@ -137,6 +149,7 @@ class CephTUI(App[None]):
         if self.get_theme(DEFAULT_THEME) is not None:
             self.theme = DEFAULT_THEME
         self._schedule(0)
+        self.set_interval(0.5, self._watchdog)
         self.set_interval(2.0, self._tick_workflows)
         self.set_interval(600, self._reclaim)
         self._offer_resume()
@@ -145,6 +158,10 @@ class CephTUI(App[None]):
     def _offer_resume(self) -> None:
         pending = [r for r in unfinished(self.workflow_store) if r.id not in self.removals]
         if not pending:
+            return
+        if self.read_only:
+            self.notify(f"{len(pending)} unfinished OSD removal(s) left as they are: "
+                        + refusal("resuming them"), severity="warning", timeout=10)
             return
         r = pending[0]
 
@@ -160,6 +177,8 @@ class CephTUI(App[None]):
         self.push_screen(ResumeScreen(r), done)
 
     def start_removal(self, plan: Removal) -> None:
+        if self.refuse_if_read_only("removing or replacing an OSD"):
+            return
         engine = RemovalEngine(self.client, plan, self.workflow_store, self.audit)
         engine.save()
         self.removals[plan.id] = engine
@@ -182,7 +201,7 @@ class CephTUI(App[None]):
         self.call_from_thread(self.notify, "Aborted. " + "; ".join(undone), timeout=15)
 
     def _tick_workflows(self) -> None:
-        if not self._ticking and any(e.state.status == "running" for e in self.removals.values()):
+        if not self._ticking and not self.read_only and any(e.state.status == "running" for e in self.removals.values()):
             self._ticking = True
             self._tick_worker()
 
@@ -210,6 +229,7 @@ class CephTUI(App[None]):
         if self._polling:
             return
         self._polling = True
+        self._poll_started = time.monotonic()
         active = self.tabs.active
         self._poll(pg_table=active == "pgs", osd_tree=active == "osds", shadow=self.osds_pane.show_shadow,
                    crush=active in ("crush", "pools"), pools=active == "pools", users=active == "users")
@@ -236,8 +256,32 @@ class CephTUI(App[None]):
         else:
             self.post_message(SnapshotReady(snap))
 
+    def _watchdog(self) -> None:
+        """Say "disconnected" within two refresh intervals, not after librados' op timeout.
+
+        A poll waiting on a mon that does not answer would otherwise show nothing until the
+        timeout (5 s by default) ends it. A poll takes milliseconds (150 ms at 5,000 OSDs), so
+        one that has waited a whole interval is lost: with the next poll due at most one
+        interval after the mon went away, that is two intervals at most. A hung mgr command is
+        not a lost cluster: the mon still answers, so that is a note, not "disconnected".
+        """
+        if not self._polling:
+            self.statusbar.show_mgr_stall("")
+            return
+        waited = time.monotonic() - self._poll_started
+        waiting = getattr(self.client, "waiting", lambda: None)()
+        if waited < max(self.refresh_interval, 1.0) or waiting is None:
+            return
+        prefix, seconds = waiting
+        if getattr(self.client, "is_mgr_command", lambda p: False)(prefix):
+            self.statusbar.show_mgr_stall(f"the mgr has not answered `{prefix}` for {seconds:.0f}s")
+        elif self.connected is not False or self.statusbar.error.startswith("no answer"):
+            self.connected = False
+            self.statusbar.show_failure(f"no answer from the monitors for {seconds:.0f}s (`{prefix}`)")
+
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False
+        self.statusbar.show_mgr_stall("")
         if self.snapshot is not None:
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
         self.call_after_refresh(gc.freeze)  # see the note above _show
@@ -304,6 +348,7 @@ class CephTUI(App[None]):
 
     def on_poll_failed(self, message: PollFailed) -> None:
         self._polling = False
+        self.statusbar.show_mgr_stall("")
         self.connected = False
         self.statusbar.show_failure(message.error)
         self._schedule(self.refresh_interval)
@@ -317,7 +362,8 @@ class CephTUI(App[None]):
                  "crush": self.crush_pane.focus_table, "pools": self.pools_pane.focus_table,
                  "users": self.users_pane.focus_table,
                  "maintenance": self.maintenance_pane.focus_table,
-                 "bench": self.bench_pane.focus_table}.get(event.pane.id or "")
+                 "bench": self.bench_pane.focus_table, "activity": self.activity_pane.focus_table,
+                 }.get(event.pane.id or "")
         if focus is not None:
             # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
             self.call_after_refresh(focus)
@@ -325,6 +371,24 @@ class CephTUI(App[None]):
             self._schedule(0)
 
     # ------------------------------------------------------------ actions
+    def refuse_if_read_only(self, what: str) -> bool:
+        """In --read-only mode say why `what` cannot be done and return True."""
+        if self.read_only:
+            self.notify(refusal(what), severity="warning", timeout=6)
+        return self.read_only
+
+    async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:
+        # A pane's mutating key in --read-only mode: say why instead of doing nothing (its
+        # check_action dims it in the footer, which alone would swallow the key silently).
+        if self.read_only and isinstance(action, str):
+            target, name, _ = self._parse_action(action, self if default_namespace is None else default_namespace,
+                                                 namespaces)
+            what = mutating_action(target, name)
+            if what is not None:
+                self.refuse_if_read_only(what)
+                return True
+        return await super().run_action(action, default_namespace, namespaces)
+
     def action_show_tab(self, key: str) -> None:
         # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
         self.set_focus(None)
@@ -344,6 +408,9 @@ class CephTUI(App[None]):
         Operations that change CRUSH get an offline preview of the PGs they remap
         unless the caller brings its own.
         """
+        if self.refuse_if_read_only("changing the cluster (" + "; ".join(op.cli for op in operations) + ")"):
+            return
+
         def done(outcome: Outcome | None) -> None:
             self.last_outcome = outcome
             if outcome is not None and outcome.ran:
@@ -359,6 +426,8 @@ class CephTUI(App[None]):
     def form_then_confirm(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",
                           warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
         """A checked form whose operations then go through the confirm dialog: every pane's edit path."""
+        if self.refuse_if_read_only(title.lower()):
+            return
         def done(result: list[ops.Operation] | None) -> None:
             if result:
                 self.confirm_operations(result)
@@ -384,6 +453,9 @@ class CephTUI(App[None]):
 
     def _bench_action(self, action: str) -> None:
         self.action_show_tab("bench")
+        what = mutating_action(self.bench_pane, action)
+        if what is not None and self.refuse_if_read_only(what):
+            return
         getattr(self.bench_pane, f"action_{action}")()
 
     def on_unmount(self) -> None:

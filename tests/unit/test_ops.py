@@ -112,8 +112,22 @@ def test_run_audits_success_and_refusal(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in (tmp_path / "a" / "audit.log").read_text().splitlines()]
     assert [(e["cli"], e["ok"]) for e in lines] == [("ceph osd out 1", True),
                                                     ("ceph osd crush set-device-class ssd osd.1", False)]
-    assert "already bound" in lines[1]["message"] and lines[0]["cluster"] == "fsid"
-    assert audit.tail(1)[0]["ok"] is False
+    assert "already bound" in lines[1]["message"] and lines[0]["fsid"] == "fsid"
+    assert [(e["rc"], e["identity"]) for e in lines] == [(0, "client.admin"), (-16, "client.admin")]
+    assert lines[1]["command"] == {"prefix": "osd crush set-device-class", "class": "ssd", "ids": ["1"]}
+    assert audit.tail(1)[0]["ok"] is False and audit.session == lines
+    # Owner-only, like a keyring: it names the cluster and what was done to it.
+    assert (tmp_path / "a" / "audit.log").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "a").stat().st_mode & 0o777 == 0o700
+
+
+def test_audit_log_masks_secrets(tmp_path: Path) -> None:
+    key = "AQBnP1RlAAAAABAAsE3l3Jc0vHwz8y1Wq0mD4g=="
+    audit = ops.AuditLog(tmp_path / "audit.log", entity="client.admin")
+    op = ops.Operation("Import", "auth import", (("note", f"key = {key}"),), f"ceph auth import # {key}")
+    audit.record(op, False, f"bad key {key} [errno 22]")
+    text = (tmp_path / "audit.log").read_text()
+    assert key not in text and "[secret redacted]" in text and audit.session[0]["rc"] == -22
 
 
 def test_refusal_hints_never_flip_switches() -> None:

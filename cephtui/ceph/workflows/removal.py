@@ -54,6 +54,7 @@ class Removal:
     progress: dict[str, Any] = field(default_factory=dict)
     original: dict[str, dict[str, Any]] = field(default_factory=dict)  # per OSD, for abort
     dead: list[int] = field(default_factory=list)
+    held_by: list[int] = field(default_factory=list)  # other OSDs down while this one drains: no stop/destroy
     stopped: list[int] = field(default_factory=list)
     removed: list[int] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
@@ -218,10 +219,49 @@ class RemovalEngine:
             self._run(ops.osd_out(todo if s.drain_mode == "out" else [i for i in todo if i in s.dead]))
         self._go("wait_safe", "drain started: waiting until safe-to-destroy")
 
+    def _watch_osds(self) -> list[int]:
+        """Notice OSDs dying while we drain; returns the other OSDs that hold the workflow.
+
+        One of ours dying is survivable: its PGs recover from their other copies, and it becomes
+        one of `dead` (so the last-copy check applies). Another OSD going down while still in
+        means the data is one copy short somewhere and the PG stats (what safe-to-destroy reads)
+        are in flux: nothing is stopped or destroyed until it is back up, or marked out and its
+        data recovered elsewhere.
+        """
+        s = self.state
+        by_id = {_i(o.get("osd")): o for o in self._osd_dump().get("osds") or ()}
+        for i in s.osds:
+            if i in by_id and not by_id[i].get("up") and i not in s.dead and i not in s.stopped:
+                s.dead.append(i)
+                s.note(f"osd.{i} (being removed) went down during the drain: its PGs recover from their other "
+                       "copies; waiting for safe-to-destroy")
+        held = sorted(i for i, o in by_id.items() if i not in s.osds and not o.get("up") and o.get("in"))
+        for i in held:
+            if i not in s.held_by:
+                s.note(f"osd.{i} went down (not part of this removal): holding before stop/destroy until it is "
+                       "back up, or marked out and recovered")
+        for i in s.held_by:
+            if i not in held:
+                s.note(f"osd.{i} is {'back up' if by_id.get(i, {}).get('up') else 'out'}: no longer holding")
+        s.held_by = held
+        return held
+
+    def _hold_text(self, held: list[int], reason: str) -> str:
+        p = self.state.progress
+        names = ", ".join(f"osd.{i}" for i in held)
+        return (f"HOLDING: {names} went down (not part of this removal): {p.get('pgs_not_clean', '?')} PG(s) not "
+                f"clean, {p.get('degraded', 0)} objects degraded. Nothing is stopped or destroyed until "
+                f"{'it is' if len(held) == 1 else 'they are'} back up (or marked out and recovered); "
+                f"continues by itself. safe-to-destroy says: {reason}")
+
     def _step_wait_safe(self) -> None:
         s = self.state
+        held = self._watch_osds()
         safe, reason = safe_to_destroy(self.client, s.osds)
         s.progress = drain_progress(self.client, s.osds)
+        if held:
+            s.waiting_for = self._hold_text(held, reason if not safe else "yes (but the PG stats are in flux)")
+            return
         if not safe:
             lost = last_copy_pgs(self.client, s.dead) if s.dead else []
             s.progress["last_copy_pgs"] = lost[:20]
@@ -267,6 +307,12 @@ class RemovalEngine:
                 s.removed.append(i)
                 s.note(f"osd.{i} is already {'destroyed' if s.replace else 'purged'} in the osdmap")
         pending = [i for i in s.osds if i not in s.removed]
+        held = self._watch_osds() if pending else []
+        if held:  # another OSD died between safe-to-destroy and here: back to waiting, nothing destroyed
+            self.safe_verified.clear()
+            self._go("wait_safe")
+            s.waiting_for = self._hold_text(held, "asked again once it is back")
+            return
         if pending and not set(pending) <= self.safe_verified:
             # Resumed, or a long pause: ask again before anything irreversible.
             safe, reason = safe_to_destroy(self.client, pending)
@@ -318,7 +364,9 @@ class RemovalEngine:
         s = self.state
         s.progress = drain_progress(self.client, s.osds)
         if s.progress.get("pgs_not_clean", 1):
-            s.waiting_for = f"waiting for every PG to be active+clean ({s.progress.get('pgs_not_clean')} not yet)"
+            held = self._watch_osds()
+            s.waiting_for = f"waiting for every PG to be active+clean ({s.progress.get('pgs_not_clean')} not yet)" + (
+                f"; {', '.join(f'osd.{i}' for i in held)} is down, so they cannot all be" if held else "")
             return
         s.status = "done"
         self._go("done", "all PGs active+clean")

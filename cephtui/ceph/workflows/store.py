@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..private import replace_text
+
 
 def state_dir() -> Path:
     env = os.environ.get("CEPHTUI_STATE_DIR")
@@ -25,14 +27,7 @@ class WorkflowStore:
         return self.root / f"{kind}-{wf_id}.json"
 
     def save(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        target = self.path(kind, wf_id)
-        tmp = target.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
+        replace_text(self.path(kind, wf_id), json.dumps(data, indent=1, sort_keys=True))
 
     def load_all(self, kind: str) -> list[dict[str, Any]]:
         out = []

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from ...ceph import ops
 from ...ceph.bench import LATENCY_PRESET, MiB, BenchEngine, BenchError, BenchParams, BenchResult, Progress, \
-    parse_size, run_bench
+    parse_size, run_bench, write_refusal
 from ...ceph.benchhistory import BenchHistory, export_csv, export_json, write_export
 from ...ceph.benchpool import TEMP_POOL_PREFIX, bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, \
     temp_pool_delete_op, temp_pool_name, temp_pool_pg_num
@@ -36,6 +36,7 @@ from ...ceph.osdbench import cli as osd_bench_cli
 from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from ..widgets.tables import sync_table
 from ..wizards.form import Field, FormScreen
+from ..readonly import GuardedActions
 
 log = logging.getLogger("cephtui")
 
@@ -54,7 +55,14 @@ def _size(n: int) -> str:
     return human_bytes(n).replace(" ", "").replace(".0", "")
 
 
-class BenchPane(Vertical):
+class BenchPane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "new_run": "a benchmark run (it writes to a pool)",
+        "latency_run": "a latency run (it writes to a pool)",
+        "repeat": "repeating a benchmark run (it writes)",
+        "osd_bench": "the per-OSD bench (it writes to every OSD)",
+    }
     BINDINGS = [
         Binding("n", "new_run", "New run"),
         Binding("l", "latency_run", "Latency run"),
@@ -372,6 +380,8 @@ class BenchPane(Vertical):
                 raise ValueError("choose a pool, or a temporary pool")
             if temp and v.get("mode") != "write":
                 raise ValueError("a temporary pool starts empty: only write makes sense there")
+            if not v["run_name"].strip().isprintable():  # zero-width and bidi characters would hide in the name
+                raise ValueError("run name: only printable characters (no control, zero-width or bidi characters)")
             try:
                 p = BenchParams(pool=temp_name if temp else v["pool"], mode=v.get("mode") or "write",
                                 seconds=_float(v["seconds"], "seconds"), threads=_int(v["threads"], "threads"),
@@ -466,13 +476,20 @@ class BenchPane(Vertical):
         client, audit = app.client, app.audit
         result: BenchResult | None = None
         failure = ""
+        deleted_temp = False
         try:
-            failure = self._create_temp(p, client, audit) if temp else ""
+            if temp and p.mode == "write":  # a new pool on a full cluster: every write would block
+                failure = write_refusal(client.mon("osd dump"), None) or ""
+                temp = not failure  # nothing was created: nothing to delete
+            if temp:
+                failure = self._create_temp(p, client, audit)
             if not failure:
                 self.app.call_from_thread(self._set_phase, "connecting")
                 result = run_bench(client.spec, p, on_start=self._engine_started)
         except BenchError as e:
             failure = str(e)
+        except CephError as e:
+            failure = e.message
         except Exception as e:  # never a traceback in the UI
             log.exception("bench run failed")
             failure = f"internal error: {e!r}"
@@ -482,6 +499,11 @@ class BenchPane(Vertical):
                 note = self._delete_temp(p.pool, client, audit)
                 if note:
                     failure = (failure + " " + note).strip()
+                deleted_temp = not note
+            if result is not None and deleted_temp and result.cleanup_note and (
+                    "cleanup skipped" in result.cleanup_note or not p.cleanup):
+                # whatever the run left is gone with its pool: no `rados cleanup` to suggest
+                result = replace(result, cleanup_note=f"the temporary pool {p.pool} was deleted with its objects")
             if result is not None:
                 audit.record(bench_operation(p), result.ok, result.error or f"{result.ops} ops, "
                              f"{result.bandwidth:.2f} MiB/s, avg lat {_ms(result.average_latency)}")
@@ -543,8 +565,10 @@ class BenchPane(Vertical):
             self._say(f"✖ {failure}", "bold red")
             self.app.notify(failure, severity="error", timeout=15)
         elif result is not None:
-            self._say(f"✔ {'stopped early: partial results' if result.stopped else 'done'} · "
-                      f"{result.cleanup_note or ''}", "green")
+            stall = _stall_text(result)
+            self._say(f"{'⚠' if stall else '✔'} {'stopped early: partial results' if result.stopped else 'done'} · "
+                      + (f"{stall} · " if stall else "") + f"{result.cleanup_note or ''}",
+                      "yellow" if stall else "green")
         else:
             self._render_status()
 
@@ -557,6 +581,9 @@ class BenchPane(Vertical):
                  f"in {r.total_time_run:.2f} s")
         if r.failed_ops:
             t.append(f" ({r.failed_ops} failed)", style="red")
+        stall = _stall_text(r)
+        if stall:
+            t.append(f" · {stall}", style="bold yellow")
         t.append(f" · {r.bandwidth:.2f} MiB/s (σ {r.stddev_bandwidth:.2f}) · {r.average_iops:.0f} IOPS · "
                  f"lat avg {_ms(r.average_latency)} p50 {_ms(r.latency_p50)} p95 {_ms(r.latency_p95)} "
                  f"p99 {_ms(r.latency_p99)} max {_ms(r.max_latency)}")
@@ -590,8 +617,9 @@ class BenchPane(Vertical):
             for part in which.replace(" ", ",").split(","):
                 if part:
                     part = part.removeprefix("osd.")
-                    if not part.isdigit():
-                        raise ValueError(f"'{part}' is not an OSD id (use all, or ids like 0,3,osd.7)")
+                    # isdigit() alone takes '²' and 4,300-digit numbers, which int() then refuses obscurely
+                    if not (part.isascii() and part.isdigit()) or len(part) > 9:
+                        raise ValueError(f"OSDs: '{part[:20]}' is not an OSD id (use all, or ids like 0,3,osd.7)")
                     ids.append(int(part))
             return p, tuple(dict.fromkeys(ids))
 
@@ -702,6 +730,15 @@ class BenchPane(Vertical):
                       + (f", {len(errors)} failed" if errors else "")
                       + (f", slow: {', '.join(slow)}" if slow else ", no slow outlier"),
                       "yellow" if slow or errors else "green")
+
+
+def _stall_text(r: BenchResult) -> str:
+    """'stalled 12 s (from second 3)': the longest stretch with ops in flight and none completing."""
+    stall = r.longest_stall
+    if stall is None:
+        return ""
+    first, length = stall
+    return f"stalled {length} s from second {first} (ops in flight, none completed)"
 
 
 def _with_hint(t: Table, hint: str) -> Table:

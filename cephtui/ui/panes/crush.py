@@ -21,9 +21,10 @@ from textual.widgets import DataTable, Static
 from ...ceph import crush, ops
 from ...ceph.crush import CrushMap
 from ...ceph.models import ClusterSnapshot
-from ..widgets.tables import sync_table
+from ..widgets.tables import set_subtitle, sync_table
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field
+from ..readonly import GuardedActions
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
 
@@ -66,7 +67,17 @@ def _cells(r: CrushRow) -> tuple[tuple[str, str], ...]:
             (r.alg, ""), (f"{r.weight:.5f}", ""), ("" if r.is_device else str(r.items), ""), (r.device_class, ""))
 
 
-class CrushPane(Vertical):
+class CrushPane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "add_bucket": "adding a CRUSH bucket",
+        "move": "moving a CRUSH item",
+        "rename": "renaming a CRUSH bucket",
+        "remove_bucket": "removing a CRUSH bucket",
+        "new_rule": "creating a CRUSH rule",
+        "new_ec": "creating an EC profile and rule",
+        "remove_rule": "removing a CRUSH rule",
+    }
     BINDINGS = [
         Binding("a", "add_bucket", "Add bucket"),
         Binding("m", "move", "Move"),
@@ -105,6 +116,8 @@ class CrushPane(Vertical):
 
     # ------------------------------------------------------------ rendering
     def show(self, snap: ClusterSnapshot) -> None:
+        if snap.crush is None and (why := snap.missing("osd crush dump")) is not None:
+            set_subtitle(self.hierarchy, f"⚠ CRUSH map unavailable: {why}")
         if snap.crush is None or snap.crush is self.cmap:
             return  # the builder hands over the same object until the osdmap epoch moves
         self.cmap = snap.crush

@@ -18,6 +18,8 @@ from ..widgets.tables import sync_static, sync_table
 SEVERITY_STYLE = {"HEALTH_ERR": "bold red", "HEALTH_WARN": "yellow"}
 LOG_STYLE = {"[ERR]": "bold red", "[WRN]": "yellow", "[SEC]": "magenta", "[DBG]": "dim"}
 DETAIL_LINES = 8
+LOG_TITLE = "Cluster log (ceph -w)"
+LOG_WRITE_MAX = 100  # log lines written per refresh (~45 ms for 200 here); the rest of a flood is counted as dropped
 
 
 def fill_style(fraction: float, ratios: Ratios) -> str:
@@ -137,12 +139,14 @@ class HealthPane(Vertical):
         self.query_one("#health-io").border_title = "IO"
         self.query_one("#health-checks-box").border_title = "Health checks"
         self.query_one("#health-capacity").border_title = "Capacity"
-        self.query_one("#health-log").border_title = "Cluster log (ceph -w)"
+        self.query_one("#health-log").border_title = LOG_TITLE
         pools = self.query_one("#health-pools", DataTable)
         for label, key in (("pool", "pool"), ("stored", "stored"), ("used", "used"),
                            ("%used", "pct"), ("max avail", "avail"), ("objects", "objects"), ("quota", "quota")):
             pools.add_column(label, key=key)
-        self._last_log: tuple[str, str, int, str] | None = None
+        self._log_upto: int | None = None  # the number of the newest log entry written
+        self._log_missed = 0  # entries this pane never wrote (hidden during a flood, or over LOG_WRITE_MAX)
+        self.log_written = 0  # entries written (for scripts/bench_logflood.py)
         self._log_started = False
 
     def show(self, snap: ClusterSnapshot) -> None:
@@ -172,19 +176,39 @@ class HealthPane(Vertical):
             rows[p.id] = (Text(p.name, style=style), human_bytes(p.stored), human_bytes(p.used),
                           Text(percent(p.percent_used), style=style), human_bytes(p.max_avail), str(p.objects), quota)
         sync_table(self.query_one("#health-pools", DataTable), rows)
-        self._append_log(snap.log)
+        self._append_log(snap)
 
-    def _append_log(self, entries: tuple[LogEntry, ...]) -> None:
-        keys = [e.key for e in entries]
-        start = 0
-        if self._last_log is not None and self._last_log in keys:
-            start = keys.index(self._last_log) + 1
+    def _append_log(self, snap: ClusterSnapshot) -> None:
+        """Write the lines this pane has not written yet; count the ones it never can.
+
+        Entries are numbered by the builder (`log_total` is the newest one's number), so a gap
+        (the pane was hidden while more than a snapshot's worth went by) is counted, not silently
+        skipped. At most LOG_WRITE_MAX lines are written per refresh: rendering thousands of lines
+        on the UI thread during a flood would freeze the UI, and nobody reads them at that speed.
+        """
+        entries, total = snap.log, snap.log_total
+        first = total - len(entries) + 1  # the number of entries[0]
+        if self._log_upto is None or total < self._log_upto:  # first show, or a new builder: no gap
+            self._log_upto = first - 1
+        start = max(self._log_upto + 1, first)
+        missed = start - (self._log_upto + 1)
+        new = entries[start - first:]
+        if len(new) > LOG_WRITE_MAX:
+            missed += len(new) - LOG_WRITE_MAX
+            new = new[-LOG_WRITE_MAX:]
+        self._log_missed += missed
+        self._log_upto = total
         log = self.query_one("#health-log", RichLog)
         if not self._log_started:
             self._log_started = True
             if not entries:  # the mon's short tail held no cluster-channel lines to backfill
                 log.write(Text(f"— live since {time.strftime('%H:%M:%S', time.gmtime())} UTC —", style="dim"))
-        for e in entries[start:]:
-            log.write(log_line(e))
-        if entries:
-            self._last_log = entries[-1].key
+        if new:
+            # One write for the batch: each write() is a render pass of its own.
+            log.write(Text("\n").join(log_line(e) for e in new))
+            self.log_written += len(new)
+        dropped = snap.log_dropped + self._log_missed
+        title = LOG_TITLE + (f" · {dropped:,} lines dropped (flood)" if dropped else "")
+        if log.border_title != title:
+            log.border_title = title
+            log.border_subtitle = "" if not dropped else "more lines than the screen can take: newest kept"

@@ -27,6 +27,7 @@ from ...ceph.client import CephError
 from ...ceph.models import ClusterSnapshot, FlagState
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
+from ..readonly import GuardedActions
 
 log = logging.getLogger("cephtui")
 
@@ -105,7 +106,15 @@ class PreflightScreen(ModalScreen[bool]):
         self.dismiss(True)
 
 
-class MaintenancePane(Vertical):
+class MaintenancePane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "enter_maintenance": "entering maintenance",
+        "exit_maintenance": "exiting maintenance",
+        "set_flag": "setting a cluster flag",
+        "unset_flag": "unsetting a cluster flag",
+        "toggle_flag": "toggling a cluster flag",
+    }
     BINDINGS = [
         Binding("e", "enter_maintenance", "Enter maintenance"),
         Binding("x", "exit_maintenance", "Exit maintenance"),

@@ -13,10 +13,13 @@ from ...ceph import ops
 from ...ceph.format import human_bytes
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
+from rich.markup import escape
+
 from ..widgets.filterinput import FilterInput
 from ..widgets.tables import set_subtitle, sync_static
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
+from ..readonly import GuardedActions
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
@@ -29,7 +32,19 @@ def _w(x: float) -> str:
     return f"{x:.5f}"
 
 
-class OSDsPane(Vertical):
+class OSDsPane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "out": "marking OSDs out",
+        "in": "marking OSDs in",
+        "down": "marking OSDs down",
+        "reweight": "reweighting OSDs",
+        "crush_weight": "changing CRUSH weights",
+        "device_class": "changing device classes",
+        "affinity": "changing primary affinity",
+        "noout": "setting noout",
+        "remove": "removing or replacing an OSD",
+    }
     BINDINGS = [
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -55,6 +70,8 @@ class OSDsPane(Vertical):
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self.table_data: OSDTable | None = None
+        self.missing: str | None = None  # why `osd tree` gave nothing, or None
+        self.usage_missing: str | None = None  # why `osd df`/`osd perf` gave nothing (mgr down, caps)
         self.ratios_note = ""
         self.osd_filter = OSDFilter("")
         self.sort_mode = "tree"
@@ -111,7 +128,12 @@ class OSDsPane(Vertical):
                 (n.host, "dim"))
 
     def show(self, snap: ClusterSnapshot) -> None:
+        self.missing = snap.missing("osd tree") if snap.osd_table is None else None
+        self.usage_missing = snap.missing("osd df", "osd perf")
         if snap.osd_table is None:
+            if self.missing is not None:
+                text = f"[bold yellow]⚠ OSD tree unavailable: {escape(self.missing)}[/]"
+                sync_static(self.query_one("#osds-summary", Static), text, lambda: text)
             return
         self.table_data = snap.osd_table
         if self.marked:
@@ -133,6 +155,8 @@ class OSDsPane(Vertical):
         parts += [f"[{FULL_STYLE[k]}]{n} {k}[/]" for k, n in full.items() if n]
         if t.stray:
             parts.append(f"[yellow]{len(t.stray)} not in CRUSH ({osd_names(t.stray)})[/]")
+        if self.usage_missing is not None:
+            parts.append(f"[yellow]⚠ usage and latency unavailable: {escape(self.usage_missing)}[/]")
         parts.append(f"sort: [b]{self.sort_mode}[/] (s)")
         parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
         if self.marked:

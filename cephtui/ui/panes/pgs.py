@@ -124,6 +124,11 @@ class PGsPane(Vertical):
             self._pg_rows, self._pg_columns = snap.pg_table, snap.pg_columns
             self._pool_breakdown(snap)
             self._render_pg_table()
+        elif (why := snap.missing("pg dump")) is not None:
+            # The last table (if any) stays; the box says it is not current and why.
+            set_subtitle(self.query_one("#pgs-table-box"), f"⚠ PG list unavailable: {why}")
+        if snap.stuck is None and (why := snap.missing("pg dump_stuck", "pg dump", "pg stat")) is not None:
+            set_subtitle(self.query_one("#pgs-stuck"), f"⚠ unavailable: {why}")
 
     @staticmethod
     def _recovery(snap: ClusterSnapshot) -> Table:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -26,6 +27,7 @@ from ...ceph.poolplan import PoolPlan
 from ...ceph.pools import PoolInfo
 from ..widgets.tables import sync_table
 from ..wizards.form import Field
+from ..readonly import GuardedActions
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
 COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
@@ -37,10 +39,15 @@ UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb"
 
 def parse_bytes(text: str) -> int:
     """'10G', '500 MiB', '0' (no quota) -> bytes; IEC multiples, as ceph prints them."""
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    # ASCII digits only (\d also takes other scripts' digits), and a bound: 400 digits made float() inf
+    # and int(inf) an OverflowError, a traceback instead of a message.
+    m = re.fullmatch(r"\s*([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in UNITS:
-        raise ValueError(f"'{text}' is not a size (e.g. 0, 500M, 10G, 2TiB)")
-    return int(float(m.group(1)) * UNITS[m.group(2).lower()])
+        raise ValueError(f"max bytes: '{text}' is not a size (e.g. 0, 500M, 10G, 2TiB)")
+    value = int(float(m.group(1)) * UNITS[m.group(2).lower()])
+    if value >= 2 ** 63:
+        raise ValueError(f"max bytes: '{text.strip()}' is too large (at most 8 EiB)")
+    return value
 
 
 def _quota(p: PoolInfo) -> str:
@@ -90,7 +97,17 @@ class PoolDetailScreen(ModalScreen[None]):
         self.app.call_from_thread(self.query_one("#pool-detail", Static).update, body)
 
 
-class PoolsPane(Vertical):
+class PoolsPane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "create": "creating a pool",
+        "size": "changing a pool's size",
+        "pg_num": "changing pg_num",
+        "quota": "setting a quota",
+        "application": "enabling an application",
+        "rename": "renaming a pool",
+        "delete": "deleting a pool",
+    }
     BINDINGS = [
         Binding("n", "create", "New pool"),
         Binding("enter", "detail", "Detail"),
@@ -148,9 +165,11 @@ class PoolsPane(Vertical):
                           f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
         sync_table(self.table, rows)
         total = sum(p.stored for p in self.pools)
+        why = snap.missing("osd pool stats", "osd pool autoscale-status", "osd crush rule dump")
+        warn = f" · [yellow]⚠ rates, autoscale or rule names unavailable: {escape(why)}[/]" if why else ""
         self.query_one("#pools-summary", Static).update(
             f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · n new · enter detail · s size · p pg_num "
-            f"· Q quota · a application · R rename · D delete")
+            f"· Q quota · a application · R rename · D delete{warn}")
         self._selected_info()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -287,10 +306,10 @@ class PoolsPane(Vertical):
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
             max_bytes = parse_bytes(v["bytes"])
-            try:
-                max_objects = int(v["objects"].strip() or "0")
-            except ValueError:
-                raise ValueError(f"max objects must be a whole number (got '{v['objects']}')") from None
+            raw = v["objects"].strip() or "0"
+            if not (raw.isascii() and raw.lstrip("-").isdigit()) or len(raw) > 19:  # int() takes '٣' and 4,300 digits
+                raise ValueError(f"max objects must be a whole number below 2^63 (got '{v['objects']}')")
+            max_objects = int(raw)
             if max_objects < 0:
                 raise ValueError("max objects cannot be negative (0 removes the quota)")
             out = []

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -27,6 +28,7 @@ from ..widgets.filterinput import FilterInput
 from ..widgets.tables import set_subtitle
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
+from ..readonly import GuardedActions
 
 COLUMNS = (("entity", 30), ("mon", 28), ("mgr", 24), ("osd", 36), ("mds", 22))
 SEPARATOR_KEY = "\x00daemons"
@@ -71,7 +73,14 @@ def why_protected(entity: AuthEntity, me: str) -> str:
     return ""
 
 
-class UsersPane(Vertical):
+class UsersPane(GuardedActions, Vertical):
+    # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
+    MUTATING = {
+        "new_user": "creating a user",
+        "edit_caps": "changing caps",
+        "delete": "deleting a user",
+        "force_delete": "deleting a user",
+    }
     BINDINGS = [
         Binding("n", "new_user", "New user"),
         Binding("e", "edit_caps", "Edit caps"),
@@ -87,6 +96,7 @@ class UsersPane(Vertical):
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self.entities: tuple[AuthEntity, ...] | None = None
+        self.missing: str | None = None  # why `auth ls` gave nothing (caps), shown instead of the list
         self.pool_names: tuple[str, ...] = ()
         self.show_daemons = True
         self.filter_text = ""
@@ -139,6 +149,10 @@ class UsersPane(Vertical):
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.pool_names = tuple(p.name for p in snap.capacity.pools)
+        missing = snap.missing("auth ls") if snap.users is None else None
+        if missing != self.missing:
+            self.missing = missing
+            self._summary()
         if snap.users is None or snap.users == self.entities:
             return
         self.entities = snap.users
@@ -162,7 +176,9 @@ class UsersPane(Vertical):
 
     def _summary(self) -> None:
         parts = []
-        if self.entities is None:
+        if self.missing is not None:
+            parts.append(f"[bold yellow]⚠ users unavailable: {escape(self.missing)}[/]")
+        elif self.entities is None:
             parts.append("[i]reading ceph auth ls…[/]")
         else:
             daemons = sum(e.is_daemon for e in self.entities)

@@ -78,6 +78,10 @@ def result_table(r: BenchResult) -> Table:
     t.add_row("Status", Text(r.status, style="red" if r.error else "yellow" if r.stopped else "green"))
     if r.error:
         t.add_row("Error", Text(r.error, style="red"))
+    stall = r.longest_stall
+    if stall is not None:
+        t.add_row("Stall", Text(f"{stall[1]} s from second {stall[0]}: ops in flight, none completed "
+                                "(an OSD down or hung, PGs peering)", style="yellow"))
     if r.cleanup_note:
         t.add_row("Cleanup", r.cleanup_note)
     t.add_row("Command", Text(r.params.cli(), style="cyan"))

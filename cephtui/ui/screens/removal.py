@@ -172,7 +172,10 @@ class RemovalScreen(Screen[None]):
         status_style = {"running": "green", "paused": "yellow", "blocked": "bold red", "failed": "bold red",
                         "done": "bold green", "aborted": "yellow"}.get(s.status, "")
         now = Text()
-        now.append(f"{s.status.upper()}", style=status_style)
+        if s.status == "running" and s.held_by and s.step == "wait_safe":  # another OSD died: say so at a glance
+            now.append("HOLDING", style="bold yellow")
+        else:
+            now.append(f"{s.status.upper()}", style=status_style)
         now.append(f" · step {s.step}")
         if s.waiting_for:
             now.append(f"\n{s.waiting_for}")

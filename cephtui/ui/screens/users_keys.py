@@ -23,6 +23,7 @@ from textual.widgets import Button, Input, Label, Static
 
 from ...ceph import ops
 from ...ceph.client import CephError
+from ..wizards.form import readable
 
 log = logging.getLogger("cephtui")
 
@@ -181,7 +182,7 @@ class ExportKeyringScreen(ModalScreen[str | None]):
         try:
             path = check_export_path(self.query_one("#export-path", Input).value)
         except ValueError as e:
-            status.update(Text(f"✖ {e}", style="bold red"))
+            status.update(Text(f"✖ {readable(str(e))}", style="bold red"))
             return None
         status.update(Text.assemble(("$ ", "dim"), (export_operation(self.entity, str(path)).cli, "bold cyan"),
                                     ("\n(cephtui creates the file itself with mode 0600; `ceph -o` follows the umask)",

@@ -84,6 +84,7 @@ class ConfirmScreen(ModalScreen[Outcome]):
         self.second_yes = False
         self.state = "asking"  # asking / running / done
         self.outcome = Outcome(False)
+        self.stale_note = ""  # set when the preview was recomputed because the cluster changed under it
 
     def compose(self) -> ComposeResult:
         title = self.operations[0].title if len(self.operations) == 1 else f"{len(self.operations)} commands"
@@ -144,9 +145,13 @@ class ConfirmScreen(ModalScreen[Outcome]):
 
     def _show_preview(self, result: RenderableType, state: str) -> None:
         self.preview_state = state
+        if self.stale_note:
+            result = Group(Text(f"⚠ Recomputed: the cluster changed since the first preview ({self.stale_note}). "
+                                "Check the numbers below, then press Run again.", style="bold yellow"), result)
         self.query_one("#confirm-preview", Static).update(result)
         run = self.query_one("#confirm-run", Button)
         run.disabled = False
+        self.query_one("#confirm-cancel", Button).disabled = False
         if state == "failed":
             run.label = "Apply without preview"
         if not self.typed:
@@ -186,6 +191,18 @@ class ConfirmScreen(ModalScreen[Outcome]):
 
     @work(thread=True, exit_on_error=False, description="run confirmed commands")
     def _run(self, operations: tuple[ops_mod.Operation, ...]) -> None:
+        # The preview was computed against one osdmap; an OSD may have died (or come back) since.
+        # Applying then would act on numbers that no longer hold: say so, recompute, ask again.
+        stale = getattr(self.preview_fn, "stale", None)
+        if operations is self.operations and self.preview_state == "ready" and callable(stale):
+            try:
+                changed = stale()
+            except CephError as e:  # cannot tell: the operations themselves will meet the same cluster
+                log.warning("could not check the preview's osdmap: %s", e.message)
+                changed = None
+            if changed:
+                self.app.call_from_thread(self._preview_stale, changed)
+                return
         results: list[tuple[ops_mod.Operation, bool, str]] = []
         for i, op in enumerate(operations):
             if len(operations) > 1:  # step by step: the operator sees where a long sequence is
@@ -194,7 +211,11 @@ class ConfirmScreen(ModalScreen[Outcome]):
                 message = ops_mod.run(self.client, op, self.audit)
                 results.append((op, True, message))
             except CephError as e:
-                hint = ops_mod.explain_refusal(op, e)
+                # Refused for caps: name the identity and the cap, from the cluster's command table.
+                required_cap = getattr(self.client, "required_cap", None)
+                hint = ops_mod.explain_refusal(
+                    op, e, identity=getattr(getattr(self.client, "spec", None), "name", ""),
+                    cap=required_cap(op.prefix) if required_cap is not None and e.errno == 13 else "")
                 results.append((op, False, f"{e.message} [errno {e.errno}]" + (f"\n{hint}" if hint else "")))
                 break  # later steps assume the earlier ones happened
             except Exception as e:
@@ -202,6 +223,16 @@ class ConfirmScreen(ModalScreen[Outcome]):
                 results.append((op, False, f"internal error: {e!r}"))
                 break
         self.app.call_from_thread(self._done, tuple(results), operations)
+
+    def _preview_stale(self, changed: str) -> None:
+        self.state, self.preview_state, self.stale_note, self.second_yes = "asking", "running", changed, False
+        self.query_one("#confirm-preview", Static).update(Text(
+            f"⚠ The preview above no longer matches the cluster ({changed}): its numbers were computed for the "
+            "old map. Recomputing against the current one…", style="bold yellow"))
+        self.query_one("#confirm-result", Static).update(Text("Nothing was sent: the preview was stale.",
+                                                              style="bold yellow"))
+        self.query_one("#confirm-cancel", Button).disabled = False
+        self._compute_preview()
 
     @staticmethod
     def _report(results: Sequence[tuple[ops_mod.Operation, bool, str]], operations: Sequence[ops_mod.Operation],

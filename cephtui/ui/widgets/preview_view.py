@@ -45,8 +45,9 @@ def render(p: preview.Preview) -> RenderableType:
 class PreviewJob:
     """A preview to compute in the confirm dialog's thread; keeps the result for whoever asks later."""
 
-    def __init__(self, compute: Callable[[], preview.Preview]) -> None:
+    def __init__(self, compute: Callable[[], preview.Preview], client: CephClient | None = None) -> None:
         self._compute = compute
+        self._client = client
         self.result: preview.Preview | None = None
 
     def __call__(self) -> RenderableType:
@@ -59,17 +60,21 @@ class PreviewJob:
             raise PreviewUnavailable(str(e)) from None
         return render(self.result)
 
+    def stale(self) -> str | None:
+        """Asked by the confirm dialog right before it applies: what changed in the osdmap since."""
+        return preview.staleness(self._client, self.result) if self.result is not None and self._client else None
+
 
 def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> PreviewJob | None:
     """A preview for operations that change CRUSH (or mark one OSD out); None for the others."""
     if len(operations) == 1 and operations[0].prefix == "osd out":
         ids = dict(operations[0].args)["ids"]
         if len(ids) == 1:  # osdmaptool marks one OSD out per run
-            return PreviewJob(lambda: preview.preview_out(client, int(ids[0])))
+            return PreviewJob(lambda: preview.preview_out(client, int(ids[0])), client)
     if not any(op.changes_crush for op in operations):
         return None
-    return PreviewJob(lambda: preview.preview(client, operations))
+    return PreviewJob(lambda: preview.preview(client, operations), client)
 
 
 def preview_map_for(client: CephClient, compiled: bytes) -> PreviewJob:
-    return PreviewJob(lambda: preview.preview_map(client, compiled))
+    return PreviewJob(lambda: preview.preview_map(client, compiled), client)

@@ -40,6 +40,8 @@ class StatusBar(Static):
         self.last_ok: float | None = None
         self.first_poll: float | None = None  # flags already set then may be older than cephtui's first look
         self.maintenances: tuple[Maintenance, ...] = ()  # active ones, from the state file (the Maintenance pane)
+        self.read_only = False  # --read-only: a badge right after the name, on every screen
+        self.mgr_stall = ""  # "mgr not answering `pg dump` for 6 s" while a mgr command hangs
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_text)
@@ -66,12 +68,20 @@ class StatusBar(Static):
         self.connected, self.error = False, error
         self.refresh_text()
 
+    def show_mgr_stall(self, text: str) -> None:
+        if text != self.mgr_stall:
+            self.mgr_stall = text
+            self.refresh_text()
+
     @property
     def badge(self) -> str:
         return self.snapshot.health.short if self.snapshot else "…"
 
     def refresh_text(self) -> None:
         t = Text(" cephtui ", style="bold")
+        if self.read_only:
+            t.append(" READ-ONLY ", style="bold white on blue")
+            t.append(" ")
         t.append("│ ", style="dim")
         t.append(self.cluster)
         if self.snapshot:
@@ -104,6 +114,8 @@ class StatusBar(Static):
             t.append(f" {banner} ", style="bold black on yellow")
         else:
             t.append(poll, style="dim")
-        if self.snapshot and self.snapshot.notes and self.connected:
+        if self.mgr_stall and self.connected:
+            t.append(f" │ ⚠ {self.mgr_stall}", style="yellow")
+        elif self.snapshot and self.snapshot.notes and self.connected:
             t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
         sync_static(self, t, lambda: t, layout=False)  # one line, always

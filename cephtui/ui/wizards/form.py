@@ -7,6 +7,8 @@ change (an export to a file) builds no operations and closes with [] when valid.
 """
 from __future__ import annotations
 
+import unicodedata
+import logging
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -22,6 +24,20 @@ from ...ceph.ops import Operation
 from ..widgets.confirm import command_block
 
 Builder = Callable[[dict[str, str]], Sequence[Operation]]
+log = logging.getLogger("cephtui")
+
+_INVISIBLE = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co")
+
+
+def readable(message: str, limit: int = 240) -> str:
+    """A refusal made safe to show. It may echo what was typed: a raw ESC would reach the terminal, a
+    bidi override would reverse the rest of the line, zero-width characters hide, and a 10,000-character
+    value buries the reason. So such characters become visible escapes and long lines are cut in the middle."""
+    text = "".join(c if c == "\n" or unicodedata.category(c) not in _INVISIBLE
+                   else c.encode("unicode_escape").decode("ascii") for c in message)
+    half = limit // 2
+    return "\n".join(line if len(line) <= limit else f"{line[:half]} … {line[-half:]}"
+                     for line in text.split("\n"))
 
 
 @dataclass(frozen=True)
@@ -100,7 +116,11 @@ class FormScreen(ModalScreen[list[Operation] | None]):
         try:
             ops = list(self.build(self.values()))
         except ValueError as e:
-            status.update(Text(f"✖ {e}", style="bold red"))
+            status.update(Text(f"✖ {readable(str(e))}", style="bold red"))
+            return None
+        except Exception as e:  # a checker bug (OverflowError, TypeError …): a message and nothing sent, not a crash
+            log.exception("checking the form %r failed", self.title_text)
+            status.update(Text(f"✖ could not check these values: {readable(repr(e))}", style="bold red"))
             return None
         notes = list(self.warn(self.values())) if self.warn else []
         block = command_block(ops)

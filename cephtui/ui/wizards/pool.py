@@ -22,6 +22,7 @@ from ...ceph import pgcalc, poolplan
 from ...ceph.crush import CrushMap
 from ...ceph.ops import AUTOSCALE_MODES, check_name
 from ...ceph.poolplan import PoolPlan
+from .form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
 NEW_PROFILE = "(new profile)"
@@ -140,7 +141,7 @@ class PoolWizard(ModalScreen[PoolPlan | None]):
     def _status(self, error: str | None = None, notes: Sequence[str] = ()) -> None:
         t = Text()
         if error:
-            t.append(f"✖ {error}\n", style="bold red")
+            t.append(f"✖ {readable(error)}\n", style="bold red")
         for n in notes:
             t.append(f"⚠ {n}\n", style="yellow")
         self.query_one("#wiz-status", Static).update(t)

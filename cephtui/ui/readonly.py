@@ -1,0 +1,33 @@
+"""--read-only: every mutating action stays visible, dimmed, and says why when used.
+
+Three layers, so one forgotten key cannot write: a pane lists its mutating
+actions (dimmed in the footer, refused with a message by the app before they
+run), the app's shared paths (confirm dialog, forms, workflows) refuse, and
+the client itself refuses any command the cluster's own table marks "w".
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+WHY = "cephtui was started with --read-only"
+
+
+def refusal(what: str) -> str:
+    return f"Read-only mode: {what} is disabled ({WHY})."
+
+
+class GuardedActions:
+    """Mixin for panes: MUTATING maps action names to what they do, for the refusal message."""
+
+    MUTATING: ClassVar[dict[str, str]] = {}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.MUTATING and getattr(getattr(self, "app", None), "read_only", False):
+            return None  # None: the footer shows the key dimmed
+        return True
+
+
+def mutating_action(target: Any, action: str) -> str | None:
+    """What `action` on `target` would change, if it is a mutating action, else None."""
+    table = getattr(type(target), "MUTATING", None)
+    return table.get(action) if isinstance(table, dict) else None

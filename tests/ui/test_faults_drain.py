@@ -1,0 +1,129 @@
+"""An OSD dies while the guided replacement drains another one (Pilot, on the session's sandbox).
+
+Three OSDs: the pools go to two copies for the module, so one OSD can really drain onto the other
+two (as in test_removal.py), and backfill is slowed down so that the drain is still running when
+the fault is injected. Replace mode keeps the OSD id: the test puts a fresh OSD back with the
+sandbox's `recreate` (what ceph-volume would do), so the cluster ends as it began.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.workflows.store import WorkflowStore
+from cephtui.ui.app import CephTUI
+from tests.conftest import Sandbox, wait_until
+from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.test_removal import start_wizard, stop_cmd
+
+
+def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
+    return next(o for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == i)
+
+
+@pytest.fixture
+def slow_two_copies(sandbox: Sandbox) -> Iterator[Sandbox]:
+    """Every pool at size 2, backfill slowed (a sleep before each recovery op); put back afterwards."""
+    sizes = {p["pool_name"]: p["size"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}
+    try:
+        for name, size in sizes.items():
+            if size > 2:
+                sandbox.ceph("osd", "pool", "set", name, "size", "2")
+        sandbox.ceph("config", "set", "osd", "osd_recovery_sleep", "1")
+        sandbox.heal()
+        yield sandbox
+    finally:
+        sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
+        sandbox.heal()
+        for name, size in sizes.items():
+            if name in {p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}:
+                sandbox.ceph("osd", "pool", "set", name, "size", str(size))
+        sandbox.heal()
+
+
+@pytest.fixture
+def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Any]:
+    clients: list[CephClient] = []
+    store = WorkflowStore(tmp_path)  # this test's own: an unfinished removal must not greet other tests
+
+    def _make() -> CephTUI:
+        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=10)).connect()
+        clients.append(client)
+        return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(sandbox), workflow_store=store)
+
+    yield _make
+    for c in clients:
+        c.close()
+
+
+async def finish_replacement(sandbox: Sandbox, pilot: Any, engine: Any, target: int) -> None:
+    """Destroyed (id kept), then the new disk, then backfill to active+clean."""
+    await wait_for(pilot, lambda: "ceph-volume" in engine.state.waiting_for or engine.state.status != "running",
+                   240, "the destroy, then the request for a new disk")
+    assert engine.state.status == "running", engine.state.waiting_for
+    assert "destroyed" in osd(sandbox, target)["state"]
+    sandbox.tool("recreate", str(sandbox.dir), f"osd.{target}")
+    await wait_for(pilot, lambda: engine.state.status in ("done", "failed"), 240, "backfill to active+clean")
+    assert engine.state.status == "done", engine.state.waiting_for
+
+
+async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copies: Sandbox, make) -> None:
+    target, other = 1, 2
+    app = make()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            engine = await start_wizard(app, pilot, target, mode="replace")
+            await wait_for(pilot, lambda: engine.state.step == "wait_safe" and "not yet safe" in engine.state.waiting_for,
+                           90, "the drain under way")
+            sandbox.kill(f"osd.{other}")
+            await wait_for(pilot, lambda: engine.state.waiting_for.startswith("HOLDING"), 60, "the hold")
+            s = engine.state
+            assert f"osd.{other} went down (not part of this removal)" in s.waiting_for
+            assert "safe-to-destroy says:" in s.waiting_for and "continues by itself" in s.waiting_for
+            assert s.held_by == [other] and s.status == "running"
+            await pilot.pause(1)
+            now = text_of(app, "#rm-status")
+            assert now.startswith("HOLDING") and f"osd.{other} went down" in now
+            assert any(f"osd.{other} went down" in e["text"] for e in s.log)
+            # Backfill at full speed now: whatever safe-to-destroy says, nothing moves on while osd.2 is down.
+            sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
+            await pilot.pause(15)
+            assert s.step == "wait_safe" and not s.removed and not s.stopped
+            assert osd(sandbox, target)["up"] == 1 and "destroyed" not in osd(sandbox, target)["state"]
+
+            sandbox.revive(f"osd.{other}")  # back: the workflow continues by itself
+            await wait_for(pilot, lambda: s.step != "wait_safe", 180, "the workflow going on after the revive")
+            assert s.held_by == [] and any(f"osd.{other} is back up" in e["text"] for e in s.log)
+            texts = [e["text"] for e in s.log]
+            assert texts.index("safe-to-destroy: yes") > next(i for i, t in enumerate(texts) if "is back up" in t)
+            await finish_replacement(sandbox, pilot, engine, target)
+    finally:
+        sandbox.heal()
+    wait_until(lambda: osd(sandbox, target)["up"] and osd(sandbox, target)["in"], 60, f"osd.{target} up and in")
+
+
+async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox, make) -> None:
+    target = 2
+    app = make()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            engine = await start_wizard(app, pilot, target, mode="replace")
+            await wait_for(pilot, lambda: engine.state.step == "wait_safe" and "not yet safe" in engine.state.waiting_for,
+                           90, "the drain under way")
+            sandbox.kill(f"osd.{target}")
+            s = engine.state
+            await wait_for(pilot, lambda: target in s.dead, 60, "the workflow noticing")
+            assert any(f"osd.{target} (being removed) went down during the drain" in e["text"] for e in s.log)
+            assert not s.held_by and not s.removed
+            await pilot.pause(1)
+            assert "went down during the drain" in text_of(app, "#rm-log-text")
+            # Its PGs recover from their other copies; nothing is lost, so the replacement goes on.
+            sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
+            await finish_replacement(sandbox, pilot, engine, target)
+            clis = [e.get("cli", "") for e in s.log]
+            assert f"ceph osd destroy-actual {target} --yes-i-really-mean-it" in clis
+    finally:
+        sandbox.heal()

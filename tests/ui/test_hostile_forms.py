@@ -1,0 +1,572 @@
+"""Every form of the app, walked through Pilot with hostile values: nothing crashes, nothing is sent.
+
+Each form is opened the way an operator opens it (tab key, action key). Every free-text
+field then gets, in turn, each value of HOSTILE (empty, blank, 10,000 characters, 400-digit
+numbers, unicode, bidi/zero-width, control characters, -1, -0, NaN, inf, 1e400, 0x10,
+padded numbers, shell-ish text) while the other fields hold valid values, and is submitted
+with Enter. Then either
+
+  * the form stays open and shows a short, printable message naming the field, or
+  * the value is legitimately accepted: the next dialog shows the exact commands, every
+    argument of which is printable and finite, and the test cancels it.
+
+"Nothing was sent" is checked, not assumed:
+  * every command any librados handle of the app sends (the shared client, the per-OSD
+    bench client, the bench engine's own handle, its ioctx writes) goes through a spy;
+    each is classified with the cluster's OWN command table (`get_command_descriptions`
+    of the mon, the mgr and an OSD: "w" in a signature's perm = mutating; a command the
+    cluster does not list counts as mutating), and none may be mutating;
+  * the audit log gains no line;
+  * a fingerprint of the cluster (osdmap epoch, auth entities and caps, config, objects
+    per pool) is the same before and after every form, and `ceph` itself agrees at the end.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterator
+
+import pytest
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input, Select, TextArea
+
+import cephtui.ceph.bench as bench_mod
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ui.app import CephTUI
+from cephtui.ui.screens.bench_views import BenchConfirmScreen
+from cephtui.ui.screens.crush_editor import CrushEditorScreen
+from cephtui.ui.screens.removal import PlanScreen
+from cephtui.ui.screens.users_keys import ExportKeyringScreen
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.wizards.pool import PoolWizard
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, plain, wait_for
+
+HOSTILE: tuple[tuple[str, str], ...] = (
+    ("empty", ""),
+    ("blank", "   "),
+    ("huge", "x" * 10_000),
+    ("huge-digits", "9" * 10_000),
+    ("10**400", "1" + "0" * 400),
+    ("unicode", "пул😀"),
+    ("bidi-zero-width", "\u202eevil\u200b\u2066"),
+    ("control", "\x00\x1b[31m\x07"),
+    ("-1", "-1"),
+    ("-0", "-0"),
+    ("NaN", "NaN"),
+    ("inf", "inf"),
+    ("1e400", "1e400"),
+    ("0x10", "0x10"),
+    ("padded", "  7 "),
+    ("shell", "a; rm -rf /"),
+    ("subst", "$(id)"),
+)
+
+MAX_MESSAGE = 600  # a refusal that long is not "clear" (an echoed 10,000-character value, say)
+
+
+# ------------------------------------------------------------------ the spy
+
+@dataclass
+class Sent:
+    where: str  # mon / mgr / osd.N / rados
+    prefix: str
+    detail: str = ""
+
+
+@dataclass
+class Recorder:
+    sent: list[Sent] = field(default_factory=list)
+
+    def add(self, where: str, prefix: str, detail: str = "") -> None:
+        self.sent.append(Sent(where, prefix, detail[:200]))
+
+
+# librados handle methods that only read or manage the local handle; any other one counts as a change.
+HANDLE_READS = {"get_fsid", "conf_get", "conf_set", "conf_parse_argv", "conf_read_file", "connect", "shutdown",
+                "monitor_log", "monitor_log2", "get_cluster_stats", "list_pools", "pool_exists", "pool_lookup",
+                "pool_reverse_lookup", "version", "state", "require_state", "get_instance_id", "get_addrs",
+                "wait_for_latest_osdmap", "ping_monitor"}
+IOCTX_READS = {"read", "aio_read", "stat", "get_xattr", "get_xattrs", "list_objects", "close", "get_last_version",
+               "get_stats", "get_pool_id", "get_pool_name", "set_namespace", "get_namespace", "set_locator_key",
+               "get_locator_key", "require_ioctx_open", "__enter__", "__exit__"}
+
+
+def _prefix_of(cmd: Any) -> str:
+    try:
+        return str(json.loads(cmd).get("prefix", "?"))
+    except (ValueError, AttributeError):
+        return "?"
+
+
+class IoctxSpy:
+    def __init__(self, inner: Any, rec: Recorder, pool: str) -> None:
+        self._inner, self._rec, self._pool = inner, rec, pool
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name not in IOCTX_READS and callable(attr):
+            def call(*a: Any, **kw: Any) -> Any:
+                self._rec.add("rados", f"ioctx.{name}", f"pool {self._pool} {a[:1]!r}")
+                return attr(*a, **kw)
+            return call
+        return attr
+
+    def __enter__(self) -> "IoctxSpy":
+        self._inner.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._inner.__exit__(*exc)
+
+
+class HandleSpy:
+    """Wraps a rados.Rados: every command and every write goes into the recorder first."""
+
+    def __init__(self, inner: Any, rec: Recorder) -> None:
+        self._inner, self._rec = inner, rec
+
+    def mon_command(self, cmd: str, inbuf: bytes, *a: Any, **kw: Any) -> Any:
+        self._rec.add("mon", _prefix_of(cmd), cmd)
+        return self._inner.mon_command(cmd, inbuf, *a, **kw)
+
+    def mgr_command(self, cmd: str, inbuf: bytes, *a: Any, **kw: Any) -> Any:
+        self._rec.add("mgr", _prefix_of(cmd), cmd)
+        return self._inner.mgr_command(cmd, inbuf, *a, **kw)
+
+    def osd_command(self, osd: int, cmd: str, inbuf: bytes, *a: Any, **kw: Any) -> Any:
+        self._rec.add(f"osd.{osd}", _prefix_of(cmd), cmd)
+        return self._inner.osd_command(osd, cmd, inbuf, *a, **kw)
+
+    def pg_command(self, pgid: str, cmd: str, inbuf: bytes, *a: Any, **kw: Any) -> Any:
+        self._rec.add(f"pg.{pgid}", _prefix_of(cmd), cmd)
+        return self._inner.pg_command(pgid, cmd, inbuf, *a, **kw)
+
+    def open_ioctx(self, pool: str) -> IoctxSpy:
+        return IoctxSpy(self._inner.open_ioctx(pool), self._rec, pool)
+
+    def open_ioctx2(self, pool_id: int) -> IoctxSpy:
+        return IoctxSpy(self._inner.open_ioctx2(pool_id), self._rec, str(pool_id))
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name not in HANDLE_READS and callable(attr):
+            def call(*a: Any, **kw: Any) -> Any:
+                self._rec.add("rados", name, repr(a)[:200])
+                return attr(*a, **kw)
+            return call
+        return attr
+
+
+class RadosModuleSpy:
+    """Stands in for the `rados` module inside cephtui.ceph.bench: its own handles get the spy too."""
+
+    def __init__(self, real: Any, rec: Recorder) -> None:
+        self._real, self._rec = real, rec
+
+    def Rados(self, *a: Any, **kw: Any) -> HandleSpy:  # noqa: N802 - the module's own name
+        return HandleSpy(self._real.Rados(*a, **kw), self._rec)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+# ------------------------------------------------------------------ the cluster's own command table
+
+@dataclass
+class CommandTable:
+    perms: dict[str, dict[tuple[str, ...], str]]  # "mon" (mon + mgr commands) / "osd" -> words -> perms
+
+    def mutating(self, s: Sent) -> bool:
+        if s.where == "rados" or s.where.startswith("pg."):
+            return s.prefix not in {f"ioctx.{n}" for n in IOCTX_READS}
+        table = self.perms["osd" if s.where.startswith("osd.") else "mon"]
+        perm = table.get(tuple(s.prefix.split()))
+        return not perm or "w" in perm  # unknown to the cluster, or no perm given: assume the worst
+
+
+def _words(sig: list[Any]) -> tuple[str, ...]:
+    words = []
+    for part in sig:
+        if not isinstance(part, str):
+            break
+        words.append(part)
+    return tuple(words)
+
+
+def _descriptions(raw: bytes) -> dict[tuple[str, ...], str]:
+    out: dict[tuple[str, ...], str] = {}
+    for desc in json.loads(raw).values():
+        words = _words(desc.get("sig", []))
+        out[words] = out.get(words, "") + str(desc.get("perm", ""))  # any signature that writes makes it mutating
+    return out
+
+
+@pytest.fixture(scope="module")
+def admin(sandbox: Sandbox) -> Iterator[Any]:
+    """A plain, unspied librados handle of the test itself."""
+    import rados
+
+    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
+    r.connect(timeout=10)
+    yield r
+    r.shutdown()
+
+
+@pytest.fixture(scope="module")
+def command_table(admin: Any) -> CommandTable:
+    mon = {}
+    for send in (admin.mon_command, admin.mgr_command):
+        ret, out, outs = send(json.dumps({"prefix": "get_command_descriptions"}), b"")
+        assert ret == 0, outs
+        mon.update(_descriptions(out))
+    ret, out, outs = admin.osd_command(0, json.dumps({"prefix": "get_command_descriptions"}), b"")
+    assert ret == 0, outs
+    table = CommandTable({"mon": mon, "osd": _descriptions(out)})
+    # The table must be able to say yes and no, or the check below proves nothing.
+    for prefix, writes in (("osd pool create", True), ("auth caps", True), ("osd crush reweight", True),
+                           ("osd pool set-quota", True), ("status", False), ("osd dump", False)):
+        assert table.mutating(Sent("mon", prefix)) is writes, prefix
+    # An OSD's own table has no perm field (its tell commands are admin-socket style): every tell counts.
+    assert table.mutating(Sent("osd.0", "bench"))
+    return table
+
+
+# ------------------------------------------------------------------ fingerprint
+
+def _mon(admin: Any, prefix: str, **args: Any) -> Any:
+    ret, out, outs = admin.mon_command(json.dumps({"prefix": prefix, "format": "json", **args}), b"")
+    assert ret == 0, f"{prefix}: {outs}"
+    return json.loads(out)
+
+
+def fingerprint(admin: Any) -> dict[str, Any]:
+    dump = _mon(admin, "osd dump")
+    objects = {}
+    for p in dump["pools"]:
+        with admin.open_ioctx(p["pool_name"]) as io:
+            objects[p["pool_name"]] = sum(1 for _ in io.list_objects())
+    return {
+        "osdmap epoch": dump["epoch"],  # pools, flags, weights, CRUSH, EC profiles all live in the osdmap
+        "auth": sorted((e["entity"], json.dumps(e.get("caps", {}), sort_keys=True))
+                       for e in _mon(admin, "auth ls")["auth_dump"]),
+        "config": sorted(json.dumps(c, sort_keys=True) for c in _mon(admin, "config dump")),
+        "objects": objects,
+    }
+
+
+def ceph_fingerprint(sandbox: Sandbox) -> dict[str, Any]:
+    return {"epoch": sandbox.ceph("osd", "dump")["epoch"],
+            "auth": sorted(e["entity"] for e in sandbox.ceph("auth", "ls")["auth_dump"]),
+            "pools": sorted(sandbox.ceph("osd", "pool", "ls")),
+            "rules": sorted(sandbox.ceph("osd", "crush", "rule", "ls")),
+            "profiles": sorted(sandbox.ceph("osd", "erasure-code-profile", "ls"))}
+
+
+@pytest.fixture(scope="module")
+def cluster_unchanged(sandbox: Sandbox) -> Iterator[None]:
+    """`ceph` itself, before the first form and after the last."""
+    before = ceph_fingerprint(sandbox)
+    yield
+    assert ceph_fingerprint(sandbox) == before
+
+
+def audit_lines() -> int:
+    path = ops.default_audit_path()
+    try:
+        return len(path.read_text(encoding="utf-8").splitlines())
+    except FileNotFoundError:
+        return 0
+
+
+# ------------------------------------------------------------------ one app with a spied client
+
+@dataclass
+class Walk:
+    app: CephTUI
+    pilot: Pilot
+    rec: Recorder
+    refused: int = 0
+    accepted: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def spied(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, command_table: CommandTable, admin: Any,
+          cluster_unchanged: None, caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[], Any]]:
+    rec = Recorder()
+    real_connect = CephClient.connect
+
+    def connect(self: CephClient) -> CephClient:
+        real_connect(self)
+        self._handle = HandleSpy(self._handle, rec)
+        return self
+
+    monkeypatch.setattr(CephClient, "connect", connect)
+    monkeypatch.setattr(bench_mod, "rados", RadosModuleSpy(bench_mod.rados, rec))
+    caplog.set_level(logging.ERROR)
+    clients: list[CephClient] = []
+    before, audit_before = fingerprint(admin), audit_lines()
+
+    def run() -> Any:
+        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
+        clients.append(client)
+        app = CephTUI(client=client, refresh=2.0)
+        return app, app.run_test(size=SIZE), rec
+
+    yield run
+    for c in clients:
+        c.close()
+    # The spy saw the poller's reads (it is wired in), and nothing that writes.
+    assert any(s.where == "mon" for s in rec.sent), "the spy recorded nothing: it is not wired in"
+    mutating = [s for s in rec.sent if command_table.mutating(s)]
+    assert not mutating, f"mutating commands reached the cluster: {mutating}"
+    assert audit_lines() == audit_before, "the audit log gained lines"
+    assert fingerprint(admin) == before
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, f"errors logged: {[r.getMessage() for r in errors]}"
+
+
+# ------------------------------------------------------------------ checks
+
+def _bad_chars(text: str) -> list[str]:
+    """Control, format (zero-width, bidi) and line/paragraph separator characters, newlines aside."""
+    return [repr(c) for c in text if c != "\n" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co")]
+
+
+def check_refusal(message: str, words: tuple[str, ...], what: str) -> None:
+    assert message.strip(), f"{what}: refused without a message"
+    assert "✖" in message, f"{what}: no error shown: {message[:300]!r}"
+    assert len(message) <= MAX_MESSAGE, f"{what}: a {len(message)}-character message: {message[:300]!r}…"
+    assert not _bad_chars(message), f"{what}: control characters reach the screen: {_bad_chars(message)}"
+    assert "Traceback" not in message, f"{what}: a traceback on screen"
+    low = message.lower()
+    assert any(w.lower() in low for w in words), f"{what}: the message does not name the field {words}: {message!r}"
+
+
+def _check_value(value: Any, what: str) -> None:
+    if isinstance(value, str):
+        assert not _bad_chars(value), f"{what}: control characters slip through in {value[:80]!r}"
+        assert len(value) <= 1000, f"{what}: a {len(value)}-character argument slips through"
+    elif isinstance(value, bool) or value is None:
+        pass
+    elif isinstance(value, float):
+        assert math.isfinite(value), f"{what}: {value} slips through"
+        assert not (value == 0 and math.copysign(1, value) < 0), f"{what}: -0 slips through"
+    elif isinstance(value, int):
+        assert -(2 ** 63) <= value < 2 ** 63, f"{what}: {value} does not fit a 64-bit integer"
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_value(v, what)
+    elif isinstance(value, bytes):
+        pass  # a compiled CRUSH map
+    else:
+        raise AssertionError(f"{what}: unexpected argument type {type(value)}")
+
+
+def check_operations(operations: Any, shown: str, what: str) -> None:
+    assert operations, f"{what}: accepted but no command shown"
+    for op in operations:
+        _check_value(op.cli, f"{what} (cli)")
+        for name, value in op.args:
+            _check_value(value, f"{what} ({op.prefix} {name})")
+        assert op.cli in shown or op.cli[:80] in shown, f"{what}: the dialog does not show `{op.cli}`"
+
+
+def screen_text(screen: Screen[Any]) -> str:
+    out = []
+    for w in screen.query("Static"):
+        try:
+            out.append(plain(w.content))  # type: ignore[attr-defined]
+        except Exception:  # pragma: no cover - a widget that cannot render alone
+            continue
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ walking
+
+StatusOf = Callable[[Screen[Any]], str]
+
+
+def static_text(selector: str) -> StatusOf:
+    return lambda screen: plain(screen.query_one(selector).content)  # type: ignore[attr-defined]
+
+
+async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 10) -> None:
+    """After Enter: the form either still shows (refused) or something else took its place."""
+    await pilot.pause()
+    if app.screen is not form:
+        # Some forms check with the cluster first (maintenance asks ok-to-stop): wait for the next dialog.
+        await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmScreen, BenchConfirmScreen, PlanScreen,
+                                                              FormScreen, PoolWizard)) or not app.is_running,
+                       timeout, "the next dialog")
+
+
+async def dismiss_accepted(w: Walk, what: str) -> None:
+    """The value was accepted: the dialog shows the commands; check them and cancel without running."""
+    app, pilot = w.app, w.pilot
+    screen = app.screen
+    w.accepted.append(what)
+    if isinstance(screen, (ConfirmScreen, BenchConfirmScreen)):
+        check_operations(screen.operations, screen_text(screen), what)
+    elif isinstance(screen, PlanScreen):
+        assert not _bad_chars(screen.plan.stop_template), what
+        assert "osd" in screen_text(screen)
+    elif isinstance(screen, FormScreen):  # step 1 of the user wizard hands over to step 2
+        pass
+    else:
+        raise AssertionError(f"{what}: accepted into an unexpected screen {screen!r}")
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: app.screen is not screen, 5, "the dialog to close")
+    if isinstance(screen, (ConfirmScreen, BenchConfirmScreen)):
+        assert getattr(screen, "state", "asking") == "asking", f"{what}: the dialog ran"
+
+
+async def walk_fields(w: Walk, what: str, open_form: Callable[[], Awaitable[Screen[Any]]],
+                      fields: dict[str, tuple[str, ...]], status: StatusOf, base: dict[str, str] | None = None,
+                      values: tuple[tuple[str, str], ...] = HOSTILE) -> None:
+    """Each field in turn gets each hostile value (others at `base`), then Enter."""
+    app, pilot = w.app, w.pilot
+    form = await open_form()
+    for selector, words in fields.items():
+        for label, value in values:
+            assert app.is_running and app._exception is None
+            if app.screen is not form:
+                form = await open_form()
+            for sel, v in (base or {}).items():
+                form.query_one(sel, Input).value = v
+            inp = form.query_one(selector, Input)
+            inp.focus()
+            inp.value = value
+            await pilot.pause()
+            await pilot.press("enter")
+            await settle(pilot, app, form)
+            where = f"{what} {selector}={label}"
+            assert app.is_running and app._exception is None, where
+            if app.screen is form:
+                check_refusal(status(form), words, where)
+                w.refused += 1
+            else:
+                await dismiss_accepted(w, where)
+    if app.screen is form:
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is not form, 5, "the form to close")
+
+
+async def press_for(w: Walk, keys: tuple[str, ...], kind: type[Screen[Any]], timeout: float = 15) -> Screen[Any]:
+    app, pilot = w.app, w.pilot
+    before = app.screen
+    await pilot.press(*keys)
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen is not before, timeout,
+                   f"{kind.__name__} after {keys}")
+    await pilot.pause(0.05)
+    return app.screen
+
+
+async def go_tab(w: Walk, key: str, ready: Callable[[CephTUI], bool]) -> None:
+    app, pilot = w.app, w.pilot
+    await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+    await pilot.press(key)
+    await pilot.press("r")
+    await wait_for(pilot, lambda: ready(app), 20, f"tab {key} ready")
+    await pilot.pause(0.1)
+
+
+FORM_STATUS = static_text("#form-status")
+
+
+def form_walk(tab: str, ready: Callable[[CephTUI], bool], keys: tuple[str, ...], fields: dict[str, tuple[str, ...]],
+              base: dict[str, str] | None = None, kind: type[Screen[Any]] = FormScreen,
+              status: StatusOf = FORM_STATUS) -> Callable[[Walk], Awaitable[None]]:
+    async def walk(w: Walk) -> None:
+        await go_tab(w, tab, ready)
+        await walk_fields(w, " ".join(keys), lambda: press_for(w, keys, kind), fields, status, base)
+    return walk
+
+
+def osds_ready(app: CephTUI) -> bool:
+    return app.osds_pane.table_data is not None and bool(app.osds_pane.targets())
+
+
+def crush_ready(app: CephTUI) -> bool:
+    return app.crush_pane.cmap is not None and app.crush_pane.hierarchy.row_count > 0
+
+
+def pools_ready(app: CephTUI) -> bool:
+    p = app.pools_pane
+    return p.snap is not None and p.snap.crush is not None and p.table.row_count > 0 and p.selected() is not None
+
+
+def users_ready(app: CephTUI) -> bool:
+    return app.users_pane.entities is not None and app.users_pane.selected() is not None
+
+
+def bench_ready(app: CephTUI) -> bool:
+    return app.bench_pane.snap is not None
+
+
+FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
+    # OSDs tab: the cursor starts on the root, so every OSD is the target.
+    "osd-reweight": form_walk("3", osds_ready, ("w",), {"#field-weight": ("reweight",)}),
+    "osd-affinity": form_walk("3", osds_ready, ("a",), {"#field-weight": ("affinity",)}),
+    "osd-crush-weight": form_walk("3", osds_ready, ("W",), {"#field-weight": ("weight",)}),
+    "osd-class": form_walk("3", osds_ready, ("c",), {"#field-cls": ("class",)}),
+    "osd-remove": form_walk("3", osds_ready, ("X",), {"#field-stop": ("stop command",)}),
+    # CRUSH tab
+    "crush-add-bucket": form_walk("4", crush_ready, ("a",), {"#field-name": ("name",)}),
+    "crush-move": form_walk("4", crush_ready, ("m",), {"#field-item": ("item",)}),
+    "crush-rename": form_walk("4", crush_ready, ("R",), {"#field-dst": ("name",)}),
+    "crush-rule": form_walk("4", crush_ready, ("u",), {"#field-name": ("rule name", "name")}),
+    "crush-ec": form_walk("4", crush_ready, ("e",), {
+        "#field-name": ("profile",), "#field-k": ("k ", "k must", "k="), "#field-m": ("m ", "m must", "m="),
+        "#field-rule": ("rule",)}, base={"#field-name": "h2ec", "#field-k": "2", "#field-m": "1",
+                                         "#field-rule": ""}),
+    # Pools tab
+    "pool-size": form_walk("5", pools_ready, ("s",), {"#field-size": ("size",), "#field-min_size": ("min_size",)},
+                           base={"#field-size": "3", "#field-min_size": "1"}),
+    "pool-pg-num": form_walk("5", pools_ready, ("p",), {"#field-pg_num": ("pg_num",)}),
+    "pool-quota": form_walk("5", pools_ready, ("Q",), {"#field-bytes": ("bytes", "size"),
+                                                      "#field-objects": ("objects",)},
+                            base={"#field-bytes": "0", "#field-objects": "0"}),
+    "pool-rename": form_walk("5", pools_ready, ("R",), {"#field-name": ("pool name", "name")}),
+    # Users tab
+    "user-edit-caps": form_walk("6", users_ready, ("e",), {f"#field-{s}": (s,) for s in ops.CAP_SERVICES},
+                                base={"#field-mon": "allow r", "#field-mgr": "allow r", "#field-osd": "allow r",
+                                      "#field-mds": ""}),
+    # Maintenance tab
+    "maintenance-enter": form_walk("7", lambda app: app.snapshot is not None, ("e",),
+                                   {"#field-target": ("host", "osd"), "#field-flags": ("flag",)},
+                                   base={"#field-target": "osd.0", "#field-flags": ""}),
+    # Bench tab
+    "bench-new-run": form_walk("8", bench_ready, ("n",), {
+        "#field-seconds": ("seconds",), "#field-threads": ("threads",), "#field-op_size": ("size",),
+        "#field-object_size": ("object size", "size"), "#field-run_name": ("run name",),
+        "#field-op_timeout": ("timeout",)},
+        base={"#field-seconds": "10", "#field-threads": "16", "#field-op_size": "4M", "#field-object_size": "",
+              "#field-run_name": "", "#field-op_timeout": "30"}),
+    "bench-latency-run": form_walk("8", bench_ready, ("l",), {"#field-seconds": ("seconds",),
+                                                              "#field-threads": ("threads",),
+                                                              "#field-op_size": ("size",)},
+                                   base={"#field-seconds": "10", "#field-threads": "1", "#field-op_size": "4K"}),
+    "bench-per-osd": form_walk("8", bench_ready, ("o",), {
+        "#field-osds": ("osd",), "#field-total": ("bytes", "size", "total"), "#field-block": ("block", "size")},
+        base={"#field-osds": "all", "#field-total": "1G", "#field-block": "4M"}),
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+async def test_hostile_values_in_every_form(form: str, spied: Callable[[], Any]) -> None:
+    app, ctx, rec = spied()
+    async with ctx as pilot:
+        w = Walk(app, pilot, rec)
+        await FORMS[form](w)
+        assert app.is_running and app._exception is None
+        assert w.refused, f"{form}: no hostile value was refused: the walk proves nothing"
+    assert app._exception is None
