@@ -407,6 +407,7 @@ class BenchEngine:
         self.io = ioctx
         self._diagnose = diagnose  # asked once when ops time out: why (full pool, down OSD ...)
         self.diagnosis: Diagnosis | None = None
+        self.timed_out: list[str] = []  # the first objects whose ops timed out: `osd map` says where they wait
         self.p = params
         self.host = host or hostname()
         self.pid = pid or os.getpid()
@@ -540,7 +541,7 @@ class BenchEngine:
         start = time.monotonic()
 
         def done(completion: Any) -> None:
-            self._complete(start, completion.get_return_value())
+            self._complete(start, completion.get_return_value(), objname)
         buf = self._contents.lend(index)
         try:
             self.io.aio_write(objname, buf, offset, oncomplete=done)
@@ -556,10 +557,10 @@ class BenchEngine:
             if ret >= 0 and verify and not contents.header_ok(index, data or b""):
                 with self._lock:
                     self._live.verify_errors += 1
-            self._complete(start, ret)
+            self._complete(start, ret, objname)
         self.io.aio_read(objname, self._run_op_size, offset, oncomplete=done)
 
-    def _complete(self, start: float, ret: int) -> None:
+    def _complete(self, start: float, ret: int, objname: str = "") -> None:
         """In librados' finisher thread: record the op, then refill its slot."""
         now = time.monotonic()
         lat = now - start
@@ -570,6 +571,8 @@ class BenchEngine:
                 live.failed += 1
                 if not live.first_errno:
                     live.first_errno = -ret
+                if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
+                    self.timed_out.append(objname)
             else:
                 live.finished += 1
                 live.lat_sum += lat
@@ -869,6 +872,54 @@ def osd_dump(handle: Any) -> Any:
         return None
 
 
+def waiting_on(maps: Sequence[Any], dump: Any = None) -> str | None:
+    """Pure: from `osd map POOL OBJECT` answers for ops that timed out, which OSDs they were waiting on.
+
+    The osdmap alone cannot name an OSD that hangs (stopped, or its disk stuck) but is still up:
+    the primaries of the timed-out ops can."""
+    by_osd: dict[int, list[str]] = {}
+    for m in maps:
+        if isinstance(m, dict):
+            by_osd.setdefault(int(m.get("acting_primary", -1)), []).append(str(m.get("pgid", "?")))
+    if not by_osd:
+        return None
+    up = {o.get("osd"): bool(o.get("up")) for o in (dump or {}).get("osds") or () if isinstance(o, dict)}
+    parts = []
+    for osd, pgs in sorted(by_osd.items()):
+        pg_text = ", ".join(sorted(set(pgs)))
+        if osd < 0:
+            parts.append(f"PG {pg_text} with no acting OSD (its copies are on down OSDs)")
+        else:
+            state = "" if osd not in up else " (still up in the osdmap: hung or very slow?)" if up[osd] else \
+                " (down)"
+            parts.append(f"osd.{osd}{state}, primary of PG {pg_text}")
+    return "the ops that timed out were waiting on " + "; ".join(parts)
+
+
+def object_maps(handle: Any, pool: str, names: Sequence[str], limit: int = 4) -> list[Any]:
+    """`osd map POOL NAME` for the first few objects (empty where the mon does not answer)."""
+    out = []
+    for name in list(dict.fromkeys(n for n in names if n))[:limit]:
+        try:
+            ret, buf, _ = handle.mon_command(json.dumps({"prefix": "osd map", "pool": pool, "object": name,
+                                                         "format": "json"}), b"")
+            if ret == 0 and buf:
+                out.append(json.loads(buf))
+        except Exception:
+            continue
+    return out
+
+
+def diagnose_run(handle: Any, pool: str, timed_out: Sequence[str]) -> Diagnosis:
+    """After ops timed out: the osdmap's reasons, plus where the timed-out ops were waiting."""
+    dump = osd_dump(handle)
+    d = diagnose_osdmap(dump, pool)
+    if d.full or not timed_out:  # a full pool blocks every op alike: naming primaries would only add noise
+        return d
+    where = waiting_on(object_maps(handle, pool, timed_out), dump)
+    return replace(d, reasons=d.reasons + (where,)) if where else d
+
+
 def diagnose_stall(handle: Any, pool: str) -> str | None:
     """Why ops stopped getting replies, from the osdmap: a full pool, cluster flags, down OSDs."""
     return diagnose_osdmap(osd_dump(handle), pool).text
@@ -899,7 +950,7 @@ def run_bench(spec: ConnectionSpec, params: BenchParams, *, on_start: Callable[[
             if refusal:
                 raise BenchError(refusal)
         engine = BenchEngine(session.io, params, on_sample=on_sample,
-                             diagnose=lambda: diagnose_osdmap(osd_dump(session.handle), params.pool))
+                             diagnose=lambda: diagnose_run(session.handle, params.pool, engine.timed_out))
         if on_start is not None:
             on_start(engine)
         result = engine.run()

@@ -157,8 +157,11 @@ class SnapshotBuilder:
             pgs = parse.parse_pgs_by_state(pgmap)
             if not mgr.available:
                 notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
-                for prefix in MGR_SERVED:
+                for prefix in MGR_SERVED:  # skipped this poll: each pane says why
                     unavailable.setdefault(prefix, NO_MGR)
+            else:
+                for prefix in ("pg dump", "pg dump_stuck"):  # not asked after `pg stat` failed
+                    unavailable.setdefault(prefix, unavailable.get("pg stat", "the mgr did not answer"))
 
         osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
         crush_map = self._crush_map(ask, osds.epoch) if crush else None

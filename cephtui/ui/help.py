@@ -12,7 +12,7 @@ HELP = """\
 
 | key | does |
 |---|---|
-| `1`…`8` | switch tab: Health, PGs, OSDs, CRUSH, Pools, Users, Maintenance, Bench |
+| `1`…`9` | switch tab: Health, PGs, OSDs, CRUSH, Pools, Users, Maintenance, Bench, Activity |
 | `r` | refresh now |
 | `ctrl+p` | command palette (every tab, refresh, theme) |
 | `/` | PGs / OSDs tab: filter the table |
@@ -79,7 +79,13 @@ Changes to CRUSH (and marking an OSD out) are previewed offline with `crushtool`
 how many PGs per pool change their up set and roughly how much data would move. Without those tools
 (or when the preview fails) applying needs a second confirmation. What the cluster answers, accepted
 or refused, stays in the dialog and goes to the audit log (`~/.local/state/cephtui/audit.log`,
-or `$CEPHTUI_AUDIT_LOG`).
+or `$CEPHTUI_AUDIT_LOG`, mode 0600). With `--read-only` those keys are dimmed and say why.
+
+## Activity tab
+| key | does |
+|---|---|
+| `c` / `C` | copy the selected command's CLI line / all of this session's |
+| `e` | write this session's commands, with the monitor's answers as comments, to a 0600 script |
 
 ## Maintenance tab
 | key | does |

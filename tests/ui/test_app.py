@@ -143,8 +143,17 @@ async def test_dead_mgr_is_a_state_not_a_disconnect(make_app, sandbox: Sandbox) 
             await wait_for(pilot, lambda: any("mgr" in n for n in app.snapshot.notes), 45, "a note about the mgr")
             assert app.connected is True and "disconnected" not in plain(bar.content)
             assert "⚠" in text_of(app, "#health-status")
+            # Mgr-backed panes say so; mon-backed ones keep working (the OSD tree is the mon's).
             await pilot.press("2")
             assert app.query_one(TabbedContent).active == "pgs"
+            box = app.query_one("#pgs-table-box")
+            await wait_for(pilot, lambda: "PG list unavailable" in str(box.border_subtitle), 30,
+                           "the PGs tab saying its list is not current")
+            assert "mgr" in str(box.border_subtitle)
+            await pilot.press("3")
+            await wait_for(pilot, lambda: "usage and latency unavailable" in text_of(app, "#osds-summary"), 30,
+                           "the OSDs tab saying usage comes from the mgr")
+            assert app.osds_pane.vtable.row_count > 0  # the tree itself, from the mon
             sandbox.revive("mgr.x")
             await wait_for(pilot, lambda: app.snapshot.mgr.available and not app.snapshot.notes, 60,
                            "the mgr back and no notes")

@@ -86,6 +86,7 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
             assert s.held_by == [other] and s.status == "running"
             await pilot.pause(1)
             now = text_of(app, "#rm-status")
+            print(f"\nRemovalScreen 'Now' box while osd.{other} is down:\n{now}")
             assert now.startswith("HOLDING") and f"osd.{other} went down" in now
             assert any(f"osd.{other} went down" in e["text"] for e in s.log)
             # Backfill at full speed now: whatever safe-to-destroy says, nothing moves on while osd.2 is down.
@@ -120,6 +121,7 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
             assert not s.held_by and not s.removed
             await pilot.pause(1)
             assert "went down during the drain" in text_of(app, "#rm-log-text")
+            print(f"\nafter osd.{target} died mid-drain: {s.waiting_for}")
             # Its PGs recover from their other copies; nothing is lost, so the replacement goes on.
             sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
             await finish_replacement(sandbox, pilot, engine, target)

@@ -429,6 +429,21 @@ async def dismiss_accepted(w: Walk, what: str) -> None:
         assert getattr(screen, "state", "asking") == "asking", f"{what}: the dialog ran"
 
 
+async def set_values(pilot: Pilot, screen: Screen[Any], values: dict[str, str]) -> None:
+    changed = False
+    for sel, v in values.items():
+        widget = screen.query_one(sel)
+        if isinstance(widget, Select):
+            if widget.value != v:
+                widget.value = v
+                changed = True
+        else:
+            assert isinstance(widget, Input)
+            widget.value = v
+    if changed:
+        await pilot.pause()  # a Select change re-renders the form (the user wizard shows other fields)
+
+
 async def walk_fields(w: Walk, what: str, open_form: Callable[[], Awaitable[Screen[Any]]],
                       fields: dict[str, tuple[str, ...]], status: StatusOf, base: dict[str, str] | None = None,
                       values: tuple[tuple[str, str], ...] = HOSTILE) -> None:
@@ -440,8 +455,7 @@ async def walk_fields(w: Walk, what: str, open_form: Callable[[], Awaitable[Scre
             assert app.is_running and app._exception is None
             if app.screen is not form:
                 form = await open_form()
-            for sel, v in (base or {}).items():
-                form.query_one(sel, Input).value = v
+            await set_values(pilot, form, base or {})
             inp = form.query_one(selector, Input)
             inp.focus()
             inp.value = value
@@ -521,7 +535,8 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
     "osd-remove": form_walk("3", osds_ready, ("X",), {"#field-stop": ("stop command",)}),
     # CRUSH tab
     "crush-add-bucket": form_walk("4", crush_ready, ("a",), {"#field-name": ("name",)}),
-    "crush-move": form_walk("4", crush_ready, ("m",), {"#field-item": ("item",)}),
+    "crush-move": form_walk("4", crush_ready, ("m",), {"#field-item": ("item",)},
+                            base={"#field-dest": "default"}),
     "crush-rename": form_walk("4", crush_ready, ("R",), {"#field-dst": ("name",)}),
     "crush-rule": form_walk("4", crush_ready, ("u",), {"#field-name": ("rule name", "name")}),
     "crush-ec": form_walk("4", crush_ready, ("e",), {
@@ -535,6 +550,8 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
     "pool-quota": form_walk("5", pools_ready, ("Q",), {"#field-bytes": ("bytes", "size"),
                                                       "#field-objects": ("objects",)},
                             base={"#field-bytes": "0", "#field-objects": "0"}),
+    "pool-application": form_walk("5", pools_ready, ("a",), {"#field-custom": ("application",)},
+                                  base={"#field-app": "custom"}),
     "pool-rename": form_walk("5", pools_ready, ("R",), {"#field-name": ("pool name", "name")}),
     # Users tab
     "user-edit-caps": form_walk("6", users_ready, ("e",), {f"#field-{s}": (s,) for s in ops.CAP_SERVICES},
@@ -559,6 +576,244 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
         "#field-osds": ("osd",), "#field-total": ("bytes", "size", "total"), "#field-block": ("block", "size")},
         base={"#field-osds": "all", "#field-total": "1G", "#field-block": "4M"}),
 }
+
+
+# ------------------------------------------------------------------ the forms that are not one FormScreen
+
+WIZ_STATUS = static_text("#wiz-status")
+WIZ_VALID = {"#wiz-name": "h2-hostile", "#wiz-app-custom": "", "#wiz-size": "3", "#wiz-min-size": "2",
+             "#wiz-profile-name": "h2ec", "#wiz-k": "2", "#wiz-m": "1", "#wiz-share": "100", "#wiz-pgnum": "8"}
+WIZ_PAGE_OF = {"#wiz-name": "basics", "#wiz-app-custom": "basics", "#wiz-size": "replicated",
+               "#wiz-min-size": "replicated", "#wiz-profile-name": "erasure", "#wiz-k": "erasure", "#wiz-m": "erasure",
+               "#wiz-share": "pgs", "#wiz-pgnum": "pgs"}
+WIZ_FIRST = {"basics": "#wiz-name", "replicated": "#wiz-size", "erasure": "#wiz-profile-name", "pgs": "#wiz-pgnum"}
+
+
+async def wizard_next(w: Walk, wiz: PoolWizard) -> None:
+    """Enter in the page's first field: Next."""
+    wiz.query_one(WIZ_FIRST[wiz.page], Input).focus()
+    await w.pilot.press("enter")
+    await settle(w.pilot, w.app, wiz)
+
+
+async def wizard_at(w: Walk, page: str, pool_type: str, custom_app: bool) -> PoolWizard:
+    """A new wizard, walked with valid values up to `page`."""
+    app = w.app
+    if isinstance(app.screen, PoolWizard):
+        await w.pilot.press("escape")
+        await wait_for(w.pilot, lambda: not isinstance(app.screen, PoolWizard), 5, "the wizard to close")
+    wiz = await press_for(w, ("n",), PoolWizard)
+    assert isinstance(wiz, PoolWizard)
+    await set_values(w.pilot, wiz, {"#wiz-type": pool_type, "#wiz-app": "custom" if custom_app else "rbd"})
+    await set_values(w.pilot, wiz, {k: v for k, v in WIZ_VALID.items() if k != "#wiz-pgnum"})
+    while wiz.page != page:
+        before = wiz.page
+        await wizard_next(w, wiz)
+        assert wiz.page != before, f"valid values did not pass {before}: {WIZ_STATUS(wiz)}"
+    return wiz
+
+
+async def walk_pool_wizard(w: Walk) -> None:
+    app, pilot = w.app, w.pilot
+    await go_tab(w, "5", pools_ready)
+    fields = {"#wiz-name": ("pool name", "name"), "#wiz-app-custom": ("application",), "#wiz-size": ("size",),
+              "#wiz-min-size": ("min_size",), "#wiz-profile-name": ("profile",), "#wiz-k": ("k must", "k "),
+              "#wiz-m": ("m must", "m "), "#wiz-share": ("share", "pg_num", "%"), "#wiz-pgnum": ("pg_num",)}
+    for selector, words in fields.items():
+        page = WIZ_PAGE_OF[selector]
+        pool_type = "erasure" if page == "erasure" else "replicated"
+        for label, value in HOSTILE:
+            where = f"pool wizard {selector}={label}"
+            wiz = await wizard_at(w, page, pool_type, custom_app=selector == "#wiz-app-custom")
+            inp = wiz.query_one(selector, Input)
+            inp.focus()
+            inp.value = value
+            await pilot.pause()
+            assert app.is_running and app._exception is None, where
+            if selector == "#wiz-share":  # the calculator reads it as it changes; Next reads pg_num
+                calc = plain(wiz.query_one("#wiz-calc").content)  # type: ignore[attr-defined]
+                assert not _bad_chars(calc) and len(calc) <= MAX_MESSAGE, f"{where}: {calc[:300]!r}"
+                wiz.query_one("#wiz-pgnum", Input).value = "8"
+            await wizard_next(w, wiz)
+            assert app.is_running and app._exception is None, where
+            # Accepted pages go on, with valid values, to the confirmation: the value must be sane there too.
+            while app.screen is wiz and wiz.page != page and wiz.page != "basics":
+                await wizard_next(w, wiz)
+            if app.screen is wiz and wiz.page == page and selector != "#wiz-share":
+                check_refusal(WIZ_STATUS(wiz), words, where)
+                w.refused += 1
+            elif app.screen is wiz:
+                raise AssertionError(f"{where}: stuck on {wiz.page}: {WIZ_STATUS(wiz)}")
+            else:
+                await dismiss_accepted(w, where)
+    if isinstance(app.screen, PoolWizard):
+        await pilot.press("escape")
+
+
+async def walk_user_wizard(w: Walk) -> None:
+    """Step 1 (name, template inputs), then step 2 (caps) of the new-user wizard."""
+    app, pilot = w.app, w.pilot
+    await go_tab(w, "6", users_ready)
+
+    async def step1() -> Screen[Any]:
+        return await press_for(w, ("n",), FormScreen)
+
+    rbd = {"#field-template": "rbd", "#field-name": "client.h2-hostile", "#field-pools": "rbd"}
+    cephfs = {"#field-template": "cephfs", "#field-name": "client.h2-hostile", "#field-fs": "cephfs",
+              "#field-path": "/"}
+    await walk_fields(w, "new user", step1, {"#field-name": ("name", "client", "entity"),
+                                             "#field-pools": ("pool",)}, FORM_STATUS, base=rbd)
+    await walk_fields(w, "new user", step1, {"#field-fs": ("file system", "fs"), "#field-path": ("path",)},
+                      FORM_STATUS, base=cephfs)
+
+    async def step2() -> Screen[Any]:
+        first = await step1()
+        await set_values(pilot, first, {"#field-template": "monitoring", "#field-name": "client.h2-hostile"})
+        first.query_one("#field-name", Input).focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen is not first, 5, "step 2")
+        return app.screen
+
+    await walk_fields(w, "new user step 2", step2, {f"#field-{s}": (s,) for s in ops.CAP_SERVICES}, FORM_STATUS,
+                      base={"#field-mon": "allow r", "#field-mgr": "allow r", "#field-osd": "", "#field-mds": ""})
+
+
+async def walk_export_keyring(w: Walk) -> None:
+    """The keyring file name. A path it accepts is not exported (that writes a secret and is audited, on
+    purpose): the dialog must then show the exact command with a printable path."""
+    app, pilot = w.app, w.pilot
+    await go_tab(w, "6", users_ready)
+    screen = await press_for(w, ("x",), ExportKeyringScreen)
+    assert isinstance(screen, ExportKeyringScreen)
+    status = static_text("#export-status")
+    for label, value in HOSTILE:
+        where = f"export keyring path={label}"
+        inp = screen.query_one("#export-path", Input)
+        inp.value = value
+        await pilot.pause()
+        assert app.is_running and app._exception is None, where
+        shown = status(screen)
+        if "✖" in shown:
+            inp.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is screen and screen.state == "asking", f"{where}: refused, yet it ran"
+            check_refusal(status(screen), ("path", "file", "directory", "name"), where)
+            w.refused += 1
+        else:
+            w.accepted.append(where)
+            assert "ceph auth get" in shown and not _bad_chars(shown) and len(shown) <= MAX_MESSAGE, \
+                f"{where}: {shown[:300]!r}"
+    await pilot.press("escape")
+
+
+async def walk_typed_confirmations(w: Walk) -> None:
+    """Dialogs that want a name typed: deleting a pool, starting an OSD removal."""
+    app, pilot = w.app, w.pilot
+    await go_tab(w, "5", pools_ready)
+    dialog = await press_for(w, ("D",), ConfirmScreen)
+    await walk_typed(w, dialog, "#confirm-typed", static_text("#confirm-result"), "pool delete")
+    await go_tab(w, "3", osds_ready)
+    form = await press_for(w, ("X",), FormScreen)
+    form.query_one("#field-stop", Input).focus()
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), 5, "the removal plan")
+    await walk_typed(w, app.screen, "#plan-typed", static_text("#plan-error"), "OSD removal")
+
+
+async def walk_typed(w: Walk, dialog: Screen[Any], selector: str, status: StatusOf, what: str) -> None:
+    app, pilot = w.app, w.pilot
+    await pilot.pause(0.3)
+    for label, value in HOSTILE:
+        where = f"{what} typed={label}"
+        inp = dialog.query_one(selector, Input)
+        inp.focus()
+        inp.value = value
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running and app._exception is None, where
+        assert app.screen is dialog and getattr(dialog, "state", "asking") == "asking", f"{where}: it ran"
+        shown = status(dialog)
+        assert "Type exactly" in shown and "Nothing was" in shown and not _bad_chars(shown), f"{where}: {shown!r}"
+        w.refused += 1
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: app.screen is not dialog, 5, "the dialog to close")
+
+
+async def walk_filters_and_palette(w: Walk) -> None:
+    """Filter boxes (OSDs, PGs, users) and the command palette take any text without harm."""
+    app, pilot = w.app, w.pilot
+    for tab, ready, selector, box in (("3", osds_ready, "#osds-filter", "#osds-box"),
+                                      ("2", lambda a: a.snapshot is not None, "#pgs-filter", "#pgs-table-box"),
+                                      ("6", users_ready, "#users-filter", "#users-box")):
+        await go_tab(w, tab, ready)
+        await pilot.press("slash")
+        inp = app.screen.query_one(selector, Input)
+        assert inp.has_focus, selector
+        for label, value in HOSTILE:
+            inp.value = value
+            await pilot.pause(0.05)
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            assert app.is_running and app._exception is None, f"{selector}={label}"
+            subtitle = str(app.screen.query_one(box).border_subtitle or "")
+            assert not _bad_chars(subtitle) and len(subtitle) <= MAX_MESSAGE, f"{selector}={label}: {subtitle[:200]!r}"
+            inp.focus()
+        w.refused += 1
+        inp.value = ""
+        await pilot.press("escape")
+    await pilot.press("ctrl+p")
+    await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the command palette")
+    palette = app.screen
+    for label, value in HOSTILE:
+        palette.query_one(Input).value = value
+        await pilot.pause(0.1)
+        assert app.is_running and app._exception is None, f"palette={label}"
+    await pilot.press("escape")
+    await wait_for(pilot, lambda: app.screen is not palette, 5, "the palette to close")
+
+
+async def walk_crush_editor(w: Walk) -> None:
+    """Hostile text as the whole map, and appended to the real one: compile refuses, apply needs a compile."""
+    app, pilot = w.app, w.pilot
+    await go_tab(w, "4", crush_ready)
+    editor = await press_for(w, ("t",), CrushEditorScreen)
+    assert isinstance(editor, CrushEditorScreen)
+    await wait_for(pilot, lambda: bool(editor.original), 15, "the decompiled map")
+    status = static_text("#editor-status")
+    area = editor.query_one("#editor-text", TextArea)
+    for label, value in HOSTILE:
+        for how, text in (("whole", value), ("appended", editor.original + "\n" + value + "\n")):
+            where = f"crush editor {how}={label}"
+            area.load_text(text)
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: "Compiling" not in status(editor), 20, f"{where}: the compiler")
+            shown = status(editor)
+            assert app.is_running and app._exception is None, where
+            assert not _bad_chars(shown) and len(shown) <= 2 * MAX_MESSAGE, f"{where}: {shown[:300]!r}"
+            await pilot.press("ctrl+a")
+            await pilot.pause()
+            if editor.compiled is None or editor.compiled_text != area.text:
+                assert "does not compile" in shown or "crushtool failed" in shown, f"{where}: {shown!r}"
+                assert app.screen is editor, f"{where}: applied without a compile"
+                w.refused += 1
+            elif isinstance(app.screen, ConfirmScreen):
+                await dismiss_accepted(w, where)
+            else:  # compiles to the running map: nothing to apply
+                assert app.screen is editor and "unchanged" in status(editor), where
+    await pilot.press("escape")
+
+
+FORMS.update({
+    "pool-wizard": walk_pool_wizard,
+    "user-wizard": walk_user_wizard,
+    "user-export-keyring": walk_export_keyring,
+    "typed-confirmations": walk_typed_confirmations,
+    "filters-and-palette": walk_filters_and_palette,
+    "crush-editor": walk_crush_editor,
+})
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

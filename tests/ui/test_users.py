@@ -355,6 +355,9 @@ async def test_key_is_not_shown_until_revealed(make_app, sandbox: Sandbox, audit
         await wait_for(pilot, lambda: screen.state != "loading", 10, "the key")
         assert key in text_of(app, "#key-value")
         assert "ceph auth get-key client.admin" in text_of(app, "#key-cli")
+        # Shown on request, never in a screenshot (the palette's "Save screenshot" included).
+        svg = app.export_screenshot()
+        assert key not in svg and "[secret redacted]" in svg
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, KeyScreen), 5, "the key window closing")
         await pilot.pause(0.2)

@@ -7,6 +7,7 @@ also be selected with the mouse.
 """
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,8 @@ class ActivityPane(Vertical):
         if entries:
             table.move_cursor(row=len(entries) - 1)
         refused = sum(1 for e in entries if e.get("rc", 0) != 0)
-        set_subtitle(self.query_one("#activity-box"), f"{len(entries)} commands, {refused} refused")
+        n = len(entries)
+        set_subtitle(self.query_one("#activity-box"), f"{n} command{'s' if n != 1 else ''}, {refused} refused")
         self._summary()
         self._detail()
 
@@ -131,7 +133,7 @@ class ActivityPane(Vertical):
         t.add_row("result", result_cell(e))
         t.add_row("answer", Text(str(e.get("message", "")) or "(no message)"))
         t.add_row("as", Text(f"{e.get('identity', '')} (login {e.get('user', '?')}) at {e.get('time', '')}"))
-        t.add_row("json", Text(str(e.get("command", "")), style="dim"))
+        t.add_row("json", Text(json.dumps(e.get("command", {}), default=str), style="dim"))
         detail.update(t)
 
     def action_copy(self) -> None:
