@@ -19,6 +19,7 @@ a run can end in an error, never in a hang.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import errno as errno_mod
 import json
 import math
@@ -47,6 +48,9 @@ MiB = 1024 * 1024
 _METADATA = struct.Struct("<QiiQ")
 _HEADER = "I'm the %16dth op!"
 LATENCY_PRESET = {"op_size": 4096, "threads": 1}
+# A stall this long (whole seconds with ops in flight and none completing) is worth telling:
+# shorter ones happen on a busy host without any fault.
+STALL_NOTABLE = 3
 FULL_FORCE = 128  # LIBRADOS_OPERATION_FULL_FORCE (librados.h); the Python binding does not export it
 
 
@@ -68,9 +72,10 @@ def parse_size(text: str | int) -> int:
         value = float(s)
     except ValueError:
         raise BenchError(f"not a size: {text!r} (use bytes or 4K, 4M, 1G)") from None
-    if not math.isfinite(value) or value <= 0 or value * mult != int(value * mult):
+    total = value * mult  # may overflow to inf ("1e308G"): checked before int(), which would raise
+    if not math.isfinite(total) or value <= 0 or total != int(total):
         raise BenchError(f"not a size: {text!r} (a positive whole number of bytes)")
-    return int(value * mult)
+    return int(total)
 
 
 @dataclass(frozen=True)
@@ -203,12 +208,30 @@ class BenchResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "BenchResult":
+        """A saved run; ValueError when a field has another type than declared (a damaged or hand-edited
+        history line): a string where a number belongs would crash the comparison later, not here."""
         p = dict(d["params"])
         known = set(BenchParams.__dataclass_fields__)
-        params = BenchParams(**{k: v for k, v in p.items() if k in known})
-        samples = tuple(Sample(**s) for s in d.get("samples") or ())
+        params = BenchParams(**_typed(BenchParams, {k: v for k, v in p.items() if k in known}))
+        samples = tuple(Sample(**_typed(Sample, s)) for s in d.get("samples") or ())
         fields = set(cls.__dataclass_fields__) - {"params", "samples"}
-        return cls(params=params, samples=samples, **{k: v for k, v in d.items() if k in fields})
+        return cls(params=params, samples=samples, **_typed(cls, {k: v for k, v in d.items() if k in fields}))
+
+
+_TYPES: dict[str, tuple[type, ...]] = {"float": (int, float), "int": (int,), "str": (str,), "bool": (bool,),
+                                       "str | None": (str, type(None))}
+
+
+def _typed(cls: type, values: Any) -> dict[str, Any]:
+    """`values` (fields of dataclass `cls`) checked against the field annotations of simple types."""
+    if not isinstance(values, dict):
+        raise ValueError(f"{cls.__name__}: expected an object, got {type(values).__name__}")
+    for f in dataclasses.fields(cls):
+        want = _TYPES.get(str(f.type))
+        v = values.get(f.name)
+        if want and f.name in values and (not isinstance(v, want) or (bool not in want and isinstance(v, bool))):
+            raise ValueError(f"{cls.__name__}.{f.name}: expected {f.type}, got {v!r:.40}")
+    return values
 
 
 @dataclass(frozen=True)
@@ -815,7 +838,7 @@ def diagnose_osdmap(dump: Any, pool: str | None) -> Diagnosis:
         return Diagnosis()
     reasons: list[str] = []
     osds = [o for o in dump.get("osds") or () if isinstance(o, dict)]
-    full_osds = tuple(o.get("osd") for o in osds if "full" in (o.get("state") or ()))
+    full_osds = tuple(int(o.get("osd") or 0) for o in osds if "full" in (o.get("state") or ()))
     full_ratio = dump.get("full_ratio")
     why_full = (f"{_osd_list(full_osds)} {'is' if len(full_osds) == 1 else 'are'} past the full ratio"
                 + (f" ({_pct(float(full_ratio))})" if isinstance(full_ratio, (int, float)) else "")
@@ -842,7 +865,7 @@ def diagnose_osdmap(dump: Any, pool: str | None) -> Diagnosis:
         if flag in cluster_flags:
             paused = True
             reasons.append(why)
-    down = tuple(o.get("osd") for o in osds if not o.get("up") and o.get("in"))
+    down = tuple(int(o.get("osd") or 0) for o in osds if not o.get("up") and o.get("in"))
     if down:
         reasons.append(f"{len(down)} OSD(s) down and in: {_osd_list(down)}")
     return Diagnosis(tuple(reasons), full, paused, full_osds, down)
@@ -873,27 +896,33 @@ def osd_dump(handle: Any) -> Any:
 
 
 def waiting_on(maps: Sequence[Any], dump: Any = None) -> str | None:
-    """Pure: from `osd map POOL OBJECT` answers for ops that timed out, which OSDs they were waiting on.
+    """Pure: from `osd map POOL OBJECT` answers for ops that timed out, what their PGs were waiting for.
 
-    The osdmap alone cannot name an OSD that hangs (stopped, or its disk stuck) but is still up:
-    the primaries of the timed-out ops can."""
-    by_osd: dict[int, list[str]] = {}
+    The osdmap alone cannot name an OSD that hangs (stopped, or its disk stuck) while still up,
+    nor tell which PGs fell below min_size: the timed-out ops' PGs can."""
+    dump = dump if isinstance(dump, dict) else {}
+    pools = {p.get("pool"): p for p in dump.get("pools") or () if isinstance(p, dict)}
+    up = {o.get("osd"): bool(o.get("up")) for o in dump.get("osds") or () if isinstance(o, dict)}
+    groups: dict[str, list[str]] = {}
     for m in maps:
-        if isinstance(m, dict):
-            by_osd.setdefault(int(m.get("acting_primary", -1)), []).append(str(m.get("pgid", "?")))
-    if not by_osd:
-        return None
-    up = {o.get("osd"): bool(o.get("up")) for o in (dump or {}).get("osds") or () if isinstance(o, dict)}
-    parts = []
-    for osd, pgs in sorted(by_osd.items()):
-        pg_text = ", ".join(sorted(set(pgs)))
-        if osd < 0:
-            parts.append(f"PG {pg_text} with no acting OSD (its copies are on down OSDs)")
+        if not isinstance(m, dict):
+            continue
+        acting = [a for a in m.get("acting") or () if isinstance(a, int) and 0 <= a < 0x7fffffff]
+        primary = int(m.get("acting_primary", -1))
+        min_size = int((pools.get(m.get("pool_id")) or {}).get("min_size") or 0)
+        if not acting or primary < 0:
+            why = "no OSD acting (their copies are on down OSDs)"
+        elif min_size and len(acting) < min_size:
+            why = f"fewer OSDs acting than the pool's min_size {min_size} (inactive until an OSD returns)"
+        elif up.get(primary, False):
+            why = f"osd.{primary} as primary, still up in the osdmap: hung or very slow?"
         else:
-            state = "" if osd not in up else " (still up in the osdmap: hung or very slow?)" if up[osd] else \
-                " (down)"
-            parts.append(f"osd.{osd}{state}, primary of PG {pg_text}")
-    return "the ops that timed out were waiting on " + "; ".join(parts)
+            why = f"osd.{primary} as primary (down)"
+        groups.setdefault(why, []).append(str(m.get("pgid", "?")))
+    if not groups:
+        return None
+    return "the ops that timed out were waiting on " + "; ".join(
+        f"PG {', '.join(sorted(set(pgs)))} with {why}" for why, pgs in groups.items())
 
 
 def object_maps(handle: Any, pool: str, names: Sequence[str], limit: int = 4) -> list[Any]:
@@ -914,8 +943,8 @@ def diagnose_run(handle: Any, pool: str, timed_out: Sequence[str]) -> Diagnosis:
     """After ops timed out: the osdmap's reasons, plus where the timed-out ops were waiting."""
     dump = osd_dump(handle)
     d = diagnose_osdmap(dump, pool)
-    if d.full or not timed_out:  # a full pool blocks every op alike: naming primaries would only add noise
-        return d
+    if dump is None or d.full or not timed_out:  # no mon (each ask would wait its timeout); or a full pool,
+        return d  # which blocks every op alike: naming primaries would only add noise
     where = waiting_on(object_maps(handle, pool, timed_out), dump)
     return replace(d, reasons=d.reasons + (where,)) if where else d
 

@@ -193,7 +193,8 @@ def capture(tag: str, q: Parser) -> Parser:
 def uint32(s: str, i: int, c: Captures) -> int | None:
     """qi::uint_: digits only, fails on overflow."""
     j = run(DIGITS)(s, i, c)
-    if j is None or int(s[i:j]) > 0xFFFFFFFF:
+    # Length first: int() of thousands of digits raises (Python's int_max_str_digits), qi just overflows.
+    if j is None or j - i > 10 or int(s[i:j]) > 0xFFFFFFFF:
         return None
     return j
 

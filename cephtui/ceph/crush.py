@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from .coerce import as_dict, as_str, dicts
 from .ops import check_name
 
 FIXED = 0x10000  # the dump gives weights as 16.16 fixed point
@@ -113,13 +114,16 @@ class CrushMap:
         p = self._parent.get(name)
         return self._by_name.get(p) if p else None
 
-    def descendants(self, name: str) -> tuple[str, ...]:
+    def descendants(self, name: str, _above: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """Every item (buckets and devices) below `name`, depth first."""
         out: list[str] = []
         b = self.bucket(name)
+        above = _above | {name}
         for it in (b.items if b else ()):
+            if it.name in above:  # a damaged map listing a bucket inside itself: not an endless walk
+                continue
             out.append(it.name)
-            out += self.descendants(it.name)
+            out += self.descendants(it.name, above)
         return tuple(out)
 
     def location_of(self, name: str) -> list[tuple[str, str]]:
@@ -180,23 +184,23 @@ class CrushMap:
 def _int(v: Any, default: int = 0) -> int:
     try:
         return int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
         return default
 
 
 def _step_text(s: dict[str, Any], names: dict[int, str]) -> str:
-    op = str(s.get("op", "?"))
+    op = as_str(s.get("op"), "?")
     if op == "take":
-        name = str(s.get("item_name") or names.get(_int(s.get("item")), s.get("item", "?")))
+        name = as_str(s.get("item_name")) or names.get(_int(s.get("item"))) or as_str(s.get("item"), "?")
         base, _, cls = name.partition("~")
         return f"take {base} class {cls}" if cls else f"take {base}"
     if op == "emit" or op == "noop":
         return op
     for prefix in ("chooseleaf", "choose"):  # choose_firstn -> "choose firstn 0 type osd"
         if op.startswith(prefix + "_"):
-            return f"{prefix} {op[len(prefix) + 1:]} {_int(s.get('num'))} type {s.get('type', '?')}"
+            return f"{prefix} {op[len(prefix) + 1:]} {_int(s.get('num'))} type {as_str(s.get('type'), '?')}"
     if op == "choosemsr":  # Squid MSR rules
-        return f"choosemsr {_int(s.get('num'))} type {s.get('type', '?')}"
+        return f"choosemsr {_int(s.get('num'))} type {as_str(s.get('type'), '?')}"
     if op.startswith("set_"):
         return f"{op} {s.get('num', s.get('arg1', ''))}".strip()
     extra = " ".join(f"{k}={v}" for k, v in s.items() if k != "op")
@@ -207,74 +211,77 @@ def _failure_domain(steps: list[dict[str, Any]], type_ids: dict[str, int]) -> st
     # Like CrushWrapper::get_rule_failure_domain: the highest type any choose step separates by.
     best: str | None = None
     for s in steps:
-        op = str(s.get("op", ""))
+        op = as_str(s.get("op"))
         if op.startswith("choose") and "type" in s:
-            t = str(s["type"])
+            t = as_str(s["type"], "?")
             if best is None or type_ids.get(t, 0) > type_ids.get(best, 0):
                 best = t
     return best
 
 
-def parse_crush(crush_dump: dict[str, Any], osd_dump: dict[str, Any] | None = None) -> CrushMap:
-    d = crush_dump or {}
-    devices = tuple(CrushDevice(_int(x.get("id")), str(x.get("name", f"osd.{x.get('id')}")), x.get("class") or None)
-                    for x in d.get("devices", []) if isinstance(x, dict))
-    types = tuple(sorted((_int(t.get("type_id")), str(t.get("name", ""))) for t in d.get("types", [])))
+def parse_crush(crush_dump: Any, osd_dump: Any = None) -> CrushMap:
+    """Any shape: entries that are not objects are skipped, fields of another type fall back to defaults."""
+    d = as_dict(crush_dump)
+    devices = tuple(CrushDevice(_int(x.get("id")), as_str(x.get("name")) or f"osd.{_int(x.get('id'))}",
+                                as_str(x.get("class")) or None)
+                    for x in dicts(d.get("devices")))
+    types = tuple(sorted((_int(t.get("type_id")), as_str(t.get("name"))) for t in dicts(d.get("types"))))
     type_ids = {n: i for i, n in types}
     names: dict[int, str] = {dev.id: dev.name for dev in devices}
-    raw_buckets = [b for b in d.get("buckets", []) if isinstance(b, dict)]
-    names.update({_int(b.get("id")): str(b.get("name", "")) for b in raw_buckets})
+    raw_buckets = dicts(d.get("buckets"))
+    names.update({_int(b.get("id")): as_str(b.get("name")) for b in raw_buckets})
     type_names = {i: n for i, n in types}
     buckets = []
     for b in raw_buckets:
-        name = str(b.get("name", ""))
+        name = as_str(b.get("name"))
         tid = _int(b.get("type_id"))
-        items = tuple(CrushItem(_int(it.get("id")), names.get(_int(it.get("id")), str(it.get("id"))),
-                                _int(it.get("weight")) / FIXED) for it in b.get("items", []))
+        items = tuple(CrushItem(_int(it.get("id")), names.get(_int(it.get("id")), as_str(it.get("id"), "?")),
+                                _int(it.get("weight")) / FIXED) for it in dicts(b.get("items")))
         buckets.append(CrushBucket(
-            id=_int(b.get("id")), name=name, type_name=str(b.get("type_name") or type_names.get(tid, "")),
-            type_id=tid, alg=str(b.get("alg", "")), hash=str(b.get("hash", "")),
+            id=_int(b.get("id")), name=name, type_name=as_str(b.get("type_name")) or type_names.get(tid, ""),
+            type_id=tid, alg=as_str(b.get("alg")), hash=as_str(b.get("hash")),
             weight=_int(b.get("weight")) / FIXED, items=items,
             shadow_of_class=name.partition("~")[2] or None))
 
     pools: list[CrushPool] = []
     profiles: list[ECProfile] = []
-    if osd_dump:
-        for p in osd_dump.get("pools", []):
-            pools.append(CrushPool(_int(p.get("pool")), str(p.get("pool_name", "")), _int(p.get("crush_rule", -1), -1),
-                                   _int(p.get("size")), "erasure" if _int(p.get("type")) == 3 else "replicated",
-                                   str(p.get("erasure_code_profile") or "")))
-        for pname, prof in sorted((osd_dump.get("erasure_code_profiles") or {}).items()):
-            prof = {str(k): str(v) for k, v in (prof or {}).items()}
-            k, m = prof.get("k"), prof.get("m")
-            profiles.append(ECProfile(
-                name=str(pname), k=_int(k) if k and k.isdigit() else None, m=_int(m) if m and m.isdigit() else None,
-                plugin=prof.get("plugin", "jerasure"), failure_domain=prof.get("crush-failure-domain") or "host",
-                device_class=prof.get("crush-device-class") or None, raw=tuple(sorted(prof.items()))))
+    dump = as_dict(osd_dump)
+    for p in dicts(dump.get("pools")):
+        pools.append(CrushPool(_int(p.get("pool")), as_str(p.get("pool_name")), _int(p.get("crush_rule", -1), -1),
+                               _int(p.get("size")), "erasure" if _int(p.get("type")) == 3 else "replicated",
+                               as_str(p.get("erasure_code_profile"))))
+    for pname, prof in sorted(as_dict(dump.get("erasure_code_profiles")).items()):
+        prof = {str(k): as_str(v) for k, v in as_dict(prof).items()}
+        k, m = prof.get("k"), prof.get("m")
+        profiles.append(ECProfile(
+            name=str(pname), k=_int(k) if k and k.isascii() and k.isdigit() else None,
+            m=_int(m) if m and m.isascii() and m.isdigit() else None,
+            plugin=prof.get("plugin") or "jerasure", failure_domain=prof.get("crush-failure-domain") or "host",
+            device_class=prof.get("crush-device-class") or None, raw=tuple(sorted(prof.items()))))
 
     rules = []
-    for r in d.get("rules", []):
-        steps = [s for s in r.get("steps", []) if isinstance(s, dict)]
+    for r in dicts(d.get("rules")):
+        steps = dicts(r.get("steps"))
         take = next((s for s in steps if s.get("op") == "take"), None)
         root = cls = None
         if take is not None:
-            tname = str(take.get("item_name") or names.get(_int(take.get("item")), ""))
+            tname = as_str(take.get("item_name")) or names.get(_int(take.get("item")), "")
             root, _, c = tname.partition("~")
             cls = c or None
         rid = _int(r.get("rule_id"))
         rtype = _int(r.get("type"), 1)
         rules.append(CrushRule(
-            id=rid, name=str(r.get("rule_name", f"rule{rid}")), type=RULE_TYPES.get(rtype, f"type {rtype}"),
+            id=rid, name=as_str(r.get("rule_name")) or f"rule{rid}", type=RULE_TYPES.get(rtype, f"type {rtype}"),
             min_size=_int(r.get("min_size"), 1), max_size=_int(r.get("max_size"), 10),
             steps=tuple(_step_text(s, names) for s in steps), root=root or None,
             failure_domain=_failure_domain(steps, type_ids), device_class=cls,
             pools=tuple(p.name for p in pools if p.rule_id == rid)))
 
-    tun = d.get("tunables") or {}
+    tun = as_dict(d.get("tunables"))
     classes = sorted({x.device_class for x in devices if x.device_class}
                      | {b.shadow_of_class for b in buckets if b.shadow_of_class})
     return CrushMap(devices=devices, types=types, buckets=tuple(buckets), rules=tuple(rules),
-                    ec_profiles=tuple(profiles), tunables_profile=str(tun.get("profile", "")),
+                    ec_profiles=tuple(profiles), tunables_profile=as_str(tun.get("profile")),
                     tunables=tuple((str(k), v) for k, v in tun.items() if k != "profile"),
                     classes=tuple(classes), pools=tuple(pools))
 
@@ -400,10 +407,11 @@ def check_ec_profile(cmap: CrushMap, name: str, failure_domain: str = "host", de
 
 def iter_tree(cmap: CrushMap) -> Iterator[tuple[int, str]]:
     """(depth, name) for the real hierarchy, roots first, in map order: handy for tree views."""
-    def walk(name: str, depth: int) -> Iterator[tuple[int, str]]:
+    def walk(name: str, depth: int, above: frozenset[str]) -> Iterator[tuple[int, str]]:
         yield depth, name
         b = cmap.bucket(name)
         for it in (b.items if b else ()):
-            yield from walk(it.name, depth + 1)
+            if it.name not in above:  # cycles only come from damaged maps; skip rather than recurse forever
+                yield from walk(it.name, depth + 1, above | {it.name})
     for r in cmap.roots():
-        yield from walk(r.name, 0)
+        yield from walk(r.name, 0, frozenset({r.name}))

@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
+from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
+
 TOOLS = ("crushtool", "osdmaptool")
 TIMEOUT = 120.0
 NONE_OSD = 2147483647  # CRUSH_ITEM_NONE: an EC position CRUSH could not fill
@@ -62,7 +64,7 @@ def dump(binary: bytes) -> dict[str, Any]:
     with _tmp() as d:
         p = Path(d)
         (p / "in").write_bytes(binary)
-        return json.loads(_run(["crushtool", "-i", "in", "--dump", "-f", "json"], p))
+        return tool_json(_run(["crushtool", "-i", "in", "--dump", "-f", "json"], p), "crushtool --dump")
 
 
 def decompile(binary: bytes, exact: bool = True) -> str:
@@ -73,7 +75,7 @@ def decompile(binary: bytes, exact: bool = True) -> str:
         text = (p / "out.txt").read_text()
         if not exact:
             return text
-        dumped = json.loads(_run(["crushtool", "-i", "in", "--dump", "-f", "json"], p))
+        dumped = tool_json(_run(["crushtool", "-i", "in", "--dump", "-f", "json"], p), "crushtool --dump")
     return exact_weights(text, dumped)
 
 
@@ -90,13 +92,16 @@ _ROW = re.compile(r"^(\s*)\[([-0-9.\s]*)\](\s*)$")
 
 def exact_weights(text: str, dumped: dict[str, Any]) -> str:
     """Replace the 3-decimal weights of `crushtool -d` text by exact ones from its JSON dump."""
-    items = {b["name"]: [it.get("weight", 0) / 0x10000 for it in b.get("items", [])]
-             for b in dumped.get("buckets", []) if isinstance(b, dict) and "name" in b}
+    # Lenient: a part of the dump in another shape keeps crushtool's own 3-decimal text for it.
+    dumped = as_dict(dumped)
+    items = {as_str(b["name"]): [as_int(it.get("weight")) / 0x10000 for it in dicts(b.get("items"))]
+             for b in dicts(dumped.get("buckets")) if "name" in b}
     wsets: dict[tuple[int, int], list[list[float]]] = {}
-    for key, entries in (dumped.get("choose_args") or {}).items():
-        k = int(key) % (1 << 64)  # the text prints the "no pool" key -1 as an unsigned 64-bit number
-        for e in entries:
-            wsets[(k, int(e.get("bucket_id", 0)))] = [list(r) for r in e.get("weight_set", [])]
+    for key, entries in as_dict(dumped.get("choose_args")).items():
+        k = as_int(key) % (1 << 64)  # the text prints the "no pool" key -1 as an unsigned 64-bit number
+        for e in dicts(entries):
+            wsets[(k, as_int(e.get("bucket_id")))] = [[as_float(v) for v in r] for r in as_list(e.get("weight_set"))
+                                                      if isinstance(r, list)]
     out: list[str] = []
     bucket: str | None = None
     idx = 0
@@ -203,11 +208,19 @@ def map_pgs(osdmap: bytes, crush: bytes | None = None, mark_out: int | None = No
         if mark_out is not None:
             argv += ["--mark-out", str(int(mark_out))]
         out = _run([*argv, "--test-map-pgs-dump-all"], p)
+    return parse_pg_map(out)
+
+
+def parse_pg_map(out: str) -> dict[str, tuple[int, ...]]:
+    """pgid -> up set from `--test-map-pgs-dump-all` output; lines that do not parse are skipped."""
     result: dict[str, tuple[int, ...]] = {}
     for line in out.splitlines():
         m = _UP.match(line)
         if m:
-            result[m.group(1)] = tuple(int(x) for x in m.group(3).split(",") if x)
+            try:
+                result[m.group(1)] = tuple(int(x) for x in m.group(3).split(",") if x)
+            except ValueError:  # "[-,1]": the character class lets a lone '-' through
+                continue
     return result
 
 
@@ -220,4 +233,15 @@ def osdmap_dump(osdmap: bytes) -> dict[str, Any]:
     start = out.find("{")  # a banner line ("osdmaptool: osdmap file ...") comes first
     if start < 0:
         raise CrushToolError("osdmaptool --dump printed no JSON")
-    return json.loads(out[start:])
+    return tool_json(out[start:], "osdmaptool --dump")
+
+
+def tool_json(out: str, what: str) -> dict[str, Any]:
+    """A tool's JSON output as an object; CrushToolError (what callers catch) when it is not one."""
+    try:
+        data = json.loads(out)
+    except ValueError as e:
+        raise CrushToolError(f"{what} printed something that is not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise CrushToolError(f"{what} printed {type(data).__name__}, not a JSON object")
+    return data

@@ -18,8 +18,8 @@ def human_rate(bps: float) -> str:
 
 
 def human_duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "unknown"
+    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return "unknown"  # nan/inf from a rate of 0 or a damaged answer: round() would raise
     s = int(round(seconds))
     if s < 60:
         return f"{s}s"

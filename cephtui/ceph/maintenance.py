@@ -19,6 +19,7 @@ and runs the operations through its confirm dialog.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import ops
+from .coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
 from .private import replace_text
 from .models import ROUTINE_FLAGS, FlagState
 
@@ -74,33 +76,38 @@ def default_state_path() -> Path:
 
 # ------------------------------------------------------------------ flags now set
 
-def flags_from_osd_dump(dump: Mapping[str, Any] | None) -> set[FlagKey]:
-    """Every non-routine flag in an `osd dump`: cluster, CRUSH node, device class, per OSD."""
-    d = dump or {}
-    raw = d.get("flags_set") or str(d.get("flags", "")).split(",")
+def flags_from_osd_dump(dump: Any) -> set[FlagKey]:
+    """Every non-routine flag in an `osd dump`: cluster, CRUSH node, device class, per OSD.
+    Lenient: a part of another shape (a list where an object was, a number for a name) is skipped."""
+    d = as_dict(dump)
+    raw = as_strs(d.get("flags_set")) or as_str(d.get("flags")).split(",")
     out: set[FlagKey] = {(f, "") for f in raw if f and f not in ROUTINE_FLAGS}
-    for node, fl in (d.get("crush_node_flags") or {}).items():
-        out |= {(f, str(node)) for f in fl}
-    for cls, fl in (d.get("device_class_flags") or {}).items():
-        out |= {(f, f"class {cls}") for f in fl}
-    for o in d.get("osds") or ():
-        out |= {(f, f"osd.{o.get('osd')}") for f in o.get("state") or () if f in PER_OSD_FLAGS}
+    for node, fl in as_dict(d.get("crush_node_flags")).items():
+        out |= {(f, str(node)) for f in as_strs(fl)}
+    for cls, fl in as_dict(d.get("device_class_flags")).items():
+        out |= {(f, f"class {cls}") for f in as_strs(fl)}
+    for o in dicts(d.get("osds")):
+        out |= {(f, f"osd.{as_int(o.get('osd'))}") for f in as_strs(o.get("state")) if f in PER_OSD_FLAGS}
     return out
 
 
-def hosts_from_osd_tree(tree: Mapping[str, Any] | None) -> dict[str, tuple[int, ...]]:
+def _ids(v: Any) -> list[int]:
+    return [i for i in as_list(v) if isinstance(i, int) and not isinstance(i, bool)]
+
+
+def hosts_from_osd_tree(tree: Any) -> dict[str, tuple[int, ...]]:
     """Host name -> the OSD ids under it, from `osd tree` (nodes of type host)."""
     out: dict[str, tuple[int, ...]] = {}
-    for n in (tree or {}).get("nodes") or ():
+    for n in dicts(as_dict(tree).get("nodes")):
         if n.get("type") == "host":
-            out[str(n.get("name"))] = tuple(sorted(int(c) for c in n.get("children") or () if int(c) >= 0))
+            out[as_str(n.get("name"), "?")] = tuple(sorted(c for c in _ids(n.get("children")) if c >= 0))
     return out
 
 
-def osds_down(tree: Mapping[str, Any] | None, ids: Iterable[int]) -> tuple[int, ...]:
+def osds_down(tree: Any, ids: Iterable[int]) -> tuple[int, ...]:
     want = set(ids)
-    return tuple(sorted(int(n["id"]) for n in (tree or {}).get("nodes") or ()
-                        if n.get("type") == "osd" and n.get("id") in want and n.get("status") != "up"))
+    return tuple(sorted(i for n in dicts(as_dict(tree).get("nodes")) if n.get("type") == "osd"
+                        and isinstance(i := n.get("id"), int) and i in want and n.get("status") != "up"))
 
 
 def flag_label(key: FlagKey) -> str:
@@ -161,7 +168,7 @@ def parse_extra_flags(text: str) -> tuple[str, ...]:
     words = [w for w in re.split(r"[\s,]+", text.strip()) if w and w.lower() not in ("none", "-")]
     bad = [w for w in words if w not in EXTRA_FLAGS]
     if bad:
-        raise ValueError(f"'{bad[0]}' is not offered here (choose from {', '.join(EXTRA_FLAGS)}, or none)")
+        raise ValueError(f"flag '{bad[0]}' is not offered here (choose from {', '.join(EXTRA_FLAGS)}, or none)")
     return tuple(f for f in EXTRA_FLAGS if f in words)
 
 
@@ -178,7 +185,7 @@ class Step:
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Step":
-        return cls(float(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
+        return cls(_ts(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
 
 
 @dataclass(frozen=True)
@@ -232,10 +239,22 @@ class Maintenance:
         return cls(id=str(d["id"]), fsid=str(d.get("fsid", "")),
                    target=Target(str(t.get("host") or ""), tuple(int(i) for i in t.get("osds") or ())),
                    set_by_it=set_by_it, kept=kept, owned=owned,
-                   started=float(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
+                   started=_ts(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
                    state=str(d.get("state", "active")),
-                   ended=float(d["ended_ts"]) if d.get("ended_ts") is not None else None,
+                   ended=_ts(d["ended_ts"]) if d.get("ended_ts") is not None else None,
                    steps=tuple(Step.from_json(s) for s in d.get("steps") or ()))
+
+
+def _ts(v: Any) -> float:
+    """A timestamp from the state file; ValueError (reported by MaintenanceStore.load) for one that is
+    not a time, e.g. 1e400 or 10**400: time.localtime() would raise on it in the banner later."""
+    try:
+        t = float(v)
+    except (TypeError, OverflowError):
+        raise ValueError(f"{str(v)[:40]!r} is not a timestamp") from None
+    if not math.isfinite(t) or abs(t) > 1e11:
+        raise ValueError(f"{t!r} is not a timestamp")
+    return t
 
 
 def _key_json(k: FlagKey) -> dict[str, str]:
@@ -424,10 +443,10 @@ def hand_over(records: Sequence[Maintenance], plan: ExitPlan) -> list[Maintenanc
 
 # ------------------------------------------------------------------ ok-to-stop
 
-def ok_to_stop_summary(result: Mapping[str, Any] | None) -> str:
-    r = result or {}
-    osds = ", ".join(f"osd.{i}" for i in r.get("osds") or ())
-    degraded = len(r.get("ok_become_degraded") or ())
+def ok_to_stop_summary(result: Any) -> str:
+    r = as_dict(result)
+    osds = ", ".join(f"osd.{i}" for i in as_strs(r.get("osds")))
+    degraded = len(as_list(r.get("ok_become_degraded")))
     text = f"ok-to-stop: yes for {osds or 'the chosen OSDs'}"
     if degraded:
         text += (f"; {degraded} PG(s) will be degraded (still active) while they are down: "
@@ -563,7 +582,7 @@ class MaintenanceStore:
             data = json.loads(raw)
             self.records = [Maintenance.from_json(d) for d in data.get("maintenances") or ()]
             self.history = [Maintenance.from_json(d) for d in data.get("history") or ()]
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as e:
             self.error = f"{self.path} is not a cephtui state file ({e}); fix or move it away"
 
     def save(self) -> None:

@@ -182,7 +182,9 @@ class PGBrief(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def pool_id(self) -> int:
-        return int(self.pgid.split(".", 1)[0])
+        """-1 for a pgid that is not POOL.SEED (a damaged answer): the PG filter asks every PG."""
+        pool = self.pgid.split(".", 1)[0]
+        return int(pool) if pool.isascii() and pool.isdigit() and len(pool) < 20 else -1
 
 
 @dataclass(frozen=True)

@@ -210,7 +210,10 @@ def parse_weight(text: str | float, what: str = "CRUSH weight") -> float:
 
 def _number(text: str | float, what: str) -> float:
     if isinstance(text, (int, float)):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:  # an int beyond float range (10**400)
+            raise ValueError(f"{what} is out of range (a {len(str(abs(text)))}-digit number)") from None
     else:
         try:
             value = float(str(text).strip())
@@ -221,8 +224,18 @@ def _number(text: str | float, what: str) -> float:
     return value + 0.0  # -0 becomes 0: "-0" must not reach the command line or the mon
 
 
-def osd_ids(ids: Iterable[int]) -> tuple[int, ...]:
-    out = tuple(sorted(set(int(i) for i in ids)))
+def _osd_id(i: Any) -> int:
+    """An OSD id as a form or a selection gives it: an int, or the text of one ("3", "osd.3")."""
+    if isinstance(i, int) and not isinstance(i, bool):
+        return i
+    s = str(i).strip().removeprefix("osd.")
+    if not (s.isascii() and s.isdigit() and len(s) < 10):
+        raise ValueError(f"'{i}' is not an OSD id (a whole number like 3 or osd.3)")
+    return int(s)
+
+
+def osd_ids(ids: Iterable[Any]) -> tuple[int, ...]:
+    out = tuple(sorted(set(_osd_id(i) for i in ids)))
     if not out:
         raise ValueError("no OSD selected")
     if any(i < 0 for i in out):

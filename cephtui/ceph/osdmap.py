@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from .client import loads
+from .coerce import as_dict, dicts
+from .parse import loads_answer
 
 
 class _OSD(msgspec.Struct, gc=False):
@@ -55,16 +56,32 @@ def lean_dump(raw: bytes) -> dict[str, Any]:
     """`osd dump` bytes -> the dict cephtui reads: the fields above, each OSD as a small dict."""
     try:
         d = _DECODER.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return trim(loads(raw) or {})
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec: invalid UTF-8 in a string
+        return trim(loads_answer(raw, "osd dump"))  # ParseError when the bytes are not JSON at all
     out = {k: getattr(d, k) for k in KEPT}
     out["osds"] = [{"osd": o.osd, "up": o.up, "in": o.in_, "weight": o.weight,
                     "primary_affinity": o.primary_affinity, "state": o.state} for o in d.osds]
     return out
 
 
-def trim(dump: dict[str, Any]) -> dict[str, Any]:
-    """The same fields from an `osd dump` parsed generically (other releases' shapes)."""
-    out = {k: dump[k] for k in KEPT if k in dump}
-    out["osds"] = [{k: o[k] for k in OSD_KEPT if k in o} for o in dump.get("osds") or () if isinstance(o, dict)]
+_DEFAULTS = msgspec.structs.asdict(_Dump())
+
+
+def _fits(value: Any, default: Any) -> bool:
+    if isinstance(default, float):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, type(default))
+
+
+def trim(dump: Any) -> dict[str, Any]:
+    """The same fields from an `osd dump` parsed generically (other releases' shapes). A field of
+    another type than the fast path decodes is dropped, so readers see it as missing, never as a
+    list where they expect an object; a falsy one (osdmaptool's `"flags_set": 0`) is kept verbatim,
+    as every reader already treats it as missing (`d.get(k) or default`)."""
+    dump = as_dict(dump)
+    out = {k: dump[k] for k in KEPT
+           if k in dump and k != "osds" and (not dump[k] or _fits(dump[k], _DEFAULTS[k]))}
+    out["osds"] = [{k: o[k] for k in OSD_KEPT if k in o} for o in dicts(dump.get("osds"))]
     return out

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Sequence
 
 import msgspec
 
-from .coerce import as_float as _f, as_int as _i
+from .coerce import as_dict, as_float as _f, as_int as _i, as_str, as_strs, dicts
 from .models import Ratios
 
 # Per-OSD state bits of the osdmap worth showing (`osd dump` osds[].state).
@@ -122,11 +122,26 @@ class OSDTable:
 
 # ------------------------------------------------------------------ building
 
-def _states(osd_dump: dict[str, Any] | None) -> dict[int, tuple[set[str], bool, bool]]:
+def _states(osd_dump: Any) -> dict[int, tuple[set[str], bool, bool]]:
     out: dict[int, tuple[set[str], bool, bool]] = {}
-    for o in (osd_dump or {}).get("osds") or ():
-        out[_i(o.get("osd"))] = (set(o.get("state") or ()), bool(o.get("up")), bool(o.get("in")))
+    for o in dicts(as_dict(osd_dump).get("osds")):
+        out[_i(o.get("osd"))] = (set(as_strs(o.get("state"))), bool(o.get("up")), bool(o.get("in")))
     return out
+
+
+def _id(n: dict[str, Any]) -> int | None:
+    """A node's id: an int, or None when another shape (a string, a list) makes it unusable."""
+    i = n.get("id")
+    return i if isinstance(i, int) and not isinstance(i, bool) else None
+
+
+def _nodes(tree: Any) -> dict[int, dict[str, Any]]:
+    return {i: n for n in dicts(as_dict(tree).get("nodes")) if (i := _id(n)) is not None}
+
+
+def _children(n: dict[str, Any]) -> list[int]:
+    return [c for c in n.get("children") or () if isinstance(c, int) and not isinstance(c, bool)] \
+        if isinstance(n.get("children"), list) else []
 
 
 class Usage(msgspec.Struct, frozen=True, gc=False):
@@ -174,17 +189,17 @@ def usage_from_raw(raw: bytes) -> dict[int, Usage]:
     """`osd df` as bytes, decoded straight into Usage (5x the generic parse); other shapes generically."""
     try:
         return {u.id: u for u in _DF.decode(raw).nodes if u.id >= 0}
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        from .client import loads
-        return usage_from_json(loads(raw))
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec: invalid UTF-8 in a string
+        from .parse import loads_answer  # raises ParseError when the bytes are not JSON at all
+        return usage_from_json(loads_answer(raw, "osd df"))
 
 
-def usage_from_json(df: dict[str, Any] | None) -> dict[int, Usage]:
+def usage_from_json(df: Any) -> dict[int, Usage]:
     out = {}
-    for n in (df or {}).get("nodes") or ():
+    for n in dicts(as_dict(df).get("nodes")):
         i = _i(n.get("id"))
         if i >= 0:
-            out[i] = Usage(id=i, device_class=str(n.get("device_class") or ""),
+            out[i] = Usage(id=i, device_class=as_str(n.get("device_class")),
                            crush_weight=_f(n["crush_weight"]) if "crush_weight" in n else None, kb=_i(n.get("kb")),
                            kb_used=_i(n.get("kb_used")), kb_avail=_i(n.get("kb_avail")),
                            utilization=_f(n.get("utilization")), var=_f(n.get("var")), pgs=_i(n.get("pgs")))
@@ -195,23 +210,22 @@ def latency_from_raw(raw: bytes) -> dict[int, tuple[int, int]]:
     """`osd perf` as bytes: {osd: (commit ms, apply ms)}."""
     try:
         perf = _PERF.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        from .client import loads
-        return latency_from_json(loads(raw))
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec: invalid UTF-8 in a string
+        from .parse import loads_answer  # raises ParseError when the bytes are not JSON at all
+        return latency_from_json(loads_answer(raw, "osd perf"))
     infos = perf.osdstats.osd_perf_infos if perf.osdstats is not None else perf.osd_perf_infos
     return {p.id: (p.perf_stats.commit_latency_ms, p.perf_stats.apply_latency_ms) for p in infos}
 
 
-def latency_from_json(osd_perf: dict[str, Any] | None) -> dict[int, tuple[int, int]]:
-    perf = osd_perf or {}
-    infos = (perf.get("osdstats") or perf).get("osd_perf_infos") or ()
-    return {_i(p.get("id")): (_i((p.get("perf_stats") or {}).get("commit_latency_ms")),
-                              _i((p.get("perf_stats") or {}).get("apply_latency_ms"))) for p in infos}
+def latency_from_json(osd_perf: Any) -> dict[int, tuple[int, int]]:
+    perf = as_dict(osd_perf)
+    infos = dicts(as_dict(perf.get("osdstats") or perf).get("osd_perf_infos"))
+    return {_i(p.get("id")): (_i(as_dict(p.get("perf_stats")).get("commit_latency_ms")),
+                              _i(as_dict(p.get("perf_stats")).get("apply_latency_ms"))) for p in infos}
 
 
-def build_table(tree: dict[str, Any], df: dict[str, Any] | None = None, perf: dict[str, Any] | None = None,
-                osd_dump: dict[str, Any] | None = None, ratios: Ratios | None = None,
-                shadow_tree: dict[str, Any] | None = None) -> OSDTable:
+def build_table(tree: Any, df: Any = None, perf: Any = None, osd_dump: Any = None, ratios: Ratios | None = None,
+                shadow_tree: Any = None) -> OSDTable:
     """Join `osd tree`, `osd df`, `osd perf` and `osd dump` into display rows (once; see OSDTableBuilder)."""
     return OSDTableBuilder().build(tree, usage_from_json(df), latency_from_json(perf), osd_dump, ratios, shadow_tree)
 
@@ -242,38 +256,37 @@ class OSDTableBuilder:
         self._static: dict[int, _Static] = {}
         self._plan: list[_Step] = []
 
-    def _statics(self, tree: dict[str, Any], osd_dump: dict[str, Any] | None,
-                 shadow_tree: dict[str, Any] | None) -> tuple[dict[int, _Static], list[_Step]]:
+    def _statics(self, tree: Any, osd_dump: Any, shadow_tree: Any) -> tuple[dict[int, _Static], list[_Step]]:
         # By identity, holding the objects: the snapshot builder hands over the same objects until the
         # osdmap epoch moves (an id() alone could be reused by a new map once the old one is freed).
         key = (tree, osd_dump, shadow_tree)
         if len(self._maps) == 3 and all(a is b for a, b in zip(self._maps, key)) and self._static:
             return self._static, self._plan
-        nodes = {n["id"]: n for n in tree.get("nodes") or () if "id" in n}
+        nodes = _nodes(tree)  # any shape: nodes without a usable id are skipped
         states = _states(osd_dump)
         parent: dict[int, int] = {}
-        for n in nodes.values():
-            for c in n.get("children") or ():
-                parent[c] = n["id"]
+        for i, n in nodes.items():
+            for c in _children(n):
+                parent[c] = i
 
         def place(i: int) -> tuple[str, tuple[str, ...]]:
             names: list[str] = []
             host = ""
             p = parent.get(i)
             while p is not None and p in nodes and len(names) < 32:
-                names.append(nodes[p].get("name", ""))
+                names.append(as_str(nodes[p].get("name")))
                 if not host and nodes[p].get("type") == "host":
-                    host = nodes[p].get("name", "")
+                    host = as_str(nodes[p].get("name"))
                 p = parent.get(p)
             return host, tuple(reversed(names))
 
         out: dict[int, _Static] = {}
-        for n in [*(n for i, n in nodes.items() if i >= 0), *(tree.get("stray") or ())]:
+        for n in [*(n for i, n in nodes.items() if i >= 0), *dicts(as_dict(tree).get("stray"))]:
             i = _i(n.get("id"))
             st, dump_up, dump_in = states.get(i, (set(), n.get("status") == "up", _f(n.get("reweight")) > 0))
             host, path = place(i)
             out[i] = _Static(
-                name=n.get("name") or f"osd.{i}", device_class=n.get("device_class") or "",
+                name=as_str(n.get("name")) or f"osd.{i}", device_class=as_str(n.get("device_class")),
                 crush_weight=_f(n["crush_weight"]) if "crush_weight" in n else None, reweight=_f(n.get("reweight")),
                 primary_affinity=_f(n.get("primary_affinity", 1)),
                 up=n.get("status") == "up" if "status" in n else dump_up,
@@ -283,9 +296,8 @@ class OSDTableBuilder:
         self._maps, self._static, self._plan = key, out, plan
         return out, plan
 
-    def build(self, tree: dict[str, Any], usage: dict[int, Usage], lat: dict[int, tuple[int, int]],
-              osd_dump: dict[str, Any] | None = None, ratios: Ratios | None = None,
-              shadow_tree: dict[str, Any] | None = None) -> OSDTable:
+    def build(self, tree: Any, usage: dict[int, Usage], lat: dict[int, tuple[int, int]],
+              osd_dump: Any = None, ratios: Ratios | None = None, shadow_tree: Any = None) -> OSDTable:
         """`usage` from `osd df`, `lat` from `osd perf` (see usage_from_raw, latency_from_raw).
 
         `shadow_tree` is `osd crush tree --show-shadow`: when given, the device-class
@@ -313,10 +325,10 @@ class OSDTableBuilder:
                 commit_ms=c, apply_ms=a, flags=flags, host=s.host, path=s.path)
 
         rows = _rows_of(plan, osds)
-        stray = tuple(sorted(_i(n.get("id")) for n in tree.get("stray") or ()))
+        stray = tuple(sorted(_i(n.get("id")) for n in dicts(as_dict(tree).get("stray"))))
         fill = Counter(o.fullness for o in osds.values())
         return OSDTable(rows=tuple(rows), osds=tuple(osds[i] for i in sorted(osds)), stray=stray,
-                        epoch=_i(tree.get("epoch")), shadow=shadow_tree is not None,
+                        epoch=_i(as_dict(tree).get("epoch")), shadow=shadow_tree is not None,
                         num_up=sum(o.up for o in osds.values()), num_in=sum(o.in_ for o in osds.values()),
                         fullness=tuple((k, fill[k]) for k in FULLNESS))
 
@@ -332,35 +344,41 @@ class _Step(msgspec.Struct, frozen=True, gc=False):
     shadow: bool = False
 
 
-def _plan(tree: dict[str, Any], nodes: dict[int, dict[str, Any]], shadow_tree: dict[str, Any] | None) -> list[_Step]:
+def _plan(tree: Any, nodes: dict[int, dict[str, Any]], shadow_tree: Any) -> list[_Step]:
     """The display order of the tree, as `ceph osd tree` lists it: depth-first, buckets as CRUSH
     holds them and OSDs by id; stray OSDs after the hierarchy; then the class shadow trees."""
     plan: list[_Step] = []
+    snodes = _nodes(shadow_tree) if shadow_tree is not None else {}
+    # A bucket linked under two parents is listed under each, as `ceph osd tree` does; but a damaged
+    # answer (a bucket among its own descendants, or many links) must not walk forever or blow up.
+    budget = 8 * (len(nodes) + len(snodes)) + 64
 
-    def walk(node_id: int, depth: int, parent: int, where: dict[int, dict[str, Any]], shadow: bool) -> None:
+    def walk(node_id: int, depth: int, parent: int, where: dict[int, dict[str, Any]], shadow: bool,
+             above: frozenset[int]) -> None:
+        if len(plan) > budget:
+            return
         if node_id >= 0:
             plan.append(_Step(depth, node_id, parent))
             return
         n = where.get(node_id)
-        if n is None or depth > 32:
+        if n is None or depth > 32 or node_id in above:
             return
         at = len(plan)
-        plan.append(_Step(depth, node_id, parent, n.get("name", ""), n.get("type", ""), shadow))
-        for c in sorted(n.get("children") or (), key=lambda c: (c >= 0, c if c >= 0 else 0)):
-            walk(c, depth + 1, at, where, shadow)
+        plan.append(_Step(depth, node_id, parent, as_str(n.get("name")), as_str(n.get("type")), shadow))
+        for c in sorted(_children(n), key=lambda c: (c >= 0, c if c >= 0 else 0)):
+            walk(c, depth + 1, at, where, shadow, above | {node_id})
 
-    children = {c for n in nodes.values() for c in n.get("children") or ()}
+    children = {c for n in nodes.values() for c in _children(n)}
     for i in nodes:
         if i < 0 and i not in children:
-            walk(i, 0, -1, nodes, False)
-    for n in tree.get("stray") or ():
+            walk(i, 0, -1, nodes, False, frozenset())
+    for n in dicts(as_dict(tree).get("stray")):
         plan.append(_Step(0, _i(n.get("id")), -1))
     if shadow_tree is not None:
-        snodes = {n["id"]: n for n in shadow_tree.get("nodes") or () if "id" in n}
-        sparent = {c for n in snodes.values() for c in n.get("children") or ()}
+        sparent = {c for n in snodes.values() for c in _children(n)}
         for i, n in snodes.items():
-            if i < 0 and i not in sparent and "~" in n.get("name", ""):
-                walk(i, 0, -1, snodes, True)
+            if i < 0 and i not in sparent and "~" in as_str(n.get("name")):
+                walk(i, 0, -1, snodes, True, frozenset())
     return plan
 
 
@@ -433,12 +451,17 @@ class OSDFilter:
             return o.in_ == (w == "in")
         if w in FLAG_STATES:
             return w in o.flags
-        if w.isdigit():
+        # isdecimal + ascii + length: "²" is a digit int() refuses, and 5,000 digits exceed int()'s limit.
+        if _osd_number(w):
             return o.id == int(w)
-        if w.startswith("osd.") and w[4:].isdigit():
+        if w.startswith("osd.") and _osd_number(w[4:]):
             return o.id == int(w[4:])
         return (w in o.name or w == o.device_class.lower() or any(w in b.lower() for b in o.path)
                 or w in o.device_class.lower())
+
+
+def _osd_number(w: str) -> bool:
+    return w.isascii() and w.isdecimal() and len(w) < 12
 
 
 def view(table: OSDTable, flt: OSDFilter, sort: str = "tree",

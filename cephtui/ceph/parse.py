@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from .client import loads
 from .coerce import as_dict, as_float, as_int, as_list, as_str, as_strs, dicts
 from .models import (
     SEVERITY_ORDER,
@@ -42,9 +43,11 @@ class ParseError(ValueError):
 
 def loads_answer(raw: bytes | str, what: str) -> Any:
     """`client.loads`, with a failure named after the command (`what`) instead of a bare JSONDecodeError."""
-    from .client import loads  # client imports nothing from here, but keep parse importable without rados
     try:
-        return loads(raw)
+        try:
+            return loads(raw)
+        except UnicodeDecodeError:  # msgspec's error for invalid UTF-8 inside a string: read it replaced
+            return loads(raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw)
     except (ValueError, TypeError) as e:  # JSONDecodeError, or bytes that are not text
         raise ParseError(f"{what}: the answer is not JSON ({e})") from None
 

@@ -87,8 +87,8 @@ def decode_array(raw: bytes, key: str, item: type[T]) -> list[T] | None:
             out.extend(decoder.decode(b"[" + raw[a:stop] + b"]"))
             a = stop + 1  # past the comma, at the next element's "{"
             time.sleep(0)  # hand the GIL to the UI thread between slices
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec raises the latter
+        return None  # for invalid UTF-8 in a string; the generic parser replaces it
     return out
 
 
@@ -188,7 +188,7 @@ class PGTable:
                 except _Changed:
                     pass
             self._cut(raw, *bounds)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # invalid UTF-8: see decode_array
             return False
         return True
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol, Sequence
 
 from . import crushtool
 from .client import CephError
+from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 from .crushtool import NONE_OSD
 from .ops import Operation
 from .parse import _pg_stats_list
@@ -129,11 +130,13 @@ def mapping_key(dump: dict[str, Any]) -> tuple[Any, ...]:
     CRUSH, each OSD's up/in/reweight, the pools' PG counts, sizes and rules, upmaps. Not the epoch:
     it also moves for pg_temp and flags, which change no up set, and moves all the time while data
     moves (a preview would otherwise always look stale during a backfill)."""
-    osds = tuple(sorted((int(o.get("osd", -1)), bool(o.get("up")), bool(o.get("in")), round(float(o.get("weight", 0)), 4))
-                        for o in dump.get("osds") or ()))
-    pools = tuple(sorted((int(p.get("pool", -1)), p.get("pg_num"), p.get("pg_placement_num"), p.get("size"),
-                          p.get("crush_rule")) for p in dump.get("pools") or ()))
-    upmaps = (len(dump.get("pg_upmap") or ()), str(dump.get("pg_upmap") or ""), str(dump.get("pg_upmap_items") or ""))
+    # Lenient (as_int/dicts): a damaged dump gives a key that compares unequal, never an exception.
+    dump = as_dict(dump)
+    osds = tuple(sorted((as_int(o.get("osd", -1)), bool(o.get("up")), bool(o.get("in")),
+                         round(as_float(o.get("weight", 0)), 4)) for o in dicts(dump.get("osds"))))
+    pools = tuple(sorted((as_int(p.get("pool", -1)), str(p.get("pg_num")), str(p.get("pg_placement_num")),
+                          str(p.get("size")), str(p.get("crush_rule"))) for p in dicts(dump.get("pools"))))
+    upmaps = (len(as_list(dump.get("pg_upmap"))), str(dump.get("pg_upmap") or ""), str(dump.get("pg_upmap_items") or ""))
     return (dump.get("crush_version"), osds, pools, upmaps)
 
 
@@ -193,24 +196,25 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
               notes: Sequence[str] = ()) -> Preview:
     """Per-pool movement. pg_bytes: pgid -> logical bytes (`pg dump`); pool_bytes: pool id ->
     stored bytes (`df`), spread evenly over its PGs. With neither, bytes are None (unknown)."""
-    profiles = info.get("erasure_code_profiles") or {}
+    info = as_dict(info)  # osdmaptool's JSON of another release: wrong-typed parts count as missing
+    profiles = as_dict(info.get("erasure_code_profiles"))
     notes_ = list(notes)
-    n_upmaps = len(info.get("pg_upmap") or []) + len(info.get("pg_upmap_items") or [])
+    n_upmaps = len(as_list(info.get("pg_upmap"))) + len(as_list(info.get("pg_upmap_items")))
     if n_upmaps:
         notes_.append(f"{n_upmaps} upmap entries are applied on top of CRUSH; the mons drop those a new map "
                       f"invalidates, so the real movement can differ slightly")
     by_pool: dict[int, list[str]] = {}
     for pgid in before:
-        by_pool.setdefault(int(pgid.split(".", 1)[0]), []).append(pgid)
+        by_pool.setdefault(as_int(pgid.split(".", 1)[0]), []).append(pgid)
     pools = []
     changed: set[str] = set()
-    for p in sorted(info.get("pools", []), key=lambda p: int(p.get("pool", 0))):
-        pid, pg_num = int(p.get("pool", 0)), int(p.get("pg_num", 0))
-        erasure = int(p.get("type", 1)) == 3
+    for p in sorted(dicts(info.get("pools")), key=lambda p: as_int(p.get("pool"))):
+        pid, pg_num = as_int(p.get("pool")), max(0, as_int(p.get("pg_num")))
+        erasure = as_int(p.get("type", 1)) == 3
         k = 1
         if erasure:  # an EC shard holds 1/k of the PG's logical bytes
-            kv = str((profiles.get(p.get("erasure_code_profile", "")) or {}).get("k", "1"))
-            k = max(1, int(kv)) if kv.isdigit() else 1
+            kv = as_str(as_dict(profiles.get(as_str(p.get("erasure_code_profile")))).get("k", "1"))
+            k = max(1, int(kv)) if kv.isascii() and kv.isdigit() and len(kv) < 10 else 1
         per_pg: int | None = None
         if pool_bytes is not None and pid in pool_bytes:
             per_pg = pool_bytes[pid] // pg_num if pg_num else 0
@@ -227,13 +231,13 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
             if nbytes is not None:
                 b = pg_bytes.get(pgid, 0) if pg_bytes is not None else (per_pg or 0)
                 nbytes += s * (b // k)
-        pools.append(PoolMovement(pid, str(p.get("pool_name", pid)), pg_num, n_changed, n_shards, nbytes))
+        pools.append(PoolMovement(pid, as_str(p.get("pool_name")) or str(pid), pg_num, n_changed, n_shards, nbytes))
     known = [pm.bytes_to_move for pm in pools]
     if pools:
         total_bytes = sum(b for b in known if b is not None) if all(b is not None for b in known) else None
     else:
         total_bytes = 0 if (pg_bytes is not None or pool_bytes is not None) else None
-    return Preview(epoch=int(info.get("epoch", 0)), pools=tuple(pools), total_pgs=len(before),
+    return Preview(epoch=as_int(info.get("epoch")), pools=tuple(pools), total_pgs=len(before),
                    changed_pgs=len(changed), shards_moved=sum(pm.shards_moved for pm in pools),
                    bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_),
                    key=mapping_key(info))

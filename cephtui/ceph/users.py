@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .coerce import as_dict, as_str, dicts
+
 DAEMON_TYPES = ("mon", "mgr", "osd", "mds")
 
 
@@ -34,13 +36,15 @@ class AuthEntity:
         return dict(self.caps)
 
 
-def parse_auth_ls(d: dict[str, Any] | list[Any] | None) -> tuple[AuthEntity, ...]:
-    entries = d.get("auth_dump", []) if isinstance(d, dict) else (d or [])
+def parse_auth_ls(d: Any) -> tuple[AuthEntity, ...]:
+    """`auth ls` ({auth_dump: [...]}, or a bare list); entries or caps of another shape are skipped."""
+    entries = dicts(d.get("auth_dump")) if isinstance(d, dict) else dicts(d)
     order = {s: i for i, s in enumerate(DAEMON_TYPES)}
     out = []
     for e in entries:
-        caps = e.get("caps") or {}
-        items = sorted(((str(k), str(v)) for k, v in caps.items()), key=lambda kv: (order.get(kv[0], 9), kv[0]))
-        out.append(AuthEntity(name=str(e.get("entity", "")), caps=tuple(items)))
+        # A cap that is not text (null, a list) is left out rather than shown as "None".
+        items = sorted(((str(k), v) for k, v in as_dict(e.get("caps")).items() if isinstance(v, str)),
+                       key=lambda kv: (order.get(kv[0], 9), kv[0]))
+        out.append(AuthEntity(name=as_str(e.get("entity")), caps=tuple(items)))
     # Clients first (what admins manage), then daemons' and bootstrap keys.
     return tuple(sorted(out, key=lambda a: (a.is_daemon, a.type, a.name)))

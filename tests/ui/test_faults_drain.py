@@ -76,8 +76,8 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
     try:
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, target, mode="replace")
-            await wait_for(pilot, lambda: engine.state.step == "wait_safe" and "not yet safe" in engine.state.waiting_for,
-                           90, "the drain under way")
+            await wait_for(pilot, lambda: engine.state.step == "wait_safe"
+                           and "not yet safe" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{other}")
             await wait_for(pilot, lambda: engine.state.waiting_for.startswith("HOLDING"), 60, "the hold")
             s = engine.state
@@ -112,8 +112,8 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
     try:
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, target, mode="replace")
-            await wait_for(pilot, lambda: engine.state.step == "wait_safe" and "not yet safe" in engine.state.waiting_for,
-                           90, "the drain under way")
+            await wait_for(pilot, lambda: engine.state.step == "wait_safe"
+                           and "not yet safe" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{target}")
             s = engine.state
             await wait_for(pilot, lambda: target in s.dead, 60, "the workflow noticing")

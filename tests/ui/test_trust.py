@@ -18,7 +18,6 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError, CephReadOnly, ConnectionSpec
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.readonly import GuardedActions
-from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, plain, text_of, wait_for
 from tests.ui.test_osds import audit_lines, confirm_and_run, cursor_to, open_osds

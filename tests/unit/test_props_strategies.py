@@ -72,7 +72,7 @@ odd_number = st.sampled_from([float("nan"), float("inf"), float("-inf"), 10**30,
 odd_value = st.one_of(
     st.none(), st.booleans(), odd_number, st.integers(-5, 5), st.floats(), st.text(max_size=6),
     st.sampled_from(["", "nan", "inf", "-1", "1e400", "9" * 40, "0x10", "\x00", "é", "osd.1"]),
-    st.just([]), st.just({}), st.lists(json_leaf, max_size=3), st.dictionaries(st.text(max_size=4), json_leaf,
+    st.builds(list), st.builds(dict), st.lists(json_leaf, max_size=3), st.dictionaries(st.text(max_size=4), json_leaf,
                                                                                max_size=2),
 )
 

@@ -21,7 +21,9 @@ from typing import Any, Callable
 
 from .. import ops
 from ..client import CephError, CephTimeout
-from ..coerce import as_int as _i
+from ..coerce import as_dict, as_float, as_int as _i, as_list, as_str, as_strs, dicts
+from ..fillcalc import project_removal
+from ..parse import _pg_stats_list
 from .store import WorkflowStore
 
 KIND = "removal"
@@ -78,11 +80,25 @@ class Removal:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "Removal":
+    def from_json(cls, d: Any) -> "Removal":
+        """A saved state; ValueError naming the field when the file holds something else (hand-edited,
+        another version): a workflow must never resume from a state it misreads."""
+        if not isinstance(d, dict):
+            raise ValueError(f"removal state: expected an object, got {type(d).__name__}")
+        osds = d.get("osds")
+        if not isinstance(osds, list) or not osds or not all(type(i) is int and i >= 0 for i in osds):
+            raise ValueError(f"removal state: 'osds' must be a list of OSD ids, got {str(osds)[:80]}")
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        r = cls(**known)
-        r.osds = [int(i) for i in r.osds]
-        return r
+        template = cls(osds=[])
+        for k, v in known.items():
+            want = type(getattr(template, k))
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) if want is float else isinstance(v, want)
+            if not ok:
+                raise ValueError(f"removal state: '{k}' must be {want.__name__}, got {str(v)[:80]}")
+        for k in ("dead", "stopped", "removed"):
+            if not all(type(i) is int for i in known.get(k, ())):
+                raise ValueError(f"removal state: '{k}' must be a list of OSD ids")
+        return cls(**known)
 
 
 class RemovalEngine:
@@ -168,14 +184,19 @@ class RemovalEngine:
             self.state.note(text)
 
     def _osd_dump(self) -> dict[str, Any]:
-        return self.client.mon("osd dump") or {}
+        return as_dict(self.client.mon("osd dump"))
+
+    def _tree(self) -> dict[int, dict[str, Any]]:
+        """`osd tree` OSD nodes by id (nodes without an int id, from another release's shape, skipped)."""
+        return {n["id"]: n for n in dicts(as_dict(self.client.mon("osd tree")).get("nodes"))
+                if type(n.get("id")) is int and n["id"] >= 0}
 
     def _step_preflight(self) -> None:
         s = self.state
         checks = preflight(self.client, s.osds)
         s.checks = [asdict(c) for c in checks]
         dump = self._osd_dump()
-        by_id = {_i(o.get("osd")): o for o in dump.get("osds") or ()}
+        by_id = {_i(o.get("osd")): o for o in dicts(dump.get("osds"))}
         missing = [i for i in s.osds if i not in by_id]
         if missing:
             s.status = "blocked"
@@ -196,7 +217,7 @@ class RemovalEngine:
             s.status = "blocked"
             s.waiting_for = "preflight found blockers (see above); fix them and resume (p), or abort (a)"
             return
-        tree = {n["id"]: n for n in (self.client.mon("osd tree") or {}).get("nodes") or () if n.get("id", -1) >= 0}
+        tree = self._tree()
         for i in s.osds:
             o = by_id[i]
             s.original[str(i)] = {"in": bool(o.get("in")), "reweight": o.get("weight"),
@@ -207,11 +228,11 @@ class RemovalEngine:
     def _step_drain(self) -> None:
         s = self.state
         dump = self._osd_dump()
-        by_id = {_i(o.get("osd")): o for o in dump.get("osds") or ()}
+        by_id = {_i(o.get("osd")): o for o in dicts(dump.get("osds"))}
         if s.drain_mode == "crush0":
-            tree = {n["id"]: n for n in (self.client.mon("osd tree") or {}).get("nodes") or () if n.get("id", -1) >= 0}
+            tree = self._tree()
             for i in s.osds:
-                if (tree.get(i) or {}).get("crush_weight", 0) > 0:
+                if as_float((tree.get(i) or {}).get("crush_weight")) > 0:
                     self._run(ops.crush_reweight(f"osd.{i}", 0))
         todo = [i for i in s.osds if by_id.get(i, {}).get("in")]
         # A down OSD is marked out too: recovery starts now instead of after mon_osd_down_out_interval.
@@ -275,7 +296,7 @@ class RemovalEngine:
 
     def _step_stop(self) -> None:
         s = self.state
-        by_id = {_i(o.get("osd")): o for o in (self._osd_dump().get("osds") or ())}
+        by_id = {_i(o.get("osd")): o for o in dicts(self._osd_dump().get("osds"))}
         up = [i for i in s.osds if by_id.get(i, {}).get("up")]
         for i in up:
             if i in s.stopped:
@@ -331,26 +352,26 @@ class RemovalEngine:
     def _orchestrated(self) -> bool:
         """cephadm (or rook) manages the daemons: `ceph orch status` answers with a backend."""
         try:
-            status = self.client.mon("orch status") or {}
+            status = as_dict(self.client.mon("orch status"))
         except CephError:
             return False  # ENOENT: no orchestrator configured
         return bool(status.get("available")) and bool(status.get("backend"))
 
     def _osd_host(self, osd: int) -> str:
         try:
-            return str((self.client.mon("osd metadata", id=osd) or {}).get("hostname", ""))
+            return as_str(as_dict(self.client.mon("osd metadata", id=osd)).get("hostname"))
         except CephError:
             return ""
 
     def _removed_in_osdmap(self, osd: int) -> bool:
-        entry = next((o for o in self._osd_dump().get("osds") or () if _i(o.get("osd")) == osd), None)
+        entry = next((o for o in dicts(self._osd_dump().get("osds")) if _i(o.get("osd")) == osd), None)
         if self.state.replace:
-            return entry is not None and "destroyed" in (entry.get("state") or ())
+            return entry is not None and "destroyed" in as_strs(entry.get("state"))
         return entry is None
 
     def _step_replace(self) -> None:
         s = self.state
-        by_id = {_i(o.get("osd")): o for o in (self._osd_dump().get("osds") or ())}
+        by_id = {_i(o.get("osd")): o for o in dicts(self._osd_dump().get("osds"))}
         waiting = [i for i in s.osds if not (by_id.get(i, {}).get("up") and by_id.get(i, {}).get("in")
                                              and "destroyed" not in (by_id.get(i, {}).get("state") or ()))]
         if waiting:
@@ -376,8 +397,9 @@ class RemovalEngine:
 
 def preflight(client: Any, osds: list[int]) -> list[Check]:
     checks: list[Check] = []
-    dump = client.mon("osd dump") or {}
-    flags = set(dump.get("flags_set") or str(dump.get("flags", "")).split(","))
+    # Every answer read leniently: a part of another release's shape counts as missing, never crashes.
+    dump = as_dict(client.mon("osd dump"))
+    flags = set(as_strs(dump.get("flags_set")) or as_str(dump.get("flags")).split(","))
     stall = [f for f in STALL_FLAGS if f in flags]
     checks.append(Check("flags", "block" if stall else "ok",
                         f"{', '.join(stall)} set: data would not move off the OSD, so the drain could never finish "
@@ -385,26 +407,18 @@ def preflight(client: Any, osds: list[int]) -> list[Check]:
 
     # A pool that keeps more copies than OSDs would remain can never be clean again: safe-to-destroy
     # would never say yes, and the drain would wait forever.
-    remaining_in = sum(1 for o in dump.get("osds") or () if o.get("in") and _i(o.get("osd")) not in osds)
-    too_big = [f"{p.get('pool_name')} (size {p.get('size')})" for p in dump.get("pools") or ()
+    remaining_in = sum(1 for o in dicts(dump.get("osds")) if o.get("in") and _i(o.get("osd")) not in osds)
+    too_big = [f"{p.get('pool_name')} (size {p.get('size')})" for p in dicts(dump.get("pools"))
                if _i(p.get("size")) > remaining_in]
     checks.append(Check("pool sizes", "block" if too_big else "ok",
                         f"only {remaining_in} OSD(s) would remain in, fewer than the copies of: {', '.join(too_big)}; "
                         "lower their size or add OSDs first" if too_big else
                         f"{remaining_in} OSDs remain in: enough for every pool's size"))
 
-    nearfull = float(dump.get("nearfull_ratio") or 0.85)
-    df = client.mgr("osd df") or {}
-    nodes = [n for n in df.get("nodes") or () if _i(n.get("id")) >= 0]
-    total_used = sum(_i(n.get("kb_used_data", n.get("kb_used"))) for n in nodes)
-    remaining = sum(_i(n.get("kb")) for n in nodes if _i(n.get("id")) not in osds)
-    if remaining <= 0:
-        checks.append(Check("capacity", "block", "no OSD would remain to hold the data"))
-    else:
-        projected = total_used / remaining
-        level = "block" if projected >= nearfull else ("warn" if projected >= nearfull - 0.1 else "ok")
-        checks.append(Check("capacity", level, f"the remaining OSDs would be about {projected:.1%} full after the "
-                            f"data moves (nearfull ratio {nearfull:.0%})"))
+    # The cluster's own ratios and `osd df`: full now, or past backfillfull once the data has moved
+    # (backfill stops there, so the drain could never finish), blocks; past nearfull warns.
+    level, detail = project_removal(client.mgr("osd df") or {}, dump, osds).verdict()
+    checks.append(Check("capacity", level, detail))
 
     try:
         client.mgr("osd ok-to-stop", ids=[str(i) for i in osds])
@@ -413,19 +427,18 @@ def preflight(client: Any, osds: list[int]) -> list[Check]:
         checks.append(Check("ok-to-stop", "warn", f"not ok to stop yet ({e.message.strip()}); the drain moves their "
                             "data first, and the daemons are stopped only after safe-to-destroy says yes"))
 
-    dump_pgs = client.mgr("pg dump", dumpcontents=["pgs_brief"]) or {}
-    pgs = dump_pgs.get("pg_stats", []) if isinstance(dump_pgs, dict) else dump_pgs
+    pgs = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
     targets = set(osds)
     bad_here: list[str] = []
     bad_elsewhere: list[str] = []
     settling: list[str] = []
     degraded = 0
-    for pg in pgs or ():
-        state = str(pg.get("state", "")).split("+")
+    for pg in pgs:
+        state = as_str(pg.get("state")).split("+")
         if any(b in state for b in BAD_PG_STATES):
             # Down with the OSDs being removed (a dead disk) is what this workflow deals with;
             # anything else inactive means the cluster is already in trouble.
-            if set(pg.get("acting") or ()) <= targets:
+            if _osd_set(pg.get("acting")) <= targets:
                 bad_here.append(str(pg.get("pgid")))
             elif all(b in SETTLING_PG_STATES for b in state if b in BAD_PG_STATES):
                 settling.append(str(pg.get("pgid")))
@@ -455,12 +468,12 @@ def preflight(client: Any, osds: list[int]) -> list[Check]:
 
 def safe_to_destroy(client: Any, osds: list[int]) -> tuple[bool, str]:
     try:
-        out = client.mgr("osd safe-to-destroy", ids=[str(i) for i in osds]) or {}
+        out = as_dict(client.mgr("osd safe-to-destroy", ids=[str(i) for i in osds]))
     except CephError as e:
         if isinstance(e, CephTimeout):
             raise
         return False, e.message.strip().splitlines()[0] if e.message.strip() else f"errno {e.errno}"
-    safe = {_i(i) for i in out.get("safe_to_destroy") or ()}
+    safe = {_i(i) for i in as_list(out.get("safe_to_destroy"))}
     if set(osds) <= safe:
         return True, "safe"
     parts = []
@@ -475,11 +488,10 @@ def safe_to_destroy(client: Any, osds: list[int]) -> tuple[bool, str]:
 
 def drain_progress(client: Any, osds: list[int]) -> dict[str, Any]:
     """PGs still mapped to the OSDs, misplaced/degraded objects, recovery rate and a rough time left."""
-    status = client.mon("status") or {}
-    pgmap = status.get("pgmap") or {}
-    df = client.mgr("osd df") or {}
-    on_osds = sum(_i(n.get("pgs")) for n in df.get("nodes") or () if _i(n.get("id")) in osds)
-    by_state = {s.get("state_name", ""): _i(s.get("count")) for s in pgmap.get("pgs_by_state") or ()}
+    pgmap = as_dict(as_dict(client.mon("status")).get("pgmap"))
+    df = as_dict(client.mgr("osd df"))
+    on_osds = sum(_i(n.get("pgs")) for n in dicts(df.get("nodes")) if _i(n.get("id")) in osds)
+    by_state = {as_str(s.get("state_name")): _i(s.get("count")) for s in dicts(pgmap.get("pgs_by_state"))}
     not_clean = sum(v for k, v in by_state.items() if k != "active+clean")
     misplaced, degraded = _i(pgmap.get("misplaced_objects")), _i(pgmap.get("degraded_objects"))
     rate = _i(pgmap.get("recovering_objects_per_sec"))
@@ -491,16 +503,19 @@ def drain_progress(client: Any, osds: list[int]) -> dict[str, Any]:
 
 def last_copy_pgs(client: Any, dead: list[int]) -> list[str]:
     """PGs that cannot serve because their only remaining copy sits on one of the dead OSDs."""
-    dump = client.mgr("pg dump", dumpcontents=["pgs_brief"]) or {}
-    pgs = dump.get("pg_stats", []) if isinstance(dump, dict) else dump
     out = []
-    for pg in pgs or ():
-        state = str(pg.get("state", "")).split("+")
+    for pg in _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"])):
+        state = as_str(pg.get("state")).split("+")
         # Pacific shows a PG whose only OSD died as 'unknown' with an empty acting set: no other OSD has it.
         if any(b in state for b in ("stale", "down", "incomplete", "unknown")) \
-                and set(pg.get("acting") or ()) <= set(dead):
+                and _osd_set(pg.get("acting")) <= set(dead):
             out.append(str(pg.get("pgid")))
     return out
+
+
+def _osd_set(v: Any) -> set[int]:
+    """An acting/up set as OSD ids; entries of another type (a damaged answer) are ignored."""
+    return {i for i in as_list(v) if type(i) is int}
 
 
 def stop_command(template: str, osd: int, host: str = "") -> str | None:
@@ -532,4 +547,12 @@ def _run_shell(cmd: str) -> tuple[int, str]:
 
 
 def unfinished(store: WorkflowStore | None = None) -> list[Removal]:
-    return [r for r in (Removal.from_json(d) for d in (store or WorkflowStore()).load_all(KIND)) if not r.finished]
+    out = []
+    for d in (store or WorkflowStore()).load_all(KIND):
+        try:
+            r = Removal.from_json(d)
+        except ValueError:
+            continue  # a damaged state file is not ours to act on (as WorkflowStore.load_all skips non-JSON)
+        if not r.finished:
+            out.append(r)
+    return out

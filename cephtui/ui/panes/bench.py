@@ -23,7 +23,7 @@ from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from ...ceph import ops
 from ...ceph.bench import LATENCY_PRESET, MiB, BenchEngine, BenchError, BenchParams, BenchResult, Progress, \
-    parse_size, run_bench, write_refusal
+    STALL_NOTABLE, parse_size, run_bench, write_refusal
 from ...ceph.benchhistory import BenchHistory, export_csv, export_json, write_export
 from ...ceph.benchpool import TEMP_POOL_PREFIX, bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, \
     temp_pool_delete_op, temp_pool_name, temp_pool_pg_num
@@ -735,7 +735,7 @@ class BenchPane(GuardedActions, Vertical):
 def _stall_text(r: BenchResult) -> str:
     """'stalled 12 s (from second 3)': the longest stretch with ops in flight and none completing."""
     stall = r.longest_stall
-    if stall is None:
+    if stall is None or stall[1] < STALL_NOTABLE:
         return ""
     first, length = stall
     return f"stalled {length} s from second {first} (ops in flight, none completed)"

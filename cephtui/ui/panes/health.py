@@ -1,6 +1,7 @@
 """Health: status and checks, services, capacity, IO, and the live cluster log."""
 from __future__ import annotations
 
+import re
 import time
 
 from rich.console import Group
@@ -11,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, RichLog, Static
 
 from ...ceph.format import human_bytes, human_rate, percent
-from ...ceph.models import ClusterSnapshot, LogEntry, Ratios
+from ...ceph.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
 from ..widgets.statusbar import health_badge
 from ..widgets.tables import sync_static, sync_table
 
@@ -19,7 +20,7 @@ SEVERITY_STYLE = {"HEALTH_ERR": "bold red", "HEALTH_WARN": "yellow"}
 LOG_STYLE = {"[ERR]": "bold red", "[WRN]": "yellow", "[SEC]": "magenta", "[DBG]": "dim"}
 DETAIL_LINES = 8
 LOG_TITLE = "Cluster log (ceph -w)"
-LOG_WRITE_MAX = 100  # log lines written per refresh (~45 ms for 200 here); the rest of a flood is counted as dropped
+LOG_WRITE_MAX = 100  # lines written per refresh (200 cost 42 ms, 100 cost 16: bench_logflood.py); the rest: dropped
 
 
 def fill_style(fraction: float, ratios: Ratios) -> str:
@@ -105,9 +106,58 @@ def render_raw(snap: ClusterSnapshot) -> Text:
     t.append(f" {percent(c.ratio)}", style=fill_style(c.ratio, snap.ratios))
     t.append(f"  {human_bytes(c.used)} / {human_bytes(c.total)} used, {human_bytes(c.avail)} avail")
     r = snap.ratios
+    for ratio, name in ((r.full, "full"), (r.backfillfull, "backfillfull"), (r.nearfull, "nearfull")):
+        if c.ratio >= ratio:
+            t.append(f"  past the {name} ratio", style=fill_style(c.ratio, r))
+            break
     t.append(f"\n     nearfull {percent(r.nearfull)} · backfillfull {percent(r.backfillfull)} · full {percent(r.full)}",
              style="dim")
     return t
+
+
+def _named(check: HealthCheck | None, pattern: str) -> list[str]:
+    """What a check's detail lines name: 'osd.0 is full' -> osd.0, "pool 'x' is full (no space)" -> x."""
+    if check is None:
+        return []
+    out = []
+    for d in check.detail:
+        m = re.match(pattern, d)
+        if m:
+            out.append(m.group(1))
+    return out
+
+
+def _few(names: list[str], limit: int = 6) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def fullness(snap: ClusterSnapshot) -> Text | None:
+    """What the fullness checks mean, with the OSDs and pools they name and the cluster's own ratios.
+
+    `osd.0 is full` alone does not say at what level, nor that writes have stopped."""
+    checks = {c.code: c for c in snap.health.checks}
+    r = snap.ratios
+    t = Text()
+    osd_full = checks.get("OSD_FULL")
+    pool_full = checks.get("POOL_FULL")
+    if osd_full or pool_full:
+        osds = _named(osd_full, r"(osd\.\d+) is full")
+        pools = _named(pool_full, r"pool '(.+)' is full")
+        t.append("⛔ FULL: writes are blocked", style="bold white on red")
+        if osds:
+            t.append(f"\n{_few(osds)} past the full ratio ({percent(r.full)})", style="bold red")
+        if pools:
+            t.append(f"\npools that refuse writes: {_few(pools)}", style="bold red")
+        t.append("\nAdd OSDs, or free space: plain deletes wait too (`rados rm --force-full` does not); raising "
+                 "`ceph osd set-full-ratio` a little, briefly, lets clients delete.", style="red")
+    back = _named(checks.get("OSD_BACKFILLFULL"), r"(osd\.\d+) is backfill full")
+    if back:
+        t.append(("\n" if t.plain else "") + f"⚠ {_few(back)} past backfillfull ({percent(r.backfillfull)}): "
+                 "backfill onto them stops", style="bold yellow")
+    near = _named(checks.get("OSD_NEARFULL"), r"(osd\.\d+) is near full")
+    if near and not t.plain:
+        t.append(f"⚠ {_few(near)} past nearfull ({percent(r.nearfull)})", style="yellow")
+    return t if t.plain else None
 
 
 def log_line(e: LogEntry) -> Text:
@@ -158,6 +208,10 @@ class HealthPane(Vertical):
                       style="yellow" if n else "green")
         if snap.health.mutes:
             status.append(f", {len(snap.health.mutes)} muted", style="dim")
+        full = fullness(snap)
+        if full is not None:
+            status.append("\n")
+            status.append_text(full)
         for note in snap.notes:
             status.append(f"\n⚠ {note}", style="yellow")
         sync_static(self.query_one("#health-status", Static), status, lambda: status)

@@ -18,7 +18,7 @@ from rich.markup import escape
 from ..widgets.filterinput import FilterInput
 from ..widgets.tables import set_subtitle, sync_static
 from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import Field, FormScreen
+from ..wizards.form import Field, FormScreen, readable
 from ..readonly import GuardedActions
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
@@ -183,7 +183,8 @@ class OSDsPane(GuardedActions, Vertical):
         if generation != self._generation or self.table_data is None:
             return
         self.vtable.set_rows(rows)
-        note = f" match '{self.osd_filter.text}'" if self.osd_filter.text.strip() else ""
+        # the typed text, cut and with control characters made visible
+        note = f" match '{readable(self.osd_filter.text, 60)}'" if self.osd_filter.text.strip() else ""
         set_subtitle(self.query_one("#osds-box"), f"{n} of {len(self.table_data.osds)} OSDs{note}")
 
     # ------------------------------------------------------------ filter / sort / view

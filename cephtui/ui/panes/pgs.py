@@ -17,6 +17,7 @@ from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGColumns, PGFilter, pgid_key
 from ..widgets.filterinput import FilterInput
+from ..wizards.form import readable
 from ..widgets.tables import set_subtitle, sync_static, sync_table
 from ..widgets.virtualtable import VirtualTable
 
@@ -190,7 +191,8 @@ class PGsPane(Vertical):
             if bury is not None:
                 bury(old)
         box = self.query_one("#pgs-table-box")
-        note = f" match '{flt.text}'" if flt.text.strip() else ""
+        # the typed text, cut and with control characters made visible
+        note = f" match '{readable(flt.text, 60)}'" if flt.text.strip() else ""
         if flt.error:
             note += f" — {flt.error}"
         set_subtitle(box, f"{len(rows)} of {len(self._pg_rows)} PGs{note}")

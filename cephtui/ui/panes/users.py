@@ -25,6 +25,7 @@ from ...ceph import ops
 from ...ceph.models import ClusterSnapshot
 from ...ceph.users import AuthEntity
 from ..widgets.filterinput import FilterInput
+from ..wizards.form import readable
 from ..widgets.tables import set_subtitle
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
@@ -169,7 +170,8 @@ class UsersPane(GuardedActions, Vertical):
                 self.vtable.cursor = index
                 self._select_next = None
         shown = sum(r.entity is not None for r in rows)
-        note = f" match '{self.filter_text}'" if self.filter_text.strip() else ""
+        # the typed text, cut and with control characters made visible
+        note = f" match '{readable(self.filter_text, 60)}'" if self.filter_text.strip() else ""
         set_subtitle(self.query_one("#users-box"), f"{shown} of {len(self.entities)} entities{note}")
         self._summary()
         self._show_detail()

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ...benchcli import summary_lines
-from ...ceph.bench import BenchResult
+from ...ceph.bench import STALL_NOTABLE, BenchResult
 from ...ceph.benchhistory import comparable, compare
 from ...ceph.ops import Operation
 from ..widgets.confirm import command_block
@@ -79,7 +79,7 @@ def result_table(r: BenchResult) -> Table:
     if r.error:
         t.add_row("Error", Text(r.error, style="red"))
     stall = r.longest_stall
-    if stall is not None:
+    if stall is not None and stall[1] >= STALL_NOTABLE:
         t.add_row("Stall", Text(f"{stall[1]} s from second {stall[0]}: ops in flight, none completed "
                                 "(an OSD down or hung, PGs peering)", style="yellow"))
     if r.cleanup_note:

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Static, TextArea
 from ...ceph import crushtool, ops
 from ...ceph.client import CephClient, CephError
 from ..widgets.preview_view import preview_map_for
+from ..wizards.form import readable
 
 
 def diff_text(old: str, new: str) -> Text:
@@ -115,7 +116,7 @@ class CrushEditorScreen(Screen[None]):
             self.app.call_from_thread(self._compile_failed, e)
             return
         except crushtool.CrushToolError as e:
-            self.app.call_from_thread(self._status, Text(f"crushtool failed: {e}", style="bold red"))
+            self.app.call_from_thread(self._status, Text(f"crushtool failed: {readable(str(e))}", style="bold red"))
             return
         self.app.call_from_thread(self._compiled, text, compiled)
 
@@ -123,7 +124,9 @@ class CrushEditorScreen(Screen[None]):
         self.compiled = None
         # crushtool reports the last line it could parse: the mistake is there or just after it.
         where = f" near line {e.line}" if e.line else ""
-        self._status(Text(f"✖ The map does not compile{where}; nothing was applied.\n{e}", style="bold red"))
+        # readable(): crushtool echoes the offending line, which may be 10,000 characters or hold escapes
+        self._status(Text(f"✖ The map does not compile{where}; nothing was applied.\n{readable(str(e))}",
+                          style="bold red"))
         if e.line:
             area = self.query_one("#editor-text", TextArea)
             area.move_cursor((max(e.line - 1, 0), 0))

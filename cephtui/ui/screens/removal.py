@@ -22,7 +22,7 @@ from ...ceph.workflows.removal import STEPS, Removal, RemovalEngine, stop_comman
 
 LEVEL_STYLE = {"ok": "green", "warn": "yellow", "wait": "cyan", "block": "bold red"}
 STEP_TEXT = {
-    "preflight": "Preflight: capacity after the move, ok-to-stop, other PGs, recovery flags",
+    "preflight": "Preflight: fill after the move vs the cluster's full ratios, ok-to-stop, other PGs, flags",
     "drain": "Drain: mark out (or CRUSH weight 0) so data moves off",
     "wait_safe": "Wait until `ceph osd safe-to-destroy` says yes",
     "stop": "Stop the daemon(s) and wait until reported down",

@@ -42,12 +42,19 @@ def check_export_path(text: str) -> Path:
     text = text.strip()
     if not text:
         raise ValueError("give a file path")
+    if not text.isprintable():  # an ESC or a bidi override in a file name hides what is written where
+        raise ValueError("the file path has control, zero-width or bidi characters")
     path = Path(os.path.expanduser(text))
     if not path.is_absolute():
         path = Path.cwd() / path
-    if path.exists() or path.is_symlink():
+    try:
+        exists = path.exists() or path.is_symlink()
+        parent_ok = path.parent.is_dir()
+    except OSError as e:  # ENAMETOOLONG and the like: stat() raises, and this runs at every keystroke
+        raise ValueError(f"file path: {e.strerror or e}") from None
+    if exists:
         raise ValueError(f"{path} exists: cephtui never overwrites a file (choose another name)")
-    if not path.parent.is_dir():
+    if not parent_ok:
         raise ValueError(f"directory {path.parent} does not exist")
     if not os.access(path.parent, os.W_OK):
         raise ValueError(f"directory {path.parent} is not writable")

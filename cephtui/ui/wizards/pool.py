@@ -185,10 +185,16 @@ class PoolWizard(ModalScreen[PoolPlan | None]):
     def _suggest(self) -> None:
         calc = self.query_one("#wiz-calc", Static)
         try:
-            share = float(self._value("#wiz-share")) / 100
+            raw = self._value("#wiz-share")
+            try:
+                share = float(raw) / 100
+            except ValueError:
+                raise ValueError(f"the share must be a percentage (got '{raw}')") from None
+            if not 0 < share <= 1:  # also NaN and inf: pgcalc would refuse them with a less direct message
+                raise ValueError(f"the share must be more than 0 and at most 100 % (got '{raw}')")
             s = pgcalc.suggest(self.osd_count, max(self.plan.size, 1), share, int(self._value("#wiz-target")))
         except ValueError as e:
-            calc.update(Text(f"PG calculator: {e}", style="yellow"))
+            calc.update(Text(f"PG calculator: {readable(str(e))}", style="yellow"))
             return
         calc.update(Text("PG calculator (the classic ceph.com rule):\n" + "\n".join(f"  {x}" for x in s.steps)
                          + f"\nsuggested pg_num: {s.pg_num}"))
