@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from .ceph import ops
 from .ceph.bench import LATENCY_PRESET, BenchEngine, BenchError, BenchParams, BenchResult, Sample, parse_size, \
-    run_bench
+    run_bench, write_refusal
 from .ceph.benchhistory import BenchHistory
 from .ceph.benchpool import bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, temp_pool_delete_op, \
     temp_pool_name, temp_pool_pg_num
@@ -43,6 +43,12 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
     except (BenchError, ValueError) as e:
         print(f"cephtui bench: {e}", file=err)
         return 2
+    if temp and args.mode == "write":
+        # A full cluster: refuse before creating the pool, not after (the engine would refuse then).
+        refusal = write_refusal(client.mon("osd dump"), None)
+        if refusal:
+            print(f"cephtui bench: {refusal}", file=err)
+            return 1
     if temp:
         osds = client.mon("osd stat")
         pg_num = temp_pool_pg_num(int((osds or {}).get("num_in_osds", 1)))

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from .client import ConnectionSpec
+from .coerce import as_int
 
 try:
     import rados
@@ -838,7 +839,7 @@ def diagnose_osdmap(dump: Any, pool: str | None) -> Diagnosis:
         return Diagnosis()
     reasons: list[str] = []
     osds = [o for o in dump.get("osds") or () if isinstance(o, dict)]
-    full_osds = tuple(int(o.get("osd") or 0) for o in osds if "full" in (o.get("state") or ()))
+    full_osds = tuple(as_int(o.get("osd")) for o in osds if "full" in (o.get("state") or ()))
     full_ratio = dump.get("full_ratio")
     why_full = (f"{_osd_list(full_osds)} {'is' if len(full_osds) == 1 else 'are'} past the full ratio"
                 + (f" ({_pct(float(full_ratio))})" if isinstance(full_ratio, (int, float)) else "")
@@ -865,7 +866,7 @@ def diagnose_osdmap(dump: Any, pool: str | None) -> Diagnosis:
         if flag in cluster_flags:
             paused = True
             reasons.append(why)
-    down = tuple(int(o.get("osd") or 0) for o in osds if not o.get("up") and o.get("in"))
+    down = tuple(as_int(o.get("osd")) for o in osds if not o.get("up") and o.get("in"))
     if down:
         reasons.append(f"{len(down)} OSD(s) down and in: {_osd_list(down)}")
     return Diagnosis(tuple(reasons), full, paused, full_osds, down)
@@ -908,8 +909,9 @@ def waiting_on(maps: Sequence[Any], dump: Any = None) -> str | None:
         if not isinstance(m, dict):
             continue
         acting = [a for a in m.get("acting") or () if isinstance(a, int) and 0 <= a < 0x7fffffff]
-        primary = int(m.get("acting_primary", -1))
-        min_size = int((pools.get(m.get("pool_id")) or {}).get("min_size") or 0)
+        raw_primary = m.get("acting_primary")
+        primary: int = raw_primary if isinstance(raw_primary, int) else -1
+        min_size = as_int((pools.get(m.get("pool_id")) or {}).get("min_size"))
         if not acting or primary < 0:
             why = "no OSD acting (their copies are on down OSDs)"
         elif min_size and len(acting) < min_size:

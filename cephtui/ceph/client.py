@@ -93,7 +93,7 @@ def loads(raw: bytes | str) -> Any:
         return None
     try:
         return msgspec.json.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec raises the latter for bad UTF-8 in a string
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
         return json.loads(_BARE_NUMBERS.sub("null", text))
 

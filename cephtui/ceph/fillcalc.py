@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .coerce import as_float, as_int
+from .coerce import as_float, as_int, as_list
 
 DEFAULT_RATIOS = (0.85, 0.90, 0.95)  # nearfull, backfillfull, full: Ceph's defaults
 
@@ -112,7 +112,7 @@ def project_removal(osd_df: Any, osd_dump: Any, removing: Iterable[int]) -> Proj
     df = osd_df if isinstance(osd_df, dict) else {}
     dump = osd_dump if isinstance(osd_dump, dict) else {}
     nearfull, backfillfull, full = ratios_of(dump)
-    states = {as_int(o.get("osd")): set(o.get("state") or ()) for o in dump.get("osds") or () if isinstance(o, dict)}
+    states = {as_int(o.get("osd")): {s for s in as_list(o.get("state")) if isinstance(s, str)} for o in dump.get("osds") or () if isinstance(o, dict)}
     # Only OSDs up and in take data: a down one's PGs are remapped to the others meanwhile.
     in_map = {as_int(o.get("osd")): bool(o.get("in")) and bool(o.get("up"))
               for o in dump.get("osds") or () if isinstance(o, dict)}

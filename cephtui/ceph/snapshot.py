@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from . import osdmap, osdtree, parse, pgdump, pools as pools_mod, users as users_mod
-from .client import CephError, CephPermissionError, CephTimeout, loads
+from .client import CephError, CephPermissionError, CephTimeout
 from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
 from .pgdump import STUCK_KINDS
 
@@ -111,6 +111,11 @@ class SnapshotBuilder:
                 notes.append(f"{what}: {e.message}")
             return None
 
+        def unreadable(prefix: str, e: ValueError) -> None:
+            """An answer that is not JSON at all (parse.ParseError): a note, not a failed poll."""
+            unavailable[prefix] = str(e)
+            notes.append(str(e))
+
         status = c.mon("status")
         pgmap = status.get("pgmap") or {}
         osds = parse.parse_osd_stat(status.get("osdmap") or {})
@@ -135,8 +140,12 @@ class SnapshotBuilder:
 
         if osds.epoch != self._osd_epoch:
             raw = ask("mon", "osd dump", "osd dump", raw=True)
-            if raw is not None:
-                dump = osdmap.lean_dump(raw)
+            try:
+                dump = osdmap.lean_dump(raw) if raw is not None else None
+            except parse.ParseError as e:
+                unreadable("osd dump", e)
+                dump = None
+            if dump is not None:
                 self._ratios, self._osd_epoch, self._osd_dump = parse.parse_ratios(dump), osds.epoch, dump
 
         df = ask("mon", "df", "df", detail="detail")
@@ -149,9 +158,18 @@ class SnapshotBuilder:
             pgs = parse.parse_pg_stat(pg_stat)
             if pg_table:
                 # The PG table and the stuck PGs are shown on the PGs tab only: fetched only then.
-                table, pool_states, columns = self._pg_table(ask)
-            if pgs.clean != pgs.num_pgs:
-                stuck = self._stuck(ask) if pg_table else None
+                try:
+                    table, pool_states, columns = self._pg_table(ask)
+                except parse.ParseError as e:
+                    unreadable("pg dump", e)
+            if pgs.clean != pgs.num_pgs and pg_table:
+                try:
+                    stuck = self._stuck(ask)
+                except parse.ParseError as e:
+                    unreadable("pg dump_stuck", e)
+                    stuck = None
+            elif pgs.clean != pgs.num_pgs:
+                stuck = None
         else:
             # No answer from the mgr (down, hung, or no mgr caps): the mon keeps the last PG digest it got.
             pgs = parse.parse_pgs_by_state(pgmap)
@@ -163,7 +181,11 @@ class SnapshotBuilder:
                 for prefix in ("pg dump", "pg dump_stuck"):  # not asked after `pg stat` failed
                     unavailable.setdefault(prefix, unavailable.get("pg stat", "the mgr did not answer"))
 
-        osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
+        try:
+            osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
+        except parse.ParseError as e:
+            unreadable("osd df", e)
+            osd_table = None
         crush_map = self._crush_map(ask, osds.epoch) if crush else None
         pool_table = self._pools(ask, osds.epoch, capacity, mgr.available) if pools else None
         auth_ls = ask("mon", "auth ls", "auth ls") if users else None
@@ -201,7 +223,7 @@ class SnapshotBuilder:
         if raw is None:
             return None, None, None
         if not self._pgs.update(raw):  # another release's shape: the generic parser
-            self._pgs.replace(parse.parse_pg_brief(loads(raw)))
+            self._pgs.replace(parse.parse_pg_brief(parse.loads_answer(raw, "pg dump")))
         return self._pgs.rows, self._pgs.pool_states, self._pgs.columns
 
     def _stuck(self, ask: Any) -> tuple[StuckPG, ...] | None:
@@ -223,7 +245,7 @@ class SnapshotBuilder:
             return None
         entries = pgdump.decode_array(raw, "stuck_pg_stats", pgdump._Stuck)
         if entries is None:
-            entries = pgdump.generic_stuck(loads(raw))
+            entries = pgdump.generic_stuck(parse.loads_answer(raw, "pg dump_stuck"))
         self._stuck_at = time.monotonic()
         self._stuck_last = pgdump.classify_stuck(entries, threshold, time.time())
         return self._stuck_last

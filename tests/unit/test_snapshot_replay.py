@@ -102,3 +102,18 @@ def test_snapshot_json_holds_tables_of_structs() -> None:
     assert data["stuck"] and data["stuck"][0]["kind"]
     assert "pg_columns" not in data and data["osds"]["in"] == 3
     assert len(data["osd_table"]["osds"]) == 3
+
+
+def test_an_answer_that_is_not_json_is_a_note_not_a_failed_poll() -> None:
+    """A mangled `osd df`, `pg dump` or `osd dump` (another release, a proxy, a bug) costs its pane
+    only: the snapshot stands, and the pane can say which answer and why."""
+    client, rec = replay("osd_down")
+    for key in list(client._raw):
+        if '"prefix": "osd df"' in key or '"prefix": "pg dump"' in key or '"prefix": "osd dump"' in key:
+            client._raw[key] = b'{"nodes": [\xff\xfe truncated'
+    snap = SnapshotBuilder(client).build(pg_table=True, osd_tree=True)
+    assert snap.health.status == "HEALTH_WARN" and snap.osds.up == 2  # the rest of the poll stands
+    for prefix in ("osd dump", "pg dump", "osd df"):
+        why = snap.missing(prefix)
+        assert why is not None and why.startswith(f"{prefix}: the answer is not JSON"), (prefix, why)
+    assert snap.pg_table is None and snap.osd_table is None
