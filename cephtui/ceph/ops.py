@@ -12,6 +12,7 @@ compute which PGs would move before anything is applied.
 """
 from __future__ import annotations
 
+import errno
 import getpass
 import json
 import math
@@ -137,11 +138,6 @@ def _user() -> str:
 def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: str = "") -> str | None:
     """What the operator can do about a refusal the mon's text alone does not make obvious."""
     text = error.message
-    if isinstance(error, CephPermissionError):
-        who = identity or "this identity"
-        need = f"`{op.prefix}` needs {cap}" if cap else f"`{op.prefix}` needs more mon caps"
-        return (f"{who} may not do this: {need}. An admin can grant it with `ceph auth caps {who} …` "
-                f"(caps are replaced as a whole), or run cephtui as another user (--id/--name, -k).")
     if op.prefix == "osd pool delete" and "mon_allow_pool_delete" in text:
         return ("The monitors refuse to delete pools while mon_allow_pool_delete is false (a safety switch). "
                 "cephtui never flips it for you. To allow it for this one deletion, run "
@@ -151,6 +147,12 @@ def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: st
         return f"The pool has the nodelete flag: `ceph osd pool set {dict(op.args)['pool']} nodelete false` first."
     if op.prefix == "osd pool create" and "max_pg_per_osd" in text:
         return "Lower pg_num, add OSDs, or raise mon_max_pg_per_osd (it protects OSD memory)."
+    # EACCES is the caps check; the mon's policy refusals (pool deletion disabled …) are EPERM.
+    if isinstance(error, CephPermissionError) and error.errno == errno.EACCES:
+        who = identity or "this identity"
+        need = f"`{op.prefix}` needs {cap}" if cap else f"`{op.prefix}` needs more mon caps"
+        return (f"{who} may not do this: {need}. An admin can grant it with `ceph auth caps {who} …` "
+                f"(caps are replaced as a whole), or run cephtui as another user (--id/--name, -k).")
     return None
 
 

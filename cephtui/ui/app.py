@@ -391,6 +391,14 @@ class CephTUI(App[None]):
         return await super().run_action(action, default_namespace, namespaces)
 
     def action_show_tab(self, key: str) -> None:
+        if key == self.tabs.active:
+            # No tab change, so no TabActivated to refocus the pane: focus it here, or its keys
+            # would stop working until another tab was picked.
+            pane = next((p for p in self.panes if p.parent is not None and p.parent.id == key), None)
+            focus = getattr(pane, "focus_table", None)
+            if focus is not None:
+                focus()
+            return
         # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
         self.set_focus(None)
         self.tabs.active = key

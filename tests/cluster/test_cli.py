@@ -99,7 +99,11 @@ def test_read_only_user_gets_a_snapshot_with_notes(sandbox: Sandbox, tmp_path: P
     assert res.returncode == 0, res.stderr
     snap = json.loads(res.stdout)
     assert snap["health"]["status"] == sandbox.ceph("health")["status"]
-    assert {"df: access denied", "quorum_status: access denied", "pg stat: access denied"} <= set(snap["notes"])
+    who = "client.cephtui-narrow"
+    for prefix in ("df", "quorum_status", "pg stat"):
+        # Named with the cap it needs, from the cluster's own command table.
+        assert f"{prefix}: {who} may not run `{prefix}` (access denied): it needs mon 'allow r'" in snap["notes"]
+        assert [prefix, f"{who} may not run `{prefix}` (access denied): it needs mon 'allow r'"] in snap["unavailable"]
     # What status itself carries still shows: raw capacity and whether a mgr is active.
     assert snap["capacity"]["total"] == sandbox.ceph("df")["stats"]["total_bytes"]
     assert snap["mgr"]["available"] is True

@@ -27,6 +27,9 @@ def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
 @pytest.fixture
 def slow_two_copies(sandbox: Sandbox) -> Iterator[Sandbox]:
     """Every pool at size 2, backfill slowed (a sleep before each recovery op); put back afterwards."""
+    # Healthy first, at full recovery speed: what an earlier test left degraded would take minutes
+    # to recover with the sleep below.
+    sandbox.heal()
     sizes = {p["pool_name"]: p["size"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}
     try:
         for name, size in sizes.items():

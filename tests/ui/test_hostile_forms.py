@@ -28,7 +28,6 @@ import math
 import time
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator
 
 import pytest
@@ -411,8 +410,7 @@ def static_text(selector: str) -> StatusOf:
 
 async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 10) -> None:
     """After Enter: the form either still shows (refused) or something else took its place."""
-    await pilot.pause()
-    if app.screen is not form:
+    if app.screen is not form:  # (press() already waited for the screen to process the key)
         # Some forms check with the cluster first (maintenance asks ok-to-stop): wait for the next dialog.
         await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmScreen, BenchConfirmScreen, PlanScreen,
                                                               FormScreen, PoolWizard)) or not app.is_running,
@@ -591,9 +589,8 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
         "#field-op_timeout": ("timeout",)},
         base={"#field-seconds": "10", "#field-threads": "16", "#field-op_size": "4M", "#field-object_size": "",
               "#field-run_name": "", "#field-op_timeout": "30"}),
-    "bench-latency-run": form_walk("8", bench_ready, ("l",), {"#field-seconds": ("seconds",),
-                                                              "#field-threads": ("threads",),
-                                                              "#field-op_size": ("size",)},
+    # The same form as a new run, with the latency preset: its op size is what differs.
+    "bench-latency-run": form_walk("8", bench_ready, ("l",), {"#field-op_size": ("size",)},
                                    base={"#field-seconds": "10", "#field-threads": "1", "#field-op_size": "4K"}),
     "bench-per-osd": form_walk("8", bench_ready, ("o",), {
         "#field-osds": ("osd",), "#field-total": ("bytes", "size", "total"), "#field-block": ("block", "size")},
@@ -659,9 +656,8 @@ async def walk_pool_wizard(w: Walk) -> None:
             inp = wiz.query_one(selector, Input)
             inp.focus()
             inp.value = value
-            await pilot.pause()
-            assert app.is_running and app._exception is None, where
             if selector == "#wiz-share":  # only the calculator reads it, as it changes; Next reads pg_num
+                await pilot.pause()
                 calc = plain(wiz.query_one("#wiz-calc").content)  # type: ignore[attr-defined]
                 assert not _bad_chars(calc) and len(calc) <= MAX_MESSAGE, f"{where}: {calc[:300]!r}"
                 if "suggested pg_num" not in calc:
@@ -791,15 +787,15 @@ async def walk_filters_and_palette(w: Walk) -> None:
         await pilot.press("slash")
         inp = app.screen.query_one(selector, Input)
         assert inp.has_focus, selector
-        for label, value in HOSTILE:
+        for label, value in HOSTILE:  # a filter applies as it changes (in a worker); Enter only hands back keys
             inp.value = value
-            await pilot.pause(0.05)
-            await pilot.press("enter")
             await pilot.pause(0.05)
             assert app.is_running and app._exception is None, f"{selector}={label}"
             subtitle = str(app.screen.query_one(box).border_subtitle or "")
             assert not _bad_chars(subtitle) and len(subtitle) <= MAX_MESSAGE, f"{selector}={label}: {subtitle[:200]!r}"
-            inp.focus()
+        await app.workers.wait_for_complete()  # the filter workers too: one that raised would end the app
+        await pilot.press("enter")
+        assert app.is_running and app._exception is None and not inp.has_focus, selector
         w.refused += 1
         inp.value = ""
         await pilot.press("escape")
@@ -808,7 +804,7 @@ async def walk_filters_and_palette(w: Walk) -> None:
     palette = app.screen
     for label, value in HOSTILE:
         palette.query_one(Input).value = value
-        await pilot.pause(0.1)
+        await pilot.pause(0.05)
         assert app.is_running and app._exception is None, f"palette={label}"
     await pilot.press("escape")
     await wait_for(pilot, lambda: app.screen is not palette, 5, "the palette to close")
@@ -825,7 +821,10 @@ async def walk_crush_editor(w: Walk) -> None:
     area = editor.query_one("#editor-text", TextArea)
     for label, value in HOSTILE:
         # Appended to the real map (the whole text replaced only when empty: any other is just a syntax error).
-        for how, text in ((("whole", value),) if not value else ()) + (("appended", editor.original + "\n" + value + "\n"),):
+        texts = [("appended", editor.original + "\n" + value + "\n")]
+        if not value:
+            texts.insert(0, ("whole", value))
+        for how, text in texts:
             where = f"crush editor {how}={label}"
             area.load_text(text)
             await pilot.pause()
@@ -897,3 +896,26 @@ async def test_hostile_values_in_every_form(group: str, spied: Callable[[], Any]
             assert w.refused > before, f"{form}: no hostile value was refused: the walk proves nothing"
             await back_to_main(w)
     assert app._exception is None
+
+
+def test_the_spy_tells_writes_from_reads(command_table: CommandTable) -> None:
+    """The spy and the classification would see a write: the walk's "nothing sent" can fail."""
+    rec = Recorder()
+
+    class FakeIoctx:
+        def write_full(self, name: str, data: bytes) -> None:
+            pass
+
+    class FakeRados:
+        def mon_command(self, cmd: str, inbuf: bytes) -> tuple[int, bytes, str]:
+            return 0, b"", ""
+
+        def open_ioctx(self, pool: str) -> FakeIoctx:
+            return FakeIoctx()
+
+    spy = HandleSpy(FakeRados(), rec)
+    spy.mon_command(json.dumps({"prefix": "osd pool create", "pool": "x"}), b"")
+    spy.mon_command(json.dumps({"prefix": "osd dump", "format": "json"}), b"")
+    spy.open_ioctx("rbd").write_full("obj", b"x")
+    assert [(s.prefix, command_table.mutating(s)) for s in rec.sent] == [
+        ("osd pool create", True), ("osd dump", False), ("ioctx.write_full", True)]

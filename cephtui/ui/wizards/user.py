@@ -73,6 +73,7 @@ def template_caps(template: str, values: Mapping[str, str], pools: Sequence[str]
         path = values.get("path", "").strip() or "/"
         if not fs:
             raise ValueError("give the CephFS file system name (ceph fs ls)")
+        fs = ops.check_name(fs, "CephFS file system name")  # it goes into the caps unquoted (fsname=…)
         if not path.startswith("/"):
             raise ValueError(f"the path must be absolute inside the file system (got '{path}')")
         return dict(caps_mod.cephfs_client(fs, path, write=values.get("access", "rw") != "r"))
