@@ -231,6 +231,7 @@ class CephTUI(App[None]):
             return
         self._polling = True
         self._poll_started = time.monotonic()
+        self.set_timer(self._stall_after, self._watchdog)  # on time, not at the next 0.5 s tick
         active = self.tabs.active
         self._poll(pg_table=active == "pgs", osd_tree=active == "osds", shadow=self.osds_pane.show_shadow,
                    crush=active in ("crush", "pools"), pools=active == "pools", users=active == "users")
@@ -262,8 +263,8 @@ class CephTUI(App[None]):
 
         A poll waiting on a mon that does not answer would otherwise show nothing until the
         timeout (5 s by default) ends it. A poll takes milliseconds (150 ms at 5,000 OSDs), so
-        one that has waited a whole interval is lost: with the next poll due at most one
-        interval after the mon went away, that is two intervals at most. A hung mgr command is
+        one that has waited 0.9 of an interval is lost: with the next poll due at most one
+        interval after the mon went away, that is under two intervals. A hung mgr command is
         not a lost cluster: the mon still answers, so that is a note, not "disconnected".
         """
         if not self._polling:
@@ -271,7 +272,7 @@ class CephTUI(App[None]):
             return
         waited = time.monotonic() - self._poll_started
         waiting = getattr(self.client, "waiting", lambda: None)()
-        if waited < max(self.refresh_interval, 1.0) or waiting is None:
+        if waited < self._stall_after - 0.05 or waiting is None:
             return
         prefix, seconds = waiting
         if getattr(self.client, "is_mgr_command", lambda p: False)(prefix):
@@ -279,6 +280,10 @@ class CephTUI(App[None]):
         elif self.connected is not False or self.statusbar.error.startswith("no answer"):
             self.connected = False
             self.statusbar.show_failure(f"no answer from the monitors for {seconds:.0f}s (`{prefix}`)")
+
+    @property
+    def _stall_after(self) -> float:
+        return max(0.9 * self.refresh_interval, 0.5)
 
     def on_snapshot_ready(self, message: SnapshotReady) -> None:
         self._polling = False

@@ -65,10 +65,10 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             t0 = time.monotonic()
             bar = app.query_one(StatusBar)
             await wait_for(pilot, lambda: "disconnected" in plain(bar.content), 20, "the disconnected state")
-            # Within two refresh intervals (plus the watchdog's 0.5 s tick), not after librados'
-            # 5 s op timeout: the watchdog says so while the poll still waits.
+            # Within two refresh intervals, not after librados' 5 s op timeout: the watchdog says
+            # so while the poll still waits. (+0.5 s: Pilot's polling and a busy 2-core machine.)
             took = time.monotonic() - t0
-            assert took <= 2 * app.refresh_interval + 1.0, f"disconnected shown after {took:.1f}s"
+            assert took <= 2 * app.refresh_interval + 0.5, f"disconnected shown after {took:.1f}s"
             assert "no answer from the monitors" in plain(bar.content)
             # Keys still work while the poller waits on a dead mon.
             tabs = app.query_one(TabbedContent)
