@@ -35,8 +35,10 @@ def slow_two_copies(sandbox: Sandbox) -> Iterator[Sandbox]:
         for name, size in sizes.items():
             if size > 2:
                 sandbox.ceph("osd", "pool", "set", name, "size", "2")
-        sandbox.ceph("config", "set", "osd", "osd_recovery_sleep", "1")
+        # Healthy at full speed first; only then slow recovery down for the test itself (a PG still
+        # recovering from the size change would take minutes with the sleep, past heal's 120 s).
         sandbox.heal()
+        sandbox.ceph("config", "set", "osd", "osd_recovery_sleep", "1")
         yield sandbox
     finally:
         sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
