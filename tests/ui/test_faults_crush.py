@@ -21,28 +21,19 @@ def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
 
 
 @pytest.fixture
-def two_copies_slow(sandbox: Sandbox) -> Iterator[str]:
-    """Yields the host bucket the OSDs live in; restores CRUSH, sizes and config afterwards."""
+def two_copies_slow(slow_two_copies: Sandbox) -> Iterator[str]:
+    """Yields the host bucket the OSDs live in; puts the CRUSH map back afterwards (slow_two_copies,
+    in tests/ui/conftest.py, then restores sizes and recovery speed)."""
+    sandbox = slow_two_copies
     host = next(n["name"] for n in sandbox.ceph("osd", "tree")["nodes"] if n["type"] == "host")
-    sizes = {p["pool_name"]: p["size"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}
     try:
-        for name, size in sizes.items():
-            if size > 2:
-                sandbox.ceph("osd", "pool", "set", name, "size", "2")
-        sandbox.heal()
-        sandbox.ceph("config", "set", "osd", "osd_recovery_sleep", "1")
         yield host
     finally:
-        sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
-        sandbox.heal()
         tree = {n["name"]: n for n in sandbox.ceph("osd", "tree")["nodes"]}
         if "ctf-host" in tree:
             for child in tree["ctf-host"].get("children", []):
                 sandbox.ceph("osd", "crush", "move", f"osd.{child}", f"host={host}")
             sandbox.ceph("osd", "crush", "rm", "ctf-host")
-        for name, size in sizes.items():
-            sandbox.ceph("osd", "pool", "set", name, "size", str(size))
-        sandbox.heal()
 
 
 async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_app, sandbox: Sandbox,
