@@ -77,8 +77,11 @@ class CephTUI(App[None]):
     ]
 
     def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
-                 workflow_store: WorkflowStore | None = None, read_only: bool = False) -> None:
+                 workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
+                 bench_defaults: Any = None) -> None:
         super().__init__()
+        self.initial_theme = theme  # from the config file; None: the default theme
+        self.bench_defaults = bench_defaults  # cephtui.config.BenchDefaults from the config file, or None
         # --read-only: panes dim their mutating keys, the shared paths below refuse, and the client
         # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
         self.read_only = read_only
