@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import sys
 import time
@@ -18,7 +17,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
@@ -43,7 +42,13 @@ from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
 from .wizards.form import Builder, Field, FormScreen
 from .widgets.preview_view import preview_for
+from .widgets.footer import CephFooter
+from .widgets.promptbar import PromptBar
+from . import jump as jumps
+from . import navigation as nav
 from .widgets.statusbar import StatusBar
+from . import palette
+from .themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 
 log = logging.getLogger("cephtui")
 
@@ -51,28 +56,34 @@ TABS = (
     ("health", "Health"), ("pgs", "PGs"), ("osds", "OSDs"), ("crush", "CRUSH"), ("pools", "Pools"),
     ("users", "Users"), ("maintenance", "Maintenance"), ("bench", "Bench"), ("activity", "Activity"),
 )
-THEMES_DIR = Path(__file__).resolve().parents[2] / "themes"
-DEFAULT_THEME = "cephtui"
 
 
-def load_themes(directory: Path = THEMES_DIR) -> list[Theme]:
-    """Themes are data files (themes/*.json) holding Theme's own fields."""
-    themes = []
-    for path in sorted(directory.glob("*.json")) if directory.is_dir() else ():
-        try:
-            themes.append(Theme(**json.loads(path.read_text())))
-        except (ValueError, TypeError) as e:
-            log.warning("ignoring theme %s: %s", path, e)
-    return themes
+def pane_bindings(pane: Widget) -> list[Binding]:
+    """A pane's own key bindings, one per action (the palette and `?` list these)."""
+    seen: dict[str, Binding] = {}
+    for bindings in pane._bindings.key_to_bindings.values():
+        for b in bindings:
+            if b.action not in seen and b.action != "clear_filter":
+                seen[b.action] = b
+    return list(seen.values())
 
 
 class CephTUI(App[None]):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "cephtui"
+    # Every screen (dialogs too) carries one class of each: app.tcss fits 80x24 and fills 200x60 by them.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (180, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-medium"), (50, "-tall")]
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("question_mark", "help", "Help"),
+        Binding("q", "close_or_quit", "Quit", tooltip="Close the dialog or prompt on top; on the main screen, quit"),
+        Binding("question_mark", "help", "Help", tooltip="The keys of this tab"),
         Binding("r", "refresh_now", "Refresh"),
+        Binding("colon", "jump", "Jump", tooltip=":osds, :osd.3, :1.2f, :rbd, :client.admin, :a-host"),
+        Binding("slash", "search", "Search", show=False),
+        Binding("n", "next_match(1)", "Next match", show=False),
+        Binding("N", "next_match(-1)", "Previous match", show=False),
+        Binding("g", "edge(0)", "Top", show=False),
+        Binding("G", "edge(-1)", "Bottom", show=False),
         *(Binding(str(i), f"show_tab('{key}')", title, show=False) for i, (key, title) in enumerate(TABS, 1)),
     ]
 
@@ -103,6 +114,8 @@ class CephTUI(App[None]):
         self._polling = False
         self._poll_started = 0.0  # monotonic start of the poll in flight
         self._timer: Timer | None = None
+        self._search: dict[str, str] = {}  # tab -> the `/` search of a tab without a filter of its own
+        self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -128,7 +141,8 @@ class CephTUI(App[None]):
                         yield BenchPane(id="bench-pane")
                     else:
                         yield ActivityPane(id="activity-pane")
-        yield Footer()
+        yield PromptBar()
+        yield CephFooter()
 
     def on_mount(self) -> None:
         # Kept, not queried later: while a modal or the palette is up, queries see that screen instead.
@@ -148,15 +162,51 @@ class CephTUI(App[None]):
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
         self._graveyard: list[ClusterSnapshot | list[object]] = []
-        for theme in load_themes():
-            self.register_theme(theme)
-        if self.get_theme(DEFAULT_THEME) is not None:
-            self.theme = DEFAULT_THEME
+        self._setup_themes()
         self._schedule(0)
         self.set_interval(0.5, self._watchdog)
         self.set_interval(2.0, self._tick_workflows)
         self.set_interval(600, self._reclaim)
         self._offer_resume()
+
+    # ------------------------------------------------------------ themes
+    def _setup_themes(self) -> None:
+        """Register cephtui's themes and the user's, apply the configured one, say what was skipped."""
+        themes, problems = load_all_themes()
+        for theme in themes:
+            self.register_theme(theme)
+        for problem in problems:
+            self.notify(problem, title="Theme skipped", severity="warning", timeout=15)
+        wanted = self.initial_theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.notify(f"No theme called {wanted!r} (config: {display_path(user_config_file())}); "
+                        f"using {DEFAULT_THEME!r}. Themes: {', '.join(sorted(self.available_themes))}",
+                        severity="warning", timeout=15)
+            log.warning("unknown theme %r, using %r", wanted, DEFAULT_THEME)
+            wanted = DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        palette.set_theme(self.current_theme)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Redraw what panes render in Python (Rich styles do not follow CSS variables) in the new colours."""
+        if palette.current().name == theme.name:
+            return  # the start-up theme, applied in _setup_themes
+        palette.set_theme(theme)
+        self.statusbar.refresh_text()
+        visible = self.tabs.active
+        for pane in self.panes:
+            retheme = getattr(pane, "retheme", None)
+            if retheme is not None:
+                retheme()  # forget what it drew in the old colours (a pane that keeps text between snapshots)
+            shown = (pane.parent is not None and pane.parent.id == visible) or pane in self._always_shown
+            if shown and self.snapshot is not None:
+                self._show(pane, self.snapshot)
+            elif not shown:
+                self._stale.add(pane)
+        self.notify(f"Theme {theme.name} for this session; to keep it, set theme = \"{theme.name}\" in "
+                    f"{display_path(user_config_file())}", timeout=8)
 
     # ------------------------------------------------------------ workflows
     def _offer_resume(self) -> None:
@@ -416,6 +466,144 @@ class CephTUI(App[None]):
         if not self._polling:
             self._schedule(0)
 
+    # ------------------------------------------------------------ moving around (less / k9s habits)
+    @property
+    def active_pane(self) -> Widget:
+        key = self.tabs.active
+        return next(p for p in self.panes if p.parent is not None and p.parent.id == key)
+
+    @property
+    def prompt(self) -> PromptBar:
+        return self.query_one(PromptBar)
+
+    def _focus_pane(self) -> None:
+        focus = getattr(self.active_pane, "focus_table", None)
+        if focus is not None:
+            focus()
+
+    def action_jump(self) -> None:
+        snap = self.snapshot
+        pools = [p.name for p in snap.capacity.pools] if snap is not None else []
+        osds = sorted(r.node.id for r in snap.osd_table.rows if r.is_osd) if snap and snap.osd_table else []
+        self.prompt.open("jump", completions=jumps.suggestions(pools, osds))
+
+    def action_search(self) -> None:
+        """`/` on a tab without a filter of its own: find rows by their text (less's search)."""
+        filter_box = nav.filter_of(self.active_pane)
+        if filter_box is not None:
+            filter_box.focus()
+            return
+        if nav.table_of(self.active_pane, self.focused) is None:
+            self.notify("Nothing to search on this tab.", timeout=3)
+            return
+        self.prompt.open("search", self._search.get(self.tabs.active, ""))
+
+    def on_prompt_bar_changed(self, message: PromptBar.Changed) -> None:
+        if message.mode == "search" and message.text.strip():
+            table = nav.table_of(self.active_pane, None)
+            if table is not None:  # as you type, the cursor goes to the first match from where it is
+                index, _ = nav.find(table, nav.text_matcher(table, message.text), nav.cursor(table), 0)
+                if index is not None:
+                    nav.move(table, index)
+
+    def on_prompt_bar_done(self, message: PromptBar.Done) -> None:
+        if message.mode == "search":
+            self._search[self.tabs.active] = "" if message.cancelled else message.text.strip()
+            self._focus_pane()
+        elif message.cancelled:
+            self._focus_pane()
+        else:
+            self._jump(message.text)
+
+    def _jump(self, text: str) -> None:
+        snap = self.snapshot
+        j = jumps.resolve(text, [p.name for p in snap.capacity.pools] if snap is not None else ())
+        if j.error:
+            self.notify(j.error, severity="warning", timeout=5)
+            self._focus_pane()
+        elif j.command == "quit":
+            self.exit()
+        elif j.command == "help":
+            self.action_help()
+        elif j.command == "theme":
+            if j.arg in self.available_themes:
+                self.theme = j.arg
+            else:
+                self.notify(f"No theme called '{j.arg}'. Themes: {', '.join(sorted(self.available_themes))}",
+                            severity="warning", timeout=8)
+        else:
+            self.action_show_tab(j.tab)
+            pane = self.active_pane
+            box = nav.filter_of(pane)
+            if box is not None and (j.filter or box.value):
+                box.value = j.filter  # the filter posts Applied: the pane filters its table
+            if j.note:
+                self.notify(j.note, timeout=6)
+            self.call_after_refresh(self._focus_pane)
+            if j.reveal:
+                self._reveal(pane, j.reveal, time.monotonic() + 10)
+
+    def _reveal(self, pane: Widget, name: str, until: float) -> None:
+        """Put the cursor on the row called `name`: the tab's data may still be coming, so try a while."""
+        table = nav.table_of(pane, None)
+        index = nav.named_row(table, name) if table is not None else None
+        if index is not None:
+            nav.move(table, index)  # type: ignore[arg-type]
+        elif time.monotonic() < until and pane is self.active_pane:
+            self.set_timer(0.25, lambda: self._reveal(pane, name, until))
+
+    def action_next_match(self, step: int) -> None:
+        """`n` / `N`: the next / previous row matching the tab's filter or `/` search, wrapping."""
+        pane = self.active_pane
+        table = nav.table_of(pane, self.focused)
+        if table is None:
+            return
+        box = nav.filter_of(pane)
+        if box is not None and box.value.strip():
+            what = f"filter '{box.value.strip()}'"
+            match = getattr(pane, "is_match", lambda table, i: True)
+            index, wrapped = nav.find(table, lambda i: match(table, i), nav.cursor(table), step)
+        elif self._search.get(self.tabs.active):
+            what = f"search '{self._search[self.tabs.active]}'"
+            index, wrapped = nav.find(table, nav.text_matcher(table, self._search[self.tabs.active]),
+                                      nav.cursor(table), step)
+        else:
+            self.notify("Nothing to match: `/` first (filter or search).", timeout=3)
+            return
+        if index is None:
+            self.notify(f"Pattern not found: {what}", severity="warning", timeout=3)
+            return
+        nav.move(table, index)
+        table.focus()
+        if wrapped:
+            self.notify(f"{what}: wrapped to the {'top' if step > 0 else 'bottom'}", timeout=2)
+
+    def action_edge(self, where: int) -> None:
+        table = nav.table_of(self.active_pane, self.focused)
+        if table is not None and nav.row_count(table):
+            nav.move(table, 0 if where == 0 else nav.row_count(table) - 1)
+            table.focus()
+
+    async def action_close_or_quit(self) -> None:
+        """`q`: close what is on top (a dialog, the prompt); on the main screen, quit."""
+        if len(self.screen_stack) > 1:
+            escape = self.screen._bindings.key_to_bindings.get("escape")
+            if escape:
+                await self.run_action(escape[0].action, self.screen)
+            else:
+                self.pop_screen()
+            return
+        if self.prompt.is_open:
+            self.prompt.action_close()
+            return
+        running = self.bench_pane.engine is not None or self.bench_pane.osd_bench is not None
+        if running and time.monotonic() - self._quit_armed > 3:
+            self._quit_armed = time.monotonic()
+            self.notify("A benchmark is running: q again within 3 s stops it and quits.", severity="warning",
+                        timeout=3)
+            return
+        self.exit()
+
     def confirm_operations(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                            preview: Callable[[], RenderableType] | None = None,
                            on_done: Callable[[Outcome], None] | None = None,
@@ -452,8 +640,14 @@ class CephTUI(App[None]):
         self.push_screen(FormScreen(title, fields, build, help, warn), done)
 
     def action_help(self) -> None:
-        from .help import HelpScreen  # Markdown and its parser: loaded on the first `?`, not at start
-        self.push_screen(HelpScreen())
+        from .help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`
+
+        if isinstance(self.screen, HelpScreen):
+            return
+        sections = {key: tab_section(key, title, [(self.get_key_display(b), b.action, b.description, b.tooltip)
+                                                  for b in pane_bindings(pane)], self.read_only)
+                    for (key, title), pane in zip(TABS, self.panes)}
+        self.push_screen(HelpScreen(self.tabs.active, sections))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -461,19 +655,26 @@ class CephTUI(App[None]):
             yield SystemCommand(f"Go to {title}", f"Show the {title} tab (key {i})",
                                 lambda key=key: self.action_show_tab(key))
         yield SystemCommand("Refresh now", "Poll the cluster immediately (key r)", self.action_refresh_now)
-        for title, help, action in (
-                ("Bench: new run", "A rados-bench-compatible run with live sparklines (Bench tab, n)", "new_run"),
-                ("Bench: latency run", "4 KiB, one op at a time (Bench tab, l)", "latency_run"),
-                ("Bench: per-OSD bench", "ceph tell osd.N bench on every OSD, ranked (Bench tab, o)", "osd_bench"),
-                ("Bench: stop", "Stop the running benchmark (Bench tab, x)", "stop")):
-            yield SystemCommand(title, help, lambda action=action: self._bench_action(action))
+        yield SystemCommand("Jump to …", "A tab, osd.3, a PG id, a pool, a user or a host (key :)", self.action_jump)
+        yield SystemCommand("Help: keys of this tab", "What every key of the tab shown does (key ?)",
+                            self.action_help)
+        if screen is not self.screen_stack[0]:
+            return  # a dialog is open: the tabs' actions are for the main screen
+        from .help import ACTION_TEXT
 
-    def _bench_action(self, action: str) -> None:
-        self.action_show_tab("bench")
-        what = mutating_action(self.bench_pane, action)
-        if what is not None and self.refuse_if_read_only(what):
-            return
-        getattr(self.bench_pane, f"action_{action}")()
+        for (key, title), pane in zip(TABS, self.panes):
+            for binding in pane_bindings(pane):
+                what = ACTION_TEXT.get((key, binding.action)) or binding.tooltip or binding.description
+                yield SystemCommand(f"{title}: {binding.description}",
+                                    f"{what} (key {self.get_key_display(binding)} on the {title} tab)",
+                                    lambda key=key, pane=pane, action=binding.action: self._pane_action(key, pane,
+                                                                                                        action))
+
+    def _pane_action(self, key: str, pane: Widget, action: str) -> None:
+        """A tab's action from the palette: that tab is shown first, then the action runs as its key would
+        (read-only refusals included)."""
+        self.action_show_tab(key)
+        self.call_after_refresh(self.run_action, action, pane)
 
     def export_screenshot(self, *, title: str | None = None, simplify: bool = False) -> str:
         # Every screenshot (the palette's "Save screenshot", scripts/screenshot.py) goes through

@@ -75,13 +75,13 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await pilot.press("n")
+        await pilot.press("b")
         await pilot.pause(0.2)
         # the form shows the exact rados bench command as it is edited
         await fill(app, pilot, {"seconds": "5", "op_size": "64K"})
         assert "rados bench -p rbd 5 write -t 16 -b 65536 --no-hints" in text_of(app, "#form-status")
         await pilot.press("escape")
-        await start_run(app, pilot, "n", {"seconds": "5", "op_size": "64K"})
+        await start_run(app, pilot, "b", {"seconds": "5", "op_size": "64K"})
         spark = app.query_one("#bench-bw", Sparkline)
         await wait_for(pilot, lambda: len(list(spark.data or ())) >= 2 and max(spark.data or [0]) > 0, 15,
                        "a sparkline with two seconds of throughput")
@@ -115,7 +115,7 @@ async def test_bad_input_is_refused_and_nothing_runs(make_app: Any, sandbox: San
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await pilot.press("n")
+        await pilot.press("b")
         await pilot.pause(0.2)
         form = await fill(app, pilot, values)
         assert message in text_of(app, "#form-status")
@@ -130,7 +130,7 @@ async def test_compare_and_export_two_real_runs(make_app: Any, sandbox: Sandbox,
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await start_run(app, pilot, "n", {"seconds": "2", "op_size": "64K"})
+        await start_run(app, pilot, "b", {"seconds": "2", "op_size": "64K"})
         await wait_for(pilot, lambda: len(pane.history) == 1 and pane.engine is None, 40, "the first run")
         await start_run(app, pilot, "l", {"seconds": "2"})  # the latency preset: 4 KiB, one op at a time
         await wait_for(pilot, lambda: len(pane.history) == 2 and pane.engine is None, 40, "the second run")
@@ -196,7 +196,7 @@ async def set_choice(app: CephTUI, pilot: Pilot, key: str, value: str) -> None:
 
 
 async def temp_pool_run(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
-    await pilot.press("n")
+    await pilot.press("b")
     await pilot.pause(0.2)
     await set_choice(app, pilot, "temp", "yes")
     await fill(app, pilot, {"seconds": "2", "op_size": "64K"})
@@ -255,7 +255,7 @@ async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any,
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
             await wait_for(pilot, lambda: "ctquota" in pane._pool_names(), 10, "the new pool in the form")
-            await pilot.press("n")
+            await pilot.press("b")
             await pilot.pause(0.2)
             await set_choice(app, pilot, "pool", "ctquota")
             await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "5"})

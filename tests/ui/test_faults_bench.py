@@ -48,7 +48,7 @@ def bench_objects(sandbox: Sandbox, pool: str) -> list[str]:
 
 async def still_answers(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
     """The app is not wedged: a new-run form opens (nothing is running any more) and closes."""
-    await pilot.press("n")
+    await pilot.press("b")
     await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 5, "the new-run form")
     await pilot.press("escape")
     await wait_for(pilot, lambda: not isinstance(app.screen, FormScreen), 5, "the form to close")
@@ -64,7 +64,7 @@ async def test_osd_crash_during_a_temp_pool_write_names_the_osd_and_deletes_the_
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await pilot.press("n")
+            await pilot.press("b")
             await pilot.pause(0.2)
             await set_choice(app, pilot, "temp", "yes")
             await fill(app, pilot, {"seconds": "60", "op_size": "64K", "op_timeout": "5"})
@@ -107,7 +107,7 @@ async def test_osd_crash_during_a_replicated_write_run_completes_and_cleans_up(
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await pilot.press("n")
+            await pilot.press("b")
             await pilot.pause(0.2)
             await fill(app, pilot, {"seconds": "8", "op_size": "64K", "op_timeout": "30"})
             await submit_and_run(app, pilot)
@@ -151,7 +151,7 @@ async def test_osd_crash_during_a_rand_read_names_the_osd(make_app: Any, sandbox
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
             await wait_for(pilot, lambda: "ctreads" in pane._pool_names(), 10, "the pool in the form")
-            await pilot.press("n")
+            await pilot.press("b")
             await pilot.pause(0.2)
             await set_choice(app, pilot, "pool", "ctreads")
             await set_choice(app, pilot, "mode", "rand")

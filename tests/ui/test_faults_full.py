@@ -138,7 +138,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("n")
+        await pilot.press("b")
         await pilot.pause(0.2)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "30", "op_size": "1M", "op_timeout": "5"})
@@ -150,7 +150,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
         assert all(o in status for o in full_osds(full_box)) and "Writes would block" in status
         assert pane.last_result is None and not pane.history
         # a temporary pool would map PGs to the full OSDs too: refused before anything is created
-        await pilot.press("n")
+        await pilot.press("b")
         await pilot.pause(0.2)
         await set_choice(app, pilot, "temp", "yes")
         await fill(app, pilot, {"seconds": "30", "op_size": "1M"})
@@ -246,7 +246,7 @@ async def test_a_write_run_that_fills_the_cluster_ends_and_gives_the_space_back(
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("n")
+        await pilot.press("b")
         await pilot.pause(0.2)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "6"})

@@ -583,7 +583,7 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
                                    {"#field-target": ("host", "osd"), "#field-flags": ("flag",)},
                                    base={"#field-target": "osd.0", "#field-flags": ""}),
     # Bench tab
-    "bench-new-run": form_walk("8", bench_ready, ("n",), {
+    "bench-new-run": form_walk("8", bench_ready, ("b",), {
         "#field-seconds": ("seconds",), "#field-threads": ("threads",), "#field-op_size": ("size",),
         "#field-object_size": ("object size", "size"), "#field-run_name": ("run name",),
         "#field-op_timeout": ("timeout",)},
@@ -622,7 +622,7 @@ async def wizard_at(w: Walk, page: str, pool_type: str, custom_app: bool) -> Poo
     if isinstance(app.screen, PoolWizard):
         await w.pilot.press("escape")
         await wait_for(w.pilot, lambda: not isinstance(app.screen, PoolWizard), 5, "the wizard to close")
-    wiz = await press_for(w, ("n",), PoolWizard)
+    wiz = await press_for(w, ("c",), PoolWizard)
     assert isinstance(wiz, PoolWizard)
     await set_values(w.pilot, wiz, {"#wiz-type": pool_type, "#wiz-app": "custom" if custom_app else "rbd"})
     await set_values(w.pilot, wiz, {k: v for k, v in WIZ_VALID.items() if k != "#wiz-pgnum"})
@@ -692,7 +692,7 @@ async def walk_user_wizard(w: Walk) -> None:
     await go_tab(w, "6", users_ready)
 
     async def step1() -> Screen[Any]:
-        return await press_for(w, ("n",), FormScreen)
+        return await press_for(w, ("c",), FormScreen)
 
     rbd = {"#field-template": "rbd", "#field-name": "client.h2-hostile", "#field-pools": "rbd"}
     cephfs = {"#field-template": "cephfs", "#field-name": "client.h2-hostile", "#field-fs": "cephfs",

@@ -220,12 +220,12 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
             await pilot.press("space")  # marks osd.0, cursor moves on to osd.1
             await pilot.press("space")
             assert app.osds_pane.targets() == (0, 1)
-            await pilot.press("n")
+            await pilot.press("f")
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 0 1")
             assert noout_osds(sandbox) == [0, 1]
             await wait_for(pilot, lambda: [o.id for o in app.osds_pane.table_data.osds if "noout" in o.flags]
                            == [0, 1], 10, "noout shown on both")
-            await pilot.press("n")  # all marked have it: the same key takes it away
+            await pilot.press("f")  # all marked have it: the same key takes it away
             await confirm_and_run(app, pilot, "$ ceph osd rm-noout 0 1")
             assert noout_osds(sandbox) == []
     finally:

@@ -68,7 +68,7 @@ async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_pools(app, pilot)
-            await pilot.press("n")
+            await pilot.press("c")
             w = wizard(app)
             # Bad names are refused with the reason; the wizard stays on its page.
             for bad, why in (("my pool", "may only contain"), ("rbd", "already exists"), ("", "empty")):
@@ -125,7 +125,7 @@ async def test_create_erasure_pool_with_a_new_profile(make_app, sandbox: Sandbox
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_pools(app, pilot)
-            await pilot.press("n")
+            await pilot.press("c")
             w = wizard(app)
             await type_into(app, pilot, "#wiz-name", "ctp-ec")
             await set_select(app, pilot, "#wiz-type", "erasure")
@@ -163,7 +163,7 @@ async def test_failed_step_offers_undo(make_app, sandbox: Sandbox) -> None:
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_pools(app, pilot)
-            await pilot.press("n")
+            await pilot.press("c")
             await type_into(app, pilot, "#wiz-name", "ctp-undo")
             await next_page(pilot)
             await type_into(app, pilot, "#wiz-size", "1")

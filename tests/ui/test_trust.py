@@ -77,9 +77,12 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
             await pilot.press("o")
             await pilot.pause(0.1)
             assert any("marking OSDs out" in n.message for n in app._notifications)
-            # The command palette's bench entries take the same guard.
-            app._bench_action("new_run")
+            # The command palette's entries for the tabs' actions take the same guard.
+            app.clear_notifications()
+            app._pane_action("bench", app.bench_pane, "new_run")
+            await pilot.pause(0.3)
             assert app.screen is app.screen_stack[0]
+            assert any("Read-only mode" in n.message for n in app._notifications)
             # A path that forgot the guard still cannot write: the client refuses by the cluster's table.
             app.confirm_operations([ops.osd_out([0])])
             assert app.screen is app.screen_stack[0]
@@ -161,7 +164,7 @@ async def test_activity_pane_lists_and_copies_this_sessions_commands(make_app, s
         async with app.run_test(size=SIZE) as pilot:
             await open_osds(app, pilot)
             await cursor_to(app, pilot, 2)
-            await pilot.press("n")  # noout on osd.2, then off again
+            await pilot.press("f")  # noout on osd.2, then off again
             await pilot.pause(0.3)
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 2")
             app.confirm_operations([ops.osd_reweight(99, "0.5")])  # refused: osd.99 does not exist

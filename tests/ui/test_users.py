@@ -99,7 +99,7 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
             await open_users(app, pilot)
 
             # Step 1: name and template (RBD client for pool rbd, the default pool).
-            await pilot.press("n")
+            await pilot.press("c")
             form = app.screen
             assert isinstance(form, FormScreen)
             await pilot.press("ctrl+u", *user)
@@ -186,7 +186,7 @@ async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandb
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_users(app, pilot)
-            await pilot.press("n")
+            await pilot.press("c")
             step1 = app.screen
             assert isinstance(step1, FormScreen)
 

@@ -33,6 +33,7 @@ from ...ceph.hoststats import HostSample, HostSampler, bottleneck_hint
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from ...ceph.osdbench import cli as osd_bench_cli
+from ...config import BenchDefaults
 from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from ..widgets.tables import sync_table
 from ..wizards.form import Field, FormScreen
@@ -64,7 +65,7 @@ class BenchPane(GuardedActions, Vertical):
         "osd_bench": "the per-OSD bench (it writes to every OSD)",
     }
     BINDINGS = [
-        Binding("n", "new_run", "New run"),
+        Binding("b", "new_run", "New run"),
         Binding("l", "latency_run", "Latency run"),
         Binding("R", "repeat", "Repeat"),
         Binding("x", "stop", "Stop"),
@@ -211,7 +212,7 @@ class BenchPane(GuardedActions, Vertical):
             t.append(self.osd_progress + "  x stops after the current OSD")
         else:
             t.append("idle", style="bold")
-            t.append(" · n new run · l latency (4 KiB, 1 thread) · o per-OSD bench")
+            t.append(" · b new run · l latency (4 KiB, 1 thread) · o per-OSD bench")
         if self.message.plain:
             t.append("  ")
             t.append_text(self.message)
@@ -355,23 +356,29 @@ class BenchPane(GuardedActions, Vertical):
         if self._busy():
             return
         last = self.last_params[0] if self.last_params else None
+        # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
+        d = getattr(self.app, "bench_defaults", None) or BenchDefaults()
         pools = self._pool_names()
-        pool = last.pool if last and last.pool in pools else next((p for p in pools if p == "rbd"), "")
+        pool = last.pool if last and last.pool in pools else d.pool if d.pool and (d.pool in pools or not pools) \
+            else next((p for p in pools if p == "rbd"), "")
         temp_name = temp_pool_name()
         osds_in = self.snap.osds.in_ if self.snap else 1
         op_size, threads = (LATENCY_PRESET["op_size"], LATENCY_PRESET["threads"]) if latency else (
-            (last.op_size, last.threads) if last else (4 * MiB, 16))
+            (last.op_size, last.threads) if last else (d.block_size, d.threads))
+        object_size = 0 if latency or last else d.object_size
         fields = [
             Field("pool", "Pool (or a temporary pool below)", pool, choices=("", *pools) if pools else ()),
             Field("temp", "Temporary size-1 pool, deleted after", "no", choices=YES_NO),
-            Field("mode", "Mode", last.mode if last and not latency else "write", choices=("write", "seq", "rand")),
-            Field("seconds", "Seconds", f"{last.seconds:g}" if last else "10"),
+            Field("mode", "Mode", last.mode if last and not latency else "write" if latency else d.mode,
+                  choices=("write", "seq", "rand")),
+            Field("seconds", "Seconds", f"{last.seconds if last else d.seconds:g}"),
             Field("threads", "Concurrent ops (threads)", str(threads)),
             Field("op_size", "Op size (e.g. 4K, 4M)", _size(op_size)),
-            Field("object_size", "Object size (empty: = op size)", ""),
+            Field("object_size", "Object size (empty: = op size)",
+                  _size(object_size) if object_size and object_size != op_size else ""),
             Field("run_name", "Run name (metadata object)", last.run_name if last else ""),
-            Field("cleanup", "Remove the objects afterwards", "yes", choices=YES_NO),
-            Field("op_timeout", "Op timeout (s)", f"{last.op_timeout:g}" if last else "30"),
+            Field("cleanup", "Remove the objects afterwards", "yes" if d.cleanup else "no", choices=YES_NO),
+            Field("op_timeout", "Op timeout (s)", f"{last.op_timeout if last else d.op_timeout:g}"),
         ]
 
         def params_of(v: dict[str, str]) -> tuple[BenchParams, bool]:

@@ -278,7 +278,7 @@ class MaintenancePane(GuardedActions, Vertical):
         try:
             if row.scope:
                 if on:
-                    raise ValueError("scoped flags are set through maintenance (e) or the OSDs tab (n)")
+                    raise ValueError("scoped flags are set through maintenance (e) or the OSDs tab (f)")
                 op = ops.group_flag_set(row.flag, [mt.who_of(row.scope)], False)
             else:
                 op = ops.flag_set(row.flag, on)

@@ -15,6 +15,7 @@ from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
 from rich.markup import escape
 
+from .. import palette
 from ..widgets.filterinput import FilterInput
 from ..widgets.tables import set_subtitle, sync_static
 from ..widgets.virtualtable import VirtualTable
@@ -23,8 +24,9 @@ from ..readonly import GuardedActions
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
-FULL_STYLE = {"full": "bold white on red", "backfillfull": "bold red", "nearfull": "bold yellow"}
-FLAG_STYLE = {"destroyed": "bold red", "noout": "cyan", "nodown": "cyan", "noup": "magenta", "noin": "magenta",
+# palette specs (roles: the theme's colours): palette.style() resolves them when a row is drawn
+FULL_STYLE = {"full": "badge err", "backfillfull": "bold err", "nearfull": "bold warn"}
+FLAG_STYLE = {"destroyed": "bold err", "noout": "info", "nodown": "info", "noup": "accent", "noin": "accent",
               **FULL_STYLE}
 
 
@@ -62,7 +64,7 @@ class OSDsPane(GuardedActions, Vertical):
         Binding("W", "crush_weight", "CRUSH weight"),
         Binding("c", "device_class", "Class", show=False),
         Binding("a", "affinity", "Primary affinity", show=False),
-        Binding("n", "noout", "noout"),
+        Binding("f", "noout", "noout flag"),
         Binding("X", "remove", "Remove/replace"),
         Binding("P", "removals", "Removal progress", show=False),
     ]
@@ -103,36 +105,38 @@ class OSDsPane(GuardedActions, Vertical):
             status = f"{n.osds_up}/{n.osds_total} up"
             util = n.utilization
             fold = "▸" if row.key in self.collapsed else "▾"
-            return ((f"{indent}{fold} {n.type_name} {n.name}", "bold" if not n.shadow else "bold dim"), ("", ""),
-                    (status, "bold red" if down else "green"), (_w(n.crush_weight), ""), ("", ""), ("", ""),
+            s = palette.style
+            return ((f"{indent}{fold} {n.type_name} {n.name}", s("bold" if not n.shadow else "bold muted")), ("", ""),
+                    (status, s("bold err" if down else "ok")), (_w(n.crush_weight), ""), ("", ""), ("", ""),
                     (human_bytes(n.kb * 1024) if n.kb else "", ""),
                     (f"{util:.1f}" if n.kb else "", ""), ("", ""), ("", ""), ("", ""),
-                    (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", "dim"), ("", ""))
+                    (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", s("muted")), ("", ""))
         mark = "✔" if n.id in self.marked else ("✖" if not n.up else "●")
-        name_style = "bold red" if not n.up else ("yellow" if not n.in_ else "")
+        s = palette.style
+        name_style = s("bold err" if not n.up else ("warn" if not n.in_ else ""))
         if n.id in self.marked:
             name_style += " reverse"
         status = ("up" if n.up else n.status) + (" in" if n.in_ else " out")
-        status_style = "bold red" if not n.up else ("yellow" if not n.in_ else "green")
+        status_style = s("bold err" if not n.up else ("warn" if not n.in_ else "ok"))
         full = n.fullness
         lat = f"{n.commit_ms}/{n.apply_ms}" if n.commit_ms is not None else "-"
-        lat_style = "bold red" if (n.commit_ms or 0) >= 100 else ("yellow" if (n.commit_ms or 0) >= 20 else "")
+        lat_style = s("bold err" if (n.commit_ms or 0) >= 100 else ("warn" if (n.commit_ms or 0) >= 20 else ""))
         flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
-        flag_style = FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), "")
+        flag_style = s(FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), ""))
         return ((f"{indent}{mark} {n.name}", name_style.strip()), (n.device_class, ""), (status, status_style),
-                (_w(n.crush_weight), ""), (f"{n.reweight:.5f}", "yellow" if 0 < n.reweight < 1 else ""),
-                (f"{n.primary_affinity:.3f}", "yellow" if n.primary_affinity < 1 else ""),
+                (_w(n.crush_weight), ""), (f"{n.reweight:.5f}", s("warn" if 0 < n.reweight < 1 else "")),
+                (f"{n.primary_affinity:.3f}", s("warn" if n.primary_affinity < 1 else "")),
                 (human_bytes(n.kb * 1024) if n.kb else "-", ""),
-                (f"{n.utilization:.1f}" if n.kb else "-", FULL_STYLE.get(full, "")),
+                (f"{n.utilization:.1f}" if n.kb else "-", s(FULL_STYLE.get(full, ""))),
                 (f"{n.var:.2f}" if n.kb else "-", ""), (str(n.pgs), ""), (lat, lat_style), (flags, flag_style),
-                (n.host, "dim"))
+                (n.host, s("muted")))
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.missing = snap.missing("osd tree") if snap.osd_table is None else None
         self.usage_missing = snap.missing("osd df", "osd perf")
         if snap.osd_table is None:
             if self.missing is not None:
-                text = f"[bold yellow]⚠ OSD tree unavailable: {escape(self.missing)}[/]"
+                text = palette.markup("bold warn", f"⚠ OSD tree unavailable: {escape(self.missing)}")
                 sync_static(self.query_one("#osds-summary", Static), text, lambda: text)
             return
         self.table_data = snap.osd_table
@@ -147,16 +151,17 @@ class OSDsPane(GuardedActions, Vertical):
             return
         up, in_ = t.num_up, t.num_in
         full = dict(reversed(t.fullness))  # nearfull first, as an admin reads them
-        parts = [f"[b]{len(t.osds)}[/] OSDs: [green]{up} up[/], {in_} in"]
+        m = palette.markup
+        parts = [f"[b]{len(t.osds)}[/] OSDs: {m('ok', f'{up} up')}, {in_} in"]
         if len(t.osds) - up:
-            parts.append(f"[bold red]{len(t.osds) - up} down[/]")
+            parts.append(m("bold err", f"{len(t.osds) - up} down"))
         if len(t.osds) - in_:
-            parts.append(f"[yellow]{len(t.osds) - in_} out[/]")
-        parts += [f"[{FULL_STYLE[k]}]{n} {k}[/]" for k, n in full.items() if n]
+            parts.append(m("warn", f"{len(t.osds) - in_} out"))
+        parts += [m(FULL_STYLE[k], f"{n} {k}") for k, n in full.items() if n]
         if t.stray:
-            parts.append(f"[yellow]{len(t.stray)} not in CRUSH ({osd_names(t.stray)})[/]")
+            parts.append(m("warn", f"{len(t.stray)} not in CRUSH ({osd_names(t.stray)})"))
         if self.usage_missing is not None:
-            parts.append(f"[yellow]⚠ usage and latency unavailable: {escape(self.usage_missing)}[/]")
+            parts.append(m("warn", f"⚠ usage and latency unavailable: {escape(self.usage_missing)}"))
         parts.append(f"sort: [b]{self.sort_mode}[/] (s)")
         parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
         if self.marked:
@@ -199,6 +204,10 @@ class OSDsPane(GuardedActions, Vertical):
 
     def focus_table(self) -> None:
         self.vtable.focus()
+
+    def is_match(self, table: object, index: int) -> bool:
+        """`n`/`N` under a filter: the OSDs it matched, not the buckets shown around them."""
+        return table is not self.vtable or self.vtable.rows[index].is_osd
 
     def action_focus_filter(self) -> None:
         self.query_one("#osds-filter", Input).focus()

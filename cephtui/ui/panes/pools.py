@@ -109,7 +109,7 @@ class PoolsPane(GuardedActions, Vertical):
         "delete": "deleting a pool",
     }
     BINDINGS = [
-        Binding("n", "create", "New pool"),
+        Binding("c", "create", "Create pool"),
         Binding("enter", "detail", "Detail"),
         Binding("s", "size", "Size"),
         Binding("p", "pg_num", "pg_num"),
@@ -168,7 +168,7 @@ class PoolsPane(GuardedActions, Vertical):
         why = snap.missing("osd pool stats", "osd pool autoscale-status", "osd crush rule dump")
         warn = f" · [yellow]⚠ rates, autoscale or rule names unavailable: {escape(why)}[/]" if why else ""
         self.query_one("#pools-summary", Static).update(
-            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · n new · enter detail · s size · p pg_num "
+            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · c create · enter detail · s size · p pg_num "
             f"· Q quota · a application · R rename · D delete{warn}")
         self._selected_info()
 

@@ -83,7 +83,7 @@ class UsersPane(GuardedActions, Vertical):
         "force_delete": "deleting a user",
     }
     BINDINGS = [
-        Binding("n", "new_user", "New user"),
+        Binding("c", "new_user", "Create user"),
         Binding("e", "edit_caps", "Edit caps"),
         Binding("k", "reveal_key", "Reveal key"),
         Binding("x", "export_keyring", "Export keyring"),
@@ -237,6 +237,10 @@ class UsersPane(GuardedActions, Vertical):
     @on(Input.Submitted, "#users-filter")
     def _filter_submitted(self) -> None:
         self.vtable.focus()
+
+    def is_match(self, table: object, index: int) -> bool:
+        """`n`/`N` under a filter: users, not the separator row."""
+        return table is not self.vtable or self.vtable.rows[index].entity is not None
 
     def action_focus_filter(self) -> None:
         self.query_one("#users-filter", Input).focus()

@@ -122,6 +122,15 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
         index = self.scroll_offset.y + event.y - 1
         if event.y >= 1 and 0 <= index < len(self._rows):
             self.cursor = index
+            if event.chain == 2:  # a double click opens the row, as enter does where the pane has it
+                self._run_enter()
+
+    def _run_enter(self) -> None:
+        for node in self.ancestors_with_self:
+            bindings = node._bindings.key_to_bindings.get("enter")
+            if bindings:
+                self.run_worker(self.app.run_action(bindings[0].action, node), exit_on_error=False)
+                return
 
     def action_cursor(self, delta: int) -> None:
         if self._rows:

@@ -1,0 +1,31 @@
+"""The footer with the keys that work everywhere first (`q`, `?`, `:` …): at 80 columns a tab's many
+keys would otherwise push them off the end, and `?` is how one finds the rest."""
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+
+class CephFooter(Footer):
+    def compose(self) -> ComposeResult:
+        if not self._bindings_ready:
+            return
+        active = self.screen.active_bindings
+        shown = [a for a in active.values() if a.binding.show]
+        shown.sort(key=lambda a: a.node is not self.app)  # stable: the app's own keys first, then the tab's
+        seen: set[str] = set()
+        for node, binding, enabled, tooltip in shown:
+            if binding.action in seen:
+                continue
+            seen.add(binding.action)
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip or binding.description,
+                            ).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if palette is not None:
+                yield FooterKey(palette.binding.key, self.app.get_key_display(palette.binding),
+                                palette.binding.description, palette.binding.action, classes="-command-palette",
+                                disabled=not palette.enabled,
+                                tooltip=palette.binding.tooltip or palette.binding.description)
