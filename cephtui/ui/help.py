@@ -7,8 +7,8 @@ from typing import Sequence
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Markdown
+from .widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.
 EVERYWHERE = (
@@ -145,7 +145,7 @@ def everywhere() -> str:
     return f"## Everywhere\n\n| key | does |\n|---|---|\n{rows}\n"
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(Dialog[None]):
     """The help of one tab; `a` switches to every tab's keys and back."""
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close"), Binding("a", "toggle_all", "All tabs")]

@@ -18,13 +18,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from ..widgets.dialog import Dialog
 
 from ...ceph import maintenance as mt
 from ...ceph import ops
 from ...ceph.client import CephError
 from ...ceph.models import ClusterSnapshot, FlagState
+from .. import palette
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
 from ..readonly import GuardedActions
@@ -66,7 +67,7 @@ def flag_rows(flags: Sequence[FlagState], maintenances: Sequence[mt.Maintenance]
     return rows
 
 
-class PreflightScreen(ModalScreen[bool]):
+class PreflightScreen(Dialog[bool]):
     """`osd ok-to-stop` said no (or could not answer): explain, and continue only on an explicit choice."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -174,6 +175,9 @@ class MaintenancePane(GuardedActions, Vertical):
         else:
             self._publish()
 
+    def retheme(self) -> None:
+        self._refresh()  # show() redraws only when the flags change: the summary and how-to in the new colours
+
     def reload(self) -> None:
         """Read the state file again (another cephtui may have changed it)."""
         self.store.load()
@@ -202,7 +206,7 @@ class MaintenancePane(GuardedActions, Vertical):
         parts = [f"[b]{len(active)}[/] maintenance{'s' if len(active) != 1 else ''} in progress",
                  f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
         if self.store.error:
-            parts.append(f"[bold red]{self.store.error}[/]")
+            parts.append(palette.markup("bold err", str(self.store.error)))
         parts.append("e enter maintenance · x exit · s/u set/unset a flag")
         self.query_one("#maint-summary", Static).update(" · ".join(parts))
         self._show_howto()
@@ -210,21 +214,23 @@ class MaintenancePane(GuardedActions, Vertical):
 
     # ------------------------------------------------------------ rendering
     def _maint_cells(self, m: mt.Maintenance) -> tuple[tuple[str, str], ...]:
-        style = "bold yellow" if m.state == "active" else "bold red"
-        return ((m.target.label, "bold"), (m.state, style), (mt.since_text(m.started), ""), (m.user, "dim"),
-                (", ".join(mt.flag_label(k) for k in m.owned) or "-", "cyan"),
-                (", ".join(mt.flag_label(k) for k in m.kept) or "-", "dim"))
+        s = palette.style
+        style = s("bold warn" if m.state == "active" else "bold err")
+        return ((m.target.label, "bold"), (m.state, style), (mt.since_text(m.started), ""), (m.user, s("muted")),
+                (", ".join(mt.flag_label(k) for k in m.owned) or "-", s("info")),
+                (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
     def _flag_cells(self, r: FlagRow) -> tuple[tuple[str, str], ...]:
         help_ = mt.FLAG_HELP.get(r.flag, "")
         if r.scope:
             help_ = f"only for {r.scope}: " + help_
-        state_style = ("bold red" if r.flag in DANGER else "bold yellow") if r.is_set else "dim"
+        s = palette.style
+        state_style = s(("bold err" if r.flag in DANGER else "bold warn") if r.is_set else "muted")
         since = mt.since_text(r.since, self.first_poll) if r.since is not None else ""
         owner = r.owner or ("someone else" if r.is_set else "")
-        return ((r.flag, "bold" if r.is_set else ""), (r.scope or "cluster", "" if r.scope else "dim"),
-                ("set" if r.is_set else "-", state_style), (since, ""), (owner, "cyan" if r.owner else "dim"),
-                (help_, "" if r.is_set else "dim"))
+        return ((r.flag, "bold" if r.is_set else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
+                ("set" if r.is_set else "-", state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
+                (help_, s("" if r.is_set else "muted")))
 
     def _show_howto(self) -> None:
         howto = self.query_one("#maint-howto", Static)
@@ -233,17 +239,19 @@ class MaintenancePane(GuardedActions, Vertical):
             howto.update(Text(
                 "No maintenance in progress. e: put a host (or some OSDs) into maintenance: ok-to-stop is checked, "
                 "noout is set on just that host (not cluster-wide) plus the flags you choose, and the commands to "
-                "stop and start its OSDs are shown here. x later unsets exactly what was set.", style="dim"))
+                "stop and start its OSDs are shown here. x later unsets exactly what was set.",
+                style=palette.style("muted")))
             return
         t = Text()
         t.append(f"{m.target.label}: maintenance {m.state} since {mt.since_text(m.started)} by {m.user}\n",
                  style="bold")
         for line in mt.instructions(m.target):
             cmd = line.startswith("  ")
-            t.append(line + "\n", style="bold cyan" if cmd else "")
+            t.append(line + "\n", style=palette.style("bold info") if cmd else "")
         if m.steps:
             last = m.steps[-1]
-            t.append(f"last step: {mt.since_text(last.time)} {last.what}", style="dim" if last.ok else "red")
+            t.append(f"last step: {mt.since_text(last.time)} {last.what}",
+                     style=palette.style("muted" if last.ok else "err"))
         howto.update(t)
 
     def selected_maintenance(self) -> mt.Maintenance | None:
@@ -382,21 +390,21 @@ class MaintenancePane(GuardedActions, Vertical):
     def _after_preflight(self, m: mt.Maintenance, operations: list[ops.Operation], ok: bool, text: str) -> None:
         self._busy = False
         if ok:
-            self._confirm_enter(m, operations, Text(f"✔ {text}", style="green"))
+            self._confirm_enter(m, operations, Text(f"✔ {text}", style=palette.style("ok")))
             return
         osds = " ".join(map(str, m.target.osds))
         body = Text()
-        body.append(f"$ ceph osd ok-to-stop {osds}\n", style="bold cyan")
-        body.append(f"{text}\n\n", style="bold red")
+        body.append(f"$ ceph osd ok-to-stop {osds}\n", style=palette.style("bold info"))
+        body.append(f"{text}\n\n", style=palette.style("bold err"))
         body.append(mt.OK_TO_STOP_REFUSED + "\n\n")
         body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
-                    "until ok-to-stop agrees (or you accept the outage).", style="yellow")
+                    "until ok-to-stop agrees (or you accept the outage).", style=palette.style("warn"))
 
         def chosen(go: bool | None) -> None:
             if go:
                 self._confirm_enter(m, operations, Text(f"✖ ok-to-stop refused: {text}\nContinuing by your choice: "
                                                         "stopping these OSDs now makes PGs unavailable.",
-                                                        style="bold red"))
+                                                        style=palette.style("bold err")))
 
         self.app.push_screen(PreflightScreen(f"ok-to-stop says no for {m.target.label}", body), chosen)
 
@@ -408,7 +416,8 @@ class MaintenancePane(GuardedActions, Vertical):
         explain = Text()
         explain.append_text(preflight)
         explain.append("\n" + mt.enter_explanation(m))
-        explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).", style="dim")
+        explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
+                       style=palette.style("muted"))
 
         def done(outcome: Any) -> None:
             entered = mt.finish_enter(m, outcome.results, outcome.ran)
@@ -463,7 +472,7 @@ class MaintenancePane(GuardedActions, Vertical):
             them = "it" if len(down) == 1 else "them"
             explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {them}"
                            " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
-                           "Start the daemons first unless you mean it.", style="bold yellow")
+                           "Start the daemons first unless you mean it.", style=palette.style("bold warn"))
         if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
                 op.cli for op in plan.operations))):
             return

@@ -16,8 +16,8 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
+from ..widgets.dialog import Dialog
 
 from ...ceph import ops, poolplan
 from ...ceph.client import CephClient, CephError
@@ -25,6 +25,7 @@ from ...ceph.format import human_bytes, human_rate, percent
 from ...ceph.models import ClusterSnapshot
 from ...ceph.poolplan import PoolPlan
 from ...ceph.pools import PoolInfo
+from .. import palette
 from ..widgets.tables import sync_table
 from ..wizards.form import Field
 from ..readonly import GuardedActions
@@ -59,7 +60,7 @@ def _quota(p: PoolInfo) -> str:
     return ", ".join(parts) or "-"
 
 
-class PoolDetailScreen(ModalScreen[None]):
+class PoolDetailScreen(Dialog[None]):
     """`osd pool get NAME all`, fetched in a worker."""
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
@@ -93,7 +94,7 @@ class PoolDetailScreen(ModalScreen[None]):
                 t.add_row(str(k), str(v))
             body: Table | Text = t
         except CephError as e:
-            body = Text(f"osd pool get: {e.message}", style="yellow")
+            body = Text(f"osd pool get: {e.message}", style=palette.style("warn"))
         self.app.call_from_thread(self.query_one("#pool-detail", Static).update, body)
 
 
@@ -150,23 +151,25 @@ class PoolsPane(GuardedActions, Vertical):
         self.snap, self.pools = snap, snap.pool_table
         rows = {}
         for p in self.pools:
-            style = "bold red" if p.percent_used >= snap.ratios.full else (
-                "yellow" if p.percent_used >= snap.ratios.nearfull else "")
+            style = palette.style("bold err" if p.percent_used >= snap.ratios.full else (
+                "warn" if p.percent_used >= snap.ratios.nearfull else ""))
             auto = p.autoscale_mode + (f" → {p.autoscale_target}" if p.autoscale_target not in (None, p.pg_num)
                                        and p.autoscale_mode != "off" else "")
             pg = str(p.pg_num) + (f" → {p.pg_num_target}" if p.pg_num_target != p.pg_num else "")
             size = f"{p.size}/{p.min_size}"
             rows[p.id] = (str(p.id), Text(p.name, style="bold"), p.kind + (f" ({p.ec_profile})" if p.ec_profile else ""),
-                          Text(size, style="yellow" if p.type == "replicated" and (p.size < 3 or p.min_size < 2)
-                               else ""),
-                          pg, auto, ",".join(p.applications) or Text("none", style="yellow"), p.crush_rule, _quota(p),
+                          Text(size, style=palette.style("warn") if p.type == "replicated"
+                               and (p.size < 3 or p.min_size < 2) else ""),
+                          pg, auto, ",".join(p.applications) or Text("none", style=palette.style("warn")),
+                          p.crush_rule, _quota(p),
                           human_bytes(p.stored), human_bytes(p.used), Text(percent(p.percent_used), style=style),
                           human_bytes(p.max_avail), str(p.objects),
                           f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
         sync_table(self.table, rows)
         total = sum(p.stored for p in self.pools)
         why = snap.missing("osd pool stats", "osd pool autoscale-status", "osd crush rule dump")
-        warn = f" · [yellow]⚠ rates, autoscale or rule names unavailable: {escape(why)}[/]" if why else ""
+        warn = " · " + palette.markup("warn", f"⚠ rates, autoscale or rule names unavailable: {escape(why)}") \
+            if why else ""
         self.query_one("#pools-summary", Static).update(
             f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · c create · enter detail · s size · p pg_num "
             f"· Q quota · a application · R rename · D delete{warn}")
@@ -222,7 +225,7 @@ class PoolsPane(GuardedActions, Vertical):
             if plan is None:
                 return
             notes = poolplan.warnings(plan, snap.crush if snap else None)
-            explain = Text("\n".join(f"⚠ {n}" for n in notes), style="yellow") if notes else ""
+            explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
             self.app.confirm_operations(poolplan.plan_ops(plan), explain=explain,  # type: ignore[attr-defined]
                                         undo=poolplan.undo_ops)
 
@@ -361,5 +364,5 @@ class PoolsPane(GuardedActions, Vertical):
         if p is None:
             return
         explain = Text(f"{p.name} holds {p.objects} objects, {human_bytes(p.stored)}; all of it is destroyed.",
-                       style="bold red")
+                       style=palette.style("bold err"))
         self.app.confirm_operations([ops.pool_delete(p.name)], explain=explain)  # type: ignore[attr-defined]

@@ -11,13 +11,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+from ..widgets.dialog import Dialog
 
 from ...benchcli import summary_lines
 from ...ceph.bench import STALL_NOTABLE, BenchResult
 from ...ceph.benchhistory import comparable, compare
 from ...ceph.ops import Operation
+from .. import palette
 from ..widgets.confirm import command_block
 
 MODAL_CSS = """
@@ -31,7 +32,7 @@ MODAL_CSS = """
 """
 
 
-class BenchConfirmScreen(ModalScreen[bool]):
+class BenchConfirmScreen(Dialog[bool]):
     """The commands a run amounts to, what it does to the cluster, Run or Cancel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -75,16 +76,16 @@ def result_table(r: BenchResult) -> Table:
     t.add_column()
     for label, value in summary_lines(r):
         t.add_row(label, value)
-    t.add_row("Status", Text(r.status, style="red" if r.error else "yellow" if r.stopped else "green"))
+    t.add_row("Status", Text(r.status, style=palette.style("err" if r.error else "warn" if r.stopped else "ok")))
     if r.error:
-        t.add_row("Error", Text(r.error, style="red"))
+        t.add_row("Error", Text(r.error, style=palette.style("err")))
     stall = r.longest_stall
     if stall is not None and stall[1] >= STALL_NOTABLE:
         t.add_row("Stall", Text(f"{stall[1]} s from second {stall[0]}: ops in flight, none completed "
-                                "(an OSD down or hung, PGs peering)", style="yellow"))
+                                "(an OSD down or hung, PGs peering)", style=palette.style("warn")))
     if r.cleanup_note:
         t.add_row("Cleanup", r.cleanup_note)
-    t.add_row("Command", Text(r.params.cli(), style="cyan"))
+    t.add_row("Command", Text(r.params.cli(), style=palette.style("info")))
     t.add_row("Cluster", r.cluster or "?")
     return t
 
@@ -99,7 +100,7 @@ def samples_table(r: BenchResult, limit: int = 600) -> Table:
     return t
 
 
-class RunDetailScreen(ModalScreen[None]):
+class RunDetailScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = MODAL_CSS.format(name="RunDetailScreen")
 
@@ -125,7 +126,7 @@ def compare_renderable(a: BenchResult, b: BenchResult) -> RenderableType:
         fmt = (lambda v: f"{v * 1000:.2f} ms") if row.unit == "s" and "Total" not in row.label else (
             (lambda v: f"{v:.2f} {row.unit}".strip()) if row.unit else (lambda v: f"{v:.0f}"))
         change = "" if row.change is None else f"{row.change * 100:+.1f}%"
-        style = "" if row.better is None else "green" if row.better else "red"
+        style = "" if row.better is None else palette.style("ok" if row.better else "err")
         t.add_row(row.label, fmt(row.a), fmt(row.b), Text(change, style=style))
     head = Text()
     head.append("A  ", style="bold")
@@ -134,11 +135,13 @@ def compare_renderable(a: BenchResult, b: BenchResult) -> RenderableType:
     head.append(run_title(b) + "\n")
     why = comparable(a, b)
     if why:
-        head.append(f"⚠ these runs measure different things: {why}\n", style="yellow")
-    return Group(head, t, Text("green: B is better; red: B is worse", style="dim"))
+        head.append(f"⚠ these runs measure different things: {why}\n", style=palette.style("warn"))
+    legend = Text.assemble(("B is better", palette.style("ok")), "; ", ("B is worse", palette.style("err")),
+                           style=palette.style("muted"))
+    return Group(head, t, legend)
 
 
-class CompareScreen(ModalScreen[None]):
+class CompareScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = MODAL_CSS.format(name="CompareScreen")
 

@@ -11,9 +11,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
+from ..widgets.dialog import Dialog
 
+from .. import palette
 from ...ceph.client import CephClient, CephError
 from ...ceph.format import human_bytes
 from ...ceph.osdtree import OSDInfo
@@ -28,7 +29,7 @@ METADATA_KEYS = (
 )
 
 
-class OSDDetailScreen(ModalScreen[None]):
+class OSDDetailScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = """
     OSDDetailScreen { align: center middle; }
@@ -56,7 +57,7 @@ class OSDDetailScreen(ModalScreen[None]):
         t.add_column(style="bold")
         t.add_column()
         t.add_row("state", Text(f"{o.status}, {'in' if o.in_ else 'out'}",
-                                style="green" if o.up and o.in_ else "bold red"))
+                                style=palette.style("ok" if o.up and o.in_ else "bold err")))
         t.add_row("location", " > ".join(o.path) or "(not in the CRUSH tree)")
         t.add_row("class", o.device_class or "-")
         t.add_row("weights", f"CRUSH {o.crush_weight:.5f}, reweight {o.reweight:.5f}, "
@@ -86,7 +87,7 @@ class OSDDetailScreen(ModalScreen[None]):
                     t.add_row(label, str(value))
             parts.append(t)
         except CephError as e:
-            parts.append(Text(f"osd metadata: {e.message}", style="yellow"))
+            parts.append(Text(f"osd metadata: {e.message}", style=palette.style("warn")))
         try:
             ls = self.client.mgr("pg ls-by-osd", osd=self.osd.id) or {}
             stats = ls.get("pg_stats", ls) if isinstance(ls, dict) else ls
@@ -98,8 +99,8 @@ class OSDDetailScreen(ModalScreen[None]):
             t.add_column("pgs", justify="right")
             t.add_column("state")
             for state, n in states.most_common():
-                t.add_row(str(n), Text(state, style="green" if state == "active+clean" else "yellow"))
+                t.add_row(str(n), Text(state, style=palette.style("ok" if state == "active+clean" else "warn")))
             parts.append(t)
         except CephError as e:
-            parts.append(Text(f"pg ls-by-osd: {e.message}", style="yellow"))
+            parts.append(Text(f"pg ls-by-osd: {e.message}", style=palette.style("warn")))
         self.app.call_from_thread(self.query_one("#detail-extra", Static).update, Group(*parts))

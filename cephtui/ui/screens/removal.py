@@ -14,13 +14,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
+from .. import palette
+from ..widgets.dialog import Dialog
 
 from ...ceph.format import human_duration, human_rate
 from ...ceph.workflows.removal import STEPS, Removal, RemovalEngine, stop_command
 
-LEVEL_STYLE = {"ok": "green", "warn": "yellow", "wait": "cyan", "block": "bold red"}
+LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err"}  # palette specs
 STEP_TEXT = {
     "preflight": "Preflight: fill after the move vs the cluster's full ratios, ok-to-stop, other PGs, flags",
     "drain": "Drain: mark out (or CRUSH weight 0) so data moves off",
@@ -51,7 +53,7 @@ def planned_commands(r: Removal) -> list[str]:
     return cmds
 
 
-class PlanScreen(ModalScreen[bool]):
+class PlanScreen(Dialog[bool]):
     """The whole plan with its commands; starts only when the OSD names are typed."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -76,8 +78,8 @@ class PlanScreen(ModalScreen[bool]):
         t.append(f"{self.plan.title}\n\n", style="bold")
         t.append("cephtui will run, step by step, never skipping a check:\n", style="bold")
         for c in planned_commands(self.plan):
-            t.append("$ ", style="dim")
-            t.append(c + "\n", style="cyan")
+            t.append("$ ", style=palette.style("muted"))
+            t.append(c + "\n", style=palette.style("info"))
         t.append("\nDrain: " + ("mark out — the OSD keeps its CRUSH weight, so its host's weight (and placement of "
                                 "other PGs) is unchanged; data moves off once, and back if you mark it in."
                                 if self.plan.drain_mode == "out" else
@@ -102,7 +104,7 @@ class PlanScreen(ModalScreen[bool]):
     def _start(self) -> None:
         if self.query_one("#plan-typed", Input).value.strip() != self.expected:
             self.query_one("#plan-error", Static).update(Text(f"Type exactly '{self.expected}'. Nothing was done.",
-                                                              style="bold red"))
+                                                              style=palette.style("bold err")))
             return
         self.dismiss(True)
 
@@ -157,23 +159,24 @@ class RemovalScreen(Screen[None]):
         cur = steps.index(s.step) if s.step in steps else 0
         t = Text()
         for i, step in enumerate(steps):
-            mark, style = ("✔ ", "green") if i < cur or s.step == "done" else (("▶ ", "bold") if i == cur else
-                                                                             ("· ", "dim"))
-            t.append(mark + STEP_TEXT[step] + "\n", style=style)
+            mark, spec = ("✔ ", "ok") if i < cur or s.step == "done" else (("▶ ", "bold") if i == cur else
+                                                                          ("· ", "muted"))
+            t.append(mark + STEP_TEXT[step] + "\n", style=palette.style(spec))
         self.query_one("#rm-steps", Static).update(t)
 
         checks = Table.grid(padding=(0, 1))
         for c in s.checks:
+            level = palette.style(LEVEL_STYLE.get(c["level"], ""))
             checks.add_row(Text({"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖"}.get(c["level"], "?"),
-                                style=LEVEL_STYLE.get(c["level"], "")), Text(c["name"], style="bold"),
-                           Text(c["detail"], style=LEVEL_STYLE.get(c["level"], "")))
-        self.query_one("#rm-checks", Static).update(checks if s.checks else Text("not run yet", style="dim"))
+                                style=level), Text(c["name"], style="bold"), Text(c["detail"], style=level))
+        self.query_one("#rm-checks", Static).update(checks if s.checks
+                                                    else Text("not run yet", style=palette.style("muted")))
 
-        status_style = {"running": "green", "paused": "yellow", "blocked": "bold red", "failed": "bold red",
-                        "done": "bold green", "aborted": "yellow"}.get(s.status, "")
+        status_style = palette.style({"running": "ok", "paused": "warn", "blocked": "bold err", "failed": "bold err",
+                                      "done": "bold ok", "aborted": "warn"}.get(s.status, ""))
         now = Text()
         if s.status == "running" and s.held_by and s.step == "wait_safe":  # another OSD died: say so at a glance
-            now.append("HOLDING", style="bold yellow")
+            now.append("HOLDING", style=palette.style("bold warn"))
         else:
             now.append(f"{s.status.upper()}", style=status_style)
         now.append(f" · step {s.step}")
@@ -186,16 +189,17 @@ class RemovalScreen(Screen[None]):
                        f" · misplaced {p.get('misplaced', 0)} / degraded {p.get('degraded', 0)} objects"
                        f" · {p.get('objects_per_sec', 0)} obj/s, {human_rate(p.get('bytes_per_sec', 0))}"
                        f" · time left {'-' if eta == 0 else ('unknown' if eta is None else '~' + human_duration(eta))}",
-                       style="cyan")
+                       style=palette.style("info"))
         if self.confirm_abort:
-            now.append("\nPress a again to abort (OSDs not yet destroyed are marked back in).", style="bold yellow")
+            now.append("\nPress a again to abort (OSDs not yet destroyed are marked back in).",
+                       style=palette.style("bold warn"))
         self.query_one("#rm-status", Static).update(now)
 
         log = Text()
         for e in s.log[-60:]:
-            log.append(time.strftime("%H:%M:%S ", time.localtime(e["time"])), style="dim")
+            log.append(time.strftime("%H:%M:%S ", time.localtime(e["time"])), style=palette.style("muted"))
             if e.get("cli"):
-                log.append(f"$ {e['cli']}  ", style="cyan")
+                log.append(f"$ {e['cli']}  ", style=palette.style("info"))
             log.append(f"{e['text']}\n")
         self.query_one("#rm-log-text", Static).update(log)
 
@@ -220,7 +224,7 @@ class RemovalScreen(Screen[None]):
         self.dismiss(None)
 
 
-class ResumeScreen(ModalScreen[bool]):
+class ResumeScreen(Dialog[bool]):
     """Offered at start when a removal was interrupted."""
 
     BINDINGS = [Binding("escape", "later", "Later")]
@@ -243,7 +247,7 @@ class ResumeScreen(ModalScreen[bool]):
         t.append(f"stopped at step '{r.step}' ({r.status}), last saved "
                  f"{time.strftime('%H:%M:%S', time.localtime(r.updated))}\n")
         if r.waiting_for:
-            t.append(f"it was: {r.waiting_for}\n", style="dim")
+            t.append(f"it was: {r.waiting_for}\n", style=palette.style("muted"))
         t.append("\nResume continues exactly there (safety checks are asked again before anything "
                  "irreversible).", style="")
         with Vertical():

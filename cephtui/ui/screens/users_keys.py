@@ -18,11 +18,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+from ..widgets.dialog import Dialog
 
 from ...ceph import ops
 from ...ceph.client import CephError
+from .. import palette
 from ..wizards.form import readable
 
 log = logging.getLogger("cephtui")
@@ -77,7 +78,7 @@ def write_new_secret_file(path: Path, data: bytes) -> None:
     os.close(fd)
 
 
-class KeyScreen(ModalScreen[None]):
+class KeyScreen(Dialog[None]):
     """Fetches and shows one key; nothing keeps it once closed."""
 
     BINDINGS = [Binding("escape,q,enter", "close", "Close")]
@@ -100,7 +101,8 @@ class KeyScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(f"Key of {self.entity}"), id="key-title")
-            yield Static(Text.assemble(("$ ", "dim"), (reveal_operation(self.entity).cli, "bold cyan")),
+            yield Static(Text.assemble(("$ ", palette.style("muted")),
+                                       (reveal_operation(self.entity).cli, palette.style("bold info"))),
                          id="key-cli")
             yield Static(Text("Asking the monitor…", style="italic"), id="key-value")
             yield Static("Anyone who sees this key can act as this user. cephtui does not keep it: closing "
@@ -130,7 +132,7 @@ class KeyScreen(ModalScreen[None]):
         value = self.query_one("#key-value", Static)
         if key is None:
             self.state = "failed"
-            value.update(Text(f"✖ refused: {error}", style="bold red"))
+            value.update(Text(f"✖ refused: {error}", style=palette.style("bold err")))
         else:
             self.state = "shown"
             value.update(Text(key, style="bold"))
@@ -140,7 +142,7 @@ class KeyScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ExportKeyringScreen(ModalScreen[str | None]):
+class ExportKeyringScreen(Dialog[str | None]):
     """Asks for a path, then writes `ceph auth get ENTITY` into a new 0600 file; returns the path written."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -189,11 +191,12 @@ class ExportKeyringScreen(ModalScreen[str | None]):
         try:
             path = check_export_path(self.query_one("#export-path", Input).value)
         except ValueError as e:
-            status.update(Text(f"✖ {readable(str(e))}", style="bold red"))
+            status.update(Text(f"✖ {readable(str(e))}", style=palette.style("bold err")))
             return None
-        status.update(Text.assemble(("$ ", "dim"), (export_operation(self.entity, str(path)).cli, "bold cyan"),
+        status.update(Text.assemble(("$ ", palette.style("muted")),
+                                    (export_operation(self.entity, str(path)).cli, palette.style("bold info")),
                                     ("\n(cephtui creates the file itself with mode 0600; `ceph -o` follows the umask)",
-                                     "dim")))
+                                     palette.style("muted"))))
         return path
 
     @on(Input.Changed, "#export-path")
@@ -248,12 +251,13 @@ class ExportKeyringScreen(ModalScreen[str | None]):
         status = self.query_one("#export-status", Static)
         if path is None:
             self.state = "failed"
-            status.update(Text(f"✖ {error}", style="bold red"))
+            status.update(Text(f"✖ {error}", style=palette.style("bold err")))
         else:
             self.state = "done"
             self.written = path
-            status.update(Text.assemble(("✔ ", "bold green"), (f"wrote {path} (mode 0600). ", ""),
-                                        (f"Use it with: ceph -n {self.entity} --keyring {path} -s", "cyan")))
+            status.update(Text.assemble(("✔ ", palette.style("bold ok")), (f"wrote {path} (mode 0600). ", ""),
+                                        (f"Use it with: ceph -n {self.entity} --keyring {path} -s",
+                                         palette.style("info"))))
         ok = self.query_one("#export-ok", Button)
         ok.label, ok.disabled, ok.variant = "Close", False, "default"
         self.query_one("#export-cancel", Button).display = False

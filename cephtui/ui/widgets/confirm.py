@@ -17,15 +17,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+from .. import palette
+from .dialog import Dialog
 
 from ...ceph import ops as ops_mod
 from ...ceph.client import CephError
 
 log = logging.getLogger("cephtui")
 
-IMPACT_STYLE = {ops_mod.SAFE: "green", ops_mod.MOVES_DATA: "yellow", ops_mod.DESTROYS: "bold red"}
+IMPACT_STYLE = {ops_mod.SAFE: "ok", ops_mod.MOVES_DATA: "warn", ops_mod.DESTROYS: "bold err"}  # palette specs
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,12 @@ class PreviewUnavailable(Exception):
 def command_block(operations: Sequence[ops_mod.Operation]) -> Text:
     t = Text()
     for op in operations:
-        t.append("$ ", style="dim")
-        t.append(op.cli + "\n", style="bold cyan")
+        t.append("$ ", style=palette.style("muted"))
+        t.append(op.cli + "\n", style=palette.style("bold info"))
     return t
 
 
-class ConfirmScreen(ModalScreen[Outcome]):
+class ConfirmScreen(Dialog[Outcome]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
@@ -108,11 +109,12 @@ class ConfirmScreen(ModalScreen[Outcome]):
         impact = max((op.impact for op in self.operations),
                      key=lambda i: (ops_mod.SAFE, ops_mod.MOVES_DATA, ops_mod.DESTROYS).index(i))
         parts: list[RenderableType] = [Text("This runs, in order:", style="bold"), command_block(self.operations)]
-        parts.append(Text.assemble(("Impact: ", "bold"), (impact, IMPACT_STYLE.get(impact, ""))))
+        parts.append(Text.assemble(("Impact: ", "bold"), (impact, palette.style(IMPACT_STYLE.get(impact, "")))))
         if self.explain:
             parts.append(Text(self.explain) if isinstance(self.explain, str) else self.explain)
         if self.typed:
-            parts.append(Text(f"This cannot be undone. Type '{self.typed}' below to confirm.", style="bold red"))
+            parts.append(Text(f"This cannot be undone. Type '{self.typed}' below to confirm.",
+                              style=palette.style("bold err")))
         return Group(*parts)
 
     def on_mount(self) -> None:
@@ -133,21 +135,22 @@ class ConfirmScreen(ModalScreen[Outcome]):
             state = "ready"
         except PreviewUnavailable as e:
             result, state = Text(f"No preview: {e}\nApplying without a preview needs a second confirmation.",
-                                 style="bold yellow"), "failed"
+                                 style=palette.style("bold warn")), "failed"
         except CephError as e:
             result, state = Text(f"No preview: the cluster refused ({e.message}).\nApplying without a preview "
-                                 "needs a second confirmation.", style="bold yellow"), "failed"
+                                 "needs a second confirmation.", style=palette.style("bold warn")), "failed"
         except Exception as e:  # a preview bug must not hide the dialog
             log.exception("preview failed")
             result, state = Text(f"No preview: {e}\nApplying without a preview needs a second confirmation.",
-                                 style="bold yellow"), "failed"
+                                 style=palette.style("bold warn")), "failed"
         self.app.call_from_thread(self._show_preview, result, state)
 
     def _show_preview(self, result: RenderableType, state: str) -> None:
         self.preview_state = state
         if self.stale_note:
             result = Group(Text(f"⚠ Recomputed: the cluster changed since the first preview ({self.stale_note}). "
-                                "Check the numbers below, then press Run again.", style="bold yellow"), result)
+                                "Check the numbers below, then press Run again.",
+                                style=palette.style("bold warn")), result)
         self.query_one("#confirm-preview", Static).update(result)
         run = self.query_one("#confirm-run", Button)
         run.disabled = False
@@ -176,12 +179,14 @@ class ConfirmScreen(ModalScreen[Outcome]):
             return
         result = self.query_one("#confirm-result", Static)
         if self.typed and self.query_one("#confirm-typed", Input).value.strip() != self.typed:
-            result.update(Text(f"Type exactly '{self.typed}' to confirm. Nothing was sent.", style="bold red"))
+            result.update(Text(f"Type exactly '{self.typed}' to confirm. Nothing was sent.",
+                               style=palette.style("bold err")))
             return
         if self.preview_state == "failed" and not self.second_yes:
             self.second_yes = True
             self.query_one("#confirm-run", Button).label = "Yes, apply without preview"
-            result.update(Text("Press again to apply without knowing how much data moves.", style="bold yellow"))
+            result.update(Text("Press again to apply without knowing how much data moves.",
+                               style=palette.style("bold warn")))
             return
         self.state = "running"
         self.query_one("#confirm-run", Button).disabled = True
@@ -228,9 +233,9 @@ class ConfirmScreen(ModalScreen[Outcome]):
         self.state, self.preview_state, self.stale_note, self.second_yes = "asking", "running", changed, False
         self.query_one("#confirm-preview", Static).update(Text(
             f"⚠ The preview above no longer matches the cluster ({changed}): its numbers were computed for the "
-            "old map. Recomputing against the current one…", style="bold yellow"))
+            "old map. Recomputing against the current one…", style=palette.style("bold warn")))
         self.query_one("#confirm-result", Static).update(Text("Nothing was sent: the preview was stale.",
-                                                              style="bold yellow"))
+                                                              style=palette.style("bold warn")))
         self.query_one("#confirm-cancel", Button).disabled = False
         self._compute_preview()
 
@@ -240,10 +245,11 @@ class ConfirmScreen(ModalScreen[Outcome]):
         t = Text()
         for i, (op, ok, message) in enumerate(results):
             step = f"{i + 1}/{len(operations)} " if len(operations) > 1 else ""
-            t.append(f"✔ {step}" if ok else f"✖ {step}refused: ", style="bold green" if ok else "bold red")
-            t.append(f"{op.cli}\n", style="cyan")
+            t.append(f"✔ {step}" if ok else f"✖ {step}refused: ",
+                     style=palette.style("bold ok" if ok else "bold err"))
+            t.append(f"{op.cli}\n", style=palette.style("info"))
             if message:
-                t.append(f"  {message}\n", style="" if ok else "red")
+                t.append(f"  {message}\n", style="" if ok else palette.style("err"))
         if running is not None:
             t.append(f"… {running + 1}/{len(operations)} {operations[running].cli}\n", style="italic")
         return t
@@ -261,14 +267,14 @@ class ConfirmScreen(ModalScreen[Outcome]):
         t = self._report(results, operations)
         skipped = len(operations) - len(results)
         if skipped:
-            t.append(f"{skipped} later command(s) not sent.\n", style="yellow")
+            t.append(f"{skipped} later command(s) not sent.\n", style=palette.style("warn"))
         failed = results and not results[-1][1]
         done_ok = [op for op, ok, _ in results if ok]
         if failed and done_ok and not undoing:
-            t.append(f"Already done: {', '.join(op.title for op in done_ok)}.\n", style="bold yellow")
+            t.append(f"Already done: {', '.join(op.title for op in done_ok)}.\n", style=palette.style("bold warn"))
             self.undo_ops = self.undo_for(done_ok) if self.undo_for else []
             if self.undo_ops:
-                t.append("Undo runs: " + "; ".join(op.cli for op in self.undo_ops) + "\n", style="yellow")
+                t.append("Undo runs: " + "; ".join(op.cli for op in self.undo_ops) + "\n", style=palette.style("warn"))
                 self.query_one("#confirm-undo", Button).display = True
         if undoing:
             self.query_one("#confirm-undo", Button).display = False

@@ -17,8 +17,9 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
+from .. import palette
+from ..widgets.dialog import Dialog
 
 from ...ceph.ops import Operation
 from ..widgets.confirm import command_block
@@ -49,7 +50,7 @@ class Field:
     placeholder: str = ""
 
 
-class FormScreen(ModalScreen[list[Operation] | None]):
+class FormScreen(Dialog[list[Operation] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     FormScreen { align: center middle; }
@@ -116,16 +117,17 @@ class FormScreen(ModalScreen[list[Operation] | None]):
         try:
             ops = list(self.build(self.values()))
         except ValueError as e:
-            status.update(Text(f"✖ {readable(str(e))}", style="bold red"))
+            status.update(Text(f"✖ {readable(str(e))}", style=palette.style("bold err")))
             return None
         except Exception as e:  # a checker bug (OverflowError, TypeError …): a message and nothing sent, not a crash
             log.exception("checking the form %r failed", self.title_text)
-            status.update(Text(f"✖ could not check these values: {readable(repr(e))}", style="bold red"))
+            status.update(Text(f"✖ could not check these values: {readable(repr(e))}",
+                               style=palette.style("bold err")))
             return None
         notes = list(self.warn(self.values())) if self.warn else []
         block = command_block(ops)
         for n in notes:
-            block.append(f"⚠ {n}\n", style="yellow")
+            block.append(f"⚠ {n}\n", style=palette.style("warn"))
         status.update(block)
         return ops
 

@@ -15,13 +15,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+from ..widgets.dialog import Dialog
 
 from ...ceph import pgcalc, poolplan
 from ...ceph.crush import CrushMap
 from ...ceph.ops import AUTOSCALE_MODES, check_name
 from ...ceph.poolplan import PoolPlan
+from .. import palette
 from .form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
@@ -32,7 +33,7 @@ def _row(label: str, widget: Input | Select) -> Horizontal:
     return Horizontal(Label(label), widget, classes="form-row")
 
 
-class PoolWizard(ModalScreen[PoolPlan | None]):
+class PoolWizard(Dialog[PoolPlan | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     PoolWizard { align: center middle; }
@@ -141,9 +142,9 @@ class PoolWizard(ModalScreen[PoolPlan | None]):
     def _status(self, error: str | None = None, notes: Sequence[str] = ()) -> None:
         t = Text()
         if error:
-            t.append(f"✖ {readable(error)}\n", style="bold red")
+            t.append(f"✖ {readable(error)}\n", style=palette.style("bold err"))
         for n in notes:
-            t.append(f"⚠ {n}\n", style="yellow")
+            t.append(f"⚠ {n}\n", style=palette.style("warn"))
         self.query_one("#wiz-status", Static).update(t)
 
     def _collect_basics(self) -> PoolPlan:
@@ -194,7 +195,7 @@ class PoolWizard(ModalScreen[PoolPlan | None]):
                 raise ValueError(f"the share must be more than 0 and at most 100 % (got '{raw}')")
             s = pgcalc.suggest(self.osd_count, max(self.plan.size, 1), share, int(self._value("#wiz-target")))
         except ValueError as e:
-            calc.update(Text(f"PG calculator: {readable(str(e))}", style="yellow"))
+            calc.update(Text(f"PG calculator: {readable(str(e))}", style=palette.style("warn")))
             return
         calc.update(Text("PG calculator (the classic ceph.com rule):\n" + "\n".join(f"  {x}" for x in s.steps)
                          + f"\nsuggested pg_num: {s.pg_num}"))

@@ -1,0 +1,155 @@
+"""Moving around as in k9s and less, on the real sandbox: `:` jump, `/` search, `n`/`N`, `g`/`G`, `q`, `?`,
+the palette reaching every tab's actions, and the mouse."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.command import CommandPalette
+from textual.widgets import Markdown
+
+from cephtui.ui.app import TABS, CephTUI, pane_bindings
+from cephtui.ui.help import HelpScreen
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.pool import PoolWizard
+from tests.conftest import Sandbox
+from tests.ui.helpers import SIZE, cells, wait_for
+
+
+def cursor_name(app: CephTUI, selector: str, column: int = 0) -> str:
+    table = app.query_one(selector)
+    index = table.cursor if isinstance(table, VirtualTable) else table.cursor_row
+    return cells(app, selector, column)[index].split()[-1]
+
+
+async def jump(pilot: Any, text: str) -> None:
+    await pilot.press("colon")
+    await pilot.pause(0.1)
+    await pilot.press(*text, "enter")
+    await pilot.pause(0.3)
+
+
+async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
+        # :osd.2 -> the OSDs tab, cursor on osd.2 (its data arrives after the tab is shown)
+        await jump(pilot, "osd.2")
+        assert app.tabs.active == "osds"
+        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count and cursor_name(app, "#osds-table") == "osd.2",
+                       10, "the cursor on osd.2")
+        # g / G: first and last row
+        await pilot.press("g")
+        assert app.osds_pane.vtable.cursor == 0
+        await pilot.press("G")
+        assert app.osds_pane.vtable.cursor == app.osds_pane.vtable.row_count - 1
+        # A filter keeps the buckets around the OSDs it matches; n / N step over OSDs only, wrapping.
+        await pilot.press("slash", *"up", "enter")
+        await wait_for(pilot, lambda: "3 of 3" in str(app.query_one("#osds-box").border_subtitle), 5, "the filter")
+        await pilot.press("g", "n")
+        assert cursor_name(app, "#osds-table") == "osd.0"
+        await pilot.press("n", "n")
+        assert cursor_name(app, "#osds-table") == "osd.2"
+        await pilot.press("n")  # wraps to the first OSD, past the root and host rows
+        assert cursor_name(app, "#osds-table") == "osd.0"
+        await pilot.press("N")
+        assert cursor_name(app, "#osds-table") == "osd.2"
+        # :rbd -> Pools, cursor on rbd; `/` on a tab without a filter searches its rows.
+        await jump(pilot, "rbd")
+        assert app.tabs.active == "pools"
+        await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
+                       == "rbd", 10, "the cursor on rbd")
+        await pilot.press("slash", *"device_health", "enter")
+        await pilot.pause(0.2)
+        assert cursor_name(app, "#pools-table", 1) == "device_health_metrics"
+        await pilot.press("n")  # the only match: stays, and says it wrapped
+        assert cursor_name(app, "#pools-table", 1) == "device_health_metrics"
+        app.clear_notifications()
+        await pilot.press("slash", *"no-such-pool", "enter", "n")
+        await pilot.pause(0.1)
+        assert any("Pattern not found" in n.message for n in app._notifications)
+        # :client.admin -> Users, cursor on it; a PG id -> the PG table filtered to it.
+        await jump(pilot, "client.admin")
+        assert app.tabs.active == "users"
+        await wait_for(pilot, lambda: app.users_pane.vtable.row_count and cursor_name(app, "#users-table")
+                       .startswith("client.admin") or "client.admin" in cells(app, "#users-table", 0)[
+                           app.users_pane.vtable.cursor], 10, "the cursor on client.admin")
+        await jump(pilot, "1.1f")
+        assert app.tabs.active == "pgs"
+        await wait_for(pilot, lambda: cells(app, "#pgs-table", 0) == ["1.1f"], 15, "the PG table filtered to 1.1f")
+        # An unknown word goes to the OSD filter and says so; a typo'd tab name is not silently ignored.
+        app.clear_notifications()
+        await jump(pilot, "nosuchhost")
+        assert app.tabs.active == "osds" and any("nosuchhost" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: "0 of 3" in str(app.query_one("#osds-box").border_subtitle), 5, "no OSDs")
+
+
+async def test_q_closes_then_quits_and_help_shows_the_tab_keys(make_app: Any) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3", "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one(Markdown).source
+        # every key of the OSDs tab, from its bindings, and none of the Pools tab's
+        for binding in pane_bindings(app.osds_pane):
+            assert f"`{app.get_key_display(binding)}`" in text
+        assert "toggle per-OSD noout" in text and "create-pool wizard" not in text
+        await pilot.press("a")
+        assert "create-pool wizard" in app.screen.query_one(Markdown).source
+        await pilot.press("q")
+        assert not isinstance(app.screen, HelpScreen)
+        # q on a form closes the form, not the app
+        await pilot.press("5", "c")
+        await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 5, "the pool wizard")
+        app.set_focus(None)
+        await pilot.press("q")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, PoolWizard) and app.is_running
+        await pilot.press("q")
+        await pilot.pause(0.2)
+        assert not app.is_running
+
+
+async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        count = 0
+        for (_, title), pane in zip(TABS, app.panes):
+            for binding in pane_bindings(pane):
+                assert f"{title}: {binding.description}" in titles
+                count += 1
+        assert count >= 45  # every tab's actions, not a sample
+        # run one from the palette while another tab is shown: its tab comes up and the action runs
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
+        await pilot.press(*"Pools: Create pool")
+        await pilot.pause(0.8)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 10, "the pool wizard from the palette")
+        assert app.tabs.active == "pools"
+
+
+async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox) -> None:
+    from cephtui.ui.screens.osd_detail import OSDDetailScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click("#--content-tab-osds")
+        assert app.tabs.active == "osds"
+        table = app.osds_pane.vtable
+        await wait_for(pilot, lambda: table.row_count >= 5, 15, "the OSD tree")
+        names = cells(app, "#osds-table", 0)
+        row = next(i for i, n in enumerate(names) if n.endswith("osd.1"))
+        await pilot.click("#osds-table", offset=(4, row + 1))  # +1: the header line
+        assert table.cursor == row
+        await pilot.click("#osds-table", offset=(4, row + 1), times=2)
+        await wait_for(pilot, lambda: isinstance(app.screen, OSDDetailScreen), 5, "the OSD detail on double click")
+        await pilot.press("q")
+        # the footer keys are buttons too: `?` opens the help
+        await pilot.click("#--content-tab-pools")
+        assert app.tabs.active == "pools"
+        from textual.widgets._footer import FooterKey
+
+        help_key = next(k for k in app.query(FooterKey) if k.action == "help")
+        await pilot.click(help_key)
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help from the footer")
