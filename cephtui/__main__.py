@@ -1,3 +1,3 @@
-from cephtui.cli import main
+from cephtui.launcher import main
 
 raise SystemExit(main())

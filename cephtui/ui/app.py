@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import TabbedContent, TabPane
+from textual.widgets import DataTable, TabbedContent, TabPane
 
 from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
@@ -92,6 +92,7 @@ class CephTUI(App[None]):
                  bench_defaults: Any = None) -> None:
         super().__init__()
         self.initial_theme = theme  # from the config file; None: the default theme
+        self._theme_problems = self._load_themes()  # before any pane draws (see there)
         self.bench_defaults = bench_defaults  # cephtui.config.BenchDefaults from the config file, or None
         # --read-only: panes dim their mutating keys, the shared paths below refuse, and the client
         # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
@@ -170,23 +171,35 @@ class CephTUI(App[None]):
         self._offer_resume()
 
     # ------------------------------------------------------------ themes
-    def _setup_themes(self) -> None:
-        """Register cephtui's themes and the user's, apply the configured one, say what was skipped."""
+    def _load_themes(self) -> list[str]:
+        """Register cephtui's themes and the user's and pick the configured one; what to tell the user.
+
+        Runs in __init__: panes draw their first texts when they mount, before the app's on_mount,
+        and take their colours from the palette, which must be the chosen theme's by then.
+        """
+        self._start_theme: str | None = None
         themes, problems = load_all_themes()
         for theme in themes:
             self.register_theme(theme)
-        for problem in problems:
-            self.notify(problem, title="Theme skipped", severity="warning", timeout=15)
         wanted = self.initial_theme or DEFAULT_THEME
         if wanted not in self.available_themes:
-            self.notify(f"No theme called {wanted!r} (config: {display_path(user_config_file())}); "
-                        f"using {DEFAULT_THEME!r}. Themes: {', '.join(sorted(self.available_themes))}",
-                        severity="warning", timeout=15)
+            problems.append(f"No theme called {wanted!r} (config: {display_path(user_config_file())}); "
+                            f"using {DEFAULT_THEME!r}. Themes: {', '.join(sorted(self.available_themes))}")
             log.warning("unknown theme %r, using %r", wanted, DEFAULT_THEME)
             wanted = DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
+        chosen = self.get_theme(wanted)
+        if chosen is not None:  # None only if cephtui's own theme files are missing: Textual's default stays
+            self._start_theme = wanted
+            palette.set_theme(chosen)
+        return problems
+
+    def _setup_themes(self) -> None:
+        """Apply the theme chosen in __init__, say which theme files were skipped, follow later changes."""
+        if self._start_theme is not None:
+            self.theme = self._start_theme
         palette.set_theme(self.current_theme)
+        for problem in self._theme_problems:
+            self.notify(problem, title="Themes", severity="warning", timeout=15)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, theme: Theme) -> None:
@@ -485,7 +498,7 @@ class CephTUI(App[None]):
         snap = self.snapshot
         pools = [p.name for p in snap.capacity.pools] if snap is not None else []
         osds = sorted(r.node.id for r in snap.osd_table.rows if r.is_osd) if snap and snap.osd_table else []
-        self.prompt.open("jump", completions=jumps.suggestions(pools, osds))
+        self.prompt.open("jump", completions=jumps.suggestions(pools, osds, sorted(self.available_themes)))
 
     def action_search(self) -> None:
         """`/` on a tab without a filter of its own: find rows by their text (less's search)."""
@@ -577,6 +590,16 @@ class CephTUI(App[None]):
         table.focus()
         if wrapped:
             self.notify(f"{what}: wrapped to the {'top' if step > 0 else 'bottom'}", timeout=2)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a DataTable (or a click on its highlighted row) is the pane's `enter`: the table's own
+        enter binding would otherwise swallow it (the Pools tab's settings view never opened from its table)."""
+        pane = next((p for p in event.data_table.ancestors if p in self.panes), None)
+        if pane is None or event.data_table.screen is not self.screen:
+            return
+        enter = pane._bindings.key_to_bindings.get("enter")
+        if enter:
+            self.run_worker(self.run_action(enter[0].action, pane), exit_on_error=False)
 
     def action_edge(self, where: int) -> None:
         table = nav.table_of(self.active_pane, self.focused)

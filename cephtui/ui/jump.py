@@ -89,10 +89,10 @@ def _with_argument(tab: str, rest: str) -> Jump:
     return Jump(tab=tab, reveal=rest)
 
 
-def suggestions(pools: Sequence[str] = (), osds: Sequence[int] = ()) -> list[str]:
-    """Completions for the jump bar: tab names, commands, pools, OSDs."""
-    return ([names[0] for names in TAB_NAMES.values()] + ["quit", "help", "theme "] + list(pools)
-            + [f"osd.{i}" for i in osds])
+def suggestions(pools: Sequence[str] = (), osds: Sequence[int] = (), themes: Sequence[str] = ()) -> list[str]:
+    """Completions for the jump bar: tab names, commands, pools, OSDs, `theme NAME`."""
+    return ([names[0] for names in TAB_NAMES.values()] + ["quit", "help"] + list(pools)
+            + [f"osd.{i}" for i in osds] + [f"theme {t}" for t in themes])
 
 
 def row_names(cells: Sequence[str]) -> set[str]:

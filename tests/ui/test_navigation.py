@@ -130,6 +130,7 @@ async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox)
 
 
 async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox) -> None:
+    from cephtui.ui.panes.pools import PoolDetailScreen
     from cephtui.ui.screens.osd_detail import OSDDetailScreen
 
     app = make_app()
@@ -148,6 +149,14 @@ async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox)
         # the footer keys are buttons too: `?` opens the help
         await pilot.click("#--content-tab-pools")
         assert app.tabs.active == "pools"
+        await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 1, 15, "the pools")
+        await pilot.press("enter")  # the table's own enter used to swallow this
+        await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on enter")
+        await pilot.press("q")
+        await pilot.click("#pools-table", offset=(10, 2))
+        await pilot.click("#pools-table", offset=(10, 2))  # a click on the highlighted row opens it
+        await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on click")
+        await pilot.press("q")
         from textual.widgets._footer import FooterKey
 
         help_key = next(k for k in app.query(FooterKey) if k.action == "help")

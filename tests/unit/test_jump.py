@@ -43,9 +43,9 @@ def test_commands_and_errors() -> None:
 
 
 def test_every_tab_has_a_name_and_suggestions_include_them() -> None:
-    s = suggestions(["rbd"], [0, 1])
+    s = suggestions(["rbd"], [0, 1], ["cephtui-light"])
     assert all(names[0] in s for names in TAB_NAMES.values())
-    assert {"rbd", "osd.0", "osd.1"} <= set(s)
+    assert {"rbd", "osd.0", "osd.1", "theme cephtui-light"} <= set(s)
     assert len({n for names in TAB_NAMES.values() for n in names}) == sum(len(v) for v in TAB_NAMES.values())
 
 
