@@ -17,13 +17,15 @@ from .ceph.client import CephClient, CephError, ConnectionSpec
 
 
 def params_from_args(args: argparse.Namespace, pool: str) -> BenchParams:
+    """The run's parameters from `cephtui bench`'s options, already filled from the config's [bench]
+    defaults where the command line left them out (cli.bench_args)."""
     op_size = parse_size(args.block_size)
     threads = args.threads
     if args.latency:
         op_size, threads = LATENCY_PRESET["op_size"], LATENCY_PRESET["threads"]
     return BenchParams(pool=pool, mode=args.mode, seconds=args.seconds, threads=threads, op_size=op_size,
                        object_size=parse_size(args.object_size) if args.object_size else 0,
-                       run_name=args.run_name, cleanup=not args.no_cleanup, op_timeout=args.op_timeout,
+                       run_name=args.run_name, cleanup=args.cleanup is not False, op_timeout=args.op_timeout,
                        verify=not args.no_verify)
 
 

@@ -1,12 +1,18 @@
 """Command line: the ceph CLI's connection flags, the TUI, and headless subcommands.
 
-    cephtui [-c CONF] [--id ID | -n NAME] [-k KEYRING] [--cluster NAME] [--refresh S]
+    cephtui [--profile NAME] [-c CONF] [--id ID | -n NAME] [-k KEYRING] [--cluster NAME] [--refresh S]
     cephtui snapshot [--json]
     cephtui bench --pool P [--seconds S] [--mode write|seq|rand] [--threads N] [--block-size B] [--json]
+    cephtui config [--example]
 
 CEPH_ARGS is split and put before the command line, as `ceph` does; CEPH_CONF
 names the config when -c is absent. Unknown `--option value` pairs go to
 librados like the `ceph` CLI passes them (e.g. `--mon-host 10.0.0.1`).
+
+The config file (cephtui/config.py; --config, $CEPHTUI_CONFIG, else
+$XDG_CONFIG_HOME/cephtui/config.toml) gives defaults and per-cluster profiles; a
+flag given on the command line (or in CEPH_ARGS) wins over it. A bad config file
+exits with status 2 before any connection.
 """
 from __future__ import annotations
 
@@ -19,7 +25,9 @@ import threading
 from typing import Any, Sequence
 
 from . import __version__
+from .ceph.bench import MODES, BenchError, parse_size
 from .ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
+from .config import EXAMPLE, MIN_REFRESH, ConfigError, Connection, Settings, check_stop_cmd, config_path, load_config
 from .ceph.format import human_bytes, human_rate
 
 
@@ -27,46 +35,60 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cephtui",
         description="A terminal admin companion for Ceph. Connects like the `ceph` CLI does.",
-        epilog="Environment: CEPH_CONF (config path), CEPH_ARGS (extra arguments, put first).",
+        epilog="Environment: CEPH_CONF (ceph config path), CEPH_ARGS (extra arguments, put first), "
+               "CEPHTUI_CONFIG (cephtui's config file). Flags override the config file and its profile.",
     )
-    p.add_argument("command", nargs="?", choices=["snapshot", "bench"],
+    p.add_argument("command", nargs="?", choices=["snapshot", "bench", "config"],
                    help="snapshot: print the current cluster snapshot and exit (add --json for scripts); "
-                        "bench: run the benchmark headless and print its summary (see the bench options)")
+                        "bench: run the benchmark headless and print its summary (see the bench options); "
+                        "config: print the effective settings and where each came from (--example: an "
+                        "example config file)")
+    p.add_argument("--config", metavar="PATH",
+                   help="cephtui's config file (default: $CEPHTUI_CONFIG, else "
+                        "$XDG_CONFIG_HOME/cephtui/config.toml, i.e. ~/.config/cephtui/config.toml)")
+    p.add_argument("--profile", metavar="NAME",
+                   help="use the config file's [profiles.NAME]: its connection and settings (default: the "
+                        "file's `profile` key, if any)")
+    p.add_argument("--example", action="store_true", help="with config: print a commented example config file")
     p.add_argument("-c", "--conf", help="ceph config file (default: $CEPH_CONF or /etc/ceph/$cluster.conf)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--id", "--user", dest="id", help="client id, e.g. admin for client.admin")
     who.add_argument("-n", "--name", help="full entity name, e.g. client.admin")
     p.add_argument("-k", "--keyring", help="keyring file")
-    p.add_argument("--cluster", default="ceph", help="cluster name (default: ceph)")
+    p.add_argument("--cluster", help="cluster name (default: ceph)")
     p.add_argument("--connect-timeout", type=int, default=5, metavar="S",
                    help="seconds to wait for the monitors when connecting (default: 5)")
     p.add_argument("--timeout", type=int, default=5, metavar="S",
                    help="seconds before one command counts as failed (default: 5)")
-    p.add_argument("--refresh", type=float, default=2.0, metavar="S", help="seconds between refreshes (default: 2)")
-    p.add_argument("--osd-stop-cmd", default="", metavar="CMD",
+    p.add_argument("--refresh", type=float, metavar="S", help="seconds between refreshes (default: 2)")
+    p.add_argument("--osd-stop-cmd", metavar="CMD",
                    help="how the removal wizard stops an OSD daemon, {id} replaced by its id, e.g. "
-                        "'ssh node3 systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
+                        "'ssh {host} systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
                         "else it shows the command and waits until the OSD is down)")
-    p.add_argument("--read-only", action="store_true",
-                   help="look, never touch: every action that would change the cluster is disabled and says "
-                        "so, and no writing command is sent (checked against the cluster's own command table)")
+    ro = p.add_mutually_exclusive_group()
+    ro.add_argument("--read-only", action="store_true", default=None,
+                    help="look, never touch: every action that would change the cluster is disabled and says "
+                         "so, and no writing command is sent (checked against the cluster's own command table)")
+    ro.add_argument("--read-write", dest="read_only", action="store_false",
+                    help="allow changes for this run even if the config file sets read_only = true")
     p.add_argument("--json", action="store_true", help="with snapshot or bench: print JSON")
     p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
     p.add_argument("--version", action="version", version=f"cephtui {__version__}")
     b = p.add_argument_group("bench", "options of `cephtui bench` (the same engine as the Bench tab; "
                                       "semantics of `rados bench`)")
     b.add_argument("--pool", "-p", help="pool to benchmark (or --temp-pool)")
-    b.add_argument("--seconds", type=float, default=10.0, metavar="S", help="run time (default: 10)")
-    b.add_argument("--mode", default="write", choices=["write", "seq", "rand", "cleanup"],
+    b.add_argument("--seconds", type=float, metavar="S", help="run time (default: 10)")
+    b.add_argument("--mode", choices=["write", "seq", "rand", "cleanup"],
                    help="write, or seq/rand reads of objects a write left with --no-cleanup, or cleanup: remove "
                         "them like `rados cleanup` (default: write)")
-    b.add_argument("--threads", "-t", type=int, default=16, metavar="N", help="concurrent ops (default: 16)")
-    b.add_argument("--block-size", "-b", default="4M", metavar="B", help="op size: bytes or 4K, 4M (default: 4M)")
-    b.add_argument("--object-size", "-O", default="", metavar="B", help="object size (default: the op size)")
+    b.add_argument("--threads", "-t", type=int, metavar="N", help="concurrent ops (default: 16)")
+    b.add_argument("--block-size", "-b", metavar="B", help="op size: bytes or 4K, 4M (default: 4M)")
+    b.add_argument("--object-size", "-O", metavar="B", help="object size (default: the op size)")
     b.add_argument("--run-name", default="", metavar="NAME",
                    help="metadata object name (default: benchmark_last_metadata), as rados bench --run-name")
-    b.add_argument("--no-cleanup", action="store_true", help="keep the written objects (for seq/rand reads)")
-    b.add_argument("--op-timeout", type=float, default=30.0, metavar="S",
+    b.add_argument("--cleanup", action=argparse.BooleanOptionalAction,
+                   help="remove the written objects afterwards (default), or keep them for seq/rand reads")
+    b.add_argument("--op-timeout", type=float, metavar="S",
                    help="an op without a reply for S seconds ends the run with an error (default: 30)")
     b.add_argument("--latency", action="store_true",
                    help="latency preset: 4 KiB ops, one at a time (what most workloads feel)")
@@ -77,16 +99,71 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def spec_from_args(args: argparse.Namespace, extra: Sequence[str]) -> ConnectionSpec:
+def spec_from_args(args: argparse.Namespace, extra: Sequence[str],
+                   connection: Connection | None = None) -> ConnectionSpec:
+    """The connection: the profile's settings (`connection`), each overridden by its flag; librados options
+    from the profile come first so the command line's (later, so they win) override them."""
+    c = connection or Connection()
     if args.name:
         name = args.name
-        if "." not in name:
-            raise SystemExit(f"cephtui: --name must look like TYPE.ID (e.g. client.admin), got {name!r}")
+    elif args.id:
+        name = f"client.{args.id}"
     else:
-        name = f"client.{args.id or 'admin'}"
-    return ConnectionSpec(conffile=args.conf, name=name, keyring=args.keyring, cluster=args.cluster,
-                          extra_args=tuple(extra), connect_timeout=max(1, args.connect_timeout),
-                          op_timeout=max(1, args.timeout))
+        name = c.entity
+    if "." not in name:
+        raise SystemExit(f"cephtui: --name must look like TYPE.ID (e.g. client.admin), got {name!r}")
+    return ConnectionSpec(conffile=args.conf or c.conf, name=name, keyring=args.keyring or c.keyring,
+                          cluster=args.cluster or c.cluster or "ceph", extra_args=(*c.librados_args(), *extra),
+                          connect_timeout=max(1, args.connect_timeout), op_timeout=max(1, args.timeout))
+
+
+def effective_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+    """The config file (and profile), then every flag given on the command line over it.
+    ConfigError for the file; parser.error (exit 2) for a bad flag."""
+    settings = load_config(args.config, args.profile)
+    if args.refresh is not None:
+        if not args.refresh >= MIN_REFRESH:  # also NaN
+            parser.error(f"--refresh must be at least {MIN_REFRESH:g} seconds")
+        settings = settings.with_value("refresh", args.refresh, "flag --refresh")
+    if args.read_only is not None:
+        flag = "--read-only" if args.read_only else "--read-write"
+        settings = settings.with_value("read_only", args.read_only, f"flag {flag}")
+    if args.osd_stop_cmd is not None:
+        why = check_stop_cmd(args.osd_stop_cmd)
+        if why:
+            parser.error(f"--osd-stop-cmd: {why}")
+        settings = settings.with_value("osd_stop_cmd", args.osd_stop_cmd, "flag --osd-stop-cmd")
+    for key, flag in (("conf", "--conf"), ("keyring", "--keyring"), ("cluster", "--cluster")):
+        if getattr(args, key):
+            settings = settings.with_value(f"connection.{key}", getattr(args, key), f"flag {flag}")
+    if args.id or args.name:  # who to connect as is one setting: a flag replaces the profile's id or name
+        settings = settings.with_value("connection.id", args.id, f"flag {'--id' if args.id else '--name'}")
+        settings = settings.with_value("connection.name", args.name, f"flag {'--id' if args.id else '--name'}")
+    bench_flags: list[tuple[str, str, Any]] = [
+        ("pool", "--pool", args.pool), ("seconds", "--seconds", args.seconds), ("threads", "--threads", args.threads),
+        ("op_timeout", "--op-timeout", args.op_timeout), ("cleanup", "--cleanup" if args.cleanup else "--no-cleanup",
+                                                          args.cleanup),
+        ("mode", "--mode", args.mode if args.mode in MODES else None)]
+    for key, flag, text in (("block_size", "--block-size", args.block_size),
+                            ("object_size", "--object-size", args.object_size)):
+        if text is not None and (text.strip() or key == "block_size"):
+            try:
+                bench_flags.append((key, flag, parse_size(text)))
+            except BenchError as e:
+                parser.error(f"{flag}: {e}")
+    for key, flag, value in bench_flags:
+        if value is not None:
+            settings = settings.with_value(f"bench.{key}", value, f"flag {flag}")
+    return settings
+
+
+def bench_args(args: argparse.Namespace, settings: Settings) -> argparse.Namespace:
+    """`cephtui bench`'s options with what the command line left out filled from the settings."""
+    b = settings.bench
+    return argparse.Namespace(**{
+        **vars(args), "pool": args.pool or b.pool or None, "seconds": b.seconds, "threads": b.threads,
+        "block_size": b.block_size, "object_size": b.object_size, "op_timeout": b.op_timeout,
+        "cleanup": b.cleanup, "mode": args.mode or b.mode, "read_only": settings.read_only})
 
 
 def split_librados_args(parser: argparse.ArgumentParser, raw: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -113,17 +190,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     ours, extra = split_librados_args(parser, raw)
     args = parser.parse_args(ours)
-    if args.refresh < 0.2:
-        parser.error("--refresh must be at least 0.2 seconds")
-    spec = spec_from_args(args, extra)
+    if args.example:
+        if args.command != "config":
+            parser.error("--example goes with the config command: cephtui config --example")
+        sys.stdout.write(EXAMPLE)
+        return 0
+    try:
+        settings = effective_settings(parser, args)
+    except ConfigError as e:
+        print(f"cephtui: {e}", file=sys.stderr)
+        return 2
+    spec = spec_from_args(args, extra, settings.connection)
+    if args.command == "config":
+        return config_command(settings, spec, extra, as_json=args.json)
+    read_only = settings.read_only
     if args.command is None:
         _HANGUP.install()
-    if args.command == "bench" and not (args.pool or args.temp_pool):
-        parser.error("bench needs --pool P (or --temp-pool)")
-    if args.command == "bench" and args.read_only and (args.mode in ("write", "cleanup") or args.temp_pool):
-        parser.error(f"bench --mode {args.mode}{' --temp-pool' if args.temp_pool else ''} writes to the cluster; "
-                     "not with --read-only (seq and rand reads of existing objects are fine)")
-    client = CephClient(spec, read_only=args.read_only)
+    if args.command == "bench":
+        args = bench_args(args, settings)
+        if not (args.pool or args.temp_pool):
+            parser.error("bench needs --pool P (or --temp-pool, or pool in the config's [bench])")
+        if read_only and (args.mode in ("write", "cleanup") or args.temp_pool):
+            source = settings.source("read_only")
+            why = "" if source.startswith("flag") else f" (read-only is set by the config, {source}; " \
+                                                       "--read-write overrides it)"
+            parser.error(f"bench --mode {args.mode}{' --temp-pool' if args.temp_pool else ''} writes to the cluster; "
+                         f"not with --read-only (seq and rand reads of existing objects are fine){why}")
+    client = CephClient(spec, read_only=read_only)
     try:
         client.connect()
     except CephError as e:
@@ -135,7 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from .benchcli import bench_command
             return bench_command(client, spec, args)
-        return run_tui(client, spec, args.refresh, args.osd_stop_cmd, read_only=args.read_only)
+        source = settings.source("read_only")
+        why = (f"read_only = true in {settings.path} ({source}); --read-write overrides it"
+               if read_only and not source.startswith("flag") else "")
+        return run_tui(client, spec, settings.refresh, settings.osd_stop_cmd, read_only=read_only,
+                       theme=settings.theme, bench_defaults=settings.bench, read_only_why=why)
     except CephError as e:
         print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)
         return 1
@@ -146,6 +243,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     finally:
         client.close()
+
+
+def config_command(settings: Settings, spec: ConnectionSpec, extra: Sequence[str], *, as_json: bool = False) -> int:
+    """`cephtui config`: the effective settings, each with where it came from; never connects."""
+    conf_source = settings.source("connection.conf")
+    effective = {  # what the connection will actually use where nothing set it
+        "connection.conf": (spec.resolved_conffile(), conf_source if settings.connection.conf or
+                            conf_source.startswith("flag") else
+                            ("default ($CEPH_CONF)" if os.environ.get("CEPH_CONF") else "default")),
+        "connection.name": (spec.name, settings.source("connection.name")
+                            if settings.connection.name else settings.source("connection.id")),
+        "connection.cluster": (spec.cluster, settings.source("connection.cluster")),
+    }
+    shown = {key: text for key, text, _ in settings.rows()}
+    table: list[tuple[str, Any, str, str]] = []  # key, value, as shown, source
+    for key, value, source in settings.items():
+        if key == "connection.id":
+            continue  # folded into connection.name: the entity actually used
+        if key in effective:
+            value, source = effective[key]
+            shown[key] = json.dumps(value)
+        table.append((key, value, shown[key], source))
+    if extra:
+        table.append(("librados arguments", list(extra), " ".join(extra), "flags (command line or CEPH_ARGS)"))
+    if as_json:
+        json.dump({"file": settings.path, "file_source": settings.path_source, "profiles": list(settings.profiles),
+                   "settings": {k: {"value": v, "source": src} for k, v, _, src in table}}, sys.stdout, indent=2)
+        print()
+        return 0
+    if settings.path:
+        how = {"--config": "from --config", "$CEPHTUI_CONFIG": "from $CEPHTUI_CONFIG"}.get(settings.path_source,
+                                                                                           "the default location")
+        print(f"config file  {settings.path} ({how})")
+        print(f"profiles     {', '.join(settings.profiles) or '(none)'}")
+    else:
+        print(f"config file  none ({config_path()[0]} does not exist): built-in defaults and flags")
+    print()
+    width = max(len(k) for k, _, _, _ in table)
+    vwidth = min(40, max(len(text) for _, _, text, _ in table))
+    for key, _, text, source in table:
+        print(f"{key:<{width}}  {text:<{vwidth}}  {source}")
+    return 0
 
 
 def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> int:
@@ -177,13 +316,14 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
 
 
 def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",
-            read_only: bool = False) -> int:
+            read_only: bool = False, theme: str | None = None, bench_defaults: Any = None,
+            read_only_why: str = "") -> int:
     from .ceph.secrets import log_to_file
     from .ui.app import CephTUI
 
     log_to_file()  # errors the UI summarises ("see the log") land here, secrets masked
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
-                  read_only=read_only)
+                  read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why)
     _HANGUP.app = app
     app.run()
     return 0

@@ -64,6 +64,9 @@ def audit_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Workflow and maintenance state, too: never the developer's own, never shared between runs.
     os.environ["CEPHTUI_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
     os.environ["CEPHTUI_DATA_DIR"] = str(tmp_path_factory.mktemp("data"))  # bench history
+    # Nor the developer's config file and themes (~/.config/cephtui): tests start from the defaults.
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    os.environ.pop("CEPHTUI_CONFIG", None)
     return path
 
 

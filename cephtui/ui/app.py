@@ -37,7 +37,7 @@ from .panes.osds import OSDsPane
 from .panes.pgs import PGsPane
 from .panes.pools import PoolsPane
 from .panes.users import UsersPane
-from .readonly import mutating_action, refusal
+from .readonly import WHY, mutating_action, refusal
 from .screens.removal import RemovalScreen, ResumeScreen
 from .widgets.confirm import ConfirmScreen, Outcome
 from .wizards.form import Builder, Field, FormScreen
@@ -89,7 +89,7 @@ class CephTUI(App[None]):
 
     def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
                  workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
-                 bench_defaults: Any = None) -> None:
+                 bench_defaults: Any = None, read_only_why: str = "") -> None:
         super().__init__()
         self.initial_theme = theme  # from the config file; None: the default theme
         self._theme_problems = self._load_themes()  # before any pane draws (see there)
@@ -97,6 +97,7 @@ class CephTUI(App[None]):
         # --read-only: panes dim their mutating keys, the shared paths below refuse, and the client
         # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
         self.read_only = read_only
+        self.read_only_why = read_only_why or WHY  # e.g. "read_only = true in ~/.config/cephtui/config.toml"
         if read_only:
             client.read_only = True
         self.osd_stop_cmd = osd_stop_cmd  # e.g. "ssh {host} systemctl stop ceph-osd@{id}"; "" = systemd here/manual
@@ -228,7 +229,7 @@ class CephTUI(App[None]):
             return
         if self.read_only:
             self.notify(f"{len(pending)} unfinished OSD removal(s) left as they are: "
-                        + refusal("resuming them"), severity="warning", timeout=10)
+                        + refusal("resuming them", self.read_only_why), severity="warning", timeout=10)
             return
         r = pending[0]
 
@@ -446,7 +447,7 @@ class CephTUI(App[None]):
     def refuse_if_read_only(self, what: str) -> bool:
         """In --read-only mode say why `what` cannot be done and return True."""
         if self.read_only:
-            self.notify(refusal(what), severity="warning", timeout=6)
+            self.notify(refusal(what, self.read_only_why), severity="warning", timeout=6)
         return self.read_only
 
     async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:

@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 WHY = "cephtui was started with --read-only"
 
 
-def refusal(what: str) -> str:
-    return f"Read-only mode: {what} is disabled ({WHY})."
+def refusal(what: str, why: str = WHY) -> str:
+    return f"Read-only mode: {what} is disabled ({why})."
 
 
 class GuardedActions:

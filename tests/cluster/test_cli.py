@@ -16,7 +16,8 @@ CEPHTUI = [sys.executable, "-m", "cephtui"]
 
 
 def run(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> tuple[subprocess.CompletedProcess, float]:
-    full_env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS")}
+    full_env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS", "CEPHTUI_CONFIG")}
+    full_env["XDG_CONFIG_HOME"] = "/nonexistent/cephtui-tests"  # never the developer's own config file
     full_env.update(env or {})
     t0 = time.monotonic()
     res = subprocess.run([*CEPHTUI, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
@@ -151,3 +152,142 @@ def test_hangup_ends_the_tui(sandbox: Sandbox, terminal_gone: bool) -> None:
             proc.kill()
         if not terminal_gone:
             os.close(master)
+
+
+# ------------------------------------------------------------------------------------------------ the config file
+def write_config(tmp_path: Path, text: str) -> dict[str, str]:
+    """The config as the default file under $XDG_CONFIG_HOME; the environment that finds it."""
+    (tmp_path / "cephtui").mkdir(exist_ok=True)
+    (tmp_path / "cephtui" / "config.toml").write_text(text)
+    return {"XDG_CONFIG_HOME": str(tmp_path)}
+
+
+def test_profile_connects_to_the_cluster(sandbox: Sandbox, tmp_path: Path) -> None:
+    fsid = sandbox.ceph("fsid")["fsid"]
+    env = write_config(tmp_path, f"""\
+refresh = 3
+
+[profiles.lab]
+conf = "{sandbox.conf}"
+name = "client.admin"
+keyring = "{sandbox.dir / 'ceph.client.admin.keyring'}"
+options = {{ rados_mon_op_timeout = 7 }}
+
+[profiles.nowhere]
+conf = "{sandbox.conf}"
+mon_host = "127.0.0.1:1"
+""")
+    res, _ = run("--profile", "lab", "snapshot", "--json", env=env)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["fsid"] == fsid
+    # The profile's mon_host reaches librados: this one cannot reach the monitors ...
+    res, took = run("--profile", "nowhere", "snapshot", env=env, timeout=15)
+    assert res.returncode == 1 and "cannot reach the monitors" in res.stderr and took < 10
+    # ... and a --mon-host flag wins over it (the command line's options come after the profile's).
+    mon = subprocess.run(["ceph", "-c", str(sandbox.conf), "mon", "dump", "--format", "json"], capture_output=True,
+                         text=True, check=True)
+    addr = json.loads(mon.stdout)["mons"][0]["public_addrs"]["addrvec"][0]["addr"]
+    res, _ = run("--profile", "nowhere", "--mon-host", f"v2:{addr}", "snapshot", "--json", env=env)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["fsid"] == fsid
+
+
+def test_default_profile_from_the_file(sandbox: Sandbox, tmp_path: Path) -> None:
+    env = write_config(tmp_path, f'profile = "lab"\n[profiles.lab]\nconf = "{sandbox.conf}"\n')
+    res, _ = run("snapshot", "--json", env=env)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["fsid"] == sandbox.ceph("fsid")["fsid"]
+
+
+@pytest.mark.parametrize("case", ["syntax", "type", "unknown-key", "unknown-profile", "missing-file"])
+def test_bad_config_exits_2_with_the_line_and_never_connects(sandbox: Sandbox, tmp_path: Path, case: str) -> None:
+    # Every profile here points at a monitor that does not answer: had cephtui tried to connect, it would
+    # take the connect timeout and exit 1.
+    head = f'[profiles.lab]\nconf = "{sandbox.conf}"\nmon_host = "127.0.0.1:1"\n'
+    text, args, expect = {
+        "syntax": (head + "refresh = = 2\n", ["--profile", "lab"], "line 4: not valid TOML: Invalid value"),
+        "type": (head + "\n[bench]\nthreads = \"many\"\n", ["--profile", "lab"],
+                 'line 6: bench.threads must be an integer from 1 to 1024, got "many"'),
+        "unknown-key": ("refesh = 1\n" + head, ["--profile", "lab"],
+                        "line 1: unknown key `refesh` at the top level; did you mean `refresh`?"),
+        "unknown-profile": (head, ["--profile", "prod"], "no profile `prod` (from --profile); the profiles are: lab"),
+        "missing-file": (head, ["--config", str(tmp_path / "nope.toml")],
+                         "nope.toml: no such file (named by --config)"),
+    }[case]
+    env = write_config(tmp_path, text)
+    path = tmp_path / "cephtui" / "config.toml"
+    for mode in (["snapshot"], [], ["bench", "--pool", "rbd"]):
+        res, took = run(*args, *mode, env=env, timeout=15)
+        assert res.returncode == 2, res.stderr
+        assert took < 4
+        assert expect in res.stderr
+        if case != "missing-file":
+            assert res.stderr.startswith(f"cephtui: {path}")
+        assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_config_command_shows_where_each_setting_came_from(sandbox: Sandbox, tmp_path: Path) -> None:
+    env = write_config(tmp_path, f"""\
+read_only = true
+profile = "lab"
+
+[bench]
+threads = 8
+
+[profiles.lab]
+conf = "{sandbox.conf}"
+refresh = 1
+""")
+    res, took = run("--threads", "4", "config", env={**env, "CEPH_ARGS": "--id ops"}, timeout=15)
+    assert res.returncode == 0, res.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in res.stdout.splitlines() if line.strip()}
+    assert rows["config"][-3:] == ["(the", "default", "location)"]
+    assert rows["read_only"] == ["true", "file", "line", "1"]
+    assert rows["profile"] == ['"lab"', "file", "line", "2"]
+    assert rows["refresh"] == ["1", "profile", "lab,", "line", "9"]
+    assert rows["bench.threads"] == ["4", "flag", "--threads"]
+    assert rows["bench.seconds"] == ["10", "default"]
+    assert rows["connection.conf"] == [f'"{sandbox.conf}"', "profile", "lab,", "line", "8"]
+    assert rows["connection.name"] == ['"client.ops"', "flag", "--id"]  # CEPH_ARGS count as flags
+    res, _ = run("--read-write", "config", "--json", env=env)
+    settings = json.loads(res.stdout)["settings"]
+    assert settings["read_only"] == {"value": False, "source": "flag --read-write"}
+    assert settings["bench.block_size"] == {"value": 4 * 1024 * 1024, "source": "default"}
+    assert settings["connection.conf"] == {"value": str(sandbox.conf), "source": "profile lab, line 8"}
+
+
+def test_config_bench_defaults_and_read_write_override(sandbox: Sandbox, tmp_path: Path) -> None:
+    env = write_config(tmp_path, f"""\
+read_only = true
+
+[bench]
+pool = "rbd"
+seconds = 1
+threads = 2
+block_size = "8K"
+op_timeout = 20
+
+[profiles.lab]
+conf = "{sandbox.conf}"
+""")
+    env["CEPHTUI_DATA_DIR"] = str(tmp_path / "data")
+    res, took = run("--profile", "lab", "bench", env=env, timeout=15)
+    assert res.returncode == 2 and took < 4
+    assert "not with --read-only" in res.stderr and "file line 1; --read-write overrides it" in res.stderr
+    res, _ = run("--profile", "lab", "--read-write", "bench", "--json", env=env, timeout=90)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    p = out["params"]
+    assert (p["pool"], p["seconds"], p["threads"], p["op_size"], p["op_timeout"], p["cleanup"]) == (
+        "rbd", 1.0, 2, 8192, 20.0, True)
+    assert out["ops"] > 0 and out["error"] is None
+
+
+def test_config_example_is_a_config_that_loads(tmp_path: Path) -> None:
+    res, _ = run("config", "--example")
+    assert res.returncode == 0 and "[profiles.lab]" in res.stdout
+    example = tmp_path / "example.toml"
+    example.write_text(res.stdout)
+    for profile in ([], ["--profile", "lab"], ["--profile", "prod"]):
+        res, _ = run("--config", str(example), *profile, "config")
+        assert res.returncode == 0, res.stderr

@@ -35,6 +35,7 @@ from ...ceph.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_cli
 from ...ceph.osdbench import cli as osd_bench_cli
 from ...config import BenchDefaults
 from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
+from .. import palette
 from ..widgets.tables import sync_table
 from ..wizards.form import Field, FormScreen
 from ..readonly import GuardedActions
@@ -87,6 +88,7 @@ class BenchPane(GuardedActions, Vertical):
         self.last_params: tuple[BenchParams, bool] | None = None
         self.last_result: BenchResult | None = None
         self.message: Text = Text("")
+        self._said: tuple[str, str] | None = None  # the message's text and palette spec
         self.osd_bench: OSDBench | None = None
         self.osd_results: tuple[OSDBenchResult, ...] = ()
         self.osd_progress = ""
@@ -114,7 +116,7 @@ class BenchPane(GuardedActions, Vertical):
             yield DataTable(id="bench-osds", classes="box", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one("#bench-live").border_title = "Live (n new run · l latency run · R repeat · x stop)"
+        self.query_one("#bench-live").border_title = "Live (b new run · l latency run · R repeat · x stop)"
         self.query_one("#bench-host").border_title = "This host (psutil)"
         hist = self.query_one("#bench-history", DataTable)
         hist.border_title = "History (enter detail · space mark · c compare · e export)"
@@ -131,7 +133,8 @@ class BenchPane(GuardedActions, Vertical):
         self.set_interval(0.5, self._tick)
 
     def focus_table(self) -> None:
-        self.query_one("#bench-history", DataTable).focus()
+        # Without scrolling: on a short terminal the pane scrolls, and it should open on the live view.
+        self.query_one("#bench-history", DataTable).focus(scroll_visible=False)
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.snap = snap  # pools and OSD counts for the forms; the bench itself needs no poll
@@ -163,10 +166,10 @@ class BenchPane(GuardedActions, Vertical):
             self._render_sparklines(p.samples[-SPARK_POINTS:])
         mib = p.finished * p.op_size / MiB / p.elapsed if p.elapsed > 0 else 0.0
         t = Text()
-        t.append(f"{self.phase or p.phase}", style="bold yellow")
+        t.append(f"{self.phase or p.phase}", style=palette.style("bold warn"))
         t.append(f" · {p.elapsed:.0f}/{p.seconds:.0f} s · {p.finished} ops")
         if p.failed:
-            t.append(f" ({p.failed} failed)", style="red")
+            t.append(f" ({p.failed} failed)", style=palette.style("err"))
         t.append(f" · {p.in_flight} in flight · avg {mib:.2f} MiB/s · avg lat {_ms(p.avg_latency)}")
         self.query_one("#bench-summary", Static).update(t)
 
@@ -204,11 +207,11 @@ class BenchPane(GuardedActions, Vertical):
     def _render_status(self) -> None:
         t = Text(" ")
         if self.engine is not None or self.phase:
-            t.append("RUNNING ", style="bold reverse yellow")
-            t.append(self.running.cli() if self.running else self.phase, style="cyan")
+            t.append("RUNNING ", style=palette.badge("warn"))
+            t.append(self.running.cli() if self.running else self.phase, style=palette.style("info"))
             t.append("  x stops")
         elif self.osd_bench is not None:
-            t.append("OSD BENCH ", style="bold reverse yellow")
+            t.append("OSD BENCH ", style=palette.badge("warn"))
             t.append(self.osd_progress + "  x stops after the current OSD")
         else:
             t.append("idle", style="bold")
@@ -218,9 +221,21 @@ class BenchPane(GuardedActions, Vertical):
             t.append_text(self.message)
         self.query_one("#bench-status", Static).update(t)
 
-    def _say(self, text: str, style: str = "") -> None:
-        self.message = Text(text, style=style)
+    def _say(self, text: str, spec: str = "") -> None:
+        """A message in the status line; `spec` is a palette spec ("bold err"), kept for a theme change."""
+        self._said = (text, spec)
+        self.message = Text(text, style=palette.style(spec))
         self._render_status()
+
+    def retheme(self) -> None:
+        """Draw what stays on screen between events again, in the new theme's colours."""
+        if self._said is not None:
+            self.message = Text(self._said[0], style=palette.style(self._said[1]))
+        self._render_history()
+        self._render_osds()  # and the status line
+        last = self.last_result or (self.history[-1] if self.history else None)
+        if last is not None and self.engine is None and not self.phase:
+            self._render_final(last)
 
     # ------------------------------------------------------------ history
     @work(thread=True, exit_on_error=False, group="bench-history", description="load bench history")
@@ -246,7 +261,7 @@ class BenchPane(GuardedActions, Vertical):
     def _render_history(self) -> None:
         rows = {}
         for r in reversed(self.history):
-            style = "red" if r.error else "yellow" if r.stopped else ""
+            style = palette.style("err" if r.error else "warn" if r.stopped else "")
             mark = "✔ " if self._key(r) in self.marked else "  "
             rows[self._key(r)] = (
                 Text(mark + time.strftime("%m-%d %H:%M:%S", time.localtime(r.started_at)),
@@ -566,16 +581,16 @@ class BenchPane(GuardedActions, Vertical):
             self._render_sparklines(result.samples[-SPARK_POINTS:])
             self._render_final(result)
         if result is not None and result.error:
-            self._say(f"✖ {result.error} {failure}".strip(), "bold red")
+            self._say(f"✖ {result.error} {failure}".strip(), "bold err")
             self.app.notify(result.error, severity="error", timeout=15)
         elif failure:
-            self._say(f"✖ {failure}", "bold red")
+            self._say(f"✖ {failure}", "bold err")
             self.app.notify(failure, severity="error", timeout=15)
         elif result is not None:
             stall = _stall_text(result)
             self._say(f"{'⚠' if stall else '✔'} {'stopped early: partial results' if result.stopped else 'done'} · "
                       + (f"{stall} · " if stall else "") + f"{result.cleanup_note or ''}",
-                      "yellow" if stall else "green")
+                      "warn" if stall else "ok")
         else:
             self._render_status()
 
@@ -583,14 +598,15 @@ class BenchPane(GuardedActions, Vertical):
         bar = self.query_one("#bench-progress", ProgressBar)
         bar.update(total=max(r.total_time_run, 0.001), progress=r.total_time_run)
         t = Text()
-        t.append(f"{r.status} ", style="bold red" if r.error else "bold yellow" if r.stopped else "bold green")
+        t.append(f"{r.status} ",
+                 style=palette.style("bold err" if r.error else "bold warn" if r.stopped else "bold ok"))
         t.append(f"{r.params.mode} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
                  f"in {r.total_time_run:.2f} s")
         if r.failed_ops:
-            t.append(f" ({r.failed_ops} failed)", style="red")
+            t.append(f" ({r.failed_ops} failed)", style=palette.style("err"))
         stall = _stall_text(r)
         if stall:
-            t.append(f" · {stall}", style="bold yellow")
+            t.append(f" · {stall}", style=palette.style("bold warn"))
         t.append(f" · {r.bandwidth:.2f} MiB/s (σ {r.stddev_bandwidth:.2f}) · {r.average_iops:.0f} IOPS · "
                  f"lat avg {_ms(r.average_latency)} p50 {_ms(r.latency_p50)} p95 {_ms(r.latency_p95)} "
                  f"p99 {_ms(r.latency_p99)} max {_ms(r.max_latency)}")
@@ -599,10 +615,10 @@ class BenchPane(GuardedActions, Vertical):
     def action_stop(self) -> None:
         if self.engine is not None:
             self.engine.stop()
-            self._say("stopping: waiting for the ops in flight…", "yellow")
+            self._say("stopping: waiting for the ops in flight…", "warn")
         elif self.osd_bench is not None:
             self.osd_bench.stop()
-            self._say("stopping after the current OSD…", "yellow")
+            self._say("stopping after the current OSD…", "warn")
         else:
             self.app.notify("Nothing is running.")
 
@@ -709,9 +725,10 @@ class BenchPane(GuardedActions, Vertical):
         rows = {}
         for row in ranking.rows:
             r = row.result
-            flag = {"slow": Text("◀ slow (< 0.7 × median): rerun to confirm", style="bold red"),
-                    "fast": Text("▶ fast (> 1.5 × median)", style="yellow"),
-                    "error": Text(r.error or "error", style="red")}.get(row.flag, Text(""))
+            s = palette.style
+            flag = {"slow": Text("◀ slow (< 0.7 × median): rerun to confirm", style=s("bold err")),
+                    "fast": Text("▶ fast (> 1.5 × median)", style=s("warn")),
+                    "error": Text(r.error or "error", style=s("err"))}.get(row.flag, Text(""))
             rows[r.osd] = (str(row.rank or "-"), f"osd.{r.osd}", f"{r.mib_per_sec:.1f}" if r.ok else "-",
                            f"{r.iops:.0f}" if r.ok else "-", f"{r.elapsed_sec:.1f}s" if r.ok else "-",
                            f"{row.ratio:.2f}" if row.ratio is not None else "-", flag)
@@ -729,14 +746,14 @@ class BenchPane(GuardedActions, Vertical):
         self.osd_progress = ""
         errors = [r for r in self.osd_results if not r.ok]
         if failure:
-            self._say(f"✖ per-OSD bench: {failure}", "bold red")
+            self._say(f"✖ per-OSD bench: {failure}", "bold err")
         else:
             ranking = rank_results(self.osd_results)
             slow = [f"osd.{r.osd}" for r in ranking.outliers if r.flag == "slow"]
             self._say(f"✔ per-OSD bench: {len(self.osd_results)} OSD(s)"
                       + (f", {len(errors)} failed" if errors else "")
                       + (f", slow: {', '.join(slow)}" if slow else ", no slow outlier"),
-                      "yellow" if slow or errors else "green")
+                      "warn" if slow or errors else "ok")
 
 
 def _stall_text(r: BenchResult) -> str:
@@ -749,7 +766,7 @@ def _stall_text(r: BenchResult) -> str:
 
 
 def _with_hint(t: Table, hint: str) -> Table:
-    t.add_row(Text("bottleneck", style="bold red"), Text(hint, style="red"))
+    t.add_row(Text("bottleneck", style=palette.style("bold err")), Text(hint, style=palette.style("err")))
     return t
 
 
