@@ -212,8 +212,12 @@ class CephTUI(App[None]):
         visible = self.tabs.active
         for pane in self.panes:
             retheme = getattr(pane, "retheme", None)
-            if retheme is not None:
-                retheme()  # forget what it drew in the old colours (a pane that keeps text between snapshots)
+            try:
+                if retheme is not None:
+                    retheme()  # draw again what it keeps between snapshots, in the new colours
+            except Exception as e:  # a pane left in the old colours is no reason to stop
+                log.exception("re-colouring %s failed", pane.id)
+                self.notify(f"could not re-colour {pane.id}: {e!r}", severity="error")
             shown = (pane.parent is not None and pane.parent.id == visible) or pane in self._always_shown
             if shown and self.snapshot is not None:
                 self._show(pane, self.snapshot)

@@ -78,9 +78,12 @@ def test_cluster_side_never_imports_textual() -> None:
 
 def test_fill_colours_follow_the_clusters_own_ratios() -> None:
     from cephtui.ceph.models import Ratios
+    from cephtui.ui import palette
     from cephtui.ui.panes.health import fill_style
 
     r = Ratios(nearfull=0.85, backfillfull=0.90, full=0.95)
-    assert [fill_style(f, r) for f in (0.5, 0.86, 0.91, 0.96)] == ["", "bold yellow", "bold red", "bold white on red"]
+    warn, err = palette.style("bold warn"), palette.style("bold err")
+    assert [fill_style(f, r) for f in (0.5, 0.86, 0.91, 0.96)] == ["", warn, err, palette.badge("err")]
+    assert warn == f"bold {palette.color('warn')}" and palette.color("warn") != palette.color("err")
     # A cluster with a lowered nearfull ratio warns earlier, and so does the screen.
-    assert fill_style(0.03, Ratios(nearfull=0.02)) == "bold yellow"
+    assert fill_style(0.03, Ratios(nearfull=0.02)) == warn

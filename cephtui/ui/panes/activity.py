@@ -22,12 +22,13 @@ from textual.widgets import DataTable, Static
 
 from ...ceph.private import replace_text
 from ...ceph.workflows.store import state_dir
+from .. import palette
 from ..widgets.tables import set_subtitle, sync_table
 
 
 def result_cell(entry: dict[str, Any]) -> Text:
     rc = entry.get("rc", 0 if entry.get("ok") else -1)
-    return Text("✔ 0", style="green") if rc == 0 else Text(f"✖ {rc}", style="bold red")
+    return Text("✔ 0", style=palette.style("ok")) if rc == 0 else Text(f"✖ {rc}", style=palette.style("bold err"))
 
 
 def session_script(entries: list[dict[str, Any]], identity: str) -> str:
@@ -84,6 +85,9 @@ class ActivityPane(Vertical):
     def show(self, snap: object) -> None:
         self.refresh_entries()
 
+    def retheme(self) -> None:
+        self._shown = -1  # draw the entries again (new colours) at the next show
+
     def refresh_entries(self) -> None:
         entries = self.entries()
         if len(entries) == self._shown:
@@ -91,7 +95,7 @@ class ActivityPane(Vertical):
         self._shown = len(entries)
         table = self.query_one("#activity-table", DataTable)
         sync_table(table, {i: (str(e.get("time", ""))[11:19], result_cell(e), Text(str(e.get("cli", ""))),
-                               Text(" ".join(str(e.get("message", "")).split()), style="dim"))
+                               Text(" ".join(str(e.get("message", "")).split()), style=palette.style("muted")))
                            for i, e in enumerate(entries)})
         if entries:
             table.move_cursor(row=len(entries) - 1)
@@ -105,9 +109,9 @@ class ActivityPane(Vertical):
         audit = self.audit
         parts = [f"audit log: [b]{escape(str(audit.path))}[/] (0600, every session)" if audit is not None else ""]
         if audit is not None and audit.write_error:
-            parts.append(f"[bold red]⚠ not written: {escape(audit.write_error)}[/]")
+            parts.append(palette.markup("bold err", f"⚠ not written: {escape(audit.write_error)}"))
         if getattr(self.app, "read_only", False):
-            parts.append("[bold yellow]read-only session: nothing is sent[/]")
+            parts.append(palette.markup("bold warn", "read-only session: nothing is sent"))
         parts.append("c copy · C copy all · e export as a script")
         self.query_one("#activity-summary", Static).update(" · ".join(p for p in parts if p))
 
@@ -124,16 +128,16 @@ class ActivityPane(Vertical):
         e = self.selected()
         if e is None:
             detail.update(Text("Nothing sent yet this session. Every change made from any tab shows here, "
-                               "as the exact ceph command.", style="dim"))
+                               "as the exact ceph command.", style=palette.style("muted")))
             return
         t = Table.grid(padding=(0, 2))
         t.add_column(style="bold", width=9)
         t.add_column()
-        t.add_row("command", Text(str(e.get("cli", "")), style="bold cyan"))
+        t.add_row("command", Text(str(e.get("cli", "")), style=palette.style("bold info")))
         t.add_row("result", result_cell(e))
         t.add_row("answer", Text(str(e.get("message", "")) or "(no message)"))
         t.add_row("as", Text(f"{e.get('identity', '')} (login {e.get('user', '?')}) at {e.get('time', '')}"))
-        t.add_row("json", Text(json.dumps(e.get("command", {}), default=str), style="dim"))
+        t.add_row("json", Text(json.dumps(e.get("command", {}), default=str), style=palette.style("muted")))
         detail.update(t)
 
     def action_copy(self) -> None:

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from ...ceph import crush, ops
 from ...ceph.crush import CrushMap
 from ...ceph.models import ClusterSnapshot
+from .. import palette
 from ..widgets.tables import set_subtitle, sync_table
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field
@@ -63,7 +64,8 @@ def hierarchy_rows(cmap: CrushMap) -> list[CrushRow]:
 def _cells(r: CrushRow) -> tuple[tuple[str, str], ...]:
     indent = "  " * r.depth
     name = f"{indent}{'• ' if r.is_device else '▾ '}{r.name}"
-    return ((name, "" if r.is_device else "bold"), (r.type_name, "dim" if r.is_device else "cyan"), (str(r.id), ""),
+    return ((name, "" if r.is_device else "bold"), (r.type_name, palette.style("muted" if r.is_device else "info")),
+            (str(r.id), ""),
             (r.alg, ""), (f"{r.weight:.5f}", ""), ("" if r.is_device else str(r.items), ""), (r.device_class, ""))
 
 
@@ -115,6 +117,17 @@ class CrushPane(GuardedActions, Vertical):
         self.hierarchy.focus()
 
     # ------------------------------------------------------------ rendering
+    def _draw_rules(self, cmap: CrushMap) -> None:
+        sync_table(self.query_one("#crush-rules", DataTable), {
+            r.name: (str(r.id), Text(r.name, style="bold"), r.type,
+                     Text(", ".join(r.pools) or "unused", style=palette.style("" if r.pools else "muted")),
+                     " / ".join(r.steps))
+            for r in cmap.rules})
+
+    def retheme(self) -> None:
+        if self.cmap is not None:  # show() skips an unchanged map: draw the rules in the new colours here
+            self._draw_rules(self.cmap)
+
     def show(self, snap: ClusterSnapshot) -> None:
         if snap.crush is None and (why := snap.missing("osd crush dump")) is not None:
             set_subtitle(self.hierarchy, f"⚠ CRUSH map unavailable: {why}")
@@ -124,10 +137,7 @@ class CrushPane(GuardedActions, Vertical):
         cmap = snap.crush
         self.hierarchy.set_rows(hierarchy_rows(cmap))
         self.hierarchy.border_subtitle = f"{len(cmap.real_buckets())} buckets, {len(cmap.devices)} devices"
-        sync_table(self.query_one("#crush-rules", DataTable), {
-            r.name: (str(r.id), Text(r.name, style="bold"), r.type,
-                     Text(", ".join(r.pools) or "unused", style="" if r.pools else "dim"), " / ".join(r.steps))
-            for r in cmap.rules})
+        self._draw_rules(cmap)
         self.query_one("#crush-info", Static).update(self._info(cmap))
 
     @staticmethod

@@ -13,51 +13,61 @@ from textual.widgets import DataTable, RichLog, Static
 
 from ...ceph.format import human_bytes, human_rate, percent
 from ...ceph.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
+from .. import palette
 from ..widgets.statusbar import health_badge
 from ..widgets.tables import sync_static, sync_table
 
-SEVERITY_STYLE = {"HEALTH_ERR": "bold red", "HEALTH_WARN": "yellow"}
-LOG_STYLE = {"[ERR]": "bold red", "[WRN]": "yellow", "[SEC]": "magenta", "[DBG]": "dim"}
+# Styles as palette specs (roles, not colours): palette.style() turns them into the theme's colours.
+SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
+LOG_STYLE = {"[ERR]": "bold err", "[WRN]": "warn", "[SEC]": "accent", "[DBG]": "muted"}
+FILL_STYLE = {"full": "badge err", "backfillfull": "bold err", "nearfull": "bold warn"}
 DETAIL_LINES = 8
 LOG_TITLE = "Cluster log (ceph -w)"
+RETHEME_LINES = 200  # log lines drawn again after a theme change
 LOG_WRITE_MAX = 100  # lines written per refresh (200 cost 42 ms, 100 cost 16: bench_logflood.py); the rest: dropped
 
 
-def fill_style(fraction: float, ratios: Ratios) -> str:
+def fill_level(fraction: float, ratios: Ratios) -> str:
+    """"full", "backfillfull", "nearfull" or "": the highest of the cluster's own ratios `fraction` reached."""
     if fraction >= ratios.full:
-        return "bold white on red"
+        return "full"
     if fraction >= ratios.backfillfull:
-        return "bold red"
+        return "backfillfull"
     if fraction >= ratios.nearfull:
-        return "bold yellow"
+        return "nearfull"
     return ""
+
+
+def fill_style(fraction: float, ratios: Ratios) -> str:
+    level = fill_level(fraction, ratios)
+    return palette.style(FILL_STYLE[level]) if level else ""
 
 
 def usage_bar(fraction: float, ratios: Ratios, width: int = 30) -> Text:
     filled = max(0, min(width, round(fraction * width)))
-    style = fill_style(fraction, ratios) or "green"
-    bar = Text("█" * filled, style=style.replace("on red", "").strip() or "red")
-    bar.append("░" * (width - filled), style="dim")
+    spec = FILL_STYLE.get(fill_level(fraction, ratios), "ok").replace("badge ", "bold ")
+    bar = Text("█" * filled, style=palette.style(spec))
+    bar.append("░" * (width - filled), style=palette.style("muted"))
     return bar
 
 
 def render_checks(snap: ClusterSnapshot) -> Group | Text:
     h = snap.health
     if not h.checks:
-        return Text("No health checks raised.", style="green")
+        return Text("No health checks raised.", style=palette.style("ok"))
     parts: list[Text] = []
     for c in h.checks:
         line = Text()
-        line.append(f"[{c.severity.removeprefix('HEALTH_')}] ", style=SEVERITY_STYLE.get(c.severity, ""))
+        line.append(f"[{c.severity.removeprefix('HEALTH_')}] ", style=palette.style(SEVERITY_STYLE.get(c.severity, "")))
         line.append(c.code, style="bold")
         line.append(f"  {c.summary}")
         if c.muted:
-            line.append("  (muted)", style="dim italic")
+            line.append("  (muted)", style=palette.style("italic muted"))
         parts.append(line)
         for d in c.detail[:DETAIL_LINES]:
-            parts.append(Text(f"    {d}", style="dim" if c.muted else ""))
+            parts.append(Text(f"    {d}", style=palette.style("muted") if c.muted else ""))
         if len(c.detail) > DETAIL_LINES:
-            parts.append(Text(f"    … and {len(c.detail) - DETAIL_LINES} more", style="dim"))
+            parts.append(Text(f"    … and {len(c.detail) - DETAIL_LINES} more", style=palette.style("muted")))
     return Group(*parts)
 
 
@@ -66,20 +76,22 @@ def render_services(snap: ClusterSnapshot) -> Table:
     t.add_column(style="bold")
     t.add_column()
     m, g, o = snap.mons, snap.mgr, snap.osds
-    mon = Text(f"{len(m.quorum)}/{len(m.names)} in quorum", style="green" if not m.out_of_quorum else "yellow")
-    mon.append(f"  ({', '.join(m.quorum)}" + (f"; leader {m.leader})" if m.leader else ")"), style="dim")
+    mon = Text(f"{len(m.quorum)}/{len(m.names)} in quorum", style=palette.style("warn" if m.out_of_quorum else "ok"))
+    mon.append(f"  ({', '.join(m.quorum)}" + (f"; leader {m.leader})" if m.leader else ")"),
+               style=palette.style("muted"))
     if m.out_of_quorum:
-        mon.append(f"  out: {', '.join(m.out_of_quorum)}", style="bold red")
+        mon.append(f"  out: {', '.join(m.out_of_quorum)}", style=palette.style("bold err"))
     t.add_row("mon", mon)
-    mgr = Text(f"{g.active} active", style="green") if g.available else Text("no active mgr", style="bold red")
-    mgr.append(f"  standbys: {', '.join(g.standbys) or 'none'}", style="dim")
+    mgr = (Text(f"{g.active} active", style=palette.style("ok")) if g.available
+           else Text("no active mgr", style=palette.style("bold err")))
+    mgr.append(f"  standbys: {', '.join(g.standbys) or 'none'}", style=palette.style("muted"))
     t.add_row("mgr", mgr)
     osd = Text(f"{o.total} osds: ")
-    osd.append(f"{o.up} up", style="green" if o.up == o.total else "bold red")
+    osd.append(f"{o.up} up", style=palette.style("ok" if o.up == o.total else "bold err"))
     osd.append(", ")
-    osd.append(f"{o.in_} in", style="green" if o.in_ == o.total else "yellow")
+    osd.append(f"{o.in_} in", style=palette.style("ok" if o.in_ == o.total else "warn"))
     if o.remapped_pgs:
-        osd.append(f"; {o.remapped_pgs} remapped pgs", style="yellow")
+        osd.append(f"; {o.remapped_pgs} remapped pgs", style=palette.style("warn"))
     t.add_row("osd", osd)
     return t
 
@@ -93,9 +105,9 @@ def render_io(snap: ClusterSnapshot) -> Table:
                         f"{io.read_ops} op/s rd, {io.write_ops} op/s wr")
     rec = f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s" \
         if io.recovering_bps or io.recovering_objects_ps else "idle"
-    t.add_row("recovery", Text(rec, style="yellow" if rec != "idle" else "dim"))
+    t.add_row("recovery", Text(rec, style=palette.style("warn" if rec != "idle" else "muted")))
     for ev in snap.progress:
-        t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style="cyan"))
+        t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style=palette.style("info")))
     return t
 
 
@@ -111,7 +123,7 @@ def render_raw(snap: ClusterSnapshot) -> Text:
             t.append(f"  past the {name} ratio", style=fill_style(c.ratio, r))
             break
     t.append(f"\n     nearfull {percent(r.nearfull)} · backfillfull {percent(r.backfillfull)} · full {percent(r.full)}",
-             style="dim")
+             style=palette.style("muted"))
     return t
 
 
@@ -143,28 +155,28 @@ def fullness(snap: ClusterSnapshot) -> Text | None:
     if osd_full or pool_full:
         osds = _named(osd_full, r"(osd\.\d+) is full")
         pools = _named(pool_full, r"pool '(.+)' is full")
-        t.append("⛔ FULL: writes are blocked", style="bold white on red")
+        t.append("⛔ FULL: writes are blocked", style=palette.badge("err"))
         if osds:
-            t.append(f"\n{_few(osds)} past the full ratio ({percent(r.full)})", style="bold red")
+            t.append(f"\n{_few(osds)} past the full ratio ({percent(r.full)})", style=palette.style("bold err"))
         if pools:
-            t.append(f"\npools that refuse writes: {_few(pools)}", style="bold red")
+            t.append(f"\npools that refuse writes: {_few(pools)}", style=palette.style("bold err"))
         t.append("\nAdd OSDs, or free space: plain deletes wait too (`rados rm --force-full` does not); raising "
-                 "`ceph osd set-full-ratio` a little, briefly, lets clients delete.", style="red")
+                 "`ceph osd set-full-ratio` a little, briefly, lets clients delete.", style=palette.style("err"))
     back = _named(checks.get("OSD_BACKFILLFULL"), r"(osd\.\d+) is backfill full")
     if back:
         t.append(("\n" if t.plain else "") + f"⚠ {_few(back)} past backfillfull ({percent(r.backfillfull)}): "
-                 "backfill onto them stops", style="bold yellow")
+                 "backfill onto them stops", style=palette.style("bold warn"))
     near = _named(checks.get("OSD_NEARFULL"), r"(osd\.\d+) is near full")
     if near and not t.plain:
-        t.append(f"⚠ {_few(near)} past nearfull ({percent(r.nearfull)})", style="yellow")
+        t.append(f"⚠ {_few(near)} past nearfull ({percent(r.nearfull)})", style=palette.style("warn"))
     return t if t.plain else None
 
 
 def log_line(e: LogEntry) -> Text:
-    t = Text(e.stamp[11:19] + " ", style="dim")
-    t.append(f"{e.name} ", style="cyan")
-    t.append(f"{e.priority} ", style=LOG_STYLE.get(e.priority, "green"))
-    t.append(e.message, style=LOG_STYLE.get(e.priority, ""))
+    t = Text(e.stamp[11:19] + " ", style=palette.style("muted"))
+    t.append(f"{e.name} ", style=palette.style("info"))
+    t.append(f"{e.priority} ", style=palette.style(LOG_STYLE.get(e.priority, "ok")))
+    t.append(e.message, style=palette.style(LOG_STYLE.get(e.priority, "")))
     return t
 
 
@@ -205,15 +217,15 @@ class HealthPane(Vertical):
         status.append(f"  {snap.health.status}")
         n = len(snap.health.checks)
         status.append(f"\n{n} check{'s' if n != 1 else ''} raised" if n else "\nall checks pass",
-                      style="yellow" if n else "green")
+                      style=palette.style("warn" if n else "ok"))
         if snap.health.mutes:
-            status.append(f", {len(snap.health.mutes)} muted", style="dim")
+            status.append(f", {len(snap.health.mutes)} muted", style=palette.style("muted"))
         full = fullness(snap)
         if full is not None:
             status.append("\n")
             status.append_text(full)
         for note in snap.notes:
-            status.append(f"\n⚠ {note}", style="yellow")
+            status.append(f"\n⚠ {note}", style=palette.style("warn"))
         sync_static(self.query_one("#health-status", Static), status, lambda: status)
         sync_static(self.query_one("#health-services", Static), (snap.mons, snap.mgr, snap.osds),
                     lambda: render_services(snap))
@@ -231,6 +243,18 @@ class HealthPane(Vertical):
                           Text(percent(p.percent_used), style=style), human_bytes(p.max_avail), str(p.objects), quota)
         sync_table(self.query_one("#health-pools", DataTable), rows)
         self._append_log(snap)
+
+    def retheme(self) -> None:
+        """The log keeps lines as drawn: draw the ones the last snapshot still holds again, in the new colours."""
+        snap = getattr(self.app, "snapshot", None)
+        if snap is None or self._log_upto is None:
+            return
+        first = snap.log_total - len(snap.log) + 1
+        written = snap.log[max(0, len(snap.log) - RETHEME_LINES):max(0, self._log_upto - first + 1)]
+        log = self.query_one("#health-log", RichLog)
+        log.clear()
+        if written:
+            log.write(Text("\n").join(log_line(e) for e in written))
 
     def _append_log(self, snap: ClusterSnapshot) -> None:
         """Write the lines this pane has not written yet; count the ones it never can.
@@ -256,7 +280,8 @@ class HealthPane(Vertical):
         if not self._log_started:
             self._log_started = True
             if not entries:  # the mon's short tail held no cluster-channel lines to backfill
-                log.write(Text(f"— live since {time.strftime('%H:%M:%S', time.gmtime())} UTC —", style="dim"))
+                log.write(Text(f"— live since {time.strftime('%H:%M:%S', time.gmtime())} UTC —",
+                               style=palette.style("muted")))
         if new:
             # One write for the batch: each write() is a render pass of its own.
             log.write(Text("\n").join(log_line(e) for e in new))

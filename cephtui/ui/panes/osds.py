@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -28,6 +28,21 @@ COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight
 FULL_STYLE = {"full": "badge err", "backfillfull": "bold err", "nearfull": "bold warn"}
 FLAG_STYLE = {"destroyed": "bold err", "noout": "info", "nodown": "info", "noup": "accent", "noin": "accent",
               **FULL_STYLE}
+
+
+# Columns by terminal width: display (cell index, width); cells 13/14 (used, avail) exist for wide ones.
+# Below 180 columns what an admin looks for first (state, %use, PGs, weights, flags) comes first; the
+# rest is a left/right scroll away.
+LABELS = tuple(c for c, _ in COLUMNS) + ("used", "avail")
+NARROW = ((0, 18), (2, 9), (7, 5), (9, 4), (4, 8), (3, 7), (11, 14), (10, 7), (1, 5), (6, 8), (8, 4), (5, 7), (12, 14))
+MEDIUM = ((0, 26), (2, 11), (7, 6), (9, 4), (4, 8), (3, 7), (11, 22), (10, 9), (6, 9), (8, 4), (1, 5), (5, 7), (12, 14))
+WIDE = ((0, 26), (1, 5), (2, 11), (3, 7), (4, 8), (5, 7), (6, 9), (13, 8), (14, 8), (7, 6), (8, 4), (9, 4), (10, 9),
+        (11, 22), (12, 14))
+
+
+def column_layout(width: int) -> tuple[list[tuple[str, int]], list[int]]:
+    spec = NARROW if width < 100 else (MEDIUM if width < 180 else WIDE)
+    return [(LABELS[i], w) for i, w in spec], [i for i, _ in spec]
 
 
 def _w(x: float) -> str:
@@ -110,7 +125,9 @@ class OSDsPane(GuardedActions, Vertical):
                     (status, s("bold err" if down else "ok")), (_w(n.crush_weight), ""), ("", ""), ("", ""),
                     (human_bytes(n.kb * 1024) if n.kb else "", ""),
                     (f"{util:.1f}" if n.kb else "", ""), ("", ""), ("", ""), ("", ""),
-                    (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", s("muted")), ("", ""))
+                    (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", s("muted")), ("", ""),
+                    (human_bytes(n.kb_used * 1024) if n.kb else "", ""),
+                    (human_bytes((n.kb - n.kb_used) * 1024) if n.kb else "", ""))
         mark = "✔" if n.id in self.marked else ("✖" if not n.up else "●")
         s = palette.style
         name_style = s("bold err" if not n.up else ("warn" if not n.in_ else ""))
@@ -129,7 +146,11 @@ class OSDsPane(GuardedActions, Vertical):
                 (human_bytes(n.kb * 1024) if n.kb else "-", ""),
                 (f"{n.utilization:.1f}" if n.kb else "-", s(FULL_STYLE.get(full, ""))),
                 (f"{n.var:.2f}" if n.kb else "-", ""), (str(n.pgs), ""), (lat, lat_style), (flags, flag_style),
-                (n.host, s("muted")))
+                (n.host, s("muted")), (human_bytes(n.kb_used * 1024) if n.kb else "-", ""),
+                (human_bytes(n.kb_avail * 1024) if n.kb else "-", ""))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.vtable.set_columns(*column_layout(self.app.size.width))
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.missing = snap.missing("osd tree") if snap.osd_table is None else None

@@ -7,7 +7,7 @@ from typing import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Input, Static
 from ...ceph.format import human_duration, human_rate, percent
 from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGColumns, PGFilter, pgid_key
+from .. import palette
 from ..widgets.filterinput import FilterInput
 from ..wizards.form import readable
 from ..widgets.tables import set_subtitle, sync_static, sync_table
@@ -32,11 +33,11 @@ WARN = {"degraded", "undersized", "peering", "recovering", "recovery_wait", "bac
 def state_style(state: str) -> str:
     parts = set(state.split("+"))
     if parts & BAD or "active" not in parts:
-        return "bold red"
+        return palette.style("bold err")
     if parts & WARN:
-        return "yellow"
+        return palette.style("warn")
     if state == "active+clean" or parts <= {"active", "clean", "scrubbing", "deep"}:
-        return "green"
+        return palette.style("ok")
     return ""
 
 
@@ -45,6 +46,10 @@ def osds(ids: tuple[int, ...]) -> str:
 
 
 PG_COLUMNS = (("pgid", 10), ("state", 44), ("up", 24), ("acting", 24), ("primary", 7))
+PG_COLUMNS_NARROW = (("pgid", 8), ("state", 28), ("up", 11), ("acting", 11), ("prim", 4))  # < 100 columns
+# >= 180 columns: the pool's name too (cell 5, see PGsPane._cells)
+PG_COLUMNS_WIDE = (("pgid", 10), ("pool", 22), ("state", 44), ("up", 24), ("acting", 24), ("primary", 7))
+PG_ORDER_WIDE = (0, 5, 1, 2, 3, 4)
 
 
 # "since" is Ceph's own stamp (last_clean, last_active ...), by which `pg dump_stuck` judges.
@@ -86,7 +91,13 @@ class PGsPane(Vertical):
         with Vertical(id="pgs-table-box", classes="box"):
             yield FilterInput("filter: words match pgid/state/pool (e.g. 'degraded 1.'), osd=N matches up/acting",
                               id="pgs-filter")
-            yield VirtualTable(PG_COLUMNS, pg_cells, key=lambda pg: pg.pgid, locate=locate_pg, id="pgs-table")
+            yield VirtualTable(PG_COLUMNS, self._cells, key=lambda pg: pg.pgid, locate=locate_pg, id="pgs-table")
+
+    def _cells(self, pg: PGBrief) -> tuple[tuple[str, str], ...]:
+        """pg_cells and the pool's name (shown on a wide terminal); only rows on screen get here."""
+        head = pg.pgid.partition(".")[0]  # the pool id, in decimal ("12.1f")
+        pool = self.pool_names.get(int(head), "") if head.isdigit() else ""
+        return (*pg_cells(pg), (pool, ""))
 
     def on_mount(self) -> None:
         self.query_one("#pgs-states").border_title = "PGs by state"
@@ -139,20 +150,22 @@ class PGsPane(Vertical):
         t.add_column()
         flags = [(f, pgs.count_with(f)) for f in FLAGS if f not in ("active", "clean")]
         shown = ", ".join(f"{n} {f}" for f, n in flags if n) or "none"
-        t.add_row("pgs", Text(f"{pgs.num_pgs} total, {pgs.clean} active+clean", style="green"
-                              if pgs.clean == pgs.num_pgs else "yellow"))
-        t.add_row("not clean", Text(shown, style="" if shown == "none" else "yellow"))
+        s = palette.style
+        t.add_row("pgs", Text(f"{pgs.num_pgs} total, {pgs.clean} active+clean",
+                              style=s("ok" if pgs.clean == pgs.num_pgs else "warn")))
+        t.add_row("not clean", Text(shown, style=s("" if shown == "none" else "warn")))
         t.add_row("degraded", Text(f"{r.degraded_objects}/{r.degraded_total} objects ({percent(r.degraded_ratio)})",
-                                   style="yellow" if r.degraded_objects else "dim"))
+                                   style=s("warn" if r.degraded_objects else "muted")))
         t.add_row("misplaced", Text(f"{r.misplaced_objects}/{r.misplaced_total} objects "
-                                    f"({percent(r.misplaced_ratio)})", style="yellow" if r.misplaced_objects else "dim"))
+                                    f"({percent(r.misplaced_ratio)})",
+                                    style=s("warn" if r.misplaced_objects else "muted")))
         if r.unfound_objects:
-            t.add_row("unfound", Text(f"{r.unfound_objects} objects", style="bold red"))
+            t.add_row("unfound", Text(f"{r.unfound_objects} objects", style=s("bold err")))
         t.add_row("rate", f"{human_rate(io.recovering_bps)}, {io.recovering_objects_ps} objects/s")
         eta = r.eta_seconds(io)
         t.add_row("time left", "-" if eta == 0 else ("no progress yet" if eta is None else f"~{human_duration(eta)}"))
         for ev in snap.progress:
-            t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style="cyan"))
+            t.add_row("progress", Text(f"{ev.message} {percent(ev.fraction)}", style=s("info")))
         return t
 
     def _pool_breakdown(self, snap: ClusterSnapshot) -> None:
@@ -161,7 +174,7 @@ class PGsPane(Vertical):
             n, clean = pool.total, pool.clean
             others = ", ".join(f"{s.count} {s.state}" for s in pool.states if s.state != "active+clean") or "-"
             rows[pool.pool_id] = (self.pool_names.get(pool.pool_id, f"pool {pool.pool_id}"), str(n), str(clean),
-                                  Text(str(n - clean), style="yellow" if n - clean else "dim"), others)
+                                  Text(str(n - clean), style=palette.style("warn" if n - clean else "muted")), others)
         sync_table(self.query_one("#pgs-pools", DataTable), rows)
 
     def _render_pg_table(self) -> None:
@@ -206,6 +219,14 @@ class PGsPane(Vertical):
     @on(Input.Submitted, "#pgs-filter")
     def _filter_submitted(self) -> None:
         self.query_one("#pgs-table", VirtualTable).focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.app.size.width
+        table = self.query_one("#pgs-table", VirtualTable)
+        if width >= 180:
+            table.set_columns(PG_COLUMNS_WIDE, PG_ORDER_WIDE)
+        else:
+            table.set_columns(PG_COLUMNS_NARROW if width < 100 else PG_COLUMNS)
 
     def focus_table(self) -> None:
         self.query_one("#pgs-table", VirtualTable).focus()

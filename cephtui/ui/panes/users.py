@@ -24,6 +24,7 @@ from textual.widgets import Input, Static
 from ...ceph import ops
 from ...ceph.models import ClusterSnapshot
 from ...ceph.users import AuthEntity
+from .. import palette
 from ..widgets.filterinput import FilterInput
 from ..wizards.form import readable
 from ..widgets.tables import set_subtitle
@@ -136,16 +137,17 @@ class UsersPane(GuardedActions, Vertical):
     def _cells(self, row: UserRow) -> tuple[tuple[str, str], ...]:
         e = row.entity
         if e is None:
-            return (("── daemons, bootstrap keys", "bold dim"), (row.label, "bold dim")) + tuple(
+            sep = palette.style("bold muted")
+            return (("── daemons, bootstrap keys", sep), (row.label, sep)) + tuple(
                 ("", "") for _ in COLUMNS[2:])
         name = e.name + ("  ◀ this session" if e.name == self.me else "")
-        style = "bold cyan" if e.name == self.me else ("" if e.is_daemon else "bold")
+        style = palette.style("bold info" if e.name == self.me else ("" if e.is_daemon else "bold"))
         cells: list[tuple[str, str]] = [(name, style)]
         for svc, width in COLUMNS[1:]:
             cap = e.cap(svc)
             if len(cap) > width:
                 cap = cap[:width - 1] + "…"  # the Selected box below shows it whole
-            cells.append((cap, "") if cap else ("-", "dim"))
+            cells.append((cap, "") if cap else ("-", palette.style("muted")))
         return tuple(cells)
 
     def show(self, snap: ClusterSnapshot) -> None:
@@ -158,6 +160,10 @@ class UsersPane(GuardedActions, Vertical):
             return
         self.entities = snap.users
         self._refresh_view()
+
+    def retheme(self) -> None:
+        self._summary()  # show() skips unchanged users: draw the texts in the new colours here
+        self._show_detail()
 
     def _refresh_view(self) -> None:
         if self.entities is None:
@@ -179,7 +185,7 @@ class UsersPane(GuardedActions, Vertical):
     def _summary(self) -> None:
         parts = []
         if self.missing is not None:
-            parts.append(f"[bold yellow]⚠ users unavailable: {escape(self.missing)}[/]")
+            parts.append(palette.markup("bold warn", f"⚠ users unavailable: {escape(self.missing)}"))
         elif self.entities is None:
             parts.append("[i]reading ceph auth ls…[/]")
         else:
@@ -187,7 +193,7 @@ class UsersPane(GuardedActions, Vertical):
             clients = len(self.entities) - daemons
             parts.append(f"[b]{clients}[/] client{'s' if clients != 1 else ''}")
             parts.append(f"{daemons} daemon/bootstrap keys ({'shown' if self.show_daemons else 'hidden'}, d)")
-        parts.append(f"connected as [b cyan]{self.me}[/]")
+        parts.append(f"connected as {palette.markup('bold info', escape(self.me))}")
         parts.append("keys: k reveals one, x exports a keyring")
         self.query_one("#users-summary", Static).update(" · ".join(parts))
 
@@ -195,7 +201,7 @@ class UsersPane(GuardedActions, Vertical):
         detail = self.query_one("#users-detail", Static)
         e = self.selected()
         if e is None:
-            detail.update(Text("Select an entity (n creates a new user).", style="dim"))
+            detail.update(Text("Select an entity (n creates a new user).", style=palette.style("muted")))
             return
         t = Table.grid(padding=(0, 2))
         t.add_column(style="bold", width=8)
@@ -204,11 +210,11 @@ class UsersPane(GuardedActions, Vertical):
         for svc, cap in e.caps:
             t.add_row(svc, cap)
         if not e.caps:
-            t.add_row("caps", Text("none: this entity can do nothing", style="yellow"))
-        t.add_row("key", Text("hidden (k reveals it, x exports the keyring)", style="dim"))
+            t.add_row("caps", Text("none: this entity can do nothing", style=palette.style("warn")))
+        t.add_row("key", Text("hidden (k reveals it, x exports the keyring)", style=palette.style("muted")))
         why = why_protected(e, self.me)
         if why:
-            t.add_row("note", Text(why, style="yellow"))
+            t.add_row("note", Text(why, style=palette.style("warn")))
         detail.update(t)
 
     # ------------------------------------------------------------ helpers
@@ -325,7 +331,8 @@ class UsersPane(GuardedActions, Vertical):
         explain: Any = ""
         if why:
             op = dataclasses.replace(op, title=f"FORCE: delete {e.name} and its key", confirm_text=f"force {e.name}")
-            explain = Text(f"Warning: {why}.", style="bold red")
+            explain = Text(f"Warning: {why}.", style=palette.style("bold err"))
         elif force:
-            explain = Text(f"{e.name} is an ordinary client: a plain delete (D) would do.", style="dim")
+            explain = Text(f"{e.name} is an ordinary client: a plain delete (D) would do.",
+                           style=palette.style("muted"))
         self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]

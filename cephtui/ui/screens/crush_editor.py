@@ -18,6 +18,7 @@ from textual.widgets import Footer, Static, TextArea
 
 from ...ceph import crushtool, ops
 from ...ceph.client import CephClient, CephError
+from .. import palette
 from ..widgets.preview_view import preview_map_for
 from ..wizards.form import readable
 
@@ -26,9 +27,9 @@ def diff_text(old: str, new: str) -> Text:
     t = Text()
     for line in difflib.unified_diff(old.splitlines(), new.splitlines(), "running map", "edited map", lineterm="",
                                      n=2):
-        style = ("green" if line.startswith("+") else "red" if line.startswith("-")
-                 else "cyan" if line.startswith("@@") else "dim")
-        t.append(line + "\n", style=style)
+        role = ("ok" if line.startswith("+") else "err" if line.startswith("-")
+                else "info" if line.startswith("@@") else "muted")
+        t.append(line + "\n", style=palette.style(role))
     return t
 
 
@@ -68,7 +69,7 @@ class CrushEditorScreen(Screen[None]):
         missing = crushtool.missing_tools()
         if "crushtool" in missing:
             self._status(Text("crushtool is not installed (apt install ceph-base): the text editor needs it to "
-                              "decompile and compile maps.", style="bold red"))
+                              "decompile and compile maps.", style=palette.style("bold err")))
             return
         self.action_reload()
 
@@ -88,7 +89,8 @@ class CrushEditorScreen(Screen[None]):
             version = int(stated) if stated.isdigit() else int((self.client.mon("osd dump") or {})["crush_version"])
             text = crushtool.decompile(binary)
         except (CephError, crushtool.CrushToolError, ValueError, TypeError, KeyError) as e:
-            self.app.call_from_thread(self._status, Text(f"Could not read the map: {e}", style="bold red"))
+            self.app.call_from_thread(self._status, Text(f"Could not read the map: {e}",
+                                                         style=palette.style("bold err")))
             return
         self.app.call_from_thread(self._loaded, text, version)
 
@@ -100,7 +102,7 @@ class CrushEditorScreen(Screen[None]):
         self.query_one("#editor-text").border_title = f"CRUSH map, crush version {version}"
         self.query_one("#editor-diff", Static).update("")
         self._status(Text(f"Map at crush version {version}. Edit, then ctrl+s to compile and see the diff.",
-                          style="green"))
+                          style=palette.style("ok")))
 
     # ------------------------------------------------------------ compile / apply
     def action_compile(self) -> None:
@@ -116,7 +118,8 @@ class CrushEditorScreen(Screen[None]):
             self.app.call_from_thread(self._compile_failed, e)
             return
         except crushtool.CrushToolError as e:
-            self.app.call_from_thread(self._status, Text(f"crushtool failed: {readable(str(e))}", style="bold red"))
+            self.app.call_from_thread(self._status, Text(f"crushtool failed: {readable(str(e))}",
+                                                         style=palette.style("bold err")))
             return
         self.app.call_from_thread(self._compiled, text, compiled)
 
@@ -126,7 +129,7 @@ class CrushEditorScreen(Screen[None]):
         where = f" near line {e.line}" if e.line else ""
         # readable(): crushtool echoes the offending line, which may be 10,000 characters or hold escapes
         self._status(Text(f"✖ The map does not compile{where}; nothing was applied.\n{readable(str(e))}",
-                          style="bold red"))
+                          style=palette.style("bold err")))
         if e.line:
             area = self.query_one("#editor-text", TextArea)
             area.move_cursor((max(e.line - 1, 0), 0))
@@ -136,18 +139,20 @@ class CrushEditorScreen(Screen[None]):
         self.compiled, self.compiled_text = compiled, text
         diff = diff_text(self.original, text)
         if not diff.plain:
-            self._status(Text("Compiles. No change from the running map.", style="green"))
+            self._status(Text("Compiles. No change from the running map.", style=palette.style("ok")))
         else:
-            self._status(Text("✔ Compiles. ctrl+a previews the data movement and applies.", style="bold green"))
-        self.query_one("#editor-diff", Static).update(diff or Text("(no differences)", style="dim"))
+            self._status(Text("✔ Compiles. ctrl+a previews the data movement and applies.",
+                              style=palette.style("bold ok")))
+        self.query_one("#editor-diff", Static).update(diff or Text("(no differences)", style=palette.style("muted")))
 
     def action_apply(self) -> None:
         text = self.query_one("#editor-text", TextArea).text
         if self.compiled is None or text != self.compiled_text:
-            self._status(Text("Compile first (ctrl+s): the text changed since the last compile.", style="yellow"))
+            self._status(Text("Compile first (ctrl+s): the text changed since the last compile.",
+                              style=palette.style("warn")))
             return
         if text == self.original:
-            self._status(Text("Nothing to apply: the map is unchanged.", style="yellow"))
+            self._status(Text("Nothing to apply: the map is unchanged.", style=palette.style("warn")))
             return
         op = ops.set_crush_map(self.compiled, self.version)
 

@@ -10,6 +10,7 @@ from rich.text import Text
 from ...ceph import crushtool, ops, preview
 from ...ceph.client import CephClient
 from ...ceph.format import human_bytes
+from .. import palette
 from .confirm import PreviewUnavailable
 
 
@@ -22,7 +23,7 @@ def render(p: preview.Preview) -> RenderableType:
     t.add_column("shards to move", justify="right")
     t.add_column("≈ data to move", justify="right")
     for pool in p.pools:
-        style = "yellow" if pool.changed_pgs else "dim"
+        style = palette.style("warn" if pool.changed_pgs else "muted")
         t.add_row(pool.pool_name, str(pool.pg_num), Text(str(pool.changed_pgs), style=style),
                   str(pool.shards_moved), "?" if pool.bytes_to_move is None else human_bytes(pool.bytes_to_move))
     total = "?" if p.bytes_to_move is None else human_bytes(p.bytes_to_move)
@@ -30,16 +31,17 @@ def render(p: preview.Preview) -> RenderableType:
               str(p.shards_moved), Text(total, style="bold"))
     share = p.changed_pgs / p.total_pgs if p.total_pgs else 0.0
     if not p.changed_pgs:
-        verdict = Text("No PG changes its up set: no data moves.", style="green")
+        verdict = Text("No PG changes its up set: no data moves.", style=palette.style("ok"))
     elif not p.shards_moved:
         verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set only in order "
-                       "(new primaries): peering, but no data is copied.", style="yellow")
+                       "(new primaries): peering, but no data is copied.", style=palette.style("warn"))
     else:
         verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set: "
-                       f"{p.shards_moved} shard copies, about {total}, will be backfilled.", style="bold yellow")
-    notes = [Text(f"note: {n}", style="dim") for n in p.notes]
+                       f"{p.shards_moved} shard copies, about {total}, will be backfilled.",
+                       style=palette.style("bold warn"))
+    notes = [Text(f"note: {n}", style=palette.style("muted")) for n in p.notes]
     return Group(t, verdict, *notes, Text(f"computed offline with crushtool/osdmaptool in {p.seconds:.2f}s",
-                                          style="dim"))
+                                          style=palette.style("muted")))
 
 
 class PreviewJob:

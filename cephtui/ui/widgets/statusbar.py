@@ -8,20 +8,17 @@ from textual.widgets import Static
 
 from ...ceph.maintenance import Maintenance, banner_items, banner_short, fit_banner
 from ...ceph.models import ClusterSnapshot
+from .. import palette
 from .tables import sync_static
 
-BADGE_STYLE = {
-    "OK": "bold black on green",
-    "WARN": "bold black on yellow",
-    "ERR": "bold white on red",
-}
+BADGE_ROLE = {"OK": "ok", "WARN": "warn", "ERR": "err"}  # in the theme's success/warning/error colours
 
 
 def health_badge(short: str, stale: bool = False) -> Text:
-    """The OK/WARN/ERR badge; grey when it is only the last state seen before losing the cluster."""
+    """The OK/WARN/ERR badge; muted when it is only the last state seen before losing the cluster."""
     if stale:
-        return Text(f" {short}? ", style="bold black on grey50")
-    return Text(f" {short} ", style=BADGE_STYLE.get(short, "bold white on grey37"))
+        return Text(f" {short}? ", style=palette.badge("muted"))
+    return Text(f" {short} ", style=palette.badge(BADGE_ROLE.get(short, "muted")))
 
 
 class StatusBar(Static):
@@ -80,26 +77,27 @@ class StatusBar(Static):
     def refresh_text(self) -> None:
         t = Text(" cephtui ", style="bold")
         if self.read_only:
-            t.append(" READ-ONLY ", style="bold white on blue")
+            t.append(" READ-ONLY ", style=palette.badge("info"))
             t.append(" ")
-        t.append("│ ", style="dim")
+        t.append("│ ", style=palette.style("muted"))
         t.append(self.cluster)
         if self.snapshot:
-            t.append(f" {self.snapshot.fsid[:8]}", style="dim")
-        t.append(" │ ", style="dim")
+            t.append(f" {self.snapshot.fsid[:8]}", style=palette.style("muted"))
+        t.append(" │ ", style=palette.style("muted"))
         t.append_text(health_badge(self.badge, stale=self.connected is False))
-        t.append(" │ ", style="dim")
+        t.append(" │ ", style=palette.style("muted"))
         if self.connected is None:
-            t.append("● connecting…", style="yellow")
+            t.append("● connecting…", style=palette.style("warn"))
         elif self.connected:
-            t.append("● connected", style="green")
+            t.append("● connected", style=palette.style("ok"))
         else:
-            t.append("✖ disconnected", style="bold red")
-            t.append(f": {self.error} (retrying)", style="red")
+            t.append("✖ disconnected", style=palette.style("bold err"))
         if self.last_ok is not None:
             age = time.time() - self.last_ok
-            style = "dim" if self.connected else "bold yellow"
+            style = palette.style("muted" if self.connected else "bold warn")
             t.append(f" │ data {age:.0f}s old", style=style)
+        if self.connected is False:  # the why after the age: on 80 columns the end of the line is cut
+            t.append(f" │ {self.error} (retrying)", style=palette.style("err"))
         poll = f" · poll {self.snapshot.poll_ms:.0f} ms" if self.snapshot and self.connected else ""
         flags = self.snapshot.flags if self.snapshot else ()
         items = banner_items(self.maintenances, flags, self.first_poll)
@@ -109,13 +107,13 @@ class StatusBar(Static):
             if len("⚑ " + " · ".join(items)) > width - t.cell_len - len(poll) - 5:
                 poll = ""  # the banner matters more than the poll time
             banner = fit_banner(items, banner_short(self.maintenances, flags), width - t.cell_len - len(poll) - 5)
-            t.append(poll, style="dim")
-            t.append(" │ ", style="dim")
-            t.append(f" {banner} ", style="bold black on yellow")
+            t.append(poll, style=palette.style("muted"))
+            t.append(" │ ", style=palette.style("muted"))
+            t.append(f" {banner} ", style=palette.badge("warn"))
         else:
-            t.append(poll, style="dim")
+            t.append(poll, style=palette.style("muted"))
         if self.mgr_stall and self.connected:
-            t.append(f" │ ⚠ {self.mgr_stall}", style="yellow")
+            t.append(f" │ ⚠ {self.mgr_stall}", style=palette.style("warn"))
         elif self.snapshot and self.snapshot.notes and self.connected:
-            t.append(f" │ ⚠ {self.snapshot.notes[0]}", style="yellow")
+            t.append(f" │ ⚠ {self.snapshot.notes[0]}", style=palette.style("warn"))
         sync_static(self, t, lambda: t, layout=False)  # one line, always

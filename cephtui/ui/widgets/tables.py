@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from .. import palette
+
 Cell = str | Text | int | float
 
 
@@ -46,7 +48,8 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
 def sync_static(widget: Static, key: object, render: Callable[[], RenderableType], layout: bool = True) -> bool:
     """Show `render()` in `widget` unless `key` (the frozen data it is drawn from) is what the
     widget shows already; returns whether it was redrawn. layout=False for a widget whose size
-    never changes: no layout pass of the whole screen."""
+    never changes: no layout pass of the whole screen. A theme change draws it again (new colours)."""
+    key = (palette.generation(), key)
     if getattr(widget, "_shown_key", None) == key:
         return False
     widget._shown_key = key  # type: ignore[attr-defined]

@@ -19,8 +19,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..palette import contrast
+
 T = TypeVar("T")
 Cell = tuple[str, str]  # text, rich style string
+CURSOR_CONTRAST = 3.0  # below this a cell on the cursor row takes the cursor's text colour
 
 
 class VirtualTable(ScrollView, Generic[T], can_focus=True):
@@ -48,11 +51,13 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
         """`locate(rows, key)` finds a row by key faster than a scan (200,000 sorted PGs: bisect)."""
         super().__init__(**kw)  # type: ignore[arg-type]
         self.columns = list(columns)  # (label, width)
+        self._order: list[int] | None = None  # set_columns: which of cells() each shown column is
         self._cells = cells
         self._key = key
         self._locate = locate
         self._rows: Sequence[T] = ()
         self._styles: dict[str, Style] = {}
+        self._cursor_styles: dict[tuple[str, Style], Style] = {}
 
     # ------------------------------------------------------------ data
     @property
@@ -77,6 +82,15 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
         self.virtual_size = Size(width, len(rows) + 1)
         self.refresh()
 
+    def set_columns(self, columns: Sequence[tuple[str, int]], order: Sequence[int] | None = None) -> None:
+        """Show other columns, e.g. fewer and narrower on 80 columns, more on a wide terminal:
+        display column i is cells()[order[i]] (a missing cell shows blank). get_row_at is unaffected."""
+        if list(columns) == self.columns and (None if order is None else list(order)) == self._order:
+            return
+        self.columns = list(columns)
+        self._order = None if order is None else list(order)
+        self.set_rows(self._rows)
+
     def get_row_at(self, index: int) -> list[str]:
         return [text for text, _ in self._cells(self._rows[index])]
 
@@ -86,11 +100,31 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
             self._styles[spec] = Style.parse(spec) if spec else Style()
         return self._styles[spec]
 
-    def _line(self, cells: Sequence[Cell], base: Style) -> list[Segment]:
+    def _on_cursor(self, spec: str, base: Style) -> Style:
+        """A cell on the cursor row: in its own colour where that stays readable on the cursor's background,
+        else in the cursor's text colour (a warning colour on the highlight bar can all but vanish)."""
+        key = (spec, base)
+        style = self._cursor_styles.get(key)
+        if style is None:
+            style = base + self._style(spec)
+            fg, bg = style.color, base.bgcolor
+            if fg is not None and bg is not None and base.color is not None and not fg.is_default \
+                    and contrast(fg.get_truecolor().hex, bg.get_truecolor().hex) < CURSOR_CONTRAST:
+                style += Style(color=base.color)
+            if len(self._cursor_styles) > 512:
+                self._cursor_styles.clear()
+            self._cursor_styles[key] = style
+        return style
+
+    def _line(self, cells: Sequence[Cell], base: Style, shown: bool = False, cursor: bool = False) -> list[Segment]:
+        """One line; `shown`: cells already in display order (the header); `cursor`: the cursor's row."""
         segs = [Segment(" ", base)]
+        if self._order is not None and not shown:
+            cells = [cells[i] if i < len(cells) else ("", "") for i in self._order]
         for (text, style), (_, width) in zip(cells, self.columns):
             text = text[:width].ljust(width)
-            segs.append(Segment(text, base + self._style(style) if style else base))
+            segs.append(Segment(text, (self._on_cursor(style, base) if cursor else base + self._style(style))
+                                if style else base))
             segs.append(Segment("  ", base))
         return segs
 
@@ -100,13 +134,13 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
         base = self.rich_style
         if y == 0:  # the header stays put while rows scroll under it
             header = self.get_component_rich_style("virtual-table--header")
-            segs = self._line([(label, "") for label, _ in self.columns], base + header)
+            segs = self._line([(label, "") for label, _ in self.columns], base + header, shown=True)
         else:
             index = scroll_y + y - 1
             if index >= len(self._rows):
                 return Strip.blank(width, base)
             style = base + self.get_component_rich_style("virtual-table--cursor") if index == self.cursor else base
-            segs = self._line(self._cells(self._rows[index]), style)
+            segs = self._line(self._cells(self._rows[index]), style, cursor=index == self.cursor)
         return Strip(segs).crop_extend(scroll_x, scroll_x + width, base)
 
     # ------------------------------------------------------------ cursor

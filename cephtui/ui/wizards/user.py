@@ -9,7 +9,7 @@ then shows the exact `ceph auth get-or-create` command.
 
 Editing caps is one `ceph auth caps` command that REPLACES every cap of the
 entity: the confirmation shows the old and new caps side by side, with the
-services that lose their caps in red.
+services that lose their caps in the error colour.
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from textual.widgets import Select
 from ...ceph import caps as caps_mod
 from ...ceph import ops
 from ...ceph.users import AuthEntity
+from .. import palette
 from .form import Field, FormScreen
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
@@ -214,7 +215,7 @@ PLACEHOLDERS = {
 
 def caps_diff(entity: str, old: Mapping[str, str], new: Mapping[str, str], is_self: bool = False,
               is_daemon: bool = False) -> RenderableType:
-    """Old | new per service; services that lose their caps in red, changed ones in yellow."""
+    """Old | new per service; services that lose their caps in the error colour, changed ones in the warning one."""
     t = Table(title=f"Ceph replaces every cap of {entity} at once: afterwards it has exactly the 'new' column",
               title_justify="left", title_style="bold", expand=True, show_lines=False)
     t.add_column("service", style="bold", width=8)
@@ -222,28 +223,30 @@ def caps_diff(entity: str, old: Mapping[str, str], new: Mapping[str, str], is_se
     t.add_column("new (after)", ratio=1)
     services = list(ops.CAP_SERVICES) + sorted(s for s in old if s not in ops.CAP_SERVICES)
     lost: list[str] = []
+    s = palette.style
     for svc in services:
         a, b = old.get(svc, ""), new.get(svc, "")
         if not a and not b:
-            t.add_row(Text(svc, style="dim"), Text("-", style="dim"), Text("-", style="dim"))
+            t.add_row(Text(svc, style=s("muted")), Text("-", style=s("muted")), Text("-", style=s("muted")))
         elif a == b:
-            t.add_row(svc, Text(a, style="dim"), Text(b, style="dim"))
+            t.add_row(svc, Text(a, style=s("muted")), Text(b, style=s("muted")))
         elif a and not b:
             lost.append(svc)
-            t.add_row(Text(svc, style="bold red"), Text(a, style="red"), Text("(none: loses access)", style="bold red"))
+            t.add_row(Text(svc, style=s("bold err")), Text(a, style=s("err")),
+                      Text("(none: loses access)", style=s("bold err")))
         elif not a:
-            t.add_row(Text(svc, style="green"), Text("-", style="dim"), Text(b, style="bold green"))
+            t.add_row(Text(svc, style=s("ok")), Text("-", style=s("muted")), Text(b, style=s("bold ok")))
         else:
-            t.add_row(Text(svc, style="yellow"), Text(a, style="yellow"), Text(b, style="bold yellow"))
+            t.add_row(Text(svc, style=s("warn")), Text(a, style=s("warn")), Text(b, style=s("bold warn")))
     notes: list[RenderableType] = [t]
     if lost:
-        notes.append(Text(f"{entity} loses every {', '.join(lost)} capability.", style="bold red"))
+        notes.append(Text(f"{entity} loses every {', '.join(lost)} capability.", style=palette.style("bold err")))
     if is_self:
         notes.append(Text(f"cephtui is connected as {entity}: narrower caps may lock this session (and you) out.",
-                          style="bold red"))
+                          style=palette.style("bold err")))
     if is_daemon:
         notes.append(Text(f"{entity} is a daemon's or bootstrap key: its daemon or deployment tool needs "
-                          "these caps to work.", style="bold yellow"))
+                          "these caps to work.", style=palette.style("bold warn")))
     return Group(*notes)
 
 
