@@ -232,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = (f"read_only = true in {settings.path} ({source}); --read-write overrides it"
                if read_only and not source.startswith("flag") else "")
         return run_tui(client, spec, settings.refresh, settings.osd_stop_cmd, read_only=read_only,
-                       theme=settings.theme, bench_defaults=settings.bench, read_only_why=why)
+                       theme=settings.theme, bench_defaults=settings.bench, read_only_why=why,
+                       config_file=settings.path)
     except CephError as e:
         print(f"cephtui: {e.prefix + ': ' if e.prefix else ''}{e.message}", file=sys.stderr)
         return 1
@@ -317,13 +318,14 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
 
 def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",
             read_only: bool = False, theme: str | None = None, bench_defaults: Any = None,
-            read_only_why: str = "") -> int:
+            read_only_why: str = "", config_file: str | None = None) -> int:
     from .ceph.secrets import log_to_file
     from .ui.app import CephTUI
 
     log_to_file()  # errors the UI summarises ("see the log") land here, secrets masked
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
-                  read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why)
+                  read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why,
+                  config_file=config_file)
     _HANGUP.app = app
     app.run()
     return 0

@@ -89,7 +89,7 @@ class CephTUI(App[None]):
 
     def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
                  workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
-                 bench_defaults: Any = None, read_only_why: str = "") -> None:
+                 bench_defaults: Any = None, read_only_why: str = "", config_file: str | None = None) -> None:
         super().__init__()
         self.initial_theme = theme  # from the config file; None: the default theme
         self._theme_problems = self._load_themes()  # before any pane draws (see there)
@@ -97,6 +97,7 @@ class CephTUI(App[None]):
         # --read-only: panes dim their mutating keys, the shared paths below refuse, and the client
         # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
         self.read_only = read_only
+        self.config_file = config_file  # the config file read (--config, $CEPHTUI_CONFIG or the XDG one), if any
         self.read_only_why = read_only_why or WHY  # e.g. "read_only = true in ~/.config/cephtui/config.toml"
         if read_only:
             client.read_only = True
@@ -224,7 +225,8 @@ class CephTUI(App[None]):
             elif not shown:
                 self._stale.add(pane)
         self.notify(f"Theme {theme.name} for this session; to keep it, set theme = \"{theme.name}\" in "
-                    f"{display_path(user_config_file())}", timeout=8)
+                    f"{display_path(Path(self.config_file) if self.config_file else user_config_file())}",
+                    timeout=8)
 
     # ------------------------------------------------------------ workflows
     def _offer_resume(self) -> None:
