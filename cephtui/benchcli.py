@@ -8,11 +8,26 @@ import threading
 from typing import Any, TextIO
 
 from .ceph import ops
-from .ceph.bench import LATENCY_PRESET, BenchEngine, BenchError, BenchParams, BenchResult, Sample, parse_size, \
-    run_bench, write_refusal
+from .ceph.bench import (
+    LATENCY_PRESET,
+    BenchEngine,
+    BenchError,
+    BenchParams,
+    BenchResult,
+    Sample,
+    parse_size,
+    run_bench,
+    write_refusal,
+)
 from .ceph.benchhistory import BenchHistory
-from .ceph.benchpool import bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, temp_pool_delete_op, \
-    temp_pool_name, temp_pool_pg_num
+from .ceph.benchpool import (
+    bench_operation,
+    explain_temp_pool_refusal,
+    temp_pool_create_ops,
+    temp_pool_delete_op,
+    temp_pool_name,
+    temp_pool_pg_num,
+)
 from .ceph.client import CephClient, CephError, ConnectionSpec
 
 

@@ -22,13 +22,14 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 from .ceph.bench import MODES, BenchError, parse_size
 from .ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
-from .config import EXAMPLE, MIN_REFRESH, ConfigError, Connection, Settings, check_stop_cmd, config_path, load_config
 from .ceph.format import human_bytes, human_rate
+from .config import EXAMPLE, MIN_REFRESH, ConfigError, Connection, Settings, check_stop_cmd, config_path, load_config
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -300,7 +301,8 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
     print(f"cluster {snap.fsid}")
     print(f"health  {h.status}")
     for chk in h.checks:
-        print(f"        [{chk.severity.removeprefix('HEALTH_')}] {chk.code}: {chk.summary}{' (muted)' if chk.muted else ''}")
+        muted = " (muted)" if chk.muted else ""
+        print(f"        [{chk.severity.removeprefix('HEALTH_')}] {chk.code}: {chk.summary}{muted}")
     print(f"mon     {len(snap.mons.quorum)}/{len(snap.mons.names)} in quorum ({', '.join(snap.mons.quorum)})")
     print(f"mgr     {snap.mgr.active or 'none'}{' (active)' if snap.mgr.available else ' (NOT available)'}, "
           f"{len(snap.mgr.standbys)} standby")

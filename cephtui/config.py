@@ -30,9 +30,10 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from .ceph.bench import MODES, BenchError, BenchParams, MiB, parse_size
 

@@ -14,9 +14,9 @@ import glob
 import os
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 # Where distributions install python3-rados: Debian/Ubuntu, then RHEL/Fedora/openSUSE (lib64 on 64-bit).
 DISTRO_SITE_GLOBS = (

@@ -44,8 +44,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET = {"refresh": 250.0, "block": 50.0, "filter": 100.0, "rss": 400.0, "first": 1500.0}
@@ -124,7 +125,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
             n = ready[0]
             app.action_show_tab(tab)
             app.action_refresh_now()
-            await settled(lambda: ready[0] > n)
+            await settled(lambda n=n: ready[0] > n)
             await pilot.pause(0.3)
             times, polls = [], []
             for _ in range(refreshes):
@@ -132,7 +133,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                 n = ready[0]
                 t0 = time.perf_counter()
                 app._schedule(0)  # what the refresh timer does (the r key also re-asks for stuck PGs)
-                times.append((await settled(lambda: ready[0] > n) - t0) * 1000)
+                times.append((await settled(lambda n=n: ready[0] > n) - t0) * 1000)
                 polls.append(app.snapshot.poll_ms if app.snapshot else 0.0)
                 phase[0] = f"idle {tab}"
                 await asyncio.sleep(0.2)
@@ -154,7 +155,8 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                     want = f"match '{text[:i + 1]}'"
                     t0 = time.perf_counter()
                     box_input.insert_text_at_cursor(ch)  # what a keystroke does to the box
-                    per_key.append((await settled(lambda: want in str(box.border_subtitle)) - t0) * 1000)
+                    shown = await settled(lambda want=want, box=box: want in str(box.border_subtitle))
+                    per_key.append((shown - t0) * 1000)
                     await asyncio.sleep(0.05)
                 table = pane.query_one("#pgs-table" if tab == "pgs" else VirtualTable, VirtualTable)
                 out[f"filter_{tab}"] = per_key
@@ -167,8 +169,9 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
         out["worst_gaps"] = sorted(gaps, reverse=True)[:6]
         out["worst_gc"] = sorted(collections, reverse=True)[:6]
         gc.callbacks.remove(on_gc)
-    import psutil
     import resource
+
+    import psutil
     # The replay's own buffers (the churned `pg dump` answers) are the harness's, not the app's.
     harness = sum(map(len, getattr(client, "variants", ()))) / 2**20
     out["rss_mb"] = psutil.Process().memory_info().rss / 2**20 - harness
@@ -299,7 +302,7 @@ def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
     print(head)
     print("-" * len(head))
     for osds, pgs, r in results:
-        def mm(key: str) -> str:
+        def mm(key: str, r: dict = r) -> str:
             xs = r.get(key) or [0.0]
             return f"{med(xs):.0f}/{max(xs):.0f}"
         blocks = "/".join(f"{r.get(k, 0):.0f}" for k in ("block_health", "block_pgs", "block_osds"))

@@ -60,7 +60,8 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[st
         phase[0] = "bench"
         pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
         t0 = time.monotonic()
-        while (pane.engine is not None or pane.phase or pane.last_result is None) and time.monotonic() - t0 < seconds + 60:
+        busy = lambda: pane.engine is not None or pane.phase or pane.last_result is None  # noqa: E731
+        while busy() and time.monotonic() - t0 < seconds + 60:
             await pilot.pause(0.2)
         result = pane.last_result
     client.close()

@@ -44,9 +44,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
@@ -525,7 +526,7 @@ def print_report(summary: dict, machine: dict) -> None:
               f"(numbers are noisier)")
     print("ratios: thr = cephtui/native MiB/s, lat = native/cephtui avg latency (both: >1 is better for "
           "cephtui); cpu% = client CPU, % of one core, steady part of the run")
-    for wl, s in summary.items():
+    for s in summary.values():
         print()
         print(f"== {s['title']} ==")
         hdr = (f"{'rnd':>3} {'first':7} | {'cephtui MiB/s':>13} {'IOPS':>8} {'avg ms':>7} {'p99 ms':>7} "

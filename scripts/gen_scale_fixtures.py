@@ -285,7 +285,8 @@ def generate(num_osds: int, num_pgs: int, out_dir: Path) -> Path:
     tot_used = sum(e["kb_used"] for e in df_nodes)
     osd_df = {"nodes": df_nodes, "stray": [], "summary": {
         "total_kb": OSD_KB * num_osds, "total_kb_used": tot_used, "total_kb_used_data": tot_used - num_osds * 1024 ** 2,
-        "total_kb_used_omap": 0, "total_kb_used_meta": num_osds * 1024 ** 2, "total_kb_avail": OSD_KB * num_osds - tot_used,
+        "total_kb_used_omap": 0, "total_kb_used_meta": num_osds * 1024 ** 2,
+        "total_kb_avail": OSD_KB * num_osds - tot_used,
         "average_utilization": avg, "min_var": min(e["var"] for e in df_nodes),
         "max_var": max(e["var"] for e in df_nodes), "dev": 0.0}}
 

@@ -137,7 +137,8 @@ class Sandbox:
     def _load(self, name: str) -> dict:
         path = self._record(name)
         if not path.exists():
-            raise SandboxError(f"unknown daemon {name!r} in {self.dir} (have: {', '.join(self.daemon_names()) or 'none'})")
+            have = ", ".join(self.daemon_names()) or "none"
+            raise SandboxError(f"unknown daemon {name!r} in {self.dir} (have: {have})")
         return json.loads(path.read_text())
 
     def pid_of(self, name: str) -> int | None:
@@ -225,7 +226,8 @@ class Sandbox:
         mon_kr = self.dir / "mon.keyring"
         run(["ceph-authtool", "--create-keyring", str(mon_kr), "--gen-key", "-n", "mon.", "--cap", "mon", "allow *"])
         run(["ceph-authtool", "--create-keyring", str(admin_kr), "--gen-key", "-n", "client.admin",
-             "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mds", "allow *", "--cap", "mgr", "allow *"])
+             "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mds", "allow *",
+             "--cap", "mgr", "allow *"])
         os.chmod(admin_kr, 0o600)
         run(["ceph-authtool", str(mon_kr), "--import-keyring", str(admin_kr)])
         monmap = self.dir / "monmap"
@@ -261,7 +263,8 @@ class Sandbox:
                 log.close()
             for osd_id, proc in mkfs:
                 if proc.wait() != 0:
-                    raise SandboxError(f"ceph-osd --mkfs for osd.{osd_id} failed; see {self.dir}/log/osd.{osd_id}.mkfs.out")
+                    raise SandboxError(f"ceph-osd --mkfs for osd.{osd_id} failed; "
+                                       f"see {self.dir}/log/osd.{osd_id}.mkfs.out")
                 self.spawn(f"osd.{osd_id}", self.daemon_argv(f"osd.{osd_id}"))
 
             for spec in pools:
@@ -317,9 +320,10 @@ class Sandbox:
         while True:
             try:
                 return self.connect(timeout=5)
-            except rados.Error:
+            except rados.Error as e:
                 if time.monotonic() > deadline:
-                    raise SandboxError(f"mon did not answer within {timeout:.0f}s; see {self.dir}/log/mon.{MON_ID}.log")
+                    raise SandboxError(f"mon did not answer within {timeout:.0f}s; "
+                                       f"see {self.dir}/log/mon.{MON_ID}.log") from e
                 time.sleep(0.3)
 
     def wait_healthy(self, timeout: float = HEALTH_TIMEOUT) -> None:

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Set everything up, then run the whole test suite against a real sandbox cluster (started by the tests).
+# Set everything up, then lint (ruff), type-check (mypy) and run the whole test suite against a real
+# sandbox cluster (started by the tests).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$ROOT/scripts/setup.sh"
 cd "$ROOT"
+# Lint and types first: quick, and a red one needs no cluster to show.
+echo "test.sh: ruff check" >&2
+"$ROOT/.venv/bin/ruff" check .
+echo "test.sh: mypy cephtui" >&2
+"$ROOT/.venv/bin/python" -m mypy cephtui
 set +e
 "$ROOT/.venv/bin/python" -m pytest "$@"
 rc=$?

@@ -30,8 +30,9 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .client import ConnectionSpec
 from .coerce import as_int
@@ -208,7 +209,7 @@ class BenchResult:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "BenchResult":
+    def from_dict(cls, d: dict[str, Any]) -> BenchResult:
         """A saved run; ValueError when a field has another type than declared (a damaged or hand-edited
         history line): a string where a number belongs would crash the comparison later, not here."""
         p = dict(d["params"])
@@ -881,7 +882,8 @@ def write_refusal(dump: Any, pool: str | None) -> str | None:
     if d.full:
         what = "; ".join(r for r in d.reasons if "full" in r or "quota" in r)
         return (f"not starting a write run: {what}. Writes would block until space is freed (delete data, "
-                f"add OSDs, or raise the quota; `ceph health detail` or the Health tab shows which OSDs). Reads (seq/rand) still work.")
+                f"add OSDs, or raise the quota; `ceph health detail` or the Health tab shows which OSDs). "
+                "Reads (seq/rand) still work.")
     if "pausewr" in set(dump.get("flags_set") or str(dump.get("flags", "")).split(",")):
         return "not starting a write run: writes are paused (pausewr is set; unset it in the Maintenance tab)"
     return None

@@ -18,7 +18,7 @@ Two deliberate choices:
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 __all__ = [
     "SERVICES", "MON_PROFILES", "OSD_PROFILES", "MGR_PROFILES", "PROFILES", "CapsError", "validate", "is_valid",

@@ -123,7 +123,7 @@ class CephClient:
         self.last_answer = 0.0  # monotonic time of the last reply from the mon (any return code)
 
     # ------------------------------------------------------------ connection
-    def connect(self) -> "CephClient":
+    def connect(self) -> CephClient:
         if rados is None:
             raise CephConnectError(errno_mod.ENOSYS, "the rados Python bindings are missing "
                                    "(apt install python3-rados; venv made with --system-site-packages)")
@@ -196,7 +196,7 @@ class CephClient:
             except Exception:
                 pass
 
-    def __enter__(self) -> "CephClient":
+    def __enter__(self) -> CephClient:
         if not self.connected:
             self.connect()
         return self

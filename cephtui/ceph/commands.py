@@ -9,8 +9,9 @@ cluster itself rather than from a list kept here:
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 FLAG_MGR = 8  # MonCommand::FLAG_MGR: served by the active mgr
 

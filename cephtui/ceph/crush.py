@@ -6,8 +6,9 @@ rule types and steps); unknown step ops are shown with their raw fields.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from .coerce import as_dict, as_str, dicts
 from .ops import check_name

@@ -15,8 +15,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 

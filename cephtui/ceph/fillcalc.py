@@ -16,8 +16,9 @@ the drain could never finish; past full, writes stop altogether.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .coerce import as_float, as_int, as_list
 
@@ -112,7 +113,8 @@ def project_removal(osd_df: Any, osd_dump: Any, removing: Iterable[int]) -> Proj
     df = osd_df if isinstance(osd_df, dict) else {}
     dump = osd_dump if isinstance(osd_dump, dict) else {}
     nearfull, backfillfull, full = ratios_of(dump)
-    states = {as_int(o.get("osd")): {s for s in as_list(o.get("state")) if isinstance(s, str)} for o in dump.get("osds") or () if isinstance(o, dict)}
+    states = {as_int(o.get("osd")): {s for s in as_list(o.get("state")) if isinstance(s, str)}
+              for o in dump.get("osds") or () if isinstance(o, dict)}
     # Only OSDs up and in take data: a down one's PGs are remapped to the others meanwhile.
     in_map = {as_int(o.get("osd")): bool(o.get("in")) and bool(o.get("up"))
               for o in dump.get("osds") or () if isinstance(o, dict)}

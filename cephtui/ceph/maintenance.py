@@ -24,14 +24,15 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from . import ops
 from .coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
-from .private import replace_text
 from .models import ROUTINE_FLAGS, FlagState
+from .private import replace_text
 
 STATE_FILE = "maintenance.json"
 STATE_VERSION = 1
@@ -184,7 +185,7 @@ class Step:
         return {"time": _iso(self.time), "ts": self.time, "what": self.what, "ok": self.ok}
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Step":
+    def from_json(cls, d: Mapping[str, Any]) -> Step:
         return cls(_ts(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
 
 
@@ -213,7 +214,7 @@ class Maintenance:
     def active(self) -> bool:
         return self.state != "done"
 
-    def log(self, what: str, ok: bool = True, now: float | None = None) -> "Maintenance":
+    def log(self, what: str, ok: bool = True, now: float | None = None) -> Maintenance:
         return replace(self, steps=self.steps + (Step(time.time() if now is None else now, what, ok),))
 
     def to_json(self) -> dict[str, Any]:
@@ -231,7 +232,7 @@ class Maintenance:
         }
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> "Maintenance":
+    def from_json(cls, d: Mapping[str, Any]) -> Maintenance:
         t = d.get("target") or {}
         set_by_it = tuple(_key_from(x) for x in d.get("flags_set") or ())
         kept = tuple(_key_from(x) for x in d.get("flags_kept") or ())
@@ -563,7 +564,7 @@ class MaintenanceStore:
     error: str = ""  # the file exists but could not be read: shown, and never overwritten silently
 
     @classmethod
-    def open(cls, path: Path | None = None) -> "MaintenanceStore":
+    def open(cls, path: Path | None = None) -> MaintenanceStore:
         store = cls(path or default_state_path())
         store.load()
         return store

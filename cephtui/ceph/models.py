@@ -1,15 +1,16 @@
 """Frozen dataclasses: what the panes render. Built by parse.py, never mutated."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 if TYPE_CHECKING:  # osdtree and crush import models; the snapshot only refers to their types
     from .crush import CrushMap
-    from .pgfilter import PGColumns
     from .osdtree import OSDTable
+    from .pgfilter import PGColumns
     from .pools import PoolInfo
     from .users import AuthEntity
 

@@ -21,9 +21,10 @@ import re
 import shlex
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 from .client import CephError, CephPermissionError, CephReadOnly
 from .private import open_append
@@ -398,7 +399,8 @@ def ec_profile_set(name: str, k: str | int, m: str | int, failure_domain: str = 
     k_, m_ = _chunks(k, "k", 2), _chunks(m, "m", 1)
     if plugin not in EC_PLUGINS:
         raise ValueError(f"plugin must be one of {', '.join(EC_PLUGINS)}")
-    profile = [f"k={k_}", f"m={m_}", f"plugin={plugin}", f"crush-failure-domain={check_name(failure_domain, 'failure domain')}",
+    profile = [f"k={k_}", f"m={m_}", f"plugin={plugin}",
+               f"crush-failure-domain={check_name(failure_domain, 'failure domain')}",
                f"crush-root={check_name(root, 'root')}"]
     if device_class.strip():
         profile.append(f"crush-device-class={check_name(device_class, 'device class')}")
@@ -569,7 +571,8 @@ def auth_caps(entity: str, caps: dict[str, str]) -> Operation:
     words = _caps_words(caps)
     if not words:
         raise ValueError("give at least one capability (an entity without caps can do nothing)")
-    return Operation(title=f"Replace the caps of {entity}", prefix="auth caps", args=(("entity", entity), ("caps", words)),
+    return Operation(title=f"Replace the caps of {entity}", prefix="auth caps",
+                     args=(("entity", entity), ("caps", words)),
                      cli=_cli("auth", "caps", entity, *words))
 
 

@@ -25,8 +25,9 @@ import math
 import statistics
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
 from .client import CephClient, CephError, ConnectionSpec
 from .coerce import as_float, as_int

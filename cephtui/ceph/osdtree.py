@@ -7,12 +7,15 @@ list to its virtual table; filtering and sorting 5,000 OSDs are list passes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import msgspec
 
-from .coerce import as_dict, as_float as _f, as_int as _i, as_str, as_strs, dicts
+from .coerce import as_dict, as_str, as_strs, dicts
+from .coerce import as_float as _f
+from .coerce import as_int as _i
 from .models import Ratios
 
 # Per-OSD state bits of the osdmap worth showing (`osd dump` osds[].state).

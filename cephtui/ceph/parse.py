@@ -9,7 +9,7 @@ default. Only a raw answer that is not JSON at all raises ParseError (see `loads
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .client import loads
@@ -32,7 +32,6 @@ from .models import (
     Recovery,
     StateCount,
 )
-
 
 _int, _float = as_int, as_float
 
@@ -212,7 +211,7 @@ def parse_stamp(s: str) -> float | None:
         return None
     try:  # the usual spellings, in C (thousands of stuck PGs have five stamps each)
         dt = datetime.fromisoformat(s)
-        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
+        return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
     except ValueError:
         pass
     s = s.replace(" ", "T", 1)
@@ -222,7 +221,7 @@ def parse_stamp(s: str) -> float | None:
         except ValueError:
             continue
         if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=timezone.utc)
+            dt = dt.replace(tzinfo=UTC)
         return dt.timestamp()
     return None
 

@@ -18,9 +18,9 @@ grow, 200 if it may double, 300 if it may triple. For EC pools Size is k+m.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable
 
 DEFAULT_TARGET_PER_OSD = 100
 MON_MAX_POOL_PG_NUM = 65536  # mon_max_pool_pg_num default

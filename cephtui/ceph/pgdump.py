@@ -23,8 +23,9 @@ from __future__ import annotations
 import heapq
 import time
 from collections import Counter
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -331,7 +332,7 @@ def classify_stuck(entries: Sequence[Any], threshold: float, now: float) -> tupl
 
 def generic_stuck(d: Any) -> list[_Stuck]:
     """The same entries from an answer already parsed generically (shapes the fast path declines)."""
-    from .parse import _pg_stats_list, _ints
+    from .parse import _ints, _pg_stats_list
     out = []
     for p in _pg_stats_list(d, "stuck_pg_stats"):
         out.append(_Stuck(pgid=str(p.get("pgid", "")), state=str(p.get("state", "")), up=_ints(p.get("up")),

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate, compress, repeat
-from typing import Callable, Sequence
 
 from .models import PGBrief
 
@@ -20,6 +20,11 @@ def pgid_key(pgid: str) -> tuple[int, int]:
         return int(pool), int(seed, 16)
     except ValueError:
         return (1 << 62, 0)
+
+
+def _holds(word: str) -> Callable[[str], bool]:
+    """A test for names that contain `word` (bound now, not to the loop's variable)."""
+    return lambda name: word in name
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class PGColumns:
     answer: tuple[bytes, ...] = ()  # the `pg dump pgs_brief` answer, in pieces (may be empty)
 
     @classmethod
-    def of(cls, rows: Sequence[PGBrief], answer: tuple[bytes, ...] = ()) -> "PGColumns | None":
+    def of(cls, rows: Sequence[PGBrief], answer: tuple[bytes, ...] = ()) -> PGColumns | None:
         """Columns of `rows`; None past 255 distinct states or pools (a byte per row holds no more)."""
         pgids = tuple(pg.pgid for pg in rows)
         seeds = [p.partition(".")[2] for p in pgids]
@@ -54,7 +59,7 @@ class PGColumns:
                    starts_of(seeds), {p: i for i, p in enumerate(pgids)}, answer)
 
     def with_states(self, state_codes: bytes, state_names: tuple[str, ...],
-                    answer: tuple[bytes, ...]) -> "PGColumns":
+                    answer: tuple[bytes, ...]) -> PGColumns:
         """The same PGs with new states (and answer): the pgid columns are shared, not rebuilt."""
         return replace(self, state_codes=state_codes, state_names=state_names, answer=answer)
 
@@ -126,7 +131,7 @@ class PGColumns:
             at = text.find(needle, at + 1)
         return int.from_bytes(hits, "little")
 
-    def select(self, flt: "PGFilter", rows: Sequence[PGBrief], pool_names: dict[int, str]) -> list[PGBrief]:
+    def select(self, flt: PGFilter, rows: Sequence[PGBrief], pool_names: dict[int, str]) -> list[PGBrief]:
         n = len(rows)
         keep = int.from_bytes(b"\x01" * n, "little")  # a byte per row, 1 = still matching
         everything = keep
@@ -137,8 +142,8 @@ class PGColumns:
             if w[:-1].isdigit() and w.endswith("."):  # "3." means pool 3's PGs, not "13.x" too
                 keep &= self._mask(self.pool_codes, self.pool_ids, w[:-1].__eq__)
                 continue
-            mask = self._mask(self.state_codes, self.state_names, lambda st: w in st)
-            mask |= self._mask(self.pool_codes, names, lambda name: w in name)
+            mask = self._mask(self.state_codes, self.state_names, _holds(w))
+            mask |= self._mask(self.pool_codes, names, _holds(w))
             if mask != everything and set(w) <= PGID_CHARS:  # other letters cannot be in a pgid
                 mask |= self._pgid_mask(w, everything)
             keep &= mask

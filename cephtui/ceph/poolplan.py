@@ -7,8 +7,8 @@ steps that already happened when a later one fails.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from . import ops
 from .crush import CrushMap

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .coerce import as_dict, as_float as _f, as_int as _i, as_str, dicts
+from .coerce import as_dict, as_str, dicts
+from .coerce import as_float as _f
+from .coerce import as_int as _i
 from .models import PoolUsage
 
 TYPES = {1: "replicated", 3: "erasure"}

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from . import crushtool
 from .client import CephError
@@ -136,7 +137,8 @@ def mapping_key(dump: dict[str, Any]) -> tuple[Any, ...]:
                          round(as_float(o.get("weight", 0)), 4)) for o in dicts(dump.get("osds"))))
     pools = tuple(sorted((as_int(p.get("pool", -1)), str(p.get("pg_num")), str(p.get("pg_placement_num")),
                           str(p.get("size")), str(p.get("crush_rule"))) for p in dicts(dump.get("pools"))))
-    upmaps = (len(as_list(dump.get("pg_upmap"))), str(dump.get("pg_upmap") or ""), str(dump.get("pg_upmap_items") or ""))
+    upmaps = (len(as_list(dump.get("pg_upmap"))), str(dump.get("pg_upmap") or ""),
+              str(dump.get("pg_upmap_items") or ""))
     return (dump.get("crush_version"), osds, pools, upmaps)
 
 
@@ -267,7 +269,8 @@ def pg_sizes(client: PreviewSource, total_pgs: int) -> tuple[dict[str, int] | No
     try:
         if total_pgs <= PG_DUMP_LIMIT:
             stats = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs"]))
-            return {str(s.get("pgid")): int((s.get("stat_sum") or {}).get("num_bytes", 0) or 0) for s in stats}, None, None
+            sizes = {str(s.get("pgid")): int((s.get("stat_sum") or {}).get("num_bytes", 0) or 0) for s in stats}
+            return sizes, None, None
         df = client.mon("df")
         pools = {int(p["id"]): int((p.get("stats") or {}).get("stored", 0) or 0)
                  for p in (df or {}).get("pools", []) if "id" in p}

@@ -72,14 +72,14 @@ class ReplayClient:
         self._raw = {k: rec["out"].encode() for k, rec in self.records.items() if "out" in rec}
 
     @classmethod
-    def from_dir(cls, directory: Path) -> "ReplayClient":
+    def from_dir(cls, directory: Path) -> ReplayClient:
         """A recording written as one file per answer (scripts/gen_scale_fixtures.py): read on
         each ask, so a big cluster's answers cost a read, as a fetch would, and no resident copy."""
         index = json.loads((directory / "index.json").read_text())
         return cls({}, strict=False, files={k: directory / name for k, name in index["files"].items()})
 
     @classmethod
-    def load(cls, path: Path, strict: bool = True) -> "ReplayClient":
+    def load(cls, path: Path, strict: bool = True) -> ReplayClient:
         return cls(json.loads(path.read_text())["commands"], strict=strict)
 
     def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:

@@ -12,9 +12,21 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import osdmap, osdtree, parse, pgdump, pools as pools_mod, users as users_mod
+from . import osdmap, osdtree, parse, pgdump
+from . import pools as pools_mod
+from . import users as users_mod
 from .client import CephError, CephPermissionError, CephTimeout
-from .models import ROUTINE_FLAGS, ClusterSnapshot, FlagState, LogEntry, MgrSummary, MonSummary, PGBrief, Ratios, StuckPG
+from .models import (
+    ROUTINE_FLAGS,
+    ClusterSnapshot,
+    FlagState,
+    LogEntry,
+    MgrSummary,
+    MonSummary,
+    PGBrief,
+    Ratios,
+    StuckPG,
+)
 from .pgdump import STUCK_KINDS
 
 DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the config cannot be read

@@ -5,11 +5,11 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from rich.console import RenderableType
-
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -25,9 +25,12 @@ from ..ceph.clusterlog import ClusterLog
 from ..ceph.models import ClusterSnapshot
 from ..ceph.secrets import redact
 from ..ceph.snapshot import SnapshotBuilder
-from .messages import PollFailed, SnapshotReady
 from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
 from ..ceph.workflows.store import WorkflowStore
+from . import jump as jumps
+from . import navigation as nav
+from . import palette
+from .messages import PollFailed, SnapshotReady
 from .panes.activity import ActivityPane
 from .panes.bench import BenchPane
 from .panes.crush import CrushPane
@@ -39,16 +42,13 @@ from .panes.pools import PoolsPane
 from .panes.users import UsersPane
 from .readonly import WHY, mutating_action, refusal
 from .screens.removal import RemovalScreen, ResumeScreen
-from .widgets.confirm import ConfirmScreen, Outcome
-from .wizards.form import Builder, Field, FormScreen
-from .widgets.preview_view import preview_for
-from .widgets.footer import CephFooter
-from .widgets.promptbar import PromptBar
-from . import jump as jumps
-from . import navigation as nav
-from .widgets.statusbar import StatusBar
-from . import palette
 from .themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
+from .widgets.confirm import ConfirmScreen, Outcome
+from .widgets.footer import CephFooter
+from .widgets.preview_view import preview_for
+from .widgets.promptbar import PromptBar
+from .widgets.statusbar import StatusBar
+from .wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
@@ -275,7 +275,8 @@ class CephTUI(App[None]):
         self.call_from_thread(self.notify, "Aborted. " + "; ".join(undone), timeout=15)
 
     def _tick_workflows(self) -> None:
-        if not self._ticking and not self.read_only and any(e.state.status == "running" for e in self.removals.values()):
+        running = any(e.state.status == "running" for e in self.removals.values())
+        if not self._ticking and not self.read_only and running:
             self._ticking = True
             self._tick_worker()
 

@@ -2,12 +2,13 @@
 that work everywhere; `a` in the help shows every tab's keys."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
+
 from .widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.

@@ -5,8 +5,8 @@ Pure: what a typed line means. The app does it (switch tab, filter, put the curs
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 # Tab key -> what an admin may type for it (the first is the tab's own name).
 TAB_NAMES: dict[str, tuple[str, ...]] = {

@@ -5,7 +5,8 @@ DataTable (small). These helpers hide the difference.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.widget import Widget
 from textual.widgets import DataTable, Input

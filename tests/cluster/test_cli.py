@@ -15,7 +15,8 @@ from tests.conftest import Sandbox, wait_until
 CEPHTUI = [sys.executable, "-m", "cephtui"]
 
 
-def run(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> tuple[subprocess.CompletedProcess, float]:
+def run(*args: str, env: dict[str, str] | None = None,
+        timeout: float = 30) -> tuple[subprocess.CompletedProcess, float]:
     full_env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS", "CEPHTUI_CONFIG")}
     full_env["XDG_CONFIG_HOME"] = "/nonexistent/cephtui-tests"  # never the developer's own config file
     full_env.update(env or {})

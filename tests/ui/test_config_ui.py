@@ -1,8 +1,9 @@
 """The config file's [bench] defaults in the Bench tab's new-run form, through Pilot on the real cluster."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

@@ -182,7 +182,8 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
                 form.query_one(f"#field-{key}").value = value
             await submit_form(app, pilot, {"domain": "osd", "root": "default", "plugin": "jerasure"})
             cmds = text_of(app, "#confirm-commands")
-            assert "$ ceph osd erasure-code-profile set ct-ec21 k=2 m=1 plugin=jerasure crush-failure-domain=osd" in cmds
+            assert ("$ ceph osd erasure-code-profile set ct-ec21 k=2 m=1 plugin=jerasure crush-failure-domain=osd"
+                    in cmds)
             assert "$ ceph osd crush rule create-erasure ct-ec21 ct-ec21" in cmds
             await run_confirmed(app, pilot)
             await pilot.pause(0.3)

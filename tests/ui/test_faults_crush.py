@@ -6,7 +6,8 @@ map, pool sizes and config are put back at the end.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 

@@ -7,8 +7,9 @@ sandbox's `recreate` (what ceph-volume would do), so the cluster ends as it bega
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

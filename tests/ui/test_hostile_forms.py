@@ -27,8 +27,9 @@ import logging
 import math
 import time
 import unicodedata
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 from textual.command import CommandPalette
@@ -120,7 +121,7 @@ class IoctxSpy:
             return call
         return attr
 
-    def __enter__(self) -> "IoctxSpy":
+    def __enter__(self) -> IoctxSpy:
         self._inner.__enter__()
         return self
 

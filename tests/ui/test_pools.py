@@ -107,7 +107,8 @@ async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox
 
             cmds = text_of(app, "#confirm-commands")
             assert "$ ceph osd pool create ctp-rep 16 16 replicated replicated_rule --autoscale-mode=warn" in cmds
-            assert "$ ceph osd pool set ctp-rep size 3" in cmds and "$ ceph osd pool application enable ctp-rep rbd" in cmds
+            assert "$ ceph osd pool set ctp-rep size 3" in cmds
+            assert "$ ceph osd pool application enable ctp-rep rbd" in cmds
             screen = await run_confirm(app, pilot)
             assert screen.outcome.ok, text_of(app, "#confirm-result")
             assert "4/4" in text_of(app, "#confirm-result")  # step by step

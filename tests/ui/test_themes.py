@@ -3,8 +3,8 @@ user's own theme files, and the colours actually drawn (segments' styles, not th
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from rich.segment import Segment

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from textual.widgets import DataTable
@@ -130,13 +130,13 @@ async def test_least_privilege_identities_say_which_cap_is_missing(sandbox: Sand
         app = CephTUI(client=client, refresh=1.0)
         try:
             async with app.run_test(size=SIZE) as pilot:
-                await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+                await wait_for(pilot, lambda app=app: app.snapshot is not None, 15, "a first snapshot")
                 # Every tab opens and shows what this identity may read; none crashes.
                 for i in range(1, len(TABS) + 1):
                     await pilot.press(str(i))
                     await pilot.pause(0.5)
                 await pilot.press("6")
-                await wait_for(pilot, lambda: "users unavailable" in text_of(app, "#users-summary"), 15,
+                await wait_for(pilot, lambda app=app: "users unavailable" in text_of(app, "#users-summary"), 15,
                                "why the users are missing")
                 summary = text_of(app, "#users-summary")
                 assert f"{name} may not run `auth ls`" in summary and "mon 'allow rx'" in summary

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-
 from textual.app import App, ComposeResult
 
 from cephtui.ceph.models import PGBrief

@@ -1,8 +1,9 @@
 """The cluster log's bounded queue counts every line it drops, and so does the snapshot builder."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from cephtui.ceph.clusterlog import ClusterLog
 from cephtui.ceph.recording import ReplayClient

@@ -9,13 +9,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from cephtui import cli
 from cephtui.ceph.bench import BenchError, BenchParams, MiB
 from cephtui.ceph.client import CephClient
-from cephtui.config import EXAMPLE, BenchDefaults, ConfigError, Connection, Settings, config_path, default_path, \
-    line_of, load_config, locate_keys, parse_config
+from cephtui.config import (
+    EXAMPLE,
+    BenchDefaults,
+    ConfigError,
+    Connection,
+    Settings,
+    config_path,
+    default_path,
+    line_of,
+    load_config,
+    locate_keys,
+    parse_config,
+)
 
 THEMES = ("cephtui", "cephtui-light", "nord", "textual-dark")
 

@@ -117,7 +117,8 @@ def test_check_rename_and_remove(cmap: C.CrushMap) -> None:
 def test_check_rules_and_profiles(cmap: C.CrushMap) -> None:
     assert C.check_rule_create(cmap, "r2", "default", "host", "hdd") is None
     assert C.check_rule_create(cmap, "r2", "rack1", "osd") is None
-    for args, why in [(("fast", "default", "host", ""), "already exists"), (("r2", "nope", "host", ""), "does not exist"),
+    for args, why in [(("fast", "default", "host", ""), "already exists"),
+                      (("r2", "nope", "host", ""), "does not exist"),
                       (("r2", "default", "shelf", ""), "unknown failure domain"),
                       (("r2", "default", "host", "nvme"), "does not exist"),
                       (("r2", "vm", "host", "ssd"), "has no devices with class ssd")]:

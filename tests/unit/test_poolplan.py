@@ -66,7 +66,8 @@ def test_plan_ops_and_undo() -> None:
     assert [u.cli for u in poolplan.undo_ops(steps[:2])] == [
         "ceph osd pool delete vms vms --yes-i-really-really-mean-it"]
 
-    ec = PoolPlan("data", pool_type="erasure", application="cephfs", ec_profile="ec42", new_profile=(4, 2, "host", "hdd"),
+    ec = PoolPlan("data", pool_type="erasure", application="cephfs", ec_profile="ec42",
+                  new_profile=(4, 2, "host", "hdd"),
                   pg_num=32, autoscale_mode="warn")
     steps = poolplan.plan_ops(ec)
     assert steps[0].cli.startswith("ceph osd erasure-code-profile set ec42 k=4 m=2 plugin=jerasure "

@@ -11,7 +11,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cephtui.ceph import osdbench, parse, pgdump
 from cephtui.ceph.bench import BenchError, Metadata, decode_metadata, encode_metadata
@@ -21,8 +22,18 @@ from cephtui.ceph.osdmap import KEPT, lean_dump
 from cephtui.ceph.osdtree import latency_from_json, latency_from_raw, usage_from_json, usage_from_raw
 from cephtui.ceph.parse import ParseError
 from tests.unit.test_props_json import model
-from tests.unit.test_props_strategies import (FAST, QUICK, SCENARIOS, answer, damaged, damaged_bytes, fixture_json,
-                                              json_value, must_not_crash, raw_answer)
+from tests.unit.test_props_strategies import (
+    FAST,
+    QUICK,
+    SCENARIOS,
+    answer,
+    damaged,
+    damaged_bytes,
+    fixture_json,
+    json_value,
+    must_not_crash,
+    raw_answer,
+)
 
 
 def _generic_or_error(raw: bytes, what: str) -> Any:
@@ -160,7 +171,7 @@ def test_usage_and_latency(scenario: str) -> None:
             assert all(isinstance(i, int) and i >= 0 for i in usage)
             for u in usage.values():
                 model(u)
-            d = _generic_or_error(df_raw, "osd df")
+            _generic_or_error(df_raw, "osd df")
         lat = must_not_crash(lambda: latency_from_raw(perf_raw), (ParseError,))
         if not isinstance(lat, ParseError):
             assert all(isinstance(c, int) and isinstance(a, int) for c, a in lat.values())

@@ -10,11 +10,13 @@ from __future__ import annotations
 import copy
 import json
 import math
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cephtui.ceph.client import loads
 from cephtui.ceph.recording import command_key
@@ -32,7 +34,7 @@ CRASHES: tuple[type[BaseException], ...] = (TypeError, KeyError, AttributeError,
                                             OverflowError, RecursionError, UnicodeError, AssertionError)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _recording(scenario: str) -> dict[str, Any]:
     return json.loads((FIXTURES / "pacific" / f"{scenario}.json").read_text())["commands"]
 

@@ -30,7 +30,8 @@ PG13 = PGBrief("13.4", "active+clean", (2, 1, 0), (2, 1, 0), 2, 2)
 def test_pg_filter(text: str, pg: PGBrief, expected: bool) -> None:
     names = {3: "rbd", 13: "other"}
     assert PGFilter(text).matches(pg, names) is expected
-    assert PGFilter(text).select([PG, pg, PG13], names) == [p for p in (PG, pg, PG13) if PGFilter(text).matches(p, names)]
+    expected = [p for p in (PG, pg, PG13) if PGFilter(text).matches(p, names)]
+    assert PGFilter(text).select([PG, pg, PG13], names) == expected
 
 
 def test_pg_filter_reports_bad_osd_term() -> None:

@@ -13,8 +13,14 @@ from textual.theme import BUILTIN_THEMES, Theme
 
 import cephtui
 from cephtui.ui import palette, themes
-from cephtui.ui.themes import (DEFAULT_THEME, builtin_themes_dir, load_all_themes, read_theme, theme_names,
-                               user_themes_dir)
+from cephtui.ui.themes import (
+    DEFAULT_THEME,
+    builtin_themes_dir,
+    load_all_themes,
+    read_theme,
+    theme_names,
+    user_themes_dir,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = ("cephtui", "cephtui-light", "cephtui-high-contrast")
@@ -64,7 +70,8 @@ def delta_e(a: str, b: str) -> float:
 def xterm256(hex_: str) -> str:
     """What a 256-colour terminal shows for `hex_`: Rich's own downgrade, as Textual's output uses it."""
     triplet = RichColor.parse(hex_).downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
-    return "#%02x%02x%02x" % tuple(triplet)
+    r, g, b = triplet
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def shipped(name: str) -> dict[str, object]:

@@ -11,17 +11,19 @@ cephtui resumes exactly where it stopped. `osd destroy`/`osd purge` get
 from __future__ import annotations
 
 import shlex
-import socket
 import shutil
+import socket
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .. import ops
 from ..client import CephError, CephTimeout
-from ..coerce import as_dict, as_float, as_int as _i, as_list, as_str, as_strs, dicts
+from ..coerce import as_dict, as_float, as_list, as_str, as_strs, dicts
+from ..coerce import as_int as _i
 from ..fillcalc import project_removal
 from ..parse import _pg_stats_list
 from .store import WorkflowStore
@@ -80,7 +82,7 @@ class Removal:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: Any) -> "Removal":
+    def from_json(cls, d: Any) -> Removal:
         """A saved state; ValueError naming the field when the file holds something else (hand-edited,
         another version): a workflow must never resume from a state it misreads."""
         if not isinstance(d, dict):

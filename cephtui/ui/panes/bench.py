@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
@@ -22,11 +23,29 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from ...ceph import ops
-from ...ceph.bench import LATENCY_PRESET, MiB, BenchEngine, BenchError, BenchParams, BenchResult, Progress, \
-    STALL_NOTABLE, parse_size, run_bench, write_refusal
+from ...ceph.bench import (
+    LATENCY_PRESET,
+    STALL_NOTABLE,
+    BenchEngine,
+    BenchError,
+    BenchParams,
+    BenchResult,
+    MiB,
+    Progress,
+    parse_size,
+    run_bench,
+    write_refusal,
+)
 from ...ceph.benchhistory import BenchHistory, export_csv, export_json, write_export
-from ...ceph.benchpool import TEMP_POOL_PREFIX, bench_operation, explain_temp_pool_refusal, temp_pool_create_ops, \
-    temp_pool_delete_op, temp_pool_name, temp_pool_pg_num
+from ...ceph.benchpool import (
+    TEMP_POOL_PREFIX,
+    bench_operation,
+    explain_temp_pool_refusal,
+    temp_pool_create_ops,
+    temp_pool_delete_op,
+    temp_pool_name,
+    temp_pool_pg_num,
+)
 from ...ceph.client import CephError
 from ...ceph.format import human_bytes, human_rate
 from ...ceph.hoststats import HostSample, HostSampler, bottleneck_hint
@@ -34,11 +53,11 @@ from ...ceph.models import ClusterSnapshot
 from ...ceph.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from ...ceph.osdbench import cli as osd_bench_cli
 from ...config import BenchDefaults
-from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from .. import palette
+from ..readonly import GuardedActions
+from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from ..widgets.tables import sync_table
 from ..wizards.form import Field, FormScreen
-from ..readonly import GuardedActions
 
 log = logging.getLogger("cephtui")
 

@@ -7,8 +7,8 @@ offline (crushtool + osdmaptool) before the operator can apply it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.console import Group
 from rich.table import Table
@@ -22,10 +22,10 @@ from ...ceph import crush, ops
 from ...ceph.crush import CrushMap
 from ...ceph.models import ClusterSnapshot
 from .. import palette
+from ..readonly import GuardedActions
 from ..widgets.tables import set_subtitle, sync_table
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field
-from ..readonly import GuardedActions
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
 

@@ -10,8 +10,9 @@ every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -19,16 +20,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
-from ..widgets.dialog import Dialog
 
 from ...ceph import maintenance as mt
 from ...ceph import ops
 from ...ceph.client import CephError
 from ...ceph.models import ClusterSnapshot, FlagState
 from .. import palette
+from ..readonly import GuardedActions
+from ..widgets.dialog import Dialog
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen
-from ..readonly import GuardedActions
 
 log = logging.getLogger("cephtui")
 

@@ -1,8 +1,9 @@
 """OSDs: the CRUSH hierarchy with per-OSD state, usage and latency; filter, sort, detail, actions."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
+from rich.markup import escape
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,14 +14,12 @@ from ...ceph import ops
 from ...ceph.format import human_bytes
 from ...ceph.models import ClusterSnapshot
 from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
-from rich.markup import escape
-
 from .. import palette
+from ..readonly import GuardedActions
 from ..widgets.filterinput import FilterInput
 from ..widgets.tables import set_subtitle, sync_static
 from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field, FormScreen, readable
-from ..readonly import GuardedActions
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
-
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,9 +17,9 @@ from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
 from ...ceph.pgfilter import PGColumns, PGFilter, pgid_key
 from .. import palette
 from ..widgets.filterinput import FilterInput
-from ..wizards.form import readable
 from ..widgets.tables import set_subtitle, sync_static, sync_table
 from ..widgets.virtualtable import VirtualTable
+from ..wizards.form import readable
 
 # Flags worth their own counter, in the order an admin scans them.
 FLAGS = ("active", "clean", "degraded", "undersized", "peering", "stale", "incomplete", "inconsistent",

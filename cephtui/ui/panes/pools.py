@@ -7,7 +7,7 @@ shows its `ceph` commands and the monitor's answer.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.markup import escape
 from rich.table import Table
@@ -17,7 +17,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
-from ..widgets.dialog import Dialog
 
 from ...ceph import ops, poolplan
 from ...ceph.client import CephClient, CephError
@@ -26,9 +25,10 @@ from ...ceph.models import ClusterSnapshot
 from ...ceph.poolplan import PoolPlan
 from ...ceph.pools import PoolInfo
 from .. import palette
+from ..readonly import GuardedActions
+from ..widgets.dialog import Dialog
 from ..widgets.tables import sync_table
 from ..wizards.form import Field
-from ..readonly import GuardedActions
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
 COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
@@ -157,7 +157,8 @@ class PoolsPane(GuardedActions, Vertical):
                                        and p.autoscale_mode != "off" else "")
             pg = str(p.pg_num) + (f" → {p.pg_num_target}" if p.pg_num_target != p.pg_num else "")
             size = f"{p.size}/{p.min_size}"
-            rows[p.id] = (str(p.id), Text(p.name, style="bold"), p.kind + (f" ({p.ec_profile})" if p.ec_profile else ""),
+            kind = p.kind + (f" ({p.ec_profile})" if p.ec_profile else "")
+            rows[p.id] = (str(p.id), Text(p.name, style="bold"), kind,
                           Text(size, style=palette.style("warn") if p.type == "replicated"
                                and (p.size < 3 or p.min_size < 2) else ""),
                           pg, auto, ",".join(p.applications) or Text("none", style=palette.style("warn")),
@@ -171,8 +172,8 @@ class PoolsPane(GuardedActions, Vertical):
         warn = " · " + palette.markup("warn", f"⚠ rates, autoscale or rule names unavailable: {escape(why)}") \
             if why else ""
         self.query_one("#pools-summary", Static).update(
-            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · c create · enter detail · s size · p pg_num "
-            f"· Q quota · a application · R rename · D delete{warn}")
+            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · c create · enter detail · s size "
+            f"· p pg_num · Q quota · a application · R rename · D delete{warn}")
         self._selected_info()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

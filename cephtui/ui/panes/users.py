@@ -9,8 +9,9 @@ key, is refused unless forced (`F`) with "force NAME" typed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -25,12 +26,12 @@ from ...ceph import ops
 from ...ceph.models import ClusterSnapshot
 from ...ceph.users import AuthEntity
 from .. import palette
+from ..readonly import GuardedActions
 from ..widgets.filterinput import FilterInput
-from ..wizards.form import readable
 from ..widgets.tables import set_subtitle
 from ..widgets.virtualtable import VirtualTable
+from ..wizards.form import readable
 from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
-from ..readonly import GuardedActions
 
 COLUMNS = (("entity", 30), ("mon", 28), ("mgr", 24), ("osd", 36), ("mds", 22))
 SEPARATOR_KEY = "\x00daemons"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
-from ..widgets.dialog import Dialog
 
 from ...benchcli import summary_lines
 from ...ceph.bench import STALL_NOTABLE, BenchResult
@@ -20,6 +19,7 @@ from ...ceph.benchhistory import comparable, compare
 from ...ceph.ops import Operation
 from .. import palette
 from ..widgets.confirm import command_block
+from ..widgets.dialog import Dialog
 
 MODAL_CSS = """
 {name} {{ align: center middle; }}
@@ -30,6 +30,10 @@ MODAL_CSS = """
 {name} Horizontal {{ height: auto; margin-top: 1; align-horizontal: right; }}
 {name} Button {{ margin-left: 2; }}
 """
+
+
+def _with_unit(unit: str) -> Callable[[float], str]:
+    return lambda v: f"{v:.2f} {unit}".strip()
 
 
 class BenchConfirmScreen(Dialog[bool]):
@@ -124,7 +128,7 @@ def compare_renderable(a: BenchResult, b: BenchResult) -> RenderableType:
     t.add_column("B vs A", justify="right")
     for row in compare(a, b):
         fmt = (lambda v: f"{v * 1000:.2f} ms") if row.unit == "s" and "Total" not in row.label else (
-            (lambda v: f"{v:.2f} {row.unit}".strip()) if row.unit else (lambda v: f"{v:.0f}"))
+            _with_unit(row.unit) if row.unit else (lambda v: f"{v:.0f}"))
         change = "" if row.change is None else f"{row.change * 100:+.1f}%"
         style = "" if row.better is None else palette.style("ok" if row.better else "err")
         t.add_row(row.label, fmt(row.a), fmt(row.b), Text(change, style=style))

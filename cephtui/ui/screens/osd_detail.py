@@ -12,12 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
-from ..widgets.dialog import Dialog
 
-from .. import palette
 from ...ceph.client import CephClient, CephError
 from ...ceph.format import human_bytes
 from ...ceph.osdtree import OSDInfo
+from .. import palette
+from ..widgets.dialog import Dialog
 
 METADATA_KEYS = (
     ("hostname", "host"), ("devices", "devices"), ("osd_objectstore", "objectstore"),

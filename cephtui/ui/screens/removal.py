@@ -16,11 +16,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
-from .. import palette
-from ..widgets.dialog import Dialog
 
 from ...ceph.format import human_duration, human_rate
 from ...ceph.workflows.removal import STEPS, Removal, RemovalEngine, stop_command
+from .. import palette
+from ..widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err"}  # palette specs
 STEP_TEXT = {

@@ -19,11 +19,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
-from ..widgets.dialog import Dialog
 
 from ...ceph import ops
 from ...ceph.client import CephError
 from .. import palette
+from ..widgets.dialog import Dialog
 from ..wizards.form import readable
 
 log = logging.getLogger("cephtui")

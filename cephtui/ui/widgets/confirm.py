@@ -8,8 +8,8 @@ answer on screen until the operator closes it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -18,11 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
-from .. import palette
-from .dialog import Dialog
 
 from ...ceph import ops as ops_mod
 from ...ceph.client import CephError
+from .. import palette
+from .dialog import Dialog
 
 log = logging.getLogger("cephtui")
 

@@ -13,13 +13,13 @@ class FilterInput(Input):
     class Applied(Message):
         """The filter text changed (a keystroke, or cleared)."""
 
-        def __init__(self, filter_input: "FilterInput", text: str) -> None:
+        def __init__(self, filter_input: FilterInput, text: str) -> None:
             super().__init__()
             self.filter_input = filter_input
             self.text = text
 
         @property
-        def control(self) -> "FilterInput":
+        def control(self) -> FilterInput:
             return self.filter_input
 
     def __init__(self, placeholder: str, id: str) -> None:

@@ -15,7 +15,7 @@ class CephFooter(Footer):
         shown = [a for a in active.values() if a.binding.show]
         shown.sort(key=lambda a: a.node is not self.app)  # stable: the app's own keys first, then the tab's
         seen: set[str] = set()
-        for node, binding, enabled, tooltip in shown:
+        for _node, binding, enabled, tooltip in shown:
             if binding.action in seen:
                 continue
             seen.add(binding.action)

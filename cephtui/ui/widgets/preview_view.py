@@ -1,7 +1,7 @@
 """Render a CRUSH change preview: PGs whose up set changes, per pool, and the data that would move."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table

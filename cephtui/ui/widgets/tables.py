@@ -2,7 +2,8 @@
 a layout pass of the whole screen the UI thread does not make)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rich.console import RenderableType
 from rich.text import Text

@@ -8,7 +8,8 @@ follows its row by key.
 """
 from __future__ import annotations
 
-from typing import Callable, Generic, Hashable, Sequence, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style

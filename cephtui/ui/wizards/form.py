@@ -7,10 +7,10 @@ change (an export to a file) builds no operations and closes with [] when valid.
 """
 from __future__ import annotations
 
-import unicodedata
 import logging
+import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from rich.text import Text
 from textual import on
@@ -18,11 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
-from .. import palette
-from ..widgets.dialog import Dialog
 
 from ...ceph.ops import Operation
+from .. import palette
 from ..widgets.confirm import command_block
+from ..widgets.dialog import Dialog
 
 Builder = Callable[[dict[str, str]], Sequence[Operation]]
 log = logging.getLogger("cephtui")

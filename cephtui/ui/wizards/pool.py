@@ -7,8 +7,8 @@ lists the exact commands and runs them step by step, with undo on a failure.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from rich.text import Text
 from textual import on
@@ -16,13 +16,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
-from ..widgets.dialog import Dialog
 
 from ...ceph import pgcalc, poolplan
 from ...ceph.crush import CrushMap
 from ...ceph.ops import AUTOSCALE_MODES, check_name
 from ...ceph.poolplan import PoolPlan
 from .. import palette
+from ..widgets.dialog import Dialog
 from .form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
@@ -166,7 +166,8 @@ class PoolWizard(Dialog[PoolPlan | None]):
         if chosen != NEW_PROFILE:
             prof = self.cmap.ec_profile(chosen) if self.cmap else None
             k, m = (prof.k or 0, prof.m or 0) if prof else (0, 0)
-            return replace(self.plan, ec_profile=chosen, new_profile=None, size=k + m, min_size=poolplan.ec_min_size(k, m))
+            return replace(self.plan, ec_profile=chosen, new_profile=None, size=k + m,
+                           min_size=poolplan.ec_min_size(k, m))
         name = check_name(self._value("#wiz-profile-name"), "profile name")
         if self.cmap and self.cmap.ec_profile(name) is not None:
             raise ValueError(f"profile {name} already exists: choose it above instead")
