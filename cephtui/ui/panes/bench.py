@@ -196,14 +196,15 @@ class BenchPane(GuardedActions, Vertical):
         bw = [s.mib_s for s in samples]
         iops = [float(s.ops) for s in samples]
         lat = [s.avg_lat * 1000 for s in samples]
-        for key, data, label, fmt in (("bw", bw, "MiB/s", "{:.1f}"), ("iops", iops, "IOPS", "{:.0f}"),
-                                      ("lat", lat, "latency ms (avg of each second)", "{:.2f}")):
+        # The numbers before any note: on 80 columns the end of the line is cut.
+        for key, data, label, fmt, note in (("bw", bw, "MiB/s", "{:.1f}", ""), ("iops", iops, "IOPS", "{:.0f}", ""),
+                                            ("lat", lat, "latency ms", "{:.2f}", "  (avg of each second)")):
             self.query_one(f"#bench-{key}", Sparkline).data = data or [0.0]
             cur = fmt.format(data[-1]) if data else "-"
             top = fmt.format(max(data)) if data else "-"
             low = fmt.format(min(data)) if data else "-"
             self.query_one(f"#bench-{key}-label", Static).update(
-                Text.assemble((label, "bold"), f"  now {cur}  min {low}  max {top}"))
+                Text.assemble((label, "bold"), f"  now {cur}  min {low}  max {top}", (note, palette.style("muted"))))
 
     def _render_host(self) -> None:
         h = self.host

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -28,6 +29,9 @@ from ..widgets.virtualtable import VirtualTable
 from ..wizards.form import Field
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
+# Below 140 columns: name, weight and type in view; the rest is a left/right scroll away.
+COLUMNS_NARROW = (("name", 20), ("weight", 9), ("type", 8), ("id", 6), ("items", 5), ("class", 6), ("alg", 7))
+ORDER_NARROW = (0, 4, 1, 2, 5, 6, 3)
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,10 @@ class CrushPane(GuardedActions, Vertical):
     @property
     def hierarchy(self) -> VirtualTable[CrushRow]:
         return self.query_one("#crush-tree", VirtualTable)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = self.app.size.width < 140
+        self.hierarchy.set_columns(COLUMNS_NARROW if narrow else COLUMNS, ORDER_NARROW if narrow else None)
 
     def focus_table(self) -> None:
         self.hierarchy.focus()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -36,6 +36,9 @@ log = logging.getLogger("cephtui")
 MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 10), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
 FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set by", 22), ("what it does", 84))
+# Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
+MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
+FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
 DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill"}
 
 
@@ -157,6 +160,12 @@ class MaintenancePane(GuardedActions, Vertical):
     @property
     def ftable(self) -> VirtualTable[FlagRow]:
         return self.query_one("#maint-flags", VirtualTable)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = self.app.size.width < 100
+        for table, columns, order in ((self.mtable, MAINT_COLUMNS, MAINT_ORDER_NARROW),
+                                      (self.ftable, FLAG_COLUMNS, FLAG_ORDER_NARROW)):
+            table.set_columns([columns[i] for i in order] if narrow else columns, order if narrow else None)
 
     def focus_table(self) -> None:
         self.reload()  # another cephtui may have entered or ended a maintenance meanwhile

@@ -1,0 +1,240 @@
+"""The layout at 80x24 (ssh into a mon node, a default terminal) and at 200x60, on the real sandbox.
+
+What an admin must see is asserted as text on the screen, exactly as the terminal shows it: the
+compositor's full render (what App.export_screenshot draws), converted to plain text. A widget that
+exists but is pushed below the last row, or cut at the right edge, fails here.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.binding import Binding
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Sparkline
+
+from cephtui.ceph.workflows.removal import Removal, RemovalEngine
+from cephtui.ceph.workflows.store import WorkflowStore
+from cephtui.ui.app import TABS, CephTUI
+from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox
+
+SMALL = (80, 24)
+BIG = (200, 60)
+TAB_KEYS = {key: str(i) for i, (key, _) in enumerate(TABS, 1)}
+PG_ROW = re.compile(r"│\s+\d+\.[0-9a-f]+\s+(?:[\w.-]+\s+)?active\+clean")  # a pool column on wide screens
+
+
+def screen_lines(app: CephTUI) -> list[str]:
+    """The screen as the terminal shows it, one string per row (dialogs over the screen below)."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
+                      record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    lines = console.export_text(styles=False).split("\n")[:height]
+    assert all(len(line) <= width for line in lines)
+    return lines + [""] * (height - len(lines))  # rows not painted yet (just after a resize)
+
+
+def screen_text(app: CephTUI) -> str:
+    return "\n".join(screen_lines(app))
+
+
+async def until(pilot: Pilot, app: CephTUI, cond: Callable[[str], object], what: str, timeout: float = 20) -> str:
+    """Wait until the screen text satisfies cond; on a timeout, fail with the screen in the message."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = screen_text(app)
+        if cond(text):
+            return text
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{app.size.width}x{app.size.height}: no {what} on screen within {timeout:.0f}s:\n"
+                                 + text)
+        await pilot.pause(0.25)
+
+
+def on_screen(app: CephTUI, widget: Widget) -> bool:
+    """The whole widget is inside the terminal (not below the last row, not past the right edge)."""
+    r, screen = widget.region, app.screen.region
+    return r.width > 0 and r.height > 0 and r.x >= 0 and r.y >= 0 and r.right <= screen.right \
+        and r.bottom <= screen.bottom
+
+
+def first_key(app: CephTUI, tab: str) -> str:
+    """The description of the tab's first key shown in the footer (whatever the key is now)."""
+    pane = next(p for p in app.panes if p.parent is not None and p.parent.id == tab)
+    shown = [b for b in pane.BINDINGS if isinstance(b, Binding) and b.show]
+    return shown[0].description if shown else ""
+
+
+@pytest.fixture
+def noout(sandbox: Sandbox) -> Iterator[Sandbox]:
+    """A cluster-wide noout: HEALTH_WARN with one check, and a flag row set, for the screens to show."""
+    sandbox.ceph("osd", "set", "noout")
+    try:
+        yield sandbox
+    finally:
+        sandbox.ceph("osd", "unset", "noout")
+
+
+def audit_lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_log: Path, tmp_path: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=SMALL) as pilot:
+        assert app.screen.has_class("-narrow", "-short")
+        text = await until(pilot, app, lambda t: "WARN" in t.splitlines()[0], "WARN badge in the header")
+        header, tabs = text.splitlines()[:2]
+        # The header keeps what matters at 80 columns: the badge, the connection, the age of the data.
+        assert re.search(r" WARN .*● connected.*data \d+s old", header), header
+        # All nine tab labels, none scrolled away.
+        for i, (_, title) in enumerate(TABS, 1):
+            assert f"{title} {i}" in tabs, tabs
+
+        # Health: the badge, the check with its detail line, services, capacity and the pool row, the log.
+        text = await until(pilot, app, lambda t: "OSDMAP_FLAGS  noout flag(s)" in t
+                           and re.search(r"│\s+rbd\s+\S+ \S+\s+\S+ \S+\s+\d+\.\d%", t),
+                           "the health check and the pool row with its %used")
+        for expected in ("HEALTH_WARN", "1 check raised", "3 osds: 3 up, 3 in", "Capacity", "Cluster log"):
+            assert expected in text, text
+
+        async def tab(key: str, cond: Callable[[str], object], what: str) -> str:
+            await pilot.press(TAB_KEYS[key])
+            text = await until(pilot, app, cond, what)
+            footer = text.splitlines()[-1]
+            # The footer shows the tab's own keys (the first of them at least) and the way to all of them.
+            assert "Help" in footer and first_key(app, key) in footer, footer
+            return text
+
+        # PGs: the summaries and, below them, PG rows of the table.
+        text = await tab("pgs", lambda t: len(PG_ROW.findall(t)) >= 3, "three PG rows")
+        for expected in ("PGs by state", "Recovery", "Stuck PGs", "All PGs", "of 33 PGs"):
+            assert expected in text, text
+        small_pg_rows = len(PG_ROW.findall(text))
+
+        # OSDs: every OSD with its state, %use and PG count side by side, in the first 80 columns.
+        osd_row = r"osd\.{}\s+up in\s+\d+\.\d\s+\d+\s"
+        text = await tab("osds", lambda t: all(re.search(osd_row.format(i), t) for i in range(3)), "the OSD rows")
+        assert re.search(r"name\s+status\s+%use\s+pgs", text), text
+
+        await tab("crush", lambda t: "default" in t and "osd.2" in t and "replicated_rule" in t, "the CRUSH map")
+        await tab("pools", lambda t: re.search(r"│\s+1\s+rbd\s+replicated", t) and "Selected pool" in t, "pool rbd")
+        await tab("users", lambda t: "client.admin" in t and "allow *" in t, "client.admin")
+        await tab("maintenance", lambda t: re.search(r"noout\s+set\s+someone else", t),
+                  "the noout flag row, set by whom")
+        await tab("bench", lambda t: "Live" in t and "This host" in t and "History" in t and "idle" in t,
+                  "the bench pane")
+        await tab("activity", lambda t: "This session's commands" in t, "the activity pane")
+
+        # Dialogs: a confirm dialog with a CRUSH-map preview keeps its buttons on screen.
+        await pilot.press(TAB_KEYS["osds"])
+        await until(pilot, app, lambda t: re.search(osd_row.format(0), t), "osd.0")
+        table = app.osds_pane.vtable
+        target = next(i for i, r in enumerate(table.rows) if r.is_osd and r.node.id == 0)
+        await pilot.press("home", *["down"] * target)
+        sent = len(audit_lines(audit_log))
+        await pilot.press("o")
+        await until(pilot, app, lambda t: "ceph osd out 0" in t, "the confirm dialog")
+        screen = app.screen
+        assert isinstance(screen, ConfirmScreen)
+        await until(pilot, app, lambda t: screen.preview_state != "running" and "Run" in t, "the preview",
+                    timeout=40)
+        for button in ("#confirm-cancel", "#confirm-run"):
+            assert on_screen(app, screen.query_one(button)), screen_text(app)
+        await pilot.click("#confirm-cancel")  # clicking proves it is reachable: off screen, click fails
+        await until(pilot, app, lambda t: not isinstance(app.screen, ConfirmScreen), "the dialog closed")
+        assert len(audit_lines(audit_log)) == sent, "cancel sent something"
+
+        # A form, then the removal wizard's plan (every step listed, typed confirmation, buttons).
+        await pilot.press("w")
+        await until(pilot, app, lambda t: "Reweight osd.0" in t and "Next" in t, "the reweight form")
+        assert on_screen(app, app.screen.query_one("#form-ok"))
+        await pilot.press("escape")
+        await pilot.press("X")
+        await until(pilot, app, lambda t: "Remove or replace osd.0" in t, "the removal form")
+        assert isinstance(app.screen, FormScreen)
+        await pilot.click("#form-ok")
+        text = await until(pilot, app, lambda t: "type osd.0 to start" in t, "the removal plan")
+        assert "safe-to-destroy" in text and "Start" in text, text
+        for button in ("#plan-cancel", "#plan-start", "#plan-typed"):
+            assert on_screen(app, app.screen.query_one(button)), text
+        await pilot.click("#plan-cancel")
+        await until(pilot, app, lambda t: "type osd.0 to start" not in t, "the plan closed")
+        assert len(audit_lines(audit_log)) == sent
+
+        # The OSD detail and the help fit in 80 columns and scroll.
+        await pilot.press("enter")
+        await until(pilot, app, lambda t: "osd.0 (escape closes)" in t and "Metadata" in t, "the OSD detail")
+        assert app.screen.query_one("VerticalScroll").region.right <= SMALL[0]
+        await pilot.press("escape")
+        await pilot.press("question_mark")
+        await until(pilot, app, lambda t: "OSDs tab" in t and "filter: osd.3" in t, "the OSDs tab's help")
+        await pilot.press("escape")
+
+        # A replacement half-way (shown, never run: its engine is not the app's): "Now" and the log of
+        # commands stay on screen; the offer to resume an interrupted one keeps its buttons.
+        state = Removal(osds=[0], replace=True, step="replace", waiting_for="put in the new disk(s) and run on "
+                        "the host: ceph-volume lvm create --osd-id 0 --data /dev/DEVICE",
+                        checks=[{"name": "ok-to-stop", "level": "ok", "detail": "stopping them now would leave every "
+                                 "PG available"}] * 5,
+                        log=[{"time": time.time(), "cli": f"ceph osd out {i}", "text": "marked out"} for i in range(4)])
+        app.push_screen(RemovalScreen(RemovalEngine(app.client, state, WorkflowStore(tmp_path))))
+        text = await until(pilot, app, lambda t: "RUNNING · step replace" in t and "ceph osd out 3" in t,
+                           "the removal screen's status and log")
+        assert "ceph-volume lvm create" in text, text
+        await pilot.press("escape")
+        app.push_screen(ResumeScreen(state))
+        await until(pilot, app, lambda t: "An interrupted workflow" in t, "the resume offer")
+        for button in ("#resume-later", "#resume-go"):
+            assert on_screen(app, app.screen.query_one(button)), screen_text(app)
+        await pilot.click("#resume-later")
+    assert 3 <= small_pg_rows <= 8
+
+
+async def test_200x60_uses_the_room(make_app, sandbox: Sandbox) -> None:
+    app = make_app()
+    async with app.run_test(size=BIG) as pilot:
+        assert app.screen.has_class("-wide", "-tall")
+        await until(pilot, app, lambda t: "connected" in t.splitlines()[0], "the first snapshot")
+
+        # PGs: the table fills the height (every PG of the sandbox, where 80x24 shows a handful) and
+        # gains a pool column.
+        await pilot.press(TAB_KEYS["pgs"])
+        text = await until(pilot, app, lambda t: len(PG_ROW.findall(t)) >= 25, "25 PG rows")
+        assert re.search(r"pgid\s+pool\s+state\s+up\s+acting\s+primary", text), text
+        assert re.search(r"│\s+1\.0\s+rbd\s+active\+clean", text), text
+        assert "Per pool" in text and re.search(r"│\s+rbd\s+32\s+32", text), text
+
+        # OSDs: every column, plus used and avail; the table reaches down to the footer.
+        await pilot.press(TAB_KEYS["osds"])
+        text = await until(pilot, app, lambda t: re.search(r"osd\.2\s+hdd\s+up in", t), "the OSD rows")
+        assert re.search(r"name\s+class\s+status\s+weight\s+reweight\s+pri-aff\s+size\s+used\s+avail\s+%use\s+var"
+                         r"\s+pgs\s+lat c/a\s+flags", text), text
+        assert app.osds_pane.vtable.region.bottom >= BIG[1] - 3
+
+        # Bench: taller sparklines.
+        await pilot.press(TAB_KEYS["bench"])
+        await until(pilot, app, lambda t: "Live" in t, "the bench pane")
+        sparks = app.bench_pane.query(Sparkline)
+        assert sparks and all(s.region.height == 3 for s in sparks)
+
+        # In between (36 rows, the screenshots' size): the longest form (ten fields) keeps its buttons.
+        await pilot.resize_terminal(120, 36)
+        await until(pilot, app, lambda t: "Live" in t and app.screen.has_class("-medium"), "the resize")
+        app.bench_pane.action_new_run()
+        await until(pilot, app, lambda t: "New benchmark run" in t and "Next" in t, "the new-run form")
+        assert isinstance(app.screen, FormScreen)
+        for button in ("#form-ok", "#form-cancel"):
+            assert on_screen(app, app.screen.query_one(button)), screen_text(app)
+        await pilot.press("escape")
