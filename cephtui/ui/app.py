@@ -44,10 +44,12 @@ from .readonly import WHY, mutating_action, refusal
 from .screens.removal import RemovalScreen, ResumeScreen
 from .themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 from .widgets.confirm import ConfirmScreen, Outcome
+from .widgets.dialog import close_like_escape
 from .widgets.footer import CephFooter
 from .widgets.preview_view import preview_for
 from .widgets.promptbar import PromptBar
 from .widgets.statusbar import StatusBar
+from .widgets.virtualtable import VirtualTable
 from .wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
@@ -473,10 +475,7 @@ class CephTUI(App[None]):
         if key == self.tabs.active:
             # No tab change, so no TabActivated to refocus the pane: focus it here, or its keys
             # would stop working until another tab was picked.
-            pane = next((p for p in self.panes if p.parent is not None and p.parent.id == key), None)
-            focus = getattr(pane, "focus_table", None)
-            if focus is not None:
-                focus()
+            self._focus_pane()
             return
         # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
         self.set_focus(None)
@@ -543,7 +542,7 @@ class CephTUI(App[None]):
             self.notify(j.error, severity="warning", timeout=5)
             self._focus_pane()
         elif j.command == "quit":
-            self.exit()
+            self.call_later(self.action_close_or_quit)
         elif j.command == "help":
             self.action_help()
         elif j.command == "theme":
@@ -602,8 +601,15 @@ class CephTUI(App[None]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a DataTable (or a click on its highlighted row) is the pane's `enter`: the table's own
         enter binding would otherwise swallow it (the Pools tab's settings view never opened from its table)."""
-        pane = next((p for p in event.data_table.ancestors if p in self.panes), None)
-        if pane is None or event.data_table.screen is not self.screen:
+        self._open_row(event.data_table)
+
+    def on_virtual_table_activated(self, event: VirtualTable.Activated) -> None:
+        self._open_row(event.table)  # a double click
+
+    def _open_row(self, table: Widget) -> None:
+        """Run the `enter` of the pane holding `table` (OSD detail, pool settings …), if it has one."""
+        pane = next((p for p in table.ancestors if p in self.panes), None)
+        if pane is None or table.screen is not self.screen:
             return
         enter = pane._bindings.key_to_bindings.get("enter")
         if enter:
@@ -618,11 +624,7 @@ class CephTUI(App[None]):
     async def action_close_or_quit(self) -> None:
         """`q`: close what is on top (a dialog, the prompt); on the main screen, quit."""
         if len(self.screen_stack) > 1:
-            escape = self.screen._bindings.key_to_bindings.get("escape")
-            if escape:
-                await self.run_action(escape[0].action, self.screen)
-            else:
-                self.pop_screen()
+            await close_like_escape(self.screen)
             return
         if self.prompt.is_open:
             self.prompt.action_close()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
 import re
 import tomllib
 from pathlib import Path
@@ -49,10 +48,9 @@ def builtin_themes_dir() -> Path:
 
 
 def user_config_dir() -> Path:
-    """$XDG_CONFIG_HOME/cephtui, ~/.config/cephtui when it is unset (or relative, as the XDG spec says)."""
-    xdg = os.environ.get("XDG_CONFIG_HOME", "")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config"
-    return base / "cephtui"
+    """$XDG_CONFIG_HOME/cephtui, ~/.config/cephtui when it is unset: where the config file lives."""
+    from ..config import default_path  # one rule for the XDG directory (config never imports textual)
+    return default_path().parent
 
 
 def user_themes_dir() -> Path:

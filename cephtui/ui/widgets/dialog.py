@@ -2,16 +2,23 @@
 app's keys, so the binding lives here; a field being typed in still gets its `q`."""
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
-from textual.screen import ModalScreen, ScreenResultType
+from textual.screen import ModalScreen, Screen, ScreenResultType
+
+
+async def close_like_escape(screen: Screen[Any]) -> None:
+    """Do what escape does on `screen` (cancel, close, later …), or dismiss it when escape does nothing."""
+    escape = screen._bindings.key_to_bindings.get("escape")
+    if escape:
+        await screen.run_action(escape[0].action)
+    else:
+        screen.dismiss(None)
 
 
 class Dialog(ModalScreen[ScreenResultType]):
     BINDINGS = [Binding("q", "close_on_q", "Close", show=False)]
 
     async def action_close_on_q(self) -> None:
-        escape = self._bindings.key_to_bindings.get("escape")
-        if escape:
-            await self.run_action(escape[0].action)  # what escape does here: cancel, close, later …
-        else:
-            self.dismiss(None)
+        await close_like_escape(self)

@@ -9,13 +9,14 @@ follows its row by key.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding
 from textual.events import Click
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -28,6 +29,13 @@ CURSOR_CONTRAST = 3.0  # below this a cell on the cursor row takes the cursor's 
 
 
 class VirtualTable(ScrollView, Generic[T], can_focus=True):
+    class Activated(Message):
+        """A row was double-clicked: open it, as enter does on the pane (the app runs the pane's enter)."""
+
+        def __init__(self, table: VirtualTable[Any]) -> None:
+            super().__init__()
+            self.table = table
+
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
@@ -158,14 +166,7 @@ class VirtualTable(ScrollView, Generic[T], can_focus=True):
         if event.y >= 1 and 0 <= index < len(self._rows):
             self.cursor = index
             if event.chain == 2:  # a double click opens the row, as enter does where the pane has it
-                self._run_enter()
-
-    def _run_enter(self) -> None:
-        for node in self.ancestors_with_self:
-            bindings = node._bindings.key_to_bindings.get("enter")
-            if bindings:
-                self.run_worker(self.app.run_action(bindings[0].action, node), exit_on_error=False)
-                return
+                self.post_message(self.Activated(self))
 
     def action_cursor(self, delta: int) -> None:
         if self._rows:
