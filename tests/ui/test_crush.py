@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Select, TextArea
+from textual.widgets import Button, Select, TextArea
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.crush_editor import CrushEditorScreen
@@ -49,6 +49,8 @@ async def run_confirmed(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
     await pilot.click("#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     assert screen.outcome.ok, text_of(app, "#confirm-result")
+    # Close takes Enter at once, even when the command answered within Run's press animation.
+    assert not screen.query_one("#confirm-run", Button).has_class("-active")
     return screen
 
 

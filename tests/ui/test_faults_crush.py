@@ -47,6 +47,7 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
         await submit_form(app, pilot, {"type": "host", "parent": "default"})
         await run_confirmed(app, pilot)
         await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "Enter to close the dialog")
         await wait_for(pilot, lambda: any(r.name == "ctf-host" for r in app.crush_pane.hierarchy.rows), 10,
                        "the new bucket")
 

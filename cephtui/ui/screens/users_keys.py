@@ -260,6 +260,7 @@ class ExportKeyringScreen(Dialog[str | None]):
                                          palette.style("info"))))
         ok = self.query_one("#export-ok", Button)
         ok.label, ok.disabled, ok.variant = "Close", False, "default"
+        ok.remove_class("-active")  # as in ConfirmScreen: the press animation must not swallow Enter on Close
         self.query_one("#export-cancel", Button).display = False
         ok.focus()
 

@@ -282,6 +282,9 @@ class ConfirmScreen(Dialog[Outcome]):
         self.query_one("#confirm-result", Static).update(t)
         run = self.query_one("#confirm-run", Button)
         run.label, run.disabled, run.variant = "Close", False, "default"
+        # Run became Close: the 0.2 s press animation of Run must not swallow an Enter on Close (a fast
+        # command answers within it, and Button ignores presses while "-active").
+        run.remove_class("-active")
         self.query_one("#confirm-cancel", Button).display = False
         run.focus()
 
