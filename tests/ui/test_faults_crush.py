@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from textual.widgets import Button
 
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox, wait_until
@@ -72,6 +73,8 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
             assert osd(sandbox, 2)["osd"] == 2 and "ctf-host" not in {
                 n["name"] for n in sandbox.ceph("osd", "tree")["nodes"] if 2 in n.get("children", [])}
             await wait_for(pilot, lambda: screen.preview_state == "ready", 30, "the recomputed preview")
+            # Run takes a press at once, even when the preview came back within Run's press animation.
+            assert not screen.query_one("#confirm-run", Button).has_class("-active")
             second = screen.preview_fn.result  # type: ignore[union-attr]
             assert second is not None and second.epoch > first.epoch
             shown = text_of(app, "#confirm-preview")

@@ -154,6 +154,7 @@ class ConfirmScreen(Dialog[Outcome]):
         self.query_one("#confirm-preview", Static).update(result)
         run = self.query_one("#confirm-run", Button)
         run.disabled = False
+        run.remove_class("-active")  # a recomputed preview can come within the 0.2 s press animation of Run
         self.query_one("#confirm-cancel", Button).disabled = False
         if state == "failed":
             run.label = "Apply without preview"
@@ -282,8 +283,8 @@ class ConfirmScreen(Dialog[Outcome]):
         self.query_one("#confirm-result", Static).update(t)
         run = self.query_one("#confirm-run", Button)
         run.label, run.disabled, run.variant = "Close", False, "default"
-        # Run became Close: the 0.2 s press animation of Run must not swallow an Enter on Close (a fast
-        # command answers within it, and Button ignores presses while "-active").
+        # Run became Close: Run's 0.2 s press animation must not swallow Enter on Close (a fast command
+        # answers within it, and a Button ignores presses while "-active").
         run.remove_class("-active")
         self.query_one("#confirm-cancel", Button).display = False
         run.focus()
