@@ -41,7 +41,7 @@ from .panes.pgs import PGsPane
 from .panes.pools import PoolsPane
 from .panes.users import UsersPane
 from .readonly import WHY, mutating_action, refusal
-from .screens.removal import RemovalScreen, ResumeScreen
+from .screens.removal import RemovalScreen, ResumeScreen, StopChoice
 from .themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 from .widgets.confirm import ConfirmScreen, Outcome
 from .widgets.dialog import close_like_escape
@@ -241,16 +241,18 @@ class CephTUI(App[None]):
             return
         r = pending[0]
 
-        def done(go: bool | None) -> None:
+        def done(choice: StopChoice | None) -> None:
             engine = RemovalEngine(self.client, r, self.workflow_store, self.audit)
             self.removals[r.id] = engine
-            if go:
-                if r.status != "running":
-                    engine.resume()
+            if choice is not None:
+                # The stop method may have been changed in the dialog (a failing one is not kept for ever).
+                self.run_worker(lambda: engine.resume(choice.template, choice.shell), thread=True,
+                                group="workflow-control")
                 self.push_screen(RemovalScreen(engine))
             else:
-                engine.pause()  # kept, paused, until resumed from the OSDs tab (key P)
-        self.push_screen(ResumeScreen(r), done)
+                # kept, paused, until resumed from the OSDs tab (key P)
+                self.run_worker(engine.pause, thread=True, group="workflow-control")
+        self.push_screen(ResumeScreen(r, self.osd_stop_cmd or ""), done)
 
     def start_removal(self, plan: Removal) -> None:
         if self.refuse_if_read_only("removing or replacing an OSD"):

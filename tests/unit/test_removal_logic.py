@@ -118,3 +118,132 @@ def test_preflight_tells_settling_from_trouble() -> None:
     # Inactive elsewhere: the cluster is already in trouble.
     assert _pgs_check([{"pgid": "1.3", "state": "down", "acting": [0]}])[0] == "block"
     assert _pgs_check([{"pgid": "1.4", "state": "incomplete", "acting": [1]}])[0] == "block"
+
+
+# ------------------------------------------------------------------ issue 16: stop command, preflight, gate
+
+def test_the_stop_template_is_checked_before_anything_runs() -> None:
+    from cephtui.ceph.workflows.removal import StopCommandError, check_stop_template, stop_argv
+
+    with pytest.raises(StopCommandError, match=r"\{hots\}"):
+        check_stop_template("ssh {hots} systemctl stop ceph-osd@{id}", False)
+    with pytest.raises(StopCommandError, match="shell syntax"):
+        check_stop_template("ssh node1 true && systemctl stop ceph-osd@{id}", False)
+    with pytest.raises(StopCommandError, match="must name the OSD"):
+        check_stop_template("systemctl stop ceph.target", False)
+    check_stop_template("ssh {host} true && systemctl stop ceph-osd@{id} | logger", True)  # asked for a shell
+    # An unknown host is refused, never turned into the literal word HOST.
+    with pytest.raises(StopCommandError, match="host is unknown"):
+        stop_argv("ssh {host} systemctl stop ceph-osd@{id}", False, 3, "")
+    assert stop_argv("ssh {host} systemctl stop ceph-osd@{id}", False, 3, "node 1") == \
+        ["ssh", "node 1", "systemctl", "stop", "ceph-osd@3"]
+    # Through the shell the values are quoted; the operator's own syntax stays.
+    assert stop_argv("ssh {host} x && kill {name}", True, 3, "a;b") == ["/bin/sh", "-c", "ssh 'a;b' x && kill osd.3"]
+
+
+class StopCluster:
+    """The stop step's view: osd.3 up until it is stopped, the cluster clean."""
+
+    def __init__(self) -> None:
+        self.up = True
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd dump":
+            return {"epoch": 9, "osds": [{"osd": 3, "up": int(self.up), "in": 0, "state": ["exists"]}]}
+        if prefix == "status":
+            return {"pgmap": {"pgs_by_state": [{"state_name": "active+clean", "count": 8}]}}
+        if prefix == "osd metadata":
+            return {"hostname": "node1"}
+        if prefix == "orch status":
+            raise CephError(2, "No orchestrator configured", prefix)
+        raise AssertionError(prefix)
+
+
+def test_a_failing_stop_command_says_what_failed_and_a_resume_can_change_it(tmp_path: Path) -> None:
+    ran: list[list[str]] = []
+
+    def shell(argv: list[str]) -> tuple[int, str]:
+        ran.append(argv)
+        return (1, "") if argv[0] == "/bin/false" else (0, "")
+
+    cluster = StopCluster()
+    state = Removal(osds=[3], step="stop", stop_template="/bin/false {id}")
+    engine = RemovalEngine(cluster, state, WorkflowStore(tmp_path), shell=shell)
+    engine.tick()
+    assert state.status == "failed" and ran == [["/bin/false", "3"]]
+    assert "`/bin/false 3` exited with status 1 and printed nothing" in state.waiting_for
+    assert "errno" not in state.waiting_for
+    # Restarted with a correct command: the resume takes it, notes the change, and runs only that.
+    engine = RemovalEngine(cluster, Removal.from_json(state.to_json()), WorkflowStore(tmp_path), shell=shell)
+    engine.resume("/bin/true {id}", False)
+    engine.tick()
+    assert ran[-1] == ["/bin/true", "3"] and engine.state.stopped == [3] and engine.state.status == "running"
+    assert any("stop method changed" in e["text"] for e in engine.state.log)
+
+
+def test_the_stop_is_refused_when_the_cluster_is_no_longer_clean(tmp_path: Path) -> None:
+    class Unclean(StopCluster):
+        def mon(self, prefix: str, **args: Any) -> Any:
+            if prefix == "status":
+                return {"pgmap": {"pgs_by_state": [{"state_name": "active+clean", "count": 6},
+                                                   {"state_name": "peering", "count": 2}]}}
+            return super().mon(prefix, **args)
+
+    ran: list[list[str]] = []
+    state = Removal(osds=[3], step="stop", stop_template="/bin/true {id}")
+    RemovalEngine(Unclean(), state, WorkflowStore(tmp_path), shell=lambda a: (ran.append(a), (0, ""))[1]).tick()
+    assert ran == [] and state.step == "wait_safe" and "2 peering" in state.waiting_for
+
+
+def test_the_gate_must_hold_over_the_stats_period() -> None:
+    from cephtui.ceph.workflows.removal import GateReading
+
+    now = [100.0]
+    engine = RemovalEngine(StopCluster(), Removal(osds=[3]), clock=lambda: now[0])
+    engine._stats_period = 5.0
+    yes = GateReading(ok=True, waits=[])
+    assert not engine._gate_held(yes)  # a single yes proves nothing
+    now[0] += 3
+    assert not engine._gate_held(yes)
+    now[0] += 1
+    assert not engine._gate_held(GateReading(ok=False, waits=["peering"]))  # a no in between starts over
+    now[0] += 1
+    assert not engine._gate_held(yes)
+    now[0] += 5.5
+    assert engine._gate_held(yes)
+
+
+def test_pg_is_clean_allows_only_background_work() -> None:
+    from cephtui.ceph.workflows.removal import pg_is_clean
+
+    assert pg_is_clean("active+clean") and pg_is_clean("active+clean+scrubbing+deep")
+    for s in ("active+clean+remapped", "active+recovering+degraded", "peering", "active+clean+inconsistent",
+              "active+undersized+degraded", "unknown"):
+        assert not pg_is_clean(s), s
+
+
+class OverrideCluster(PreflightCluster):
+    """ok-to-stop says no, and osd.1 is down already."""
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        d = super().mon(prefix, **args)
+        d["osds"][1]["up"] = 0
+        return d
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd ok-to-stop":
+            raise CephError(16, "unsafe to stop osd(s) at this time (21 PGs are or would become offline)", prefix)
+        return super().mgr(prefix, **args)
+
+
+def test_preflight_blockers_are_lifted_only_by_their_named_override() -> None:
+    from cephtui.ceph.workflows.removal import preflight
+
+    clean = [{"pgid": "1.0", "state": "active+clean", "acting": [0, 2]}]
+    checks = {c.name: c for c in preflight(OverrideCluster(clean), [2])}
+    assert checks["ok-to-stop"].level == "block" and "21 PGs" in checks["ok-to-stop"].detail
+    assert checks["ok-to-stop"].override == "ok-to-stop"
+    assert checks["osds-down"].level == "block" and "osd.1 is down already" in checks["osds-down"].detail
+    lifted = {c.name: c for c in preflight(OverrideCluster(clean), [2], ["ok-to-stop"])}
+    assert lifted["ok-to-stop"].level == "override" and "OVERRIDDEN" in lifted["ok-to-stop"].detail
+    assert lifted["osds-down"].level == "block"  # one override lifts one blocker, not the others

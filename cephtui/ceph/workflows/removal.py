@@ -14,6 +14,7 @@ safe-to-destroy read right after `osd out` comes from PG stats that predate the 
 """
 from __future__ import annotations
 
+import errno
 import shlex
 import shutil
 import socket
@@ -680,7 +681,7 @@ def _unclean_summary(pgmap: dict[str, Any]) -> str:
 
 def _transient(e: CephError) -> bool:
     """Errors that say "not now" rather than "no": no active mgr, try again."""
-    return e.errno in (11, 16, 108, 111) or "mgr" in type(e).__name__.lower()
+    return e.errno == errno.EAGAIN or "mgr" in type(e).__name__.lower()
 
 
 def _pgs_brief(client: Any) -> list[dict[str, Any]]:

@@ -375,7 +375,7 @@ class OSDsPane(GuardedActions, Vertical):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
-        from ...ceph.workflows.removal import Removal
+        from ...ceph.workflows.removal import Removal, StopCommandError, check_stop_template
 
         ids = self.targets()
         if not ids:
@@ -391,8 +391,10 @@ class OSDsPane(GuardedActions, Vertical):
         def build(v: dict[str, str]) -> list[ops.Operation]:
             if v["mode"] not in ("remove", "replace") or v["drain"] not in ("out", "crush0"):
                 raise ValueError("choose what to do and how to drain")
-            if v["stop"].strip() and "{id}" not in v["stop"]:
-                raise ValueError("the stop command must contain {id} (e.g. ssh HOST systemctl stop ceph-osd@{id})")
+            try:
+                check_stop_template(v["stop"].strip(), v["shell"] == "yes")
+            except StopCommandError as e:
+                raise ValueError(str(e)) from None
             first = [ops.osd_out(ids)] if v["drain"] == "out" else [ops.crush_reweight(f"osd.{i}", 0) for i in ids]
             return first  # the first commands, shown live; the plan screen lists them all
 
@@ -401,6 +403,7 @@ class OSDsPane(GuardedActions, Vertical):
             Field("drain", "Drain by", "out", choices=("out", "crush0")),
             Field("stop", "Stop command ({id} = OSD id; empty: systemd here, else you stop it)",
                   self.app.osd_stop_cmd),  # type: ignore[attr-defined]
+            Field("shell", "Run the stop command through /bin/sh (&&, pipes)", "no", choices=("no", "yes")),
         ], build, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the new "
                        "disk). Drain by out keeps CRUSH weights; crush0 sets the CRUSH weight to 0.")
 
@@ -409,13 +412,13 @@ class OSDsPane(GuardedActions, Vertical):
                 return
             v = form.submitted_values
             plan = Removal(osds=list(ids), replace=v["mode"] == "replace", drain_mode=v["drain"],
-                           stop_template=v["stop"].strip())
+                           stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
 
             def go(start: bool | None) -> None:
                 if start:
                     self.app.start_removal(plan)  # type: ignore[attr-defined]
             from ..screens.removal import PlanScreen
-            self.app.push_screen(PlanScreen(plan), go)
+            self.app.push_screen(PlanScreen(plan, self.app.client), go)  # type: ignore[attr-defined]
 
         self.app.push_screen(form, planned)
 

@@ -7,26 +7,44 @@ its persisted state and sends pause / resume / abort.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Checkbox, Footer, Input, Static
 
+from ...ceph.client import CephError
 from ...ceph.format import human_duration, human_rate
-from ...ceph.workflows.removal import STEPS, Removal, RemovalEngine, stop_command
+from ...ceph.workflows.removal import (
+    OVERRIDES,
+    STEPS,
+    Check,
+    Removal,
+    RemovalEngine,
+    StopCommandError,
+    check_stop_template,
+    describe_stop,
+    preflight,
+    stop_command,
+)
 from .. import palette
 from ..widgets.dialog import Dialog
 
-LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err"}  # palette specs
+LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
+LEVEL_MARK = {"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖", "override": "⚠!"}
+# Steps before the stop: a resume there may change how the OSDs are stopped.
+BEFORE_STOP = ("preflight", "drain", "wait_safe", "stop")
 STEP_TEXT = {
     "preflight": "Preflight: fill after the move vs the cluster's full ratios, ok-to-stop, other PGs, flags",
     "drain": "Drain: mark out (or CRUSH weight 0) so data moves off",
-    "wait_safe": "Wait until `ceph osd safe-to-destroy` says yes",
+    "wait_safe": "Wait until clean by fresh PG stats, 0 PGs on the OSD(s), and safe-to-destroy: yes",
     "stop": "Stop the daemon(s) and wait until reported down",
     "remove": "`ceph osd destroy-actual` (replace) / `purge-actual` (remove), after safe-to-destroy",
     "replace": "New disk: `ceph-volume lvm create --osd-id ID`; wait until up and in",
@@ -42,9 +60,12 @@ def planned_commands(r: Removal) -> list[str]:
         cmds += [f"ceph osd crush reweight osd.{i} 0" for i in r.osds]
     else:
         cmds.append(f"ceph osd out {ids}")
-    cmds.append(f"ceph osd safe-to-destroy {ids}   (polled until yes)")
+    cmds.append(f"ceph osd safe-to-destroy {ids}   (polled, with pg dump and osd df, until every PG is active+clean "
+                "by stats newer than the drain and it says yes over the stats period)")
     for i in r.osds:
-        cmds.append(stop_command(r.stop_template, i) or f"(stop osd.{i} on its host; cephtui waits until it is down)")
+        line = stop_command(r.stop_template, i, shell=r.stop_shell)
+        cmds.append(f"{line}   (through /bin/sh)" if line and r.stop_shell else
+                    line or f"(stop osd.{i} on its host; cephtui waits until it is down)")
     verb = "destroy-actual" if r.replace else "purge-actual"
     cmds += [f"ceph osd {verb} {i} --yes-i-really-mean-it   (what `ceph osd {verb[:-7]}` runs after its check; "
              "only once safe-to-destroy said yes in this run)" for i in r.osds]
@@ -53,25 +74,41 @@ def planned_commands(r: Removal) -> list[str]:
     return cmds
 
 
-class PlanScreen(Dialog[bool]):
-    """The whole plan with its commands; starts only when the OSD names are typed."""
+def checks_table(checks: list[Check] | list[dict[str, Any]]) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    for c in checks:
+        d = c if isinstance(c, dict) else c.__dict__
+        level = palette.style(LEVEL_STYLE.get(d["level"], ""))
+        grid.add_row(Text(LEVEL_MARK.get(d["level"], "?"), style=level), Text(d["name"], style="bold"),
+                     Text(d["detail"], style=level))
+    return grid
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+class PlanScreen(Dialog[bool]):
+    """The whole plan with its commands and the preflight's answers; starts only when no blocker stands (or
+    the operator ticked the override that names its risk) and the OSD names are typed."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+r", "recheck", "Preflight again")]
     DEFAULT_CSS = """
     PlanScreen { align: center middle; }
     PlanScreen > Vertical { width: 110; max-width: 95%; height: auto; max-height: 95%; border: thick $error;
         background: $surface; padding: 1 2; }
     PlanScreen #plan-body { height: auto; max-height: 30; }
+    PlanScreen #plan-checks { height: auto; margin-top: 1; }
+    PlanScreen #plan-overrides { height: auto; }
     PlanScreen Input { margin-top: 1; }
     PlanScreen #plan-error { height: auto; }
     PlanScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
     PlanScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, plan: Removal) -> None:
+    def __init__(self, plan: Removal, client: Any = None) -> None:
         super().__init__()
         self.plan = plan
+        self.client = client
         self.expected = " ".join(f"osd.{i}" for i in plan.osds)
+        self.checks: list[Check] | None = None  # None: the preflight has not answered yet
+        self.preflight_error = ""
 
     def compose(self) -> ComposeResult:
         t = Text()
@@ -85,11 +122,15 @@ class PlanScreen(Dialog[bool]):
                                 if self.plan.drain_mode == "out" else
                                 "CRUSH weight 0 — the host's weight shrinks too, so some PGs move between other "
                                 "OSDs as well, but nothing moves again when the OSD is finally removed."), style="")
-        t.append("\nYou can pause, resume or abort at any step; abort marks the OSDs back in until they are "
-                 "destroyed. The state is saved after every step: a restarted cephtui offers to resume.\n")
+        t.append("\nThe OSD is stopped only when every PG is active+clean by PG stats newer than the drain, `osd df` "
+                 "shows no PG on it and safe-to-destroy says yes on polls spanning the mgr's stats period. You can "
+                 "pause, resume or abort at any step; abort marks the OSDs back in until they are destroyed. The "
+                 "state is saved after every step: a restarted cephtui offers to resume.\n")
         with Vertical():
             with VerticalScroll(id="plan-body"):
                 yield Static(t)
+                yield Static(Text("Preflight: asking the cluster …", style=palette.style("info")), id="plan-checks")
+                yield Vertical(id="plan-overrides")
             yield Input(placeholder=f"type {self.expected} to start", id="plan-typed")
             yield Static("", id="plan-error")
             with Horizontal():
@@ -98,14 +139,73 @@ class PlanScreen(Dialog[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#plan-typed", Input).focus()
+        self.action_recheck()
+
+    def action_recheck(self) -> None:
+        self.checks = None
+        self.query_one("#plan-checks", Static).update(Text("Preflight: asking the cluster …",
+                                                           style=palette.style("info")))
+        if self.client is None:  # no cluster to ask (a layout test): the engine runs the preflight at start
+            self._show([], "")
+            return
+        self._preflight()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan-preflight")
+    def _preflight(self) -> None:
+        try:
+            checks, error = preflight(self.client, self.plan.osds), ""
+        except CephError as e:
+            checks, error = [], f"the preflight could not ask the cluster: {e.message}"
+        self.app.call_from_thread(self._show, checks, error)
+
+    def _show(self, checks: list[Check], error: str) -> None:
+        self.checks, self.preflight_error = checks, error
+        body = Text()
+        body.append("Preflight (ctrl+r asks again):\n", style="bold")
+        panel = self.query_one("#plan-checks", Static)
+        if error:
+            body.append(error, style=palette.style("bold err"))
+            panel.update(body)
+        else:
+            grid = checks_table(checks)
+            panel.update(Group(body, grid) if checks else Text("Preflight runs when the workflow starts.",
+                                                               style=palette.style("muted")))
+        box = self.query_one("#plan-overrides", Vertical)
+        box.remove_children()
+        box.mount_all([Checkbox(f"Override {c.override}: I accept that {OVERRIDES[c.override]}",
+                                id=f"override-{c.override}") for c in checks if c.level == "block" and c.override])
+
+    def overrides(self) -> list[str]:
+        return [c.override for c in self.checks or () if c.level == "block" and c.override
+                and self.query_one(f"#override-{c.override}", Checkbox).value]
+
+    def refusal(self) -> str:
+        """Why Start cannot go ahead yet, or ''."""
+        if self.checks is None:
+            return "The preflight has not answered yet."
+        if self.preflight_error:
+            return "The preflight could not ask the cluster; ctrl+r asks again."
+        fixed = [c for c in self.checks if c.level == "block" and not c.override]
+        if fixed:
+            return f"{', '.join(c.name for c in fixed)} must be fixed first (see the preflight)."
+        open_ = [c.override for c in self.checks if c.level == "block" and c.override
+                 and c.override not in self.overrides()]
+        if open_:
+            return f"Blocked by {', '.join(open_)}: fix it, or tick its override to accept the risk."
+        return ""
 
     @on(Input.Submitted, "#plan-typed")
     @on(Button.Pressed, "#plan-start")
     def _start(self) -> None:
+        error = self.query_one("#plan-error", Static)
         if self.query_one("#plan-typed", Input).value.strip() != self.expected:
-            self.query_one("#plan-error", Static).update(Text(f"Type exactly '{self.expected}'. Nothing was done.",
-                                                              style=palette.style("bold err")))
+            error.update(Text(f"Type exactly '{self.expected}'. Nothing was done.", style=palette.style("bold err")))
             return
+        why = self.refusal()
+        if why:
+            error.update(Text(f"{why} Nothing was done.", style=palette.style("bold err")))
+            return
+        self.plan.overrides = self.overrides()
         self.dismiss(True)
 
     @on(Button.Pressed, "#plan-cancel")
@@ -164,11 +264,7 @@ class RemovalScreen(Screen[None]):
             t.append(mark + STEP_TEXT[step] + "\n", style=palette.style(spec))
         self.query_one("#rm-steps", Static).update(t)
 
-        checks = Table.grid(padding=(0, 1))
-        for c in s.checks:
-            level = palette.style(LEVEL_STYLE.get(c["level"], ""))
-            checks.add_row(Text({"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖"}.get(c["level"], "?"),
-                                style=level), Text(c["name"], style="bold"), Text(c["detail"], style=level))
+        checks = checks_table(s.checks)
         self.query_one("#rm-checks", Static).update(checks if s.checks
                                                     else Text("not run yet", style=palette.style("muted")))
 
@@ -179,7 +275,7 @@ class RemovalScreen(Screen[None]):
             now.append("HOLDING", style=palette.style("bold warn"))
         else:
             now.append(f"{s.status.upper()}", style=status_style)
-        now.append(f" · step {s.step}")
+        now.append(f" · step {s.step} · stop: {describe_stop(s.stop_template, s.stop_shell)}")
         if s.waiting_for:
             now.append(f"\n{s.waiting_for}")
         p = s.progress
@@ -205,10 +301,25 @@ class RemovalScreen(Screen[None]):
 
     def action_pause(self) -> None:
         if self.state.status == "running":
-            self.engine.pause()
+            self.app.run_worker(self.engine.pause, thread=True, group="workflow-control")
         elif not self.state.finished:
-            self.engine.resume()
+            if self.state.step in BEFORE_STOP:  # the stop is still ahead: its method may change now
+                configured = getattr(self.app, "osd_stop_cmd", "") or ""
+                self.app.push_screen(StopMethodScreen(self.state, configured), self._resume_with)
+            else:
+                self._resume_with(None)
         self.render_state()
+
+    def _resume_with(self, choice: StopChoice | None) -> None:
+        def go() -> None:
+            if choice is None:
+                self.engine.resume()
+            else:
+                self.engine.resume(choice.template, choice.shell)
+            self.app.call_from_thread(self.app._tick_workflows)  # type: ignore[attr-defined]
+        if choice is not None and choice.cancelled:
+            return
+        self.app.run_worker(go, thread=True, group="workflow-control")
 
     def action_abort(self) -> None:
         if self.state.finished:
@@ -224,20 +335,105 @@ class RemovalScreen(Screen[None]):
         self.dismiss(None)
 
 
-class ResumeScreen(Dialog[bool]):
-    """Offered at start when a removal was interrupted."""
+@dataclass(frozen=True)
+class StopChoice:
+    template: str
+    shell: bool
+    cancelled: bool = False
+
+
+class StopMethodForm(Vertical):
+    """The stop command and whether it runs through a shell, checked as it is typed."""
+
+    DEFAULT_CSS = """
+    StopMethodForm { height: auto; }
+    StopMethodForm #stop-error { height: auto; }
+    """
+
+    def __init__(self, template: str, shell: bool) -> None:
+        super().__init__()
+        self.template, self.shell = template, shell
+
+    def compose(self) -> ComposeResult:
+        yield Static("How to stop the OSD(s) ({id}, {name} and {host} are filled in; empty: systemd here, the "
+                     "orchestrator, or you):")
+        yield Input(self.template, id="stop-template")
+        yield Checkbox("run it through /bin/sh (for &&, pipes, redirections)", self.shell, id="stop-shell")
+        yield Static("", id="stop-error")
+
+    def choice(self) -> StopChoice | None:
+        template = self.query_one("#stop-template", Input).value.strip()
+        shell = self.query_one("#stop-shell", Checkbox).value
+        try:
+            check_stop_template(template, shell)
+        except StopCommandError as e:
+            self.query_one("#stop-error", Static).update(Text(f"{e}. Nothing was changed.",
+                                                              style=palette.style("bold err")))
+            return None
+        return StopChoice(template, shell)
+
+
+class StopMethodScreen(Dialog[StopChoice]):
+    """Asked when a workflow resumes before its stop: a failing stop command must not be kept for ever."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    StopMethodScreen { align: center middle; }
+    StopMethodScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $warning;
+        background: $surface; padding: 1 2; }
+    StopMethodScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    StopMethodScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, removal: Removal, configured: str = "") -> None:
+        super().__init__()
+        self.removal = removal
+        self.configured = configured
+
+    def compose(self) -> ComposeResult:
+        r = self.removal
+        t = Text()
+        t.append(f"Resume: {r.title}\n", style="bold")
+        t.append(f"saved stop method: {describe_stop(r.stop_template, r.stop_shell)}\n")
+        if self.configured and self.configured != r.stop_template:
+            t.append(f"this cephtui was started with: `{self.configured}` (filled in below)\n",
+                     style=palette.style("info"))
+        with Vertical():
+            yield Static(t)
+            yield StopMethodForm(self.configured or r.stop_template, r.stop_shell)
+            with Horizontal():
+                yield Button("Cancel", id="stop-cancel")
+                yield Button("Resume", id="stop-go", variant="primary")
+
+    @on(Input.Submitted, "#stop-template")
+    @on(Button.Pressed, "#stop-go")
+    def _go(self) -> None:
+        choice = self.query_one(StopMethodForm).choice()
+        if choice is not None:
+            self.dismiss(choice)
+
+    @on(Button.Pressed, "#stop-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(StopChoice("", False, cancelled=True))
+
+
+class ResumeScreen(Dialog[StopChoice | None]):
+    """Offered at start when a removal was interrupted. Resume returns the stop method to use from now on
+    (changed here when the saved one failed); Later returns None."""
 
     BINDINGS = [Binding("escape", "later", "Later")]
     DEFAULT_CSS = """
     ResumeScreen { align: center middle; }
-    ResumeScreen > Vertical { width: 90; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ResumeScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $warning;
+        background: $surface; padding: 1 2; }
     ResumeScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
     ResumeScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, removal: Removal) -> None:
+    def __init__(self, removal: Removal, configured: str = "") -> None:
         super().__init__()
         self.removal = removal
+        self.configured = configured
 
     def compose(self) -> ComposeResult:
         r = self.removal
@@ -248,10 +444,16 @@ class ResumeScreen(Dialog[bool]):
                  f"{time.strftime('%H:%M:%S', time.localtime(r.updated))}\n")
         if r.waiting_for:
             t.append(f"it was: {r.waiting_for}\n", style=palette.style("muted"))
+        t.append(f"saved stop method: {describe_stop(r.stop_template, r.stop_shell)}\n")
+        if r.step in BEFORE_STOP and self.configured and self.configured != r.stop_template:
+            t.append(f"this cephtui was started with: `{self.configured}` (filled in below)\n",
+                     style=palette.style("info"))
         t.append("\nResume continues exactly there (safety checks are asked again before anything "
                  "irreversible).", style="")
         with Vertical():
             yield Static(t)
+            if r.step in BEFORE_STOP:
+                yield StopMethodForm(self.configured or r.stop_template, r.stop_shell)
             with Horizontal():
                 yield Button("Later", id="resume-later")
                 yield Button("Resume", id="resume-go", variant="primary")
@@ -261,8 +463,14 @@ class ResumeScreen(Dialog[bool]):
 
     @on(Button.Pressed, "#resume-go")
     def _go(self) -> None:
-        self.dismiss(True)
+        forms = list(self.query(StopMethodForm))
+        if not forms:
+            self.dismiss(StopChoice(self.removal.stop_template, self.removal.stop_shell))
+            return
+        choice = forms[0].choice()
+        if choice is not None:
+            self.dismiss(choice)
 
     @on(Button.Pressed, "#resume-later")
     def action_later(self) -> None:
-        self.dismiss(False)
+        self.dismiss(None)
