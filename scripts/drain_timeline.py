@@ -65,7 +65,12 @@ def main() -> int:
                 subprocess.run([*SANDBOX, "recreate", str(box), f"osd.{a.osd}"], check=True, timeout=300)
                 recreated = True
             time.sleep(1)
-        at_done = ceph(conf, "pg", "stat")
+        # "done" must stay true: `ceph pg stat` once a second for 15 s after it.
+        after = []
+        for _ in range(15):
+            after.append((time.time() - t0, ceph(conf, "pg", "stat")))
+            time.sleep(1)
+        at_done = after[0][1]
         print(drainlab.timeline(state.log, t0))
         print(f"status: {state.status}  ({state.waiting_for})")
         for s in drainlab.stops(box):
@@ -75,6 +80,10 @@ def main() -> int:
                   f"{pm.get('degraded_objects', 0)}/{pm.get('degraded_total', 0)}, misplaced "
                   f"{pm.get('misplaced_objects', 0)}; clean by pg stat: {drainlab.clean(s['pg_stat'])}")
         print(f"right after the end: pg stat clean: {drainlab.clean(at_done)}  {json.dumps(at_done)[:300]}")
+        unclean = [(t, x) for t, x in after if not drainlab.clean(x)]
+        print(f"pg stat over the 15 s after the end: {15 - len(unclean)}/15 readings clean"
+              + "".join(f"\n  +{t:.1f}s {json.dumps(x.get('pg_summary', x).get('num_pg_by_state'))}"
+                        for t, x in unclean[:5]))
         if not a.replace and state.status == "done":
             subprocess.run([*SANDBOX, "forget", str(box), f"osd.{a.osd}"], check=True, timeout=120)
         bad = drainlab.verify(conf, "lab", sums)

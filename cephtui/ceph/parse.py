@@ -9,6 +9,7 @@ default. Only a raw answer that is not JSON at all raises ParseError (see `loads
 """
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -107,9 +108,16 @@ def parse_osd_stat(d: Any) -> OSDStat:
 
 def parse_ratios(osd_dump: Any) -> Ratios:
     osd_dump = as_dict(osd_dump)
-    return Ratios(nearfull=_float(osd_dump.get("nearfull_ratio")) or 0.85,
-                  backfillfull=_float(osd_dump.get("backfillfull_ratio")) or 0.90,
-                  full=_float(osd_dump.get("full_ratio")) or 0.95)
+    return Ratios(nearfull=_ratio(osd_dump.get("nearfull_ratio"), 0.85),
+                  backfillfull=_ratio(osd_dump.get("backfillfull_ratio"), 0.90),
+                  full=_ratio(osd_dump.get("full_ratio"), 0.95))
+
+
+def _ratio(v: Any, default: float) -> float:
+    """A fullness ratio as the mon keeps it (0 < r <= 1); anything else (missing, damaged, negative) is the
+    default, never a negative threshold (a flaky property test found one)."""
+    r = _float(v)
+    return r if math.isfinite(r) and 0 < r <= 1 else default
 
 
 # ------------------------------------------------------------------ capacity and IO

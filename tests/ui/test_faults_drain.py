@@ -58,7 +58,7 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, target, mode="replace")
             await wait_for(pilot, lambda: engine.state.step == "wait_safe"
-                           and "not yet safe" in engine.state.waiting_for, 90, "the drain under way")
+                           and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{other}")
             await wait_for(pilot, lambda: engine.state.waiting_for.startswith("HOLDING"), 60, "the hold")
             s = engine.state
@@ -72,7 +72,8 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
             assert any(f"osd.{other} went down" in e["text"] for e in s.log)
             # Backfill at full speed now: whatever safe-to-destroy says, nothing moves on while osd.2 is down.
             sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
-            await pilot.pause(15)
+            polled = s.updated
+            await wait_for(pilot, lambda: s.updated > polled + 15, 40, "15 s more of polls")
             assert s.step == "wait_safe" and not s.removed and not s.stopped
             assert osd(sandbox, target)["up"] == 1 and "destroyed" not in osd(sandbox, target)["state"]
 
@@ -80,7 +81,8 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
             await wait_for(pilot, lambda: s.step != "wait_safe", 180, "the workflow going on after the revive")
             assert s.held_by == [] and any(f"osd.{other} is back up" in e["text"] for e in s.log)
             texts = [e["text"] for e in s.log]
-            assert texts.index("safe-to-destroy: yes") > next(i for i, t in enumerate(texts) if "is back up" in t)
+            assert next(i for i, t in enumerate(texts) if t.startswith("safe-to-destroy: yes")) > \
+                next(i for i, t in enumerate(texts) if "is back up" in t)
             await finish_replacement(sandbox, pilot, engine, target)
     finally:
         sandbox.heal()
@@ -94,7 +96,7 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, target, mode="replace")
             await wait_for(pilot, lambda: engine.state.step == "wait_safe"
-                           and "not yet safe" in engine.state.waiting_for, 90, "the drain under way")
+                           and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{target}")
             s = engine.state
             await wait_for(pilot, lambda: target in s.dead, 60, "the workflow noticing")

@@ -24,11 +24,11 @@ from cephtui.ceph.fillcalc import pct
 from cephtui.ceph.workflows.removal import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
-from cephtui.ui.screens.removal import RemovalScreen
+from cephtui.ui.screens.removal import PlanScreen
 from tests.conftest import ROOT, Sandbox, wait_until
 from tests.ui.helpers import SIZE, cells, text_of, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
-from tests.ui.test_removal import start_wizard
+from tests.ui.test_removal import open_plan, plan_error
 
 POOL = "full"
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]
@@ -181,20 +181,19 @@ async def test_removal_wizard_preflight_refuses_on_a_full_cluster(full_box: Sand
     ratio = full_box.ceph("osd", "dump")["full_ratio"]
     app = make_full_app()
     async with app.run_test(size=SIZE) as pilot:
-        engine = await start_wizard(app, pilot, 1)
-        await wait_for(pilot, lambda: engine.state.status == "blocked", 60, "the preflight to refuse")
-        s = engine.state
-        capacity = next(c for c in s.checks if c["name"] == "capacity")
-        assert capacity["level"] == "block" and capacity["detail"].startswith("the cluster is full now: ")
-        assert f"past the full ratio {pct(ratio)}" in capacity["detail"] and all(o in capacity["detail"] for o in osds)
-        assert s.step == "preflight" and "preflight found blockers" in s.waiting_for
+        plan = await open_plan(app, pilot, 1)
+        capacity = next(c for c in plan.checks or () if c.name == "capacity")
+        assert capacity.level == "block" and capacity.detail.startswith("the cluster is full now: ")
+        assert f"past the full ratio {pct(ratio)}" in capacity.detail and all(o in capacity.detail for o in osds)
+        assert not capacity.override  # no override: a full cluster cannot take the data
         # the other checks pass: the refusal is the fullness, nothing else
-        assert {c["name"] for c in s.checks if c["level"] == "block"} == {"capacity"}
-        assert isinstance(app.screen, RemovalScreen)
-        await pilot.pause(0.6)
-        shown = " ".join(text_of(app, "#rm-checks").split())
+        assert {c.name for c in plan.checks or () if c.level == "block"} == {"capacity"}
+        await pilot.pause()
+        shown = " ".join(text_of(app, "#plan-checks").split())
         assert "capacity" in shown and "the cluster is full now" in shown
-        assert "BLOCKED" in text_of(app, "#rm-status")
+        await pilot.press(*"osd.1", "enter")
+        assert isinstance(app.screen, PlanScreen) and not app.removals
+        assert "capacity must be fixed first" in plan_error(plan)
     osd1 = next(o for o in full_box.ceph("osd", "dump")["osds"] if o["osd"] == 1)
     assert osd1["in"] == 1 and osd1["up"] == 1  # nothing was done
 

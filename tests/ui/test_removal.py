@@ -6,7 +6,7 @@ that keeps every object, and a removal interrupted by quitting cephtui.
 """
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Select
+from textual.widgets import Checkbox, Input, Select, Static
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.removal import RemovalEngine
@@ -22,10 +22,12 @@ from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
 from cephtui.ui.wizards.form import FormScreen
-from tests.conftest import SANDBOX_PY, Sandbox, wait_until
+from tests.cluster import drainlab
+from tests.conftest import ROOT, Sandbox, wait_until
 from tests.ui.helpers import SIZE, wait_for
 
 POOL = "ctr-data"
+RECORDER = ROOT / "tests" / "cluster" / "stop_recorder.py"
 
 
 @pytest.fixture(scope="module")
@@ -43,39 +45,32 @@ def box() -> Iterator[Sandbox]:
 
 @pytest.fixture(scope="module")
 def checksums(box: Sandbox) -> dict[str, str]:
-    """A size-2 pool with objects of known content."""
-    import rados
-
+    """A size-3 pool of 3,000 objects of random content (as in the issue's runs), with their checksums."""
     if POOL not in [p["pool_name"] for p in box.ceph("osd", "pool", "ls", "detail")]:
-        box.ceph("osd", "pool", "create", POOL, "16")
-        box.ceph("osd", "pool", "set", POOL, "size", "2")
+        box.ceph("osd", "pool", "create", POOL, "32")
         box.ceph("osd", "pool", "application", "enable", POOL, "rbd")
-    sums = {}
-    r = rados.Rados(conffile=str(box.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
-    r.connect(timeout=10)
-    try:
-        with r.open_ioctx(POOL) as io:
-            for i in range(40):
-                data = os.urandom(128 * 1024)
-                io.write_full(f"obj-{i}", data)
-                sums[f"obj-{i}"] = hashlib.sha256(data).hexdigest()
-    finally:
-        r.shutdown()
+    sums = drainlab.fill(box.conf, POOL, 3000)
     box.heal()
     return sums
 
 
-def read_back(box: Sandbox) -> dict[str, str]:
-    import rados
+def read_back(box: Sandbox, sums: dict[str, str]) -> dict[str, str]:
+    """Every object's checksum as read now (the ones that do not match the written ones shown as 'bad')."""
+    bad = set(drainlab.verify(box.conf, POOL, sums))
+    return {k: ("bad" if k in bad else v) for k, v in sums.items()}
 
-    r = rados.Rados(conffile=str(box.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
-    r.connect(timeout=10)
-    try:
-        with r.open_ioctx(POOL) as io:
-            return {name: hashlib.sha256(io.read(name, 1024 * 1024)).hexdigest()
-                    for name in (f"obj-{i}" for i in range(40))}
-    finally:
-        r.shutdown()
+
+def pg_stat(box: Sandbox) -> dict:
+    return box.ceph("pg", "stat")
+
+
+def assert_stopped_only_when_clean(box: Sandbox, osd: int) -> None:
+    """The stop command (tests/cluster/stop_recorder.py) read `ceph pg stat` and `ceph status` as it ran."""
+    rec = [r for r in drainlab.stops(box.dir) if r["osd"] == osd][-1]
+    pm = rec["pgmap"]
+    assert drainlab.clean(rec["pg_stat"]), f"stopped osd.{osd} while pg stat said {rec['pg_stat']}"
+    assert not pm.get("degraded_objects") and not pm.get("misplaced_objects"), pm
+    assert {s["state_name"] for s in pm["pgs_by_state"]} == {"active+clean"}, pm
 
 
 def osd_ids(box: Sandbox) -> list[int]:
@@ -88,7 +83,21 @@ def all_clean(box: Sandbox) -> bool:
 
 
 def stop_cmd(box: Sandbox) -> str:
-    return f"/usr/bin/python3 {SANDBOX_PY} kill {box.dir} osd.{{id}}"
+    """Records what the cluster says at the moment of the stop, then kills the OSD by pid."""
+    return f"/usr/bin/python3 {RECORDER} {box.conf} {box.dir} {{id}}"
+
+
+@pytest.fixture
+def backfill_forced(box: Sandbox) -> Iterator[None]:
+    """PG logs of a few entries: a PG can never catch up from its log, so every copy moves by backfill."""
+    settings = {"osd_min_pg_log_entries": "1", "osd_max_pg_log_entries": "2", "osd_pg_log_trim_min": "1"}
+    for k, v in settings.items():
+        box.ceph("config", "set", "osd", k, v)
+    try:
+        yield
+    finally:
+        for k in settings:
+            box.ceph("config", "rm", "osd", k)
 
 
 @pytest.fixture
@@ -119,7 +128,9 @@ def pools_at_size_two(box: Sandbox) -> None:
             box.ceph("osd", "pool", "set", p["pool_name"], "size", "2")
 
 
-async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove") -> RemovalEngine:
+async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
+                    stop: str | None = None, shell: bool = False) -> PlanScreen:
+    """X on the OSD, the form, then the plan with the preflight's answers (waited for)."""
     await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
     await pilot.press("3")
     await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.osds_pane.vtable.rows), 15,
@@ -130,17 +141,35 @@ async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove
     form = app.screen
     assert isinstance(form, FormScreen)
     form.query_one("#field-mode", Select).value = mode
-    await pilot.pause(0.1)
+    if stop is not None:
+        form.query_one("#field-stop", Input).value = stop
+    if shell:
+        form.query_one("#field-shell", Select).value = "yes"
+    await pilot.pause()
     await pilot.click("#form-ok")
-    await pilot.pause(0.2)
+    await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), 10, "the plan")
     plan = app.screen
     assert isinstance(plan, PlanScreen)
+    await wait_for(pilot, lambda: plan.checks is not None, 60, "the preflight's answers in the plan")
+    return plan
+
+
+async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove", overrides: tuple[str, ...] = (),
+                       stop: str | None = None, shell: bool = False) -> RemovalEngine:
+    plan = await open_plan(app, pilot, osd, mode, stop, shell)
     await pilot.press(*"osd.x", "enter")  # a wrong name starts nothing
     assert isinstance(app.screen, PlanScreen) and not app.removals
+    for name in overrides:
+        plan.query_one(f"#override-{name}", Checkbox).value = True
     await pilot.press("ctrl+u", *f"osd.{osd}", "enter")
-    await pilot.pause(0.2)
+    assert app.screen is not plan, f"the plan refused: {plan_error(plan)}"
+    await wait_for(pilot, lambda: isinstance(app.screen, RemovalScreen), 10, "the workflow screen")
     assert isinstance(app.screen, RemovalScreen)
     return app.screen.engine
+
+
+def plan_error(plan: PlanScreen) -> str:
+    return str(plan.query_one("#plan-error", Static).content)
 
 
 async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: dict[str, str], make) -> None:
@@ -168,13 +197,18 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
     try:
         async with app.run_test(size=SIZE) as pilot:
             engine = await start_wizard(app, pilot, victim)
-            await wait_for(pilot, lambda: engine.state.step == "wait_safe" and "only copy" in engine.state.waiting_for,
-                           90, "the refusal with its reason")
+            try:
+                await wait_for(pilot, lambda: engine.state.step == "wait_safe"
+                               and "only copy" in engine.state.waiting_for, 90, "the refusal with its reason")
+            except AssertionError:
+                raise AssertionError(f"{engine.state.step}/{engine.state.status}: {engine.state.waiting_for}; "
+                                     f"checks {engine.state.checks}") from None
             s = engine.state
-            assert "not yet safe to destroy" in s.waiting_for and "would lose" in s.waiting_for
+            assert "safe-to-destroy says not yet" in s.waiting_for and "would lose" in s.waiting_for
             assert any(c["name"] == "pgs" and c["level"] == "warn" for c in s.checks)
-            await pilot.pause(3)  # and it keeps waiting: nothing irreversible happens
-            assert s.step == "wait_safe" and not s.removed
+            polled = s.updated
+            await wait_for(pilot, lambda: s.updated > polled + 3, 20, "more polls")  # it keeps waiting
+            assert s.step == "wait_safe" and not s.removed and not s.stopped
             assert victim in osd_ids(box)
             assert "destroyed" not in next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == victim)["state"]
             await pilot.press("a", "a")  # abort (twice: confirm); marks the OSD back in
@@ -187,55 +221,130 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
         box.heal()
 
 
-async def test_replace_keeps_the_id_and_follows_backfill(box: Sandbox, checksums: dict[str, str], make) -> None:
+def settled_without_osd0(box: Sandbox) -> bool:
+    """The PG stats show osd.0's absence (undersized PGs) and nothing is peering any more: until then they may
+    still say active+clean, from before it went down."""
+    names = [x["state_name"] for x in box.ceph("status")["pgmap"]["pgs_by_state"]]
+    return any("undersized" in n for n in names) and not any(
+        b in n for n in names for b in ("peering", "activating", "unknown"))
+
+
+async def test_another_osd_down_refuses_until_overridden(box: Sandbox, checksums: dict[str, str], make) -> None:
+    """osd.0 is down: the plan shows the blockers before the typed name and refuses to start; with the overrides
+    ticked the drain starts, but nothing is stopped or destroyed while the cluster cannot be clean."""
+    box.kill("osd.0")
+    try:
+        wait_until(lambda: not next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 0)["up"], 60,
+                   "osd.0 down")
+        wait_until(lambda: settled_without_osd0(box), 90, "the PGs to re-peer without osd.0 (stats showing it)")
+        app = make()
+        async with app.run_test(size=SIZE) as pilot:
+            plan = await open_plan(app, pilot, 3)
+            blockers = {c.override for c in plan.checks or () if c.level == "block"}
+            assert {"osds-down", "ok-to-stop", "pgs"} <= blockers, plan.checks
+            assert "osd.0 is down already" in next(c.detail for c in plan.checks or () if c.name == "osds-down")
+            await pilot.press(*"osd.3", "enter")
+            assert isinstance(app.screen, PlanScreen) and not app.removals
+            assert "Blocked by" in plan_error(plan) and "Nothing was done" in plan_error(plan)
+            assert next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 3)["in"] == 1  # untouched
+            await pilot.press("escape")
+            engine = await start_wizard(app, pilot, 3, overrides=tuple(sorted(blockers)))
+            s = engine.state
+            await wait_for(pilot, lambda: s.step == "wait_safe" and "waiting before the stop" in s.waiting_for, 60,
+                           "the drain, then the wait")
+            assert sorted(s.overrides) == sorted(blockers)
+            assert [c["level"] for c in s.checks if c["name"] == "osds-down"] == ["override"]
+            assert not any("osd.0 went down" in e["text"] for e in s.log)  # it was down before we started
+            polled = s.updated
+            await wait_for(pilot, lambda: s.updated > polled + 10, 40, "10 s more of polls")
+            assert s.step == "wait_safe" and not s.stopped and not s.removed
+            assert "not active+clean" in s.waiting_for or "degraded" in s.waiting_for, s.waiting_for
+            osd3 = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 3)
+            assert osd3["up"] == 1 and "destroyed" not in osd3["state"]
+            await pilot.press("a", "a")
+            await wait_for(pilot, lambda: s.status == "aborted", 20, "the abort")
+        audit = [json.loads(line) for line in Path(os.environ["CEPHTUI_AUDIT_LOG"]).read_text().splitlines()]
+        overrides = {e["cli"] for e in audit if e["cli"].startswith("cephtui remove --override")}
+        assert overrides == {f"cephtui remove --override {o}" for o in blockers}
+    finally:
+        box.revive("osd.0")
+        box.ceph("osd", "in", "3")
+        box.heal()
+
+
+async def replace_and_check(box: Sandbox, checksums: dict[str, str], make, target: int) -> None:
+    stop = f"/usr/bin/python3 {RECORDER} {box.conf} {box.dir} {{id}} && echo stopped {{name}}"
     app = make()
     async with app.run_test(size=SIZE) as pilot:
-        engine = await start_wizard(app, pilot, 2, mode="replace")
+        engine = await start_wizard(app, pilot, target, mode="replace", stop=stop, shell=True)
         await wait_for(pilot, lambda: "ceph-volume" in engine.state.waiting_for or engine.state.status == "failed",
-                       240, "the destroy, then the request for a new disk")
+                       300, "the destroy, then the request for a new disk")
         assert engine.state.status == "running", engine.state.waiting_for
-        osd2 = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 2)
-        assert "destroyed" in osd2["state"] and 2 in osd_ids(box)  # id and CRUSH position kept
-        assert "ceph-volume lvm create --osd-id 2" in engine.state.waiting_for
-        box.tool("recreate", str(box.dir), "osd.2")  # the new disk, as ceph-volume would make it
-        await wait_for(pilot, lambda: engine.state.status in ("done", "failed"), 240, "backfill to active+clean")
+        assert_stopped_only_when_clean(box, target)
+        assert any(f"stopped osd.{target}" in e["text"] for e in engine.state.log)  # it ran through the shell
+        osd = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == target)
+        assert "destroyed" in osd["state"] and target in osd_ids(box)  # id and CRUSH position kept
+        box.tool("recreate", str(box.dir), f"osd.{target}")  # the new disk, as ceph-volume would make it
+        await wait_for(pilot, lambda: engine.state.status in ("done", "failed"), 300, "backfill to active+clean")
         assert engine.state.status == "done", engine.state.waiting_for
-    osd2 = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 2)
-    assert osd2["up"] == 1 and osd2["in"] == 1 and "destroyed" not in osd2["state"]
-    assert all_clean(box) and read_back(box) == checksums
+        assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
+    osd = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == target)
+    assert osd["up"] == 1 and osd["in"] == 1 and "destroyed" not in osd["state"]
+    assert read_back(box, checksums) == checksums
+
+
+async def test_replace_waits_for_clean_before_the_stop_and_after_the_new_disk(
+        box: Sandbox, checksums: dict[str, str], make) -> None:
+    """Default settings (the case that failed: stopped with PGs peering, 'done' before backfill began)."""
+    await replace_and_check(box, checksums, make, 2)
+
+
+async def test_replace_with_backfill_forced(box: Sandbox, checksums: dict[str, str], make, backfill_forced) -> None:
+    await replace_and_check(box, checksums, make, 1)
 
 
 async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], make) -> None:
     app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 3)
-        await wait_for(pilot, lambda: engine.state.status in ("done", "failed", "blocked"), 240, "the removal")
+        await wait_for(pilot, lambda: engine.state.status in ("done", "failed", "blocked"), 300, "the removal")
         assert engine.state.status == "done", engine.state.waiting_for
+        assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
         clis = [e.get("cli", "") for e in engine.state.log]
         assert "ceph osd out 3" in clis and "ceph osd purge-actual 3 --yes-i-really-mean-it" in clis
-        # safe-to-destroy said yes before the stop and the purge
+        # clean by fresh stats and safe-to-destroy said yes before the stop and the purge
         steps = [e["text"] for e in engine.state.log]
-        assert steps.index("safe-to-destroy: yes") < next(i for i, c in enumerate(clis) if "purge-actual" in c)
+        gate = next(i for i, t in enumerate(steps) if t.startswith("safe-to-destroy: yes, and every PG active+clean"))
+        assert gate < next(i for i, c in enumerate(clis) if "stop_recorder" in c) < \
+            next(i for i, c in enumerate(clis) if "purge-actual" in c)
+        assert any("ceph-volume lvm zap --destroy --osd-id 3" in t for t in steps)
+    assert_stopped_only_when_clean(box, 3)
     box.tool("forget", str(box.dir), "osd.3")
     assert 3 not in osd_ids(box)
+    audit = [json.loads(line) for line in Path(os.environ["CEPHTUI_AUDIT_LOG"]).read_text().splitlines()]
+    mine = [e for e in audit if e["command"].get("workflow") == engine.state.id]
+    assert any(e["cli"] == "ceph osd safe-to-destroy 3" and e["ok"] and "authorises" in e.get("message", "")
+               or e["cli"] == "ceph osd safe-to-destroy 3" and e["ok"] for e in mine)
+    assert any("stop_recorder" in e["cli"] and e["ok"] for e in mine)  # the stop command itself
     wait_until(lambda: all_clean(box), 120, "every PG active+clean")
-    assert read_back(box) == checksums
+    assert read_back(box, checksums) == checksums
 
 
-async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make) -> None:
-    # Two OSDs would remain: with a size-3 pool the wizard refuses in preflight and says why.
+async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make, backfill_forced) -> None:
+    """A removal with backfill forced, interrupted by quitting cephtui mid-drain and resumed by a new one."""
+    # Two OSDs would remain: with a size-3 pool the plan refuses before anything starts, and says why.
     box.ceph("osd", "pool", "create", "ctr-three", "8")
     box.ceph("osd", "pool", "set", "ctr-three", "size", "3")
     try:
         app = make()
         async with app.run_test(size=SIZE) as pilot:
-            engine = await start_wizard(app, pilot, 1)
-            await wait_for(pilot, lambda: engine.state.status == "blocked", 30, "the preflight blocker")
-            check = next(c for c in engine.state.checks if c["name"] == "pool sizes")
-            assert check["level"] == "block" and "ctr-three (size 3)" in check["detail"]
+            plan = await open_plan(app, pilot, 1)
+            check = next(c for c in plan.checks or () if c.name == "pool sizes")
+            assert check.level == "block" and "ctr-three (size 3)" in check.detail and not check.override
+            await pilot.press(*"osd.1", "enter")
+            assert isinstance(app.screen, PlanScreen) and not app.removals
+            assert "pool sizes must be fixed first" in plan_error(plan)
             assert next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 1)["in"] == 1  # untouched
-            await pilot.press("a", "a")
-            await wait_for(pilot, lambda: engine.state.status == "aborted", 20, "the abort")
     finally:
         box.ceph("osd", "pool", "delete", "ctr-three", "ctr-three", "--yes-i-really-really-mean-it")
     pools_at_size_two(box)
@@ -251,12 +360,14 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
         await wait_for(pilot, lambda: isinstance(app2.screen, ResumeScreen), 15, "the resume offer")
         assert app2.screen.removal.id == wf_id
         await pilot.click("#resume-go")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: wf_id in app2.removals, 10, "the resumed engine")
         engine2 = app2.removals[wf_id]
-        await wait_for(pilot, lambda: engine2.state.status in ("done", "failed"), 240, "the resumed removal")
+        await wait_for(pilot, lambda: engine2.state.status in ("done", "failed"), 300, "the resumed removal")
         assert engine2.state.status == "done", engine2.state.waiting_for
+        assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
         assert engine2.state.started == engine.state.started  # the same workflow, continued
+    assert_stopped_only_when_clean(box, 1)
     box.tool("forget", str(box.dir), "osd.1")
     assert 1 not in osd_ids(box)
     wait_until(lambda: all_clean(box), 120, "every PG active+clean")
-    assert read_back(box) == checksums
+    assert read_back(box, checksums) == checksums

@@ -436,6 +436,9 @@ class FakeClient:
     def mgr(self, prefix: str, **_: Any) -> Any:
         return self.answers.get(prefix)
 
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **_: Any) -> tuple[bytes, str]:
+        return b"not an osdmap", ""  # osdmaptool refuses it: the stats check says nothing
+
 
 @given(damaged(answer("osd_down", "mon", "osd dump")), damaged(answer("osd_down", "mgr", "osd df")),
        damaged(answer("osd_down", "mgr", "pg dump", dumpcontents=["pgs_brief"])),

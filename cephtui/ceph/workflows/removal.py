@@ -633,10 +633,7 @@ def stats_match_osdmap(client: Any, since_epoch: int, only: set[str] | None) -> 
     if epoch < since_epoch:
         return Freshness(epoch, [f"the osdmap read (epoch {epoch}) predates the change (epoch {since_epoch})"])
     pgs = _pgs_brief(client)
-    try:
-        expected = crushtool.map_pgs(osdmap) if crushtool.missing_tools() == [] else None
-    except crushtool.CrushToolError:
-        expected = None
+    expected = expected_up_sets(osdmap)
     stale: list[str] = []
     unclean: list[str] = []
     for pg in pgs:
@@ -662,6 +659,30 @@ def stats_match_osdmap(client: Any, since_epoch: int, only: set[str] | None) -> 
             return Freshness(epoch, [])
         waits.append(waits_note)
     return Freshness(epoch, waits)
+
+
+def expected_up_sets(osdmap: bytes) -> dict[str, tuple[int, ...]] | None:
+    """pgid -> up set as the mons compute it from this map; None without osdmaptool (or when it fails)."""
+    if crushtool.missing_tools():
+        return None
+    try:
+        return crushtool.map_pgs(osdmap)
+    except crushtool.CrushToolError:
+        return None
+
+
+def stale_pgs(client: Any, pgs: list[dict[str, Any]]) -> list[str]:
+    """PGs whose stats still show an up set the current osdmap no longer gives them: their primary has not
+    reported since the last change (right after an OSD died, its PGs still look active+clean)."""
+    osdmap, _ = fetch_osdmap(client)
+    expected = expected_up_sets(osdmap)
+    if expected is None:
+        return []
+    # A PG the mgr already marks stale (its primary is down) is known to be out of date: the other checks
+    # deal with it (a dead OSD's only copy never reports again, and must not hold the preflight for ever).
+    return [str(pg.get("pgid")) for pg in pgs
+            if str(pg.get("pgid")) in expected and "stale" not in as_str(pg.get("state")).split("+")
+            and tuple(as_list(pg.get("up"))) != expected[str(pg.get("pgid"))]]
 
 
 def pg_is_clean(state: str) -> bool:
@@ -690,9 +711,11 @@ def _pgs_brief(client: Any) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------------ checks and progress (also used by the UI)
 
-def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ...] = ()) -> list[Check]:
+def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ...] = (),
+              stats_check: bool = True) -> list[Check]:
     """Every check the removal needs before it changes anything. A blocker that names an `override` is
-    shown as level 'override' (lifted, risk accepted) when that override was given."""
+    shown as level 'override' (lifted, risk accepted) when that override was given. `stats_check=False`
+    skips comparing the PG stats with the osdmap (replayed captures carry no binary osdmap)."""
     checks: list[Check] = []
     # Every answer read leniently: a part of another release's shape counts as missing, never crashes.
     dump = as_dict(client.mon("osd dump"))
@@ -757,7 +780,12 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                 bad_elsewhere.append(str(pg.get("pgid")))
         elif not pg_is_clean(as_str(pg.get("state"))):
             degraded += 1
-    if settling and not bad_elsewhere:
+    stale = stale_pgs(client, pgs) if stats_check else []
+    if stale and not bad_elsewhere:
+        checks.append(Check("pgs", "wait", f"{len(stale)} PG(s) have not reported since the last osdmap change "
+                            f"({', '.join(stale[:5])}{' …' if len(stale) > 5 else ''}); checking again once their "
+                            "stats are current"))
+    elif settling and not bad_elsewhere:
         checks.append(Check("pgs", "wait", f"{len(settling)} PG(s) are peering right now "
                             f"({', '.join(settling[:5])}{' …' if len(settling) > 5 else ''}); checking again "
                             "once they have settled"))
