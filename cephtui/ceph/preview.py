@@ -44,6 +44,8 @@ class PoolMovement:
     bytes_to_move: int | None  # None: unknown (no mgr)
     size: int = 0  # the pool's replica count (k+m for EC)
     undersized_pgs: int = 0  # up set shrinks below size: CRUSH finds nowhere to put the missing copies
+    min_size: int = 0
+    inactive_pgs: int = 0  # of those, left below min_size: client IO to them stops
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Preview:
     # What the up sets depend on, as of `epoch` (see mapping_key): to tell a stale preview at apply time.
     key: tuple[Any, ...] = ()
     undersized_pgs: int = 0  # PGs left with fewer OSDs than the pool's size: degraded, not moved
+    inactive_pgs: int = 0  # PGs left with fewer OSDs than the pool's min_size: IO to them stops
 
 
 def impact_label(p: Preview) -> str:
@@ -72,6 +75,8 @@ def impact_label(p: Preview) -> str:
         size = "? bytes" if p.bytes_to_move is None else human_bytes(p.bytes_to_move)
         parts.append(f"{p.changed_pgs} of {p.total_pgs} PGs remapped: {p.shards_moved} shard copies, "
                      f"≈{size} to move")
+    if p.inactive_pgs:
+        parts.append(f"{p.inactive_pgs} PGs fall below min_size: client IO to them STOPS")
     if p.undersized_pgs:
         parts.append(f"{p.undersized_pgs} PGs become undersized (fewer copies than the pool size, nowhere to "
                      "re-replicate: degraded, not moved)")
@@ -330,8 +335,8 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
         if pool_bytes is not None and pid in pool_bytes:
             per_pg = pool_bytes[pid] // pg_num if pg_num else 0
         nbytes: int | None = 0 if (pg_bytes is not None or per_pg is not None) else None
-        n_changed = n_shards = n_under = 0
-        size = max(0, as_int(p.get("size")))
+        n_changed = n_shards = n_under = n_inactive = 0
+        size, min_size = max(0, as_int(p.get("size"))), max(0, as_int(p.get("min_size")))
         for pgid in by_pool.get(pid, []):
             old, new = before[pgid], after.get(pgid, ())
             if new == old:
@@ -340,13 +345,14 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
             n_changed += 1
             if _copies(new) < size and _copies(new) < _copies(old):
                 n_under += 1
+                n_inactive += _copies(new) < min_size <= _copies(old)
             s = shards_moved(old, new, erasure)
             n_shards += s
             if nbytes is not None:
                 b = pg_bytes.get(pgid, 0) if pg_bytes is not None else (per_pg or 0)
                 nbytes += s * (b // k)
         pools.append(PoolMovement(pid, as_str(p.get("pool_name")) or str(pid), pg_num, n_changed, n_shards, nbytes,
-                                  size, n_under))
+                                  size, n_under, min_size, n_inactive))
     known = [pm.bytes_to_move for pm in pools]
     if pools:
         total_bytes = sum(b for b in known if b is not None) if all(b is not None for b in known) else None
@@ -355,7 +361,8 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
     return Preview(epoch=as_int(info.get("epoch")), pools=tuple(pools), total_pgs=len(before),
                    changed_pgs=len(changed), shards_moved=sum(pm.shards_moved for pm in pools),
                    bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_),
-                   key=mapping_key(info), undersized_pgs=sum(pm.undersized_pgs for pm in pools))
+                   key=mapping_key(info), undersized_pgs=sum(pm.undersized_pgs for pm in pools),
+                   inactive_pgs=sum(pm.inactive_pgs for pm in pools))
 
 
 def _copies(up: tuple[int, ...]) -> int:
