@@ -111,15 +111,12 @@ def crc32c(data: bytes, seed: int = 0xFFFFFFFF) -> int:
     return c
 
 
-def set_osd_weights(osdmap: bytes, weights: dict[int, float]) -> bytes:
-    """A copy of an encoded osdmap with some OSDs' override weights (`osd reweight`; 0 = out, 1 = in).
+def _weights_offset(b: bytes) -> tuple[int, int]:
+    """(offset of the osd_weight entries, max_osd) in an encoded osdmap.
 
-    osdmaptool has no option for this, so the osd_weight vector is found by walking the encoding
-    (OSDMap::encode: wrapper v8, client section: fsid, epoch, created, modified, pools, pool names,
-    pool_max, flags, max_osd, osd_state, osd_weight) and the trailing crc32c recomputed. The result is
-    checked by the caller (osdmaptool must decode it and show the new weights).
+    OSDMap::encode: wrapper v8, then the client section: fsid, epoch, created, modified, pools,
+    pool names, pool_max, flags, max_osd, osd_state, osd_weight.
     """
-    b = bytearray(osdmap)
     off = 0
 
     def u32() -> int:
@@ -149,11 +146,29 @@ def set_osd_weights(osdmap: bytes, weights: dict[int, float]) -> bytes:
     n_state = u32()
     off += 4 * n_state
     n_weight = u32()
-    if not n_state == n_weight == max_osd:
+    if not n_state == n_weight == max_osd or off + 4 * max_osd > len(b) - 4:
         raise crushtool.CrushToolError("could not find the OSD weights in the osdmap encoding")
+    return off, max_osd
+
+
+def osd_count(osdmap: bytes) -> int:
+    """max_osd of an encoded osdmap."""
+    return _weights_offset(osdmap)[1]
+
+
+def set_osd_weights(osdmap: bytes, weights: dict[int, float]) -> bytes:
+    """A copy of an encoded osdmap with some OSDs' override weights (`osd reweight`; 0 = out, 1 = in).
+
+    osdmaptool has no option for this (it marks one OSD out, none in or reweighted), so the
+    osd_weight vector is found by walking the encoding and the trailing crc32c recomputed. The
+    result is checked by the caller (osdmaptool must decode it and show the new weights).
+    """
+    off, max_osd = _weights_offset(osdmap)
+    b = bytearray(osdmap)
     for osd, w in weights.items():
         if not 0 <= osd < max_osd:
             raise crushtool.CrushToolError(f"osd.{osd} is not in the osdmap (max_osd {max_osd})")
+        # as the mon computes it (OSDMonitor: (int)((double)CEPH_OSD_IN * w))
         struct.pack_into("<I", b, off + 4 * osd, int(CEPH_OSD_IN * min(1.0, max(0.0, w))))
     struct.pack_into("<I", b, len(b) - 4, crc32c(bytes(b[:-4])))
     return bytes(b)
@@ -440,13 +455,19 @@ def preview_out(client: PreviewSource, osd_id: int) -> Preview:
 def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_out: int | None,
                 notes: Sequence[str], weights: dict[int, float] | None = None) -> Preview:
     t0 = time.monotonic()
+    notes = list(notes)
+    if weights:
+        max_osd = osd_count(om)
+        gone = sorted(i for i in weights if not 0 <= i < max_osd)
+        if gone:  # the mon refuses these itself, with its own words; preview the rest
+            notes.append(", ".join(f"osd.{i}" for i in gone) + " not in the osdmap: the monitor will refuse it")
+            weights = {i: w for i, w in weights.items() if i not in gone}
     new_om = set_osd_weights(om, weights) if weights else None
     info, before, after = mappings(om, old, new, mark_out, new_osdmap=new_om)
     if new_om is not None:
         check_weights(crushtool.osdmap_dump(new_om), weights or {})
     pg_bytes: dict[str, int] | None = {}  # nothing moves: zero bytes, no need to ask the mgr
     pool_bytes: dict[int, int] | None = None
-    notes = list(notes)
     if any(after.get(pgid) != up for pgid, up in before.items()):  # only ask the mgr when something moves
         pg_bytes, pool_bytes, note = pg_sizes(client, len(before))
         notes += [note] if note else []
