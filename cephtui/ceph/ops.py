@@ -340,7 +340,8 @@ def require_names(operations: Sequence[Operation], ids: Sequence[int], bucket: s
     first = operations[0]
     if first.confirm_text:  # a destroying operation already asks for its own name
         return operations
-    return [replace(first, confirm_text=typed, confirm_why=why), *operations[1:]]
+    title = f"{first.title} (every OSD under {bucket})" if bucket is not None else first.title
+    return [replace(first, confirm_text=typed, confirm_why=why, title=title), *operations[1:]]
 
 
 def _short_list(ids: Sequence[int], n: int = 8) -> str:

@@ -31,15 +31,15 @@ def render(p: preview.Preview) -> RenderableType:
               str(p.shards_moved), Text(total, style="bold"))
     share = p.changed_pgs / p.total_pgs if p.total_pgs else 0.0
     under: list[Text] = []
+    if p.inactive_pgs:
+        under.append(Text(f"✖ {p.inactive_pgs} PGs would keep fewer copies than their pool's min_size: they go "
+                          "inactive and client IO to them stops until the OSDs are back.",
+                          style=palette.style("bold err")))
     if p.undersized_pgs:
         sizes = ", ".join(f"{pm.pool_name} size {pm.size}: {pm.undersized_pgs}" for pm in p.pools if pm.undersized_pgs)
         under.append(Text(f"⚠ {p.undersized_pgs} PGs would keep fewer copies than their pool's size ({sizes}): "
                           "CRUSH finds no other OSD (or host) to re-replicate to, so they become undersized and "
                           "degraded instead of moving.", style=palette.style("bold err")))
-    if p.inactive_pgs:
-        under.append(Text(f"✖ {p.inactive_pgs} PGs would keep fewer copies than their pool's min_size: they go "
-                          "inactive and client IO to them stops until the OSDs are back.",
-                          style=palette.style("bold err")))
     if not p.changed_pgs:
         verdict = Text("No PG changes its up set: no data moves.", style=palette.style("ok"))
     elif not p.shards_moved and p.undersized_pgs:
