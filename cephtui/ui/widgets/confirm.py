@@ -55,7 +55,8 @@ def impact_of(operations: Sequence[ops_mod.Operation], preview_state: str, previ
             return prefix + "unknown: no PG-movement preview (see below); this can move data", style or "bold warn"
         return prefix + "see the preview below", style or "warn"
     if any(op.impact == ops_mod.MOVES_DATA for op in operations):
-        return prefix + "moves data (not previewed: pool-level changes remap PGs)", style or "bold warn"
+        return (prefix + "moves data (not previewed: a pool's size, pg_num or rule decides where its data lives)",
+                style or "bold warn")
     danger = any(op.confirm_text and op.effect for op in operations)
     if effects:
         return prefix + "; ".join(effects), style or ("bold err" if danger else "ok")
@@ -218,9 +219,14 @@ class ConfirmScreen(Dialog[Outcome]):
         if self.state == "done":
             self.dismiss(self.outcome)
             return
-        if self.state != "asking" or self.preview_state == "running":
+        if self.state != "asking":
             return
         result = self.query_one("#confirm-result", Static)
+        if self.preview_state == "running":  # Enter in the typed field while the preview computes
+            if not self.stale_note:  # a recomputation keeps its own "nothing was sent" message
+                result.update(Text("The preview is still being computed: nothing was sent. Run is enabled once "
+                                   "it is shown.", style=palette.style("warn")))
+            return
         if self.typed and not same_names(self.query_one("#confirm-typed", Input).value, self.typed):
             result.update(Text(f"Type exactly '{self.typed}' to confirm. Nothing was sent.",
                                style=palette.style("bold err")))
