@@ -151,11 +151,6 @@ def _weights_offset(b: bytes) -> tuple[int, int]:
     return off, max_osd
 
 
-def osd_count(osdmap: bytes) -> int:
-    """max_osd of an encoded osdmap."""
-    return _weights_offset(osdmap)[1]
-
-
 def set_osd_weights(osdmap: bytes, weights: dict[int, float]) -> bytes:
     """A copy of an encoded osdmap with some OSDs' override weights (`osd reweight`; 0 = out, 1 = in).
 
@@ -457,10 +452,11 @@ def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_o
     t0 = time.monotonic()
     notes = list(notes)
     if weights:
-        max_osd = osd_count(om)
-        gone = sorted(i for i in weights if not 0 <= i < max_osd)
+        existing = {as_int(o.get("osd", -1)) for o in dicts(as_dict(crushtool.osdmap_dump(om)).get("osds"))}
+        gone = sorted(i for i in weights if i not in existing)
         if gone:  # the mon refuses these itself, with its own words; preview the rest
-            notes.append(", ".join(f"osd.{i}" for i in gone) + " not in the osdmap: the monitor will refuse it")
+            notes.append(", ".join(f"osd.{i}" for i in gone) + " does not exist in the osdmap: the monitor will "
+                         "refuse it")
             weights = {i: w for i, w in weights.items() if i not in gone}
     new_om = set_osd_weights(om, weights) if weights else None
     info, before, after = mappings(om, old, new, mark_out, new_osdmap=new_om)

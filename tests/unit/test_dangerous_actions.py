@@ -138,6 +138,8 @@ def test_weights_edit_matches_osdmaptool_mark_out_and_decodes() -> None:
     info = crushtool.osdmap_dump(half)
     preview.check_weights(info, {1: 0.5, 3: 0.0})
     assert {o["osd"]: o["weight"] for o in info["osds"]} == {0: 1, 1: 0.5, 2: 1, 3: 0}
+    with pytest.raises(crushtool.CrushToolError, match="osd.1"):  # the unedited map fails the check
+        preview.check_weights(crushtool.osdmap_dump(om), {1: 0.5})
     with pytest.raises(crushtool.CrushToolError, match="osd.9"):
         preview.set_osd_weights(om, {9: 0.0})
     with pytest.raises(crushtool.CrushToolError):
