@@ -686,7 +686,8 @@ def flag_set(flag: str, on: bool) -> Operation:
     return Operation(title=f"{'Set' if on else 'Unset'} the cluster flag {flag}", prefix=f"osd {verb}",
                      args=(("key", flag),), cli=_cli("osd", verb, flag), effect=effect,
                      confirm_text=flag if danger else None,
-                     confirm_why=f"{flag} {DANGEROUS_FLAGS[flag]}." if danger else "")
+                     confirm_why=f"{flag} stops client IO, hides failures or stops recovery (see Impact)."
+                     if danger else "")
 
 
 def group_flag_set(flag: str, who: Sequence[str], on: bool) -> Operation:

@@ -318,9 +318,10 @@ class MaintenancePane(GuardedActions, Vertical):
         except ValueError as e:
             self.app.notify(str(e), severity="error")
             return
-        explain = f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
+        # A dangerous flag's Impact line already says what it does: not twice.
+        explain = "" if op.effect else f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
         if row.partial:
-            explain += f"\nNow: {mt.PAUSE_PARTIAL[row.partial]}."
+            explain += f"\nNow {mt.PAUSE_PARTIAL[row.partial]}."
         if row.owner and not on:
             explain += (f"\nSet by {row.owner}: exiting that maintenance would unset it anyway; unset now, the "
                         "maintenance exit will find it already gone.")
@@ -328,6 +329,7 @@ class MaintenancePane(GuardedActions, Vertical):
             explain += "\nSet by someone else (not a cephtui maintenance): check they are done with it."
         if on and row.flag in DANGER:
             explain += "\nDo not leave it set unattended: u on this row unsets it."
+        explain = explain.strip()
         self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ enter
