@@ -452,7 +452,13 @@ def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_o
     t0 = time.monotonic()
     notes = list(notes)
     if weights:
-        existing = {as_int(o.get("osd", -1)) for o in dicts(as_dict(crushtool.osdmap_dump(om)).get("osds"))}
+        osds = dicts(as_dict(crushtool.osdmap_dump(om)).get("osds"))
+        existing = {as_int(o.get("osd", -1)) for o in osds}
+        down = sorted(as_int(o.get("osd", -1)) for o in osds
+                      if not o.get("up") and weights.get(as_int(o.get("osd", -1)), 0) > 0)
+        if down:  # in (or reweighted) but down: CRUSH picks it, the up set leaves it out until it boots
+            notes.append(", ".join(f"osd.{i}" for i in down) + " down: PGs CRUSH maps to it stay undersized "
+                         "until it is up, and then backfill onto it (counted here as the cluster is now)")
         gone = sorted(i for i in weights if i not in existing)
         if gone:  # the mon refuses these itself, with its own words; preview the rest
             notes.append(", ".join(f"osd.{i}" for i in gone) + " does not exist in the osdmap: the monitor will "
