@@ -60,6 +60,31 @@ FLAG_HELP: dict[str, str] = {
 }
 
 
+# `osd set pause` sets both pauserd and pausewr, and the osdmap lists those two: shown as one `pause`.
+PAUSE_PARTS = ("pauserd", "pausewr")
+PAUSE_PARTIAL: dict[str, str] = {
+    "pauserd": "only pauserd is set: client READS are stopped, writes go on. The ceph CLI cannot set it alone "
+               "(`osd set pause` sets both), so another tool or an older release did; unsetting pause clears it",
+    "pausewr": "only pausewr is set: client WRITES are stopped (reads go on), as if the cluster were full. The ceph "
+               "CLI cannot set it alone (`osd set pause` sets both), so another tool or an older release did; "
+               "unsetting pause clears it",
+}
+# Harmless first, the flags that stop IO, hide failures or stop recovery last: the flags table's cursor
+# starts on the first row, and a stray key there must not reach pause.
+FLAG_ORDER = ("noout", "noscrub", "nodeep-scrub", "norebalance", "nobackfill", "nosnaptrim", "notieragent",
+              "norecover", "noin", "noup", "nodown", "pause")
+
+
+def fold_pause(flags: Sequence[FlagState]) -> list[FlagState]:
+    """Cluster-wide pauserd + pausewr become one `pause` (as `osd set pause` set them); a lone one stays."""
+    parts = [f for f in flags if not f.scope and f.flag in PAUSE_PARTS]
+    if len(parts) < 2:
+        return list(flags)
+    since = min(f.seen_since for f in parts)
+    out = [f for f in flags if f not in parts]
+    return [FlagState("pause", "", since), *out]
+
+
 # ------------------------------------------------------------------ state directory
 
 def default_state_dir() -> Path:
@@ -511,6 +536,7 @@ def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]
                  now: float | None = None) -> list[str]:
     """One short phrase per active maintenance and per other flag, for the header."""
     items: list[str] = []
+    flags = fold_pause(flags)
     owned: set[FlagKey] = set()
     for m in maintenances:
         if not m.active:
@@ -530,6 +556,7 @@ def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]
 
 def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:
     n_m = sum(m.active for m in maintenances)
+    flags = fold_pause(flags)
     owned = {k for m in maintenances if m.active for k in m.owned}
     n_f = sum((f.flag, f.scope) not in owned for f in flags)
     parts = []

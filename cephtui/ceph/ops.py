@@ -22,7 +22,7 @@ import shlex
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -35,6 +35,10 @@ NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 CLASS_RE = NAME_RE
 EC_PLUGINS = ("jerasure", "isa", "lrc", "shec", "clay")
 
+# What an operation is known to do before any preview: SAFE changes no PG's up set (no data moves),
+# DESTROYS removes something for good, MOVES_DATA changes placement in a way cephtui does not preview
+# (pool size, pg_num). Operations that carry crush_edit or osd_weights are previewed: their impact label
+# comes from the preview's own numbers, never from this field.
 SAFE, MOVES_DATA, DESTROYS = "safe", "moves data", "destroys"
 
 
@@ -48,6 +52,11 @@ class Operation:
     confirm_text: str | None = None  # must be typed to confirm (destroying operations)
     inbuf: bytes = b""
     crush_edit: tuple[str, ...] | None = None  # crushtool args emulating this change (preview)
+    # The override weights (`osd in/out/reweight`) this sets, osd id -> 0..1: the preview applies them
+    # to an offline copy of the osdmap.
+    osd_weights: tuple[tuple[int, float], ...] | None = None
+    effect: str = ""  # what it does to client IO / failure detection / recovery, when that is the point
+    confirm_why: str = ""  # why the typed confirmation is asked when nothing is destroyed
 
     @property
     def command(self) -> dict[str, Any]:
@@ -56,6 +65,11 @@ class Operation:
     @property
     def changes_crush(self) -> bool:
         return self.crush_edit is not None
+
+    @property
+    def previewable(self) -> bool:
+        """Changes CRUSH or OSD weights: the PG-movement preview can compute what it moves."""
+        return self.crush_edit is not None or self.osd_weights is not None
 
 
 class Runner(Protocol):
@@ -271,24 +285,28 @@ def _cli(*words: str) -> str:
 
 # ------------------------------------------------------------------ OSD state
 
-def _ids_op(verb: str, prefix: str, ids: Iterable[int], impact: str, title: str) -> Operation:
+def _ids_op(verb: str, prefix: str, ids: Iterable[int], impact: str, title: str,
+            weight: float | None = None, effect: str = "") -> Operation:
     ids_ = osd_ids(ids)
     return Operation(title=f"{title} {_osd_list(ids_)}", prefix=prefix,
                      args=(("ids", [str(i) for i in ids_]),), cli=_cli(*verb.split(), *map(str, ids_)),
-                     impact=impact)
+                     impact=impact, effect=effect,
+                     osd_weights=None if weight is None else tuple((i, weight) for i in ids_))
 
 
 def osd_in(ids: Iterable[int]) -> Operation:
-    return _ids_op("osd in", "osd in", ids, MOVES_DATA, "Mark in")
+    return _ids_op("osd in", "osd in", ids, SAFE, "Mark in", weight=1.0)
 
 
 def osd_out(ids: Iterable[int]) -> Operation:
-    return _ids_op("osd out", "osd out", ids, MOVES_DATA, "Mark out")
+    return _ids_op("osd out", "osd out", ids, SAFE, "Mark out", weight=0.0)
 
 
 def osd_down(ids: Iterable[int]) -> Operation:
     # A running OSD marks itself up again after peering; this is how admins force a re-peer.
-    return _ids_op("osd down", "osd down", ids, SAFE, "Mark down")
+    return _ids_op("osd down", "osd down", ids, SAFE, "Mark down",
+                   effect="their PGs re-peer (client IO to them pauses briefly); a running OSD marks itself up "
+                          "again within seconds, a stopped one stays down")
 
 
 def osd_noout(ids: Iterable[int], on: bool) -> Operation:
@@ -300,7 +318,35 @@ def osd_reweight(osd: int, weight: str | float) -> Operation:
     w = parse_fraction(weight, "reweight")
     return Operation(title=f"Reweight osd.{osd} to {_fmt(w)}", prefix="osd reweight",
                      args=(("id", int(osd)), ("weight", w)), cli=_cli("osd", "reweight", str(osd), _fmt(w)),
-                     impact=MOVES_DATA)
+                     osd_weights=((int(osd), w),))
+
+
+def require_names(operations: Sequence[Operation], ids: Sequence[int], bucket: str | None = None
+                  ) -> list[Operation]:
+    """Actions on a bucket or on more than one OSD: the bucket's name (or the OSDs' names) must be typed.
+
+    One key on a bucket row reaches every OSD under it; the typed name makes that a decision.
+    """
+    operations = list(operations)
+    if not operations or (bucket is None and len(set(ids)) < 2):
+        return operations
+    names = " ".join(f"osd.{i}" for i in sorted(set(ids)))
+    if bucket is not None:
+        typed = bucket
+        why = f"This acts on every OSD under {bucket}: {len(set(ids))} OSD{'s' if len(set(ids)) != 1 else ''} " \
+              f"({_short_list(ids)})."
+    else:
+        typed, why = names, f"This acts on {len(set(ids))} OSDs ({_short_list(ids)})."
+    first = operations[0]
+    if first.confirm_text:  # a destroying operation already asks for its own name
+        return operations
+    title = f"{first.title} (every OSD under {bucket})" if bucket is not None else first.title
+    return [replace(first, confirm_text=typed, confirm_why=why, title=title), *operations[1:]]
+
+
+def _short_list(ids: Sequence[int], n: int = 8) -> str:
+    ids_ = sorted(set(ids))
+    return _osd_list(ids_[:n]) + (f" … +{len(ids_) - n} more" if len(ids_) > n else "")
 
 
 def osd_primary_affinity(osd: int, weight: str | float) -> Operation:
@@ -486,7 +532,8 @@ def pool_create(name: str, pg_num: int, pool_type: str = "replicated", rule: str
         words.append(f"--autoscale-mode={autoscale_mode}")
         args.append(("autoscale_mode", autoscale_mode))
     return Operation(title=f"Create {pool_type} pool {name}", prefix="osd pool create", args=tuple(args),
-                     cli=_cli(*words), impact=MOVES_DATA)
+                     cli=_cli(*words), effect=f"creates {pg_num} new, empty PGs (they peer; no existing data "
+                                              "moves)")
 
 
 def pool_set(name: str, var: str, value: str | int) -> Operation:
@@ -606,16 +653,41 @@ def auth_export(entity: str, path: str) -> Operation:
 CLUSTER_FLAGS = ("pause", "noup", "nodown", "noout", "noin", "nobackfill", "norebalance", "norecover", "noscrub",
                  "nodeep-scrub", "notieragent", "nosnaptrim")
 GROUP_FLAGS = ("noup", "nodown", "noin", "noout")
+# What setting each of these does to the cluster: they move no data, but stop client IO, hide failures or
+# stop recovery. Setting one needs its name typed.
+DANGEROUS_FLAGS: dict[str, str] = {
+    "pause": "stops ALL client reads and writes (sets pauserd and pausewr): every VM, mount and gateway "
+             "using this cluster hangs until it is unset. No data moves",
+    "noup": "OSDs that start or restart are not marked up: a restarted OSD stays out of service and its PGs "
+            "stay degraded until this is unset",
+    "nodown": "failed OSDs are not marked down: clients keep waiting on dead OSDs (IO to their PGs blocks "
+              "instead of failing over) and failure detection is off",
+    "noin": "OSDs that boot are not marked in: a new or returning OSD gets no data until marked in by hand",
+    "norecover": "recovery stops: degraded objects keep fewer copies than the pool's size, so another "
+                 "failure meanwhile can lose data",
+}
+FLAG_UNSET_EFFECT: dict[str, str] = {
+    "pause": "client reads and writes resume",
+    "noup": "OSDs that are running mark themselves up again",
+    "nodown": "the mons again mark failed OSDs down (any OSD that died meanwhile goes down now)",
+    "noin": "booting OSDs are marked in again (mon_osd_auto_mark_in rules apply)",
+    "norecover": "recovery of degraded objects resumes",
+}
 
 
 def flag_set(flag: str, on: bool) -> Operation:
-    if flag not in CLUSTER_FLAGS:
+    if on and flag not in CLUSTER_FLAGS:
         raise ValueError(f"unknown flag '{flag}' (known: {', '.join(CLUSTER_FLAGS)})")
+    # Unsetting a flag the osdmap shows is always offered: the mon says itself if it does not know it.
+    check_name(flag, "flag")
     verb = "set" if on else "unset"
-    # pause stops all client IO and nodown/noup can hide failures: call them out.
-    impact = MOVES_DATA if flag in ("pause", "nodown", "noup") and on else SAFE
+    effect = DANGEROUS_FLAGS.get(flag, "") if on else FLAG_UNSET_EFFECT.get(flag, "")
+    danger = on and flag in DANGEROUS_FLAGS
     return Operation(title=f"{'Set' if on else 'Unset'} the cluster flag {flag}", prefix=f"osd {verb}",
-                     args=(("key", flag),), cli=_cli("osd", verb, flag), impact=impact)
+                     args=(("key", flag),), cli=_cli("osd", verb, flag), effect=effect,
+                     confirm_text=flag if danger else None,
+                     confirm_why=f"{flag} stops client IO, hides failures or stops recovery (see Impact)."
+                     if danger else "")
 
 
 def group_flag_set(flag: str, who: Sequence[str], on: bool) -> Operation:

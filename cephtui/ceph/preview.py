@@ -1,13 +1,16 @@
-"""PG-movement preview: which PGs a CRUSH change would remap, before anything is sent.
+"""PG-movement preview: which PGs a CRUSH or OSD-weight change would remap, before anything is sent.
 
 The current osdmap is fetched once (`osd getmap`), its own crush map exported from it
 so both are the same epoch, the operations are replayed on an offline copy with
-crushtool, and osdmaptool maps every PG with the old and the new crush. Nothing is
-sent to the cluster but reads.
+crushtool (CRUSH) or by setting the OSDs' override weights in a copy of the osdmap
+(`osd in/out/reweight`: osdmaptool can mark only one OSD out, and none in or
+reweighted), and osdmaptool maps every PG before and after. Nothing is sent to the
+cluster but reads.
 """
 from __future__ import annotations
 
 import re
+import struct
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +21,7 @@ from . import crushtool
 from .client import CephError
 from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 from .crushtool import NONE_OSD
+from .format import human_bytes
 from .ops import Operation
 from .parse import _pg_stats_list
 
@@ -38,6 +42,10 @@ class PoolMovement:
     changed_pgs: int  # PGs whose up set changes (order included: a new primary counts)
     shards_moved: int  # OSD-shards that must be backfilled somewhere new
     bytes_to_move: int | None  # None: unknown (no mgr)
+    size: int = 0  # the pool's replica count (k+m for EC)
+    undersized_pgs: int = 0  # up set shrinks below size: CRUSH finds nowhere to put the missing copies
+    min_size: int = 0
+    inactive_pgs: int = 0  # of those, left below min_size: client IO to them stops
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,120 @@ class Preview:
     seconds: float = 0.0  # how long the computation took
     # What the up sets depend on, as of `epoch` (see mapping_key): to tell a stale preview at apply time.
     key: tuple[Any, ...] = ()
+    undersized_pgs: int = 0  # PGs left with fewer OSDs than the pool's size: degraded, not moved
+    inactive_pgs: int = 0  # PGs left with fewer OSDs than the pool's min_size: IO to them stops
+
+
+def impact_label(p: Preview) -> str:
+    """The confirm dialog's Impact line, from the preview's own numbers."""
+    if not p.changed_pgs:
+        return "no data moves (no PG changes its up set)"
+    parts = []
+    if p.shards_moved:
+        size = "? bytes" if p.bytes_to_move is None else human_bytes(p.bytes_to_move)
+        parts.append(f"{p.changed_pgs} of {p.total_pgs} PGs remapped: {p.shards_moved} shard copies, "
+                     f"≈{size} to move")
+    if p.inactive_pgs:
+        parts.append(f"{p.inactive_pgs} PGs fall below min_size: client IO to them STOPS")
+    if p.undersized_pgs:
+        parts.append(f"{p.undersized_pgs} PGs become undersized (fewer copies than the pool size, nowhere to "
+                     "re-replicate: degraded, not moved)")
+    if not parts:
+        parts.append(f"{p.changed_pgs} of {p.total_pgs} PGs change primary only: no data is copied")
+    return "; ".join(parts)
+
+
+# ------------------------------------------------------------------ OSD override weights
+
+CEPH_OSD_IN = 0x10000  # 16.16 fixed point: 1.0 = in, 0 = out
+
+
+def _crc32c_table() -> list[int]:
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes, seed: int = 0xFFFFFFFF) -> int:
+    """Ceph's crc32c (Castagnoli, seed -1, no final inversion): the osdmap's own checksum."""
+    c, t = seed, _CRC_TABLE
+    for b in data:
+        c = t[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c
+
+
+def _weights_offset(b: bytes) -> tuple[int, int]:
+    """(offset of the osd_weight entries, max_osd) in an encoded osdmap.
+
+    OSDMap::encode: wrapper v8, then the client section: fsid, epoch, created, modified, pools,
+    pool names, pool_max, flags, max_osd, osd_state, osd_weight.
+    """
+    off = 0
+
+    def u32() -> int:
+        nonlocal off
+        if off + 4 > len(b):
+            raise crushtool.CrushToolError("the osdmap is shorter than its encoding says")
+        (v,) = struct.unpack_from("<I", b, off)
+        off += 4
+        return v
+
+    if len(b) < 16 or b[0] != 8:
+        raise crushtool.CrushToolError(f"osdmap encoding v{b[0] if b else '?'} is not the one cephtui can edit")
+    off = 6
+    if not 5 <= b[off] <= 10:  # client section: osd_state is a vector of u32 since v5
+        raise crushtool.CrushToolError(f"osdmap client encoding v{b[off]} is not the one cephtui can edit")
+    off += 6 + 16 + 4 + 8 + 8  # header, fsid, epoch, created, modified
+    for _ in range(u32()):  # pools: int64 id, then pg_pool_t with its own length
+        off += 8 + 2
+        length = u32()  # read first: `off += u32()` would add to the offset from before the read
+        off += length
+    for _ in range(u32()):  # pool names: int64 id, string
+        off += 8
+        length = u32()
+        off += length
+    off += 4 + 4  # pool_max, flags
+    max_osd = u32()
+    n_state = u32()
+    off += 4 * n_state
+    n_weight = u32()
+    if not n_state == n_weight == max_osd or off + 4 * max_osd > len(b) - 4:
+        raise crushtool.CrushToolError("could not find the OSD weights in the osdmap encoding")
+    return off, max_osd
+
+
+def set_osd_weights(osdmap: bytes, weights: dict[int, float]) -> bytes:
+    """A copy of an encoded osdmap with some OSDs' override weights (`osd reweight`; 0 = out, 1 = in).
+
+    osdmaptool has no option for this (it marks one OSD out, none in or reweighted), so the
+    osd_weight vector is found by walking the encoding and the trailing crc32c recomputed. The
+    result is checked by the caller (osdmaptool must decode it and show the new weights).
+    """
+    off, max_osd = _weights_offset(osdmap)
+    b = bytearray(osdmap)
+    for osd, w in weights.items():
+        if not 0 <= osd < max_osd:
+            raise crushtool.CrushToolError(f"osd.{osd} is not in the osdmap (max_osd {max_osd})")
+        # as the mon computes it (OSDMonitor: (int)((double)CEPH_OSD_IN * w))
+        struct.pack_into("<I", b, off + 4 * osd, int(CEPH_OSD_IN * min(1.0, max(0.0, w))))
+    struct.pack_into("<I", b, len(b) - 4, crc32c(bytes(b[:-4])))
+    return bytes(b)
+
+
+def check_weights(info: dict[str, Any], weights: dict[int, float]) -> None:
+    """The patched map, as osdmaptool decodes it, has exactly the weights asked for."""
+    got = {as_int(o.get("osd", -1)): as_float(o.get("weight", -1)) for o in dicts(as_dict(info).get("osds"))}
+    for osd, w in weights.items():
+        want = int(CEPH_OSD_IN * w) / CEPH_OSD_IN
+        if osd not in got or abs(got[osd] - want) > 1e-4:
+            raise crushtool.CrushToolError(f"could not emulate the weight change of osd.{osd} offline")
 
 
 # ------------------------------------------------------------------ building the new crush
@@ -183,13 +305,15 @@ Mapping = dict[str, tuple[int, ...]]
 
 
 def mappings(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, mark_out: int | None = None,
-             mark_up_in: bool = False) -> tuple[dict[str, Any], Mapping, Mapping]:
+             mark_up_in: bool = False, new_osdmap: bytes | None = None
+             ) -> tuple[dict[str, Any], Mapping, Mapping]:
     """(osdmap JSON, up sets before, up sets after): three tool runs, the expensive part.
-    They run side by side: osdmaptool is single-threaded and the GIL is released while we wait."""
+    They run side by side: osdmaptool is single-threaded and the GIL is released while we wait.
+    new_osdmap: the map after (OSD weights changed), else the same map with the new crush."""
     with ThreadPoolExecutor(max_workers=3) as pool:
         info = pool.submit(crushtool.osdmap_dump, osdmap)
         before = pool.submit(crushtool.map_pgs, osdmap, old_crush, None, mark_up_in)
-        after = pool.submit(crushtool.map_pgs, osdmap, new_crush, mark_out, mark_up_in)
+        after = pool.submit(crushtool.map_pgs, new_osdmap or osdmap, new_crush, mark_out, mark_up_in)
         return info.result(), before.result(), after.result()
 
 
@@ -221,19 +345,24 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
         if pool_bytes is not None and pid in pool_bytes:
             per_pg = pool_bytes[pid] // pg_num if pg_num else 0
         nbytes: int | None = 0 if (pg_bytes is not None or per_pg is not None) else None
-        n_changed = n_shards = 0
+        n_changed = n_shards = n_under = n_inactive = 0
+        size, min_size = max(0, as_int(p.get("size"))), max(0, as_int(p.get("min_size")))
         for pgid in by_pool.get(pid, []):
             old, new = before[pgid], after.get(pgid, ())
             if new == old:
                 continue
             changed.add(pgid)
             n_changed += 1
+            if _copies(new) < size and _copies(new) < _copies(old):
+                n_under += 1
+                n_inactive += _copies(new) < min_size <= _copies(old)
             s = shards_moved(old, new, erasure)
             n_shards += s
             if nbytes is not None:
                 b = pg_bytes.get(pgid, 0) if pg_bytes is not None else (per_pg or 0)
                 nbytes += s * (b // k)
-        pools.append(PoolMovement(pid, as_str(p.get("pool_name")) or str(pid), pg_num, n_changed, n_shards, nbytes))
+        pools.append(PoolMovement(pid, as_str(p.get("pool_name")) or str(pid), pg_num, n_changed, n_shards, nbytes,
+                                  size, n_under, min_size, n_inactive))
     known = [pm.bytes_to_move for pm in pools]
     if pools:
         total_bytes = sum(b for b in known if b is not None) if all(b is not None for b in known) else None
@@ -242,7 +371,12 @@ def summarize(info: dict[str, Any], before: Mapping, after: Mapping, new_crush: 
     return Preview(epoch=as_int(info.get("epoch")), pools=tuple(pools), total_pgs=len(before),
                    changed_pgs=len(changed), shards_moved=sum(pm.shards_moved for pm in pools),
                    bytes_to_move=total_bytes, new_crush=new_crush, changed=frozenset(changed), notes=tuple(notes_),
-                   key=mapping_key(info))
+                   key=mapping_key(info), undersized_pgs=sum(pm.undersized_pgs for pm in pools),
+                   inactive_pgs=sum(pm.inactive_pgs for pm in pools))
+
+
+def _copies(up: tuple[int, ...]) -> int:
+    return sum(1 for o in up if o != NONE_OSD)
 
 
 def compare(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, *, mark_out: int | None = None,
@@ -290,28 +424,52 @@ def preview_map(client: PreviewSource, new_crush: bytes, notes: Sequence[str] = 
     return _with_bytes(client, om, old, new_crush, None, notes)
 
 
+def osd_weights(ops: Sequence[Operation]) -> dict[int, float]:
+    """The override weights the operations set, the last one winning (as the mon would apply them)."""
+    out: dict[int, float] = {}
+    for op in ops:
+        out.update(op.osd_weights or ())
+    return out
+
+
 def preview(client: PreviewSource, ops: Sequence[Operation]) -> Preview:
     """Preview a sequence of operations, applied in order to an offline copy of the current map."""
     om, _ = fetch_osdmap(client)
     old = crushtool.export_crush(om)
     new, notes = build_crush(old, ops)
-    return _with_bytes(client, om, old, new, None, notes)
+    return _with_bytes(client, om, old, new, None, notes, osd_weights(ops))
 
 
 def preview_out(client: PreviewSource, osd_id: int) -> Preview:
-    """Preview marking one OSD out (osdmaptool can mark only one out per run)."""
+    """Preview marking one OSD out."""
     om, _ = fetch_osdmap(client)
     old = crushtool.export_crush(om)
-    return _with_bytes(client, om, old, old, int(osd_id), ())
+    return _with_bytes(client, om, old, old, None, (), {int(osd_id): 0.0})
 
 
 def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_out: int | None,
-                notes: Sequence[str]) -> Preview:
+                notes: Sequence[str], weights: dict[int, float] | None = None) -> Preview:
     t0 = time.monotonic()
-    info, before, after = mappings(om, old, new, mark_out)
+    notes = list(notes)
+    if weights:
+        osds = dicts(as_dict(crushtool.osdmap_dump(om)).get("osds"))
+        existing = {as_int(o.get("osd", -1)) for o in osds}
+        down = sorted(as_int(o.get("osd", -1)) for o in osds
+                      if not o.get("up") and weights.get(as_int(o.get("osd", -1)), 0) > 0)
+        if down:  # in (or reweighted) but down: CRUSH picks it, the up set leaves it out until it boots
+            notes.append(", ".join(f"osd.{i}" for i in down) + " down: PGs CRUSH maps to it stay undersized "
+                         "until it is up, and then backfill onto it (counted here as the cluster is now)")
+        gone = sorted(i for i in weights if i not in existing)
+        if gone:  # the mon refuses these itself, with its own words; preview the rest
+            notes.append(", ".join(f"osd.{i}" for i in gone) + " does not exist in the osdmap: the monitor will "
+                         "refuse it")
+            weights = {i: w for i, w in weights.items() if i not in gone}
+    new_om = set_osd_weights(om, weights) if weights else None
+    info, before, after = mappings(om, old, new, mark_out, new_osdmap=new_om)
+    if new_om is not None:
+        check_weights(crushtool.osdmap_dump(new_om), weights or {})
     pg_bytes: dict[str, int] | None = {}  # nothing moves: zero bytes, no need to ask the mgr
     pool_bytes: dict[int, int] | None = None
-    notes = list(notes)
     if any(after.get(pgid) != up for pgid, up in before.items()):  # only ask the mgr when something moves
         pg_bytes, pool_bytes, note = pg_sizes(client, len(before))
         notes += [note] if note else []

@@ -128,3 +128,27 @@ def test_bad_map_text_is_refused_and_nothing_applied(client: CephClient) -> None
     _, epoch1 = fetch_osdmap(client)
     assert epoch1 == epoch0
     assert client.mon_raw("osd getcrushmap")[0] == crush
+
+
+def test_weight_preview_predicts_the_mons_own_mapping(client: CephClient, sandbox: Sandbox) -> None:
+    """Reweight two OSDs in one go (the osdmap's override weights edited offline): the osdmap the mons
+    then build maps exactly the PGs the preview said, and as many undersized (3 OSDs, size 3: a PG
+    that CRUSH steers off a reweighted OSD has nowhere else to go)."""
+    wait_until(lambda: _clean(client), 120, "all PGs active+clean before the test")
+    steps = [ops.osd_reweight(0, "0.5"), ops.osd_reweight(1, "0.8")]
+    om0, epoch0 = fetch_osdmap(client)
+    before = crushtool.map_pgs(om0)
+    pv = preview(client, steps)
+    assert fetch_osdmap(client)[1] == epoch0 == pv.epoch  # read-only
+    assert pv.changed and 0 < pv.undersized_pgs < pv.total_pgs
+    try:
+        for op in steps:
+            ops.run(client, op)
+        after = crushtool.map_pgs(fetch_osdmap(client)[0])  # the mons' own map, as it is now
+        really_changed = {pgid for pgid, up in before.items() if after[pgid] != up}
+        assert really_changed == set(pv.changed)
+        assert sum(1 for pgid in really_changed if len(after[pgid]) < len(before[pgid])) == pv.undersized_pgs
+    finally:
+        ops.run(client, ops.osd_reweight(0, "1"))
+        ops.run(client, ops.osd_reweight(1, "1"))
+    wait_until(lambda: _clean(client), 120, "all PGs active+clean after the test")

@@ -221,11 +221,18 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
             await pilot.press("space")
             assert app.osds_pane.targets() == (0, 1)
             await pilot.press("f")
+            # Two OSDs: their names are typed; the dialog says why no PG-movement preview is needed.
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirm dialog")
+            assert app.screen.typed == "osd.0 osd.1"
+            assert text_of(app, "#confirm-impact").startswith("Impact: no data moves (no PG-movement preview")
+            await pilot.press(*"osd.0 osd.1")
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 0 1")
             assert noout_osds(sandbox) == [0, 1]
             await wait_for(pilot, lambda: [o.id for o in app.osds_pane.table_data.osds if "noout" in o.flags]
                            == [0, 1], 10, "noout shown on both")
             await pilot.press("f")  # all marked have it: the same key takes it away
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirm dialog")
+            await pilot.press(*"osd.0,osd.1")
             await confirm_and_run(app, pilot, "$ ceph osd rm-noout 0 1")
             assert noout_osds(sandbox) == []
     finally:

@@ -39,7 +39,7 @@ FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set 
 # Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
-DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill"}
+DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill", "noin"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ class FlagRow:
     is_set: bool
     since: float | None
     owner: str  # "maintenance host vm" / "" (someone else)
+    partial: str = ""  # pause only: "pauserd" or "pausewr" when just one of the two is set
 
     @property
     def key(self) -> tuple[str, str]:
@@ -56,17 +57,27 @@ class FlagRow:
 
 
 def flag_rows(flags: Sequence[FlagState], maintenances: Sequence[mt.Maintenance]) -> list[FlagRow]:
+    """Every cluster flag, harmless ones first (mt.FLAG_ORDER), then every scoped or unlisted flag set.
+
+    pauserd + pausewr show as one `pause` row (what `osd set pause` sets); a lone one shows on the
+    pause row as partial, with what it means.
+    """
+    flags = mt.fold_pause(flags)
     now_set = {(f.flag, f.scope): f for f in flags}
     owners: dict[tuple[str, str], str] = {}
     for m in maintenances:
         for k in m.owned:
             owners.setdefault(k, f"maintenance {m.target.label}")
     rows = []
-    for flag in ops.CLUSTER_FLAGS:
+    order = [f for f in mt.FLAG_ORDER if f in ops.CLUSTER_FLAGS] + [f for f in ops.CLUSTER_FLAGS
+                                                                    if f not in mt.FLAG_ORDER]
+    for flag in order:
         f = now_set.get((flag, ""))
-        rows.append(FlagRow(flag, "", f is not None, f.seen_since if f else None, owners.get((flag, ""), "")))
+        partial = next((p for p in mt.PAUSE_PARTS if (p, "") in now_set), "") if flag == "pause" and not f else ""
+        since = f.seen_since if f else (now_set[(partial, "")].seen_since if partial else None)
+        rows.append(FlagRow(flag, "", f is not None, since, owners.get((flag, ""), ""), partial))
     for f in flags:
-        if f.scope or f.flag not in ops.CLUSTER_FLAGS:
+        if (f.scope or f.flag not in ops.CLUSTER_FLAGS) and not (not f.scope and f.flag in mt.PAUSE_PARTS):
             rows.append(FlagRow(f.flag, f.scope, True, f.seen_since, owners.get((f.flag, f.scope), "")))
     return rows
 
@@ -231,16 +242,20 @@ class MaintenancePane(GuardedActions, Vertical):
                 (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
     def _flag_cells(self, r: FlagRow) -> tuple[tuple[str, str], ...]:
-        help_ = mt.FLAG_HELP.get(r.flag, "")
+        help_ = mt.PAUSE_PARTIAL.get(r.partial) or mt.FLAG_HELP.get(r.flag, "")
         if r.scope:
             help_ = f"only for {r.scope}: " + help_
+        elif r.flag in ops.DANGEROUS_FLAGS:
+            help_ = "⚠ " + help_
         s = palette.style
-        state_style = s(("bold err" if r.flag in DANGER else "bold warn") if r.is_set else "muted")
+        on = r.is_set or bool(r.partial)
+        state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
         since = mt.since_text(r.since, self.first_poll) if r.since is not None else ""
-        owner = r.owner or ("someone else" if r.is_set else "")
-        return ((r.flag, "bold" if r.is_set else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
-                ("set" if r.is_set else "-", state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
-                (help_, s("" if r.is_set else "muted")))
+        owner = r.owner or ("someone else" if on else "")
+        state = "set" if r.is_set else ({"pauserd": "reads", "pausewr": "writes"}.get(r.partial) or "-")
+        return ((r.flag, "bold" if on else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
+                (state, state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
+                (help_, s("" if on else "muted")))
 
     def _show_howto(self) -> None:
         howto = self.query_one("#maint-howto", Static)
@@ -284,13 +299,13 @@ class MaintenancePane(GuardedActions, Vertical):
             return
         row = self.selected_flag()
         if row is not None:
-            self._flag_action(not row.is_set)
+            self._flag_action(not (row.is_set or bool(row.partial)))
 
     def _flag_action(self, on: bool) -> None:
         row = self.selected_flag()
         if row is None:
             return
-        if row.is_set == on:
+        if row.is_set == on and not (row.partial and not on):  # a partial pause is unset with `unset pause`
             self.app.notify(f"{mt.flag_label(row.key)} is already {'set' if on else 'unset'}.")
             return
         try:
@@ -303,14 +318,18 @@ class MaintenancePane(GuardedActions, Vertical):
         except ValueError as e:
             self.app.notify(str(e), severity="error")
             return
-        explain = f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
+        # A dangerous flag's Impact line already says what it does: not twice.
+        explain = "" if op.effect else f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
+        if row.partial:
+            explain += f"\nNow {mt.PAUSE_PARTIAL[row.partial]}."
         if row.owner and not on:
             explain += (f"\nSet by {row.owner}: exiting that maintenance would unset it anyway; unset now, the "
                         "maintenance exit will find it already gone.")
         elif row.is_set and not on:
             explain += "\nSet by someone else (not a cephtui maintenance): check they are done with it."
         if on and row.flag in DANGER:
-            explain += "\nThis flag hides failures or stops data movement/IO: do not leave it set unattended."
+            explain += "\nDo not leave it set unattended: u on this row unsets it."
+        explain = explain.strip()
         self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------ enter

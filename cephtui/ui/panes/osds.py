@@ -291,6 +291,17 @@ class OSDsPane(GuardedActions, Vertical):
             return ()
         return selected_osds(self.vtable.rows, self.table_data, self.vtable.cursor)
 
+    def target_bucket(self) -> str | None:
+        """The bucket under the cursor when the action reaches every OSD under it (nothing marked)."""
+        row = self.current_row()
+        if self.marked or row is None or row.is_osd or not isinstance(row.node, BucketInfo):
+            return None
+        return row.node.name
+
+    def _guarded(self, operations: list[ops.Operation], ids: Sequence[int]) -> list[ops.Operation]:
+        """A bucket or several OSDs: the names must be typed (one stray key must not change many OSDs)."""
+        return ops.require_names(operations, ids, self.target_bucket())
+
     def action_mark(self) -> None:
         for i in selected_osds(self.vtable.rows, self.table_data, self.vtable.cursor) if self.table_data else ():
             self.marked.symmetric_difference_update({i})
@@ -312,7 +323,7 @@ class OSDsPane(GuardedActions, Vertical):
                             f"({osd_names(ids[:5])}{' …' if len(ids) > 5 else ''}).", severity="warning")
             return
         try:
-            operations = make(ids)
+            operations = self._guarded(make(ids), ids)
         except ValueError as e:
             self.app.notify(str(e), severity="error")
             return
@@ -334,11 +345,18 @@ class OSDsPane(GuardedActions, Vertical):
 
     def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
               help: str = "") -> None:
-        if not self.targets():
+        ids = self.targets()
+        if not ids:
             self.app.notify("No OSD selected.", severity="warning")
             return
+        bucket = self.target_bucket()  # read now: the cursor may move while the form is open
+        if bucket is not None:
+            title += f" (every OSD under {bucket})"
 
-        self.app.form_then_confirm(title, fields, build, help)  # type: ignore[attr-defined]
+        def guarded(values: dict[str, str]) -> list[ops.Operation]:
+            return ops.require_names(build(values), ids, bucket)
+
+        self.app.form_then_confirm(title, fields, guarded, help)  # type: ignore[attr-defined]
 
     def action_reweight(self) -> None:
         ids = self.targets()

@@ -8,6 +8,7 @@ answer on screen until the operator closes it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,7 +27,42 @@ from .dialog import Dialog
 
 log = logging.getLogger("cephtui")
 
-IMPACT_STYLE = {ops_mod.SAFE: "ok", ops_mod.MOVES_DATA: "warn", ops_mod.DESTROYS: "bold err"}  # palette specs
+def same_names(typed: str, wanted: str) -> bool:
+    """The typed confirmation: names in the same order; commas and runs of spaces do not matter."""
+    def norm(s: str) -> list[str]:
+        return [w for w in re.split(r"[\s,]+", s.strip()) if w]
+    return bool(wanted.strip()) and norm(typed) == norm(wanted)
+
+
+def impact_of(operations: Sequence[ops_mod.Operation], preview_state: str, preview_label: str | None = None
+              ) -> tuple[str, str]:
+    """(Impact text, palette spec): from the preview when there is one, else from what the commands are.
+
+    Never a guess: a previewed change says what the preview computed; a change that touches no PG
+    mapping says no data moves; a flag says what it does to IO, failure detection or recovery.
+    """
+    destroys = any(op.impact == ops_mod.DESTROYS for op in operations)
+    effects = [op.effect for op in operations if op.effect]
+    prefix = "destroys; " if destroys else ""
+    style = "bold err" if destroys else ""
+    if any(op.previewable for op in operations):
+        if preview_state == "running":
+            return prefix + "computing the PG-movement preview…", style or "muted"
+        if preview_state == "ready" and preview_label:
+            moves = not preview_label.startswith("no data moves")
+            return prefix + preview_label, style or ("bold warn" if moves else "ok")
+        if preview_state in ("failed", "none"):
+            return prefix + "unknown: no PG-movement preview (see below); this can move data", style or "bold warn"
+        return prefix + "see the preview below", style or "warn"
+    if any(op.impact == ops_mod.MOVES_DATA for op in operations):
+        return (prefix + "moves data (not previewed: a pool's size, pg_num or rule decides where its data lives)",
+                style or "bold warn")
+    danger = any(op.confirm_text and op.effect for op in operations)
+    if effects:
+        return prefix + "; ".join(effects), style or ("bold err" if danger else "ok")
+    if destroys:
+        return "destroys", "bold err"
+    return "no data moves (no PG-movement preview needed: nothing here changes CRUSH, OSD weights or in/out)", "ok"
 
 
 @dataclass(frozen=True)
@@ -61,6 +97,7 @@ class ConfirmScreen(Dialog[Outcome]):
         border: thick $primary; background: $surface; padding: 1 2; }
     ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
     ConfirmScreen #confirm-body { height: auto; max-height: 30; }
+    ConfirmScreen #confirm-impact { height: auto; }
     ConfirmScreen #confirm-preview { height: auto; margin-top: 1; }
     ConfirmScreen #confirm-typed { margin-top: 1; }
     ConfirmScreen #confirm-result { height: auto; margin-top: 1; }
@@ -93,6 +130,7 @@ class ConfirmScreen(Dialog[Outcome]):
             yield Static(Text(f"Confirm: {title}"), id="confirm-title")
             with VerticalScroll(id="confirm-body"):
                 yield Static(self._summary(), id="confirm-commands")
+                yield Static(self._impact(), id="confirm-impact")
                 if self.preview_fn is not None:
                     yield Static(Text("Computing the preview: mapping every PG with the current and the new "
                                       "CRUSH map…", style="italic"), id="confirm-preview")
@@ -105,15 +143,18 @@ class ConfirmScreen(Dialog[Outcome]):
                 yield Button("Run", id="confirm-run", variant="error" if self.typed else "primary",
                              disabled=self.preview_state == "running")
 
+    def _impact(self, label: str | None = None) -> Text:
+        text, spec = impact_of(self.operations, self.preview_state, label)
+        return Text.assemble(("Impact: ", "bold"), (text, palette.style(spec)))
+
     def _summary(self) -> Group:
-        impact = max((op.impact for op in self.operations),
-                     key=lambda i: (ops_mod.SAFE, ops_mod.MOVES_DATA, ops_mod.DESTROYS).index(i))
         parts: list[RenderableType] = [Text("This runs, in order:", style="bold"), command_block(self.operations)]
-        parts.append(Text.assemble(("Impact: ", "bold"), (impact, palette.style(IMPACT_STYLE.get(impact, "")))))
         if self.explain:
             parts.append(Text(self.explain) if isinstance(self.explain, str) else self.explain)
         if self.typed:
-            parts.append(Text(f"This cannot be undone. Type '{self.typed}' below to confirm.",
+            op = next(op for op in self.operations if op.confirm_text)
+            why = "This cannot be undone." if op.impact == ops_mod.DESTROYS else (op.confirm_why or "")
+            parts.append(Text(f"{why} Type '{self.typed}' below to confirm.".strip(),
                               style=palette.style("bold err")))
         return Group(*parts)
 
@@ -147,6 +188,8 @@ class ConfirmScreen(Dialog[Outcome]):
 
     def _show_preview(self, result: RenderableType, state: str) -> None:
         self.preview_state = state
+        label = getattr(self.preview_fn, "impact", None)
+        self.query_one("#confirm-impact", Static).update(self._impact(label() if callable(label) else None))
         if self.stale_note:
             result = Group(Text(f"⚠ Recomputed: the cluster changed since the first preview ({self.stale_note}). "
                                 "Check the numbers below, then press Run again.",
@@ -176,10 +219,15 @@ class ConfirmScreen(Dialog[Outcome]):
         if self.state == "done":
             self.dismiss(self.outcome)
             return
-        if self.state != "asking" or self.preview_state == "running":
+        if self.state != "asking":
             return
         result = self.query_one("#confirm-result", Static)
-        if self.typed and self.query_one("#confirm-typed", Input).value.strip() != self.typed:
+        if self.preview_state == "running":  # Enter in the typed field while the preview computes
+            if not self.stale_note:  # a recomputation keeps its own "nothing was sent" message
+                result.update(Text("The preview is still being computed: nothing was sent. Run is enabled once "
+                                   "it is shown.", style=palette.style("warn")))
+            return
+        if self.typed and not same_names(self.query_one("#confirm-typed", Input).value, self.typed):
             result.update(Text(f"Type exactly '{self.typed}' to confirm. Nothing was sent.",
                                style=palette.style("bold err")))
             return
@@ -232,6 +280,7 @@ class ConfirmScreen(Dialog[Outcome]):
 
     def _preview_stale(self, changed: str) -> None:
         self.state, self.preview_state, self.stale_note, self.second_yes = "asking", "running", changed, False
+        self.query_one("#confirm-impact", Static).update(self._impact())
         self.query_one("#confirm-preview", Static).update(Text(
             f"⚠ The preview above no longer matches the cluster ({changed}): its numbers were computed for the "
             "old map. Recomputing against the current one…", style=palette.style("bold warn")))

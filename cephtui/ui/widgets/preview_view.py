@@ -30,8 +30,22 @@ def render(p: preview.Preview) -> RenderableType:
     t.add_row(Text("total", style="bold"), str(p.total_pgs), Text(str(p.changed_pgs), style="bold"),
               str(p.shards_moved), Text(total, style="bold"))
     share = p.changed_pgs / p.total_pgs if p.total_pgs else 0.0
+    under: list[Text] = []
+    if p.inactive_pgs:
+        under.append(Text(f"✖ {p.inactive_pgs} PGs would keep fewer copies than their pool's min_size: they go "
+                          "inactive and client IO to them stops until the OSDs are back.",
+                          style=palette.style("bold err")))
+    if p.undersized_pgs:
+        sizes = ", ".join(f"{pm.pool_name} size {pm.size}: {pm.undersized_pgs}" for pm in p.pools if pm.undersized_pgs)
+        under.append(Text(f"⚠ {p.undersized_pgs} PGs would keep fewer copies than their pool's size ({sizes}): "
+                          "CRUSH finds no other OSD (or host) to re-replicate to, so they become undersized and "
+                          "degraded instead of moving.", style=palette.style("bold err")))
     if not p.changed_pgs:
         verdict = Text("No PG changes its up set: no data moves.", style=palette.style("ok"))
+    elif not p.shards_moved and p.undersized_pgs:
+        verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set, but nothing is "
+                       "backfilled: their copies on the affected OSDs are simply not replaced.",
+                       style=palette.style("bold warn"))
     elif not p.shards_moved:
         verdict = Text(f"{p.changed_pgs} of {p.total_pgs} PGs ({share:.0%}) change their up set only in order "
                        "(new primaries): peering, but no data is copied.", style=palette.style("warn"))
@@ -40,7 +54,7 @@ def render(p: preview.Preview) -> RenderableType:
                        f"{p.shards_moved} shard copies, about {total}, will be backfilled.",
                        style=palette.style("bold warn"))
     notes = [Text(f"note: {n}", style=palette.style("muted")) for n in p.notes]
-    return Group(t, verdict, *notes, Text(f"computed offline with crushtool/osdmaptool in {p.seconds:.2f}s",
+    return Group(t, verdict, *under, *notes, Text(f"computed offline with crushtool/osdmaptool in {p.seconds:.2f}s",
                                           style=palette.style("muted")))
 
 
@@ -62,18 +76,18 @@ class PreviewJob:
             raise PreviewUnavailable(str(e)) from None
         return render(self.result)
 
+    def impact(self) -> str | None:
+        """The Impact line once computed: from the preview's numbers."""
+        return preview.impact_label(self.result) if self.result is not None else None
+
     def stale(self) -> str | None:
         """Asked by the confirm dialog right before it applies: what changed in the osdmap since."""
         return preview.staleness(self._client, self.result) if self.result is not None and self._client else None
 
 
 def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> PreviewJob | None:
-    """A preview for operations that change CRUSH (or mark one OSD out); None for the others."""
-    if len(operations) == 1 and operations[0].prefix == "osd out":
-        ids = dict(operations[0].args)["ids"]
-        if len(ids) == 1:  # osdmaptool marks one OSD out per run
-            return PreviewJob(lambda: preview.preview_out(client, int(ids[0])), client)
-    if not any(op.changes_crush for op in operations):
+    """A preview for operations that change CRUSH or OSD weights (in/out/reweight); None for the others."""
+    if not any(op.previewable for op in operations):
         return None
     return PreviewJob(lambda: preview.preview(client, operations), client)
 
