@@ -485,8 +485,9 @@ def pool_create(name: str, pg_num: int, pool_type: str = "replicated", rule: str
             raise ValueError(f"autoscale mode is one of {', '.join(AUTOSCALE_MODES)}")
         words.append(f"--autoscale-mode={autoscale_mode}")
         args.append(("autoscale_mode", autoscale_mode))
+    # A new pool holds no data: creating it moves none (its PGs only peer).
     return Operation(title=f"Create {pool_type} pool {name}", prefix="osd pool create", args=tuple(args),
-                     cli=_cli(*words), impact=MOVES_DATA)
+                     cli=_cli(*words), impact=SAFE)
 
 
 def pool_set(name: str, var: str, value: str | int) -> Operation:

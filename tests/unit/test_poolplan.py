@@ -60,7 +60,7 @@ def test_plan_ops_and_undo() -> None:
     plan = PoolPlan("vms", size=3, min_size=2, rule="replicated_rule", pg_num=64, application="rbd")
     steps = poolplan.plan_ops(plan)
     assert [s.cli for s in steps] == [
-        "ceph osd pool create vms 64 64 replicated replicated_rule --autoscale-mode=on",
+        "ceph osd pool create vms 64 64 replicated replicated_rule",  # autoscale: the cluster's default
         "ceph osd pool set vms size 3", "ceph osd pool set vms min_size 2",
         "ceph osd pool application enable vms rbd"]
     assert [u.cli for u in poolplan.undo_ops(steps[:2])] == [
