@@ -276,7 +276,6 @@ class PoolsPane(GuardedActions, Vertical):
                                               Field("min_size", "min_size", str(p.min_size))], build, warn=warn)
 
     def action_pg_num(self) -> None:
-
         p = self._need_pool()
         if p is None:
             return

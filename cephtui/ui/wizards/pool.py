@@ -149,6 +149,8 @@ class PoolWizard(Dialog[PoolPlan | None]):
         chosen = select.value
         with select.prevent(Select.Changed):
             select.set_options(self._autoscale_options())
+            # Select redraws its label only when the value changes: pass by another value to show the new one.
+            select.value = "off" if chosen != "off" else "on"
             select.value = chosen  # an operator's own choice stays
         self._refresh_pgs()
 
@@ -170,9 +172,12 @@ class PoolWizard(Dialog[PoolPlan | None]):
         return self.defaults.autoscale_mode if self.defaults is not None else ""
 
     def _shares_text(self) -> Text:
-        listed = [(n, f) for n, f in pgcalc.shares(self.shares)]
+        listed = pgcalc.shares(self.shares)
         if not listed:
             return Text("No other pools: this one starts with all of the cluster's PGs to itself.")
+        if not any(f for _, f in listed):
+            return Text(f"Existing pools ({', '.join(n for n, _ in listed[:8])}) hold no data yet: the share is "
+                        "your estimate of what this pool will hold.")
         parts = " · ".join(f"{n} {f * 100:.0f}%" for n, f in listed[:8]) + (" …" if len(listed) > 8 else "")
         t = Text(f"Existing pools, share of the raw space used now: {parts}")
         declared = [f"{p.name} {p.target_ratio:g}" for p in self.shares if p.target_ratio > 0]
