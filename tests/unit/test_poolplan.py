@@ -78,3 +78,12 @@ def test_plan_ops_and_undo() -> None:
     # Undo is newest first: the pool, then the profile made for it.
     assert [u.prefix for u in poolplan.undo_ops(steps[:2])] == ["osd pool delete", "osd erasure-code-profile rm"]
     assert poolplan.undo_ops(steps[:1])[0].cli == "ceph osd erasure-code-profile rm ec42"
+
+
+def test_creating_a_pool_moves_no_data() -> None:
+    # Issue 16: the confirm dialog said "Impact: moves data" for a new, empty pool.
+    for plan in (PoolPlan("vms", size=3, min_size=2, rule="replicated_rule", pg_num=64),
+                 PoolPlan("data", pool_type="erasure", ec_profile="ec42", new_profile=(4, 2, "host", ""))):
+        assert {op.impact for op in poolplan.plan_ops(plan)} == {"safe"}
+    assert PoolPlan("x").autoscale_mode == ""  # the cluster's default unless the operator chose one
+    assert "--autoscale-mode=off" in poolplan.plan_ops(PoolPlan("x", rule="r", autoscale_mode="off"))[0].cli
