@@ -255,26 +255,25 @@ def autoscale_outlook(pg_num: int, size: int, osd_count: int, share: float,
     after = now if _moves(now, pg_num, threshold) else pg_num
     full_raw = share * target_per_osd * osd_count / size * bias
     full = max(pg_num_min, autoscaler_pow2(full_raw))
-    lines = [f"The autoscaler's target for a new, empty pool is {now} (pg_num_min {pg_num_min}: no data yet, "
-             f"so no share of the {target_per_osd} PGs per OSD it aims for)."]
+    lines = [f"Autoscaler: a new pool is empty, so its target is {now} (pg_num_min {pg_num_min})."]
     if after > pg_num:
-        lines.append(f"pg_num {pg_num} is more than {threshold:g}x below it: within minutes the autoscaler "
-                     f"splits the pool to {after} PGs.")
+        lines.append(f"pg_num {pg_num} is more than {threshold:g}x below that: within minutes it splits the pool "
+                     f"to {after} PGs.")
     elif after < pg_num:
-        lines.append(f"pg_num {pg_num} is more than {threshold:g}x above it: within minutes the autoscaler "
-                     f"merges the pool down to {after} PGs, pair by pair: peering churn for nothing (and data "
-                     f"movement once data has arrived). Choose at most {1 << int(now * threshold).bit_length() - 1}, "
-                     f"set autoscale to warn or off, or set pg_num_min {pg_num} on the pool afterwards.")
+        lines.append(f"pg_num {pg_num} is more than {threshold:g}x above that: within minutes it merges the pool "
+                     f"down to {after} PGs, pair by pair (pointless peering; data moves once there is data). "
+                     f"Choose at most {1 << int(now * threshold).bit_length() - 1}, autoscale warn or off, or set "
+                     f"pg_num_min {pg_num} afterwards.")
     else:
-        lines.append(f"pg_num {pg_num} is within {threshold:g}x of it: the autoscaler leaves it alone.")
-    later = (f"As data arrives its target grows: at {_pct(Fraction(str(share)))} of the raw capacity it would be "
-             f"about {full} (mon_target_pg_per_osd {target_per_osd} × {_plural(osd_count, 'OSD')} × "
-             f"{_pct(Fraction(str(share)))} ÷ size {size}" + (f" × bias {bias:g}" if bias != 1 else "") + ")")
+        lines.append(f"pg_num {pg_num} is within {threshold:g}x of that: it leaves it alone.")
+    pct = _pct(Fraction(str(share)))
+    later = (f"Later, at {pct} of the raw capacity, its target is about {full} ({target_per_osd} PGs per OSD × "
+             f"{_plural(osd_count, 'OSD')} × {pct} ÷ size {size}" + (f" × bias {bias:g}" if bias != 1 else "") + ")")
     if _moves(full, after, threshold):
-        later += f", and then it changes pg_num {after} → {full}."
+        later += f": then it changes pg_num {after} → {full}."
     else:
-        later += f": within {threshold:g}x of {after}, so it would not change pg_num for that."
+        later += f": within {threshold:g}x of {after}, so it would not change pg_num."
     lines.append(later)
-    lines.append("Not knowable yet: how fast data arrives and how the other pools grow (they share the same "
-                 "PG budget), so the later figure is an estimate.")
+    lines.append("An estimate: how fast data arrives and how the other pools grow (they share the PG budget) "
+                 "cannot be known yet.")
     return AutoscaleOutlook(now, after, full, tuple(lines))

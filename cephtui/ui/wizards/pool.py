@@ -34,6 +34,12 @@ def _row(label: str, widget: Input | Select) -> Horizontal:
     return Horizontal(Label(label), widget, classes="form-row")
 
 
+def _short_row(label: str, widget: Input | Select) -> Horizontal:
+    """One line per field (compact widgets): the PG page has the calculator and the autoscaler's outlook
+    to show below its fields, in 36 lines."""
+    return Horizontal(Label(label), widget, classes="form-row short-row")
+
+
 class PoolWizard(Dialog[PoolPlan | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
@@ -45,6 +51,9 @@ class PoolWizard(Dialog[PoolPlan | None]):
     PoolWizard ContentSwitcher > Vertical { height: auto; }
     PoolWizard .form-row { height: auto; }
     PoolWizard .form-row Label { width: 34; padding-top: 1; }
+    PoolWizard .short-row { margin: 0; }
+    PoolWizard #wiz-shares { margin-top: 0; }
+    PoolWizard .short-row Label { padding-top: 0; }
     PoolWizard #wiz-confirm-row { display: none; }
     PoolWizard #wiz-confirm-row.-shown { display: block; }
     PoolWizard .form-row Input, PoolWizard .form-row Select { width: 1fr; }
@@ -106,19 +115,20 @@ class PoolWizard(Dialog[PoolPlan | None]):
                     yield Static("Ceph creates a CRUSH rule named after the pool from the profile; min_size "
                                  "becomes k+1 (k when m is 1).", classes="note")
                 with Vertical(id="pgs"):
-                    yield _row("Share of the cluster's data (%)",
-                               Input(str(pgcalc.default_share(self.existing)), id="wiz-share"))
+                    yield _short_row("Share of the cluster's data (%)",
+                                     Input(str(pgcalc.default_share(self.existing)), id="wiz-share", compact=True))
                     yield Static(self._shares_text(), id="wiz-shares", classes="note")
-                    yield _row("Target PGs per OSD", Select([("100 (cluster stays this size)", "100"),
-                                                             ("200 (expected to double)", "200"),
-                                                             ("300 (expected to triple)", "300")],
-                                                            value="100", allow_blank=False, id="wiz-target"))
-                    yield _row("pg_num", Input(id="wiz-pgnum"))
-                    with Horizontal(classes="form-row", id="wiz-confirm-row"):
+                    yield _short_row("Target PGs per OSD", Select([("100 (cluster stays this size)", "100"),
+                                                                   ("200 (expected to double)", "200"),
+                                                                   ("300 (expected to triple)", "300")],
+                                                                  value="100", allow_blank=False, id="wiz-target",
+                                                                  compact=True))
+                    yield _short_row("pg_num", Input(id="wiz-pgnum", compact=True))
+                    with Horizontal(classes="form-row short-row", id="wiz-confirm-row"):
                         yield Label("", id="wiz-confirm-label")
-                        yield Input(placeholder="the same pg_num, to keep it", id="wiz-pg-confirm")
-                    yield _row("Autoscale mode", Select(self._autoscale_options(), value=DEFAULT,
-                                                        allow_blank=False, id="wiz-autoscale"))
+                        yield Input(placeholder="the same pg_num, to keep it", id="wiz-pg-confirm", compact=True)
+                    yield _short_row("Autoscale mode", Select(self._autoscale_options(), value=DEFAULT,
+                                                              allow_blank=False, id="wiz-autoscale", compact=True))
                     yield Static("", id="wiz-calc", classes="note")
                     yield Static("", id="wiz-auto", classes="note")
             yield Static("", id="wiz-status")
@@ -272,8 +282,8 @@ class PoolWizard(Dialog[PoolPlan | None]):
         except ValueError as e:
             calc.update(Text(f"PG calculator: {readable(str(e))}", style=palette.style("warn")))
             return
-        calc.update(Text("PG calculator (the classic ceph.com rule):\n" + "\n".join(f"  {x}" for x in s.steps)
-                         + f"\nsuggested pg_num: {s.pg_num}"))
+        calc.update(Text(f"PG calculator (the classic ceph.com rule): suggested pg_num: {s.pg_num}\n"
+                         + "\n".join(f"  {x}" for x in s.steps)))
         if not self.pg_edited:
             self.query_one("#wiz-pgnum", Input).value = str(s.pg_num)
             self.pg_edited = False
@@ -329,7 +339,7 @@ class PoolWizard(Dialog[PoolPlan | None]):
                      "until it is unset.\n", style=palette.style("warn"))
         style = palette.style("warn") if outlook.pg_num_after != pg_num else ""
         t.append(" ".join(outlook.lines[:2]) if mode == "on" else outlook.lines[0], style=style)
-        t.append("\n" + " ".join(outlook.lines[2:]))
+        t.append("\n" + " ".join(outlook.lines[2:]), style=palette.style("muted"))
         return t
 
     @on(Input.Changed, "#wiz-share")
