@@ -174,7 +174,17 @@ def read_defaults(client: Any) -> ClusterDefaults:
     """
     problems: list[str] = []
     mode, source, target, paused = "on", "Ceph's built-in default", 100, False
+    # `config show` and the noautoscale flag are answered by the mgr: without an active one, ask
+    # nothing of it (a command to an absent mgr waits for the whole timeout at the mon).
     try:
+        mgr = client.mon("mgr stat") or {}
+        active = str(mgr.get("active_name") or "") if mgr.get("available") else ""
+    except Exception as e:
+        active = ""
+        problems.append(f"could not read the mgr map: {e}")
+    try:
+        if not active:
+            raise RuntimeError("no active mgr to answer `config show`")
         leader = str((client.mon("quorum_status") or {}).get("quorum_leader_name") or "")
         running = _running(client, f"mon.{leader}")
         if AUTOSCALE_KEY in running:
@@ -182,26 +192,19 @@ def read_defaults(client: Any) -> ClusterDefaults:
             source = f"mon.{leader}'s running config ({'its ceph.conf' if where == 'file' else where})"
         else:
             source = f"mon.{leader}'s running config (Ceph's default)"
-    except Exception as e:  # CephError, a mgr that is down, an odd answer: fall back, say why
+        value = _running(client, f"mgr.{active}").get(TARGET_KEY)
+        if value is not None:
+            target = int(float(value[0]))
+        _, outs = client.mgr_raw("osd pool get noautoscale")
+        paused = "is on" in outs
+    except Exception as e:  # CephError, no mgr, an odd answer: fall back to the config database, say why
         try:
             out, _ = client.mon_raw("config get", who="mon", key=AUTOSCALE_KEY)
             mode = out.decode(errors="replace").strip().strip('"') or mode
-            source = "the config database (`config get mon`); a value in the mons' ceph.conf is not visible there"
+            source = "the config database (`config get mon`; a value in the mons' ceph.conf is not visible there)"
         except Exception as e2:
             problems.append(f"could not read {AUTOSCALE_KEY}: {e2}")
-        problems.append(f"could not read the leader mon's running config: {e}")
-    try:
-        active = str((client.mon("mgr stat") or {}).get("active_name") or "")
-        value = _running(client, f"mgr.{active}").get(TARGET_KEY) if active else None
-        if value is not None:
-            target = int(float(value[0]))
-    except Exception as e:
-        problems.append(f"could not read {TARGET_KEY} (assuming 100): {e}")
-    try:
-        _, outs = client.mgr_raw("osd pool get noautoscale")
-        paused = "is on" in outs
-    except Exception:
-        pass  # an older mgr without the flag: nothing is paused
+        problems.append(f"could not read the running config: {e}")
     if mode not in ops.AUTOSCALE_MODES:
         problems.append(f"{AUTOSCALE_KEY} is '{mode}', which cephtui does not know; using on")
         mode = "on"

@@ -87,3 +87,42 @@ def test_creating_a_pool_moves_no_data() -> None:
         assert {op.impact for op in poolplan.plan_ops(plan)} == {"safe"}
     assert PoolPlan("x").autoscale_mode == ""  # the cluster's default unless the operator chose one
     assert "--autoscale-mode=off" in poolplan.plan_ops(PoolPlan("x", rule="r", autoscale_mode="off"))[0].cli
+
+
+class _Answers:
+    """Answers in the shape the sandbox's Pacific gave (`config show mon.a`, `mgr stat`, `config get`)."""
+
+    def __init__(self, mgr_up: bool) -> None:
+        self.mgr_up, self.sent = mgr_up, []
+
+    def mon(self, prefix: str, **args: object) -> object:
+        self.sent.append(prefix)
+        return {"mgr stat": {"epoch": 4, "available": self.mgr_up, "active_name": "x", "num_standby": 0},
+                "quorum_status": {"quorum_leader_name": "a"}}[prefix]
+
+    def mon_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
+        self.sent.append(prefix)
+        assert prefix == "config get" and args == {"who": "mon", "key": "osd_pool_default_pg_autoscale_mode"}
+        return b"warn\n", ""
+
+    def mgr(self, prefix: str, **args: object) -> object:
+        self.sent.append(f"mgr {prefix} {args.get('who')}")
+        if args.get("who") == "mon.a":
+            return [{"name": "osd_pool_default_pg_autoscale_mode", "value": "off", "source": "file"}]
+        return [{"name": "mon_target_pg_per_osd", "value": "200", "source": "mon"}]
+
+    def mgr_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
+        self.sent.append(f"mgr {prefix}")
+        return b"", "noautoscale is off"
+
+
+def test_the_clusters_defaults_come_from_the_running_config() -> None:
+    up = _Answers(mgr_up=True)
+    d = poolplan.read_defaults(up)
+    assert (d.autoscale_mode, d.target_pg_per_osd, d.noautoscale, d.problems) == ("off", 200, False, ())
+    assert "ceph.conf" in d.autoscale_source and "config get" not in up.sent
+    # No active mgr: nothing is asked of it; the config database answers, and the page says what that misses.
+    down = _Answers(mgr_up=False)
+    d = poolplan.read_defaults(down)
+    assert d.autoscale_mode == "warn" and not any(s.startswith("mgr ") for s in down.sent)
+    assert "config database" in d.autoscale_source and "no active mgr" in d.problems[0]

@@ -154,6 +154,8 @@ class PoolWizard(Dialog[PoolPlan | None]):
         self.app.call_from_thread(self._defaults_read, found)
 
     def _defaults_read(self, found: ClusterDefaults) -> None:
+        if not self.is_attached:  # the wizard closed while the cluster answered
+            return
         self.defaults = found
         select = self.query_one("#wiz-autoscale", Select)
         chosen = select.value
@@ -317,7 +319,9 @@ class PoolWizard(Dialog[PoolPlan | None]):
         for problem in d.problems if d is not None else ():
             t.append(f"⚠ {readable(problem)}\n", style=palette.style("warn"))
         if not mode:
-            t.append("Autoscale: the cluster's default (still reading it): the outlook follows.")
+            t.append("Autoscale: the cluster's default, still being read." if d is None else
+                     "Autoscale: the cluster's default could not be read; the monitor applies its own. "
+                     "Choose on, warn or off to know what the pool gets.")
             return t
         if mode == "off":
             t.append("Autoscale off: pg_num stays as chosen until someone changes it.")
