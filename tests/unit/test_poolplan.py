@@ -106,13 +106,13 @@ class _Answers:
         return b"warn\n", ""
 
     def mgr(self, prefix: str, **args: object) -> object:
-        self.sent.append(f"mgr {prefix} {args.get('who')}")
+        self.sent.append(f"MGR {prefix} {args.get('who')}")
         if args.get("who") == "mon.a":
             return [{"name": "osd_pool_default_pg_autoscale_mode", "value": "off", "source": "file"}]
         return [{"name": "mon_target_pg_per_osd", "value": "200", "source": "mon"}]
 
     def mgr_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
-        self.sent.append(f"mgr {prefix}")
+        self.sent.append(f"MGR {prefix}")
         return b"", "noautoscale is off"
 
 
@@ -124,5 +124,5 @@ def test_the_clusters_defaults_come_from_the_running_config() -> None:
     # No active mgr: nothing is asked of it; the config database answers, and the page says what that misses.
     down = _Answers(mgr_up=False)
     d = poolplan.read_defaults(down)
-    assert d.autoscale_mode == "warn" and not any(s.startswith("mgr ") for s in down.sent)
+    assert d.autoscale_mode == "warn" and not any(s.startswith("MGR ") for s in down.sent)
     assert "config database" in d.autoscale_source and "no active mgr" in d.problems[0]
