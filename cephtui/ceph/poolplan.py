@@ -145,6 +145,7 @@ def undo_ops(done: Sequence[ops.Operation]) -> list[ops.Operation]:
 # ------------------------------------------------------------------ the cluster's own defaults
 AUTOSCALE_KEY = "osd_pool_default_pg_autoscale_mode"
 TARGET_KEY = "mon_target_pg_per_osd"
+NOAUTOSCALE_KEY = "mgr/pg_autoscaler/noautoscale"
 
 
 @dataclass(frozen=True)
@@ -195,8 +196,6 @@ def read_defaults(client: Any) -> ClusterDefaults:
         value = _running(client, f"mgr.{active}").get(TARGET_KEY)
         if value is not None:
             target = int(float(value[0]))
-        _, outs = client.mgr_raw("osd pool get noautoscale")
-        paused = "is on" in outs
     except Exception as e:  # CephError, no mgr, an odd answer: fall back to the config database, say why
         try:
             out, _ = client.mon_raw("config get", who="mon", key=AUTOSCALE_KEY)
@@ -205,6 +204,14 @@ def read_defaults(client: Any) -> ClusterDefaults:
         except Exception as e2:
             problems.append(f"could not read {AUTOSCALE_KEY}: {e2}")
         problems.append(f"could not read the running config: {e}")
+    try:
+        # The pg_autoscaler's own option (what `osd pool set noautoscale` sets), read from the config
+        # database by the mon: `osd pool get noautoscale` would say the same, but Ceph files it as a
+        # write command, which --read-only refuses.
+        out, _ = client.mon_raw("config get", who="mgr", key=NOAUTOSCALE_KEY)
+        paused = out.decode(errors="replace").strip().lower() == "true"
+    except Exception:
+        pass  # a release without the option: nothing is paused
     if mode not in ops.AUTOSCALE_MODES:
         problems.append(f"{AUTOSCALE_KEY} is '{mode}', which cephtui does not know; using on")
         mode = "on"

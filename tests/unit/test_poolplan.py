@@ -102,7 +102,10 @@ class _Answers:
 
     def mon_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
         self.sent.append(prefix)
-        assert prefix == "config get" and args == {"who": "mon", "key": "osd_pool_default_pg_autoscale_mode"}
+        assert prefix == "config get"
+        if args == {"who": "mgr", "key": "mgr/pg_autoscaler/noautoscale"}:
+            return b"true\n" if not self.mgr_up else b"false\n", ""
+        assert args == {"who": "mon", "key": "osd_pool_default_pg_autoscale_mode"}
         return b"warn\n", ""
 
     def mgr(self, prefix: str, **args: object) -> object:
@@ -111,18 +114,14 @@ class _Answers:
             return [{"name": "osd_pool_default_pg_autoscale_mode", "value": "off", "source": "file"}]
         return [{"name": "mon_target_pg_per_osd", "value": "200", "source": "mon"}]
 
-    def mgr_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
-        self.sent.append(f"MGR {prefix}")
-        return b"", "noautoscale is off"
-
 
 def test_the_clusters_defaults_come_from_the_running_config() -> None:
     up = _Answers(mgr_up=True)
     d = poolplan.read_defaults(up)
     assert (d.autoscale_mode, d.target_pg_per_osd, d.noautoscale, d.problems) == ("off", 200, False, ())
-    assert "ceph.conf" in d.autoscale_source and "config get" not in up.sent
+    assert "ceph.conf" in d.autoscale_source and up.sent.count("config get") == 1  # only the noautoscale flag
     # No active mgr: nothing is asked of it; the config database answers, and the page says what that misses.
     down = _Answers(mgr_up=False)
     d = poolplan.read_defaults(down)
-    assert d.autoscale_mode == "warn" and not any(s.startswith("MGR ") for s in down.sent)
+    assert d.autoscale_mode == "warn" and d.noautoscale and not any(s.startswith("MGR ") for s in down.sent)
     assert "config database" in d.autoscale_source and "no active mgr" in d.problems[0]
