@@ -87,6 +87,36 @@ class BenchHistory:
         return Loaded(tuple(runs), skipped)
 
 
+@dataclass(frozen=True)
+class Scoped:
+    """The runs of one cluster, and how many of the file's other runs are left out."""
+
+    runs: tuple[BenchResult, ...]
+    other_clusters: int  # runs with another fsid
+    unknown: int  # runs saved without an fsid (the run's connection could not report one)
+
+    def note(self, path: Path) -> str:
+        parts = []
+        if self.other_clusters:
+            parts.append(f"{self.other_clusters} run{'' if self.other_clusters == 1 else 's'} of other clusters")
+        if self.unknown:
+            parts.append(f"{self.unknown} run{'' if self.unknown == 1 else 's'} without a cluster id")
+        return f"not shown: {' and '.join(parts)} (kept in {path})" if parts else ""
+
+
+def scope(runs: Sequence[BenchResult], fsid: str) -> Scoped:
+    """This cluster's runs only. Every run records the fsid of the cluster it measured (`cluster`).
+
+    A run without one is left out too, and counted: it cannot be attributed, and shown beside this
+    cluster's runs it would be compared with them (`c` picks the previous run of the same mode) as
+    if it were one of them. cephtui has recorded the fsid since the history began, so such a run is
+    one whose connection failed before it could report the fsid.
+    """
+    mine = tuple(r for r in runs if fsid and r.cluster == fsid)
+    unknown = sum(1 for r in runs if not r.cluster)
+    return Scoped(mine, len(runs) - len(mine) - unknown, unknown)
+
+
 def result_row(r: BenchResult) -> dict[str, Any]:
     d = r.to_dict()
     return {k: d.get(k, "") if d.get(k) is not None else "" for k in CSV_FIELDS}

@@ -531,6 +531,7 @@ def pool_create(name: str, pg_num: int, pool_type: str = "replicated", rule: str
             raise ValueError(f"autoscale mode is one of {', '.join(AUTOSCALE_MODES)}")
         words.append(f"--autoscale-mode={autoscale_mode}")
         args.append(("autoscale_mode", autoscale_mode))
+    # A new pool holds no data: creating it moves none (its PGs only peer).
     return Operation(title=f"Create {pool_type} pool {name}", prefix="osd pool create", args=tuple(args),
                      cli=_cli(*words), effect=f"creates {pg_num} new, empty PGs (they peer; no existing data "
                                               "moves)")

@@ -175,3 +175,105 @@ def warn_pg_per_osd(pg_num: int, size: int, existing: Iterable[tuple[int, int]],
                     mon_max_pg_per_osd: int = MON_MAX_PG_PER_OSD) -> str | None:
     """The mon's refusal text if creating this pool would exceed mon_max_pg_per_osd, else None."""
     return pg_budget(pg_num, size, existing, osd_count, mon_max_pg_per_osd).refusal
+
+
+# ------------------------------------------------------------------ the existing pools' shares
+@dataclass(frozen=True)
+class PoolShare:
+    name: str
+    used: int  # raw bytes used now (`df detail` bytes_used: every copy / chunk)
+    target_ratio: float = 0.0  # target_size_ratio, when the admin declared one
+
+
+def shares(pools: Iterable[PoolShare]) -> list[tuple[str, float]]:
+    """Each pool's share (0..1) of the raw space the pools use now, largest first."""
+    pools = list(pools)
+    total = sum(max(p.used, 0) for p in pools)
+    if total <= 0:
+        return [(p.name, 0.0) for p in pools]
+    return sorted(((p.name, max(p.used, 0) / total) for p in pools), key=lambda x: -x[1])
+
+
+# Pools Ceph makes for itself: small by design, they hold no user data and claim no share.
+INTERNAL_POOLS = (".mgr", "device_health_metrics")
+
+
+def default_share(existing: Iterable[str]) -> int:
+    """The share (%) to start the calculator at: an even split with the existing data pools.
+
+    The old default, 100 %, sized every new pool as if it would hold everything (128 PGs on 4 OSDs),
+    and the autoscaler then merged it back down: an even split is the calculator's honest guess
+    until the operator types their own.
+    """
+    n = sum(1 for name in existing if name not in INTERNAL_POOLS)
+    return max(1, round(100 / (n + 1)))
+
+
+# ------------------------------------------------------------------ what the autoscaler will do
+AUTOSCALE_PG_NUM_MIN = 32  # pg_autoscaler PG_NUM_MIN: its floor unless the pool sets pg_num_min
+AUTOSCALE_THRESHOLD = 3.0  # it moves pg_num only when its target is more than 3x away (Pacific: fixed)
+
+
+def autoscaler_pow2(n: float) -> int:
+    """pg_autoscaler's nearest_power_of_two, ported literally (its bounds come from int(n), ties go up)."""
+    v = int(n) - 1
+    for shift in (1, 2, 4, 8, 16):
+        v |= v >> shift
+    v += 1
+    x = v >> 1
+    return x if (v - n) > (n - x) else v
+
+
+@dataclass(frozen=True)
+class AutoscaleOutlook:
+    target_now: int  # the autoscaler's pg_num_final for the new, empty pool
+    pg_num_after: int  # what pg_num becomes within minutes (== pg_num when it is left alone)
+    target_full: int  # its target once the pool holds its expected share of the raw capacity
+    lines: tuple[str, ...]
+
+
+def _moves(target: int, pg_num: int, threshold: float) -> bool:
+    return target > pg_num * threshold or target < pg_num / threshold
+
+
+def autoscale_outlook(pg_num: int, size: int, osd_count: int, share: float,
+                      target_per_osd: int = DEFAULT_TARGET_PER_OSD, pg_num_min: int = AUTOSCALE_PG_NUM_MIN,
+                      bias: float = 1.0, threshold: float = AUTOSCALE_THRESHOLD) -> AutoscaleOutlook:
+    """What the pg autoscaler (mode on, pool not `bulk`) will do to a new pool created with `pg_num`.
+
+    From pg_autoscaler/module.py: an empty pool's capacity ratio is 0, so its target is
+    max(pg_num_min, 0) = pg_num_min; pg_num moves only when the target is more than `threshold`
+    times away. Later, at a capacity ratio r, the target is about nearest_pow2(r x
+    mon_target_pg_per_osd x OSDs / size x bias) (less when other pools already use the root's
+    PG budget). What cannot be known before the pool exists: how fast data arrives, and the other
+    pools' growth; the lines say so.
+    """
+    _check_args(osd_count, size, share, target_per_osd)
+    if pg_num < 1:
+        raise ValueError("pg_num must be at least 1")
+    now = max(pg_num_min, autoscaler_pow2(0))
+    after = now if _moves(now, pg_num, threshold) else pg_num
+    full_raw = share * target_per_osd * osd_count / size * bias
+    full = max(pg_num_min, autoscaler_pow2(full_raw))
+    lines = [f"Autoscaler: a new pool is empty, so its target is {now} (pg_num_min {pg_num_min})."]
+    if after > pg_num:
+        lines.append(f"pg_num {pg_num} is more than {threshold:g}x below that: within minutes it splits the pool "
+                     f"to {after} PGs.")
+    elif after < pg_num:
+        lines.append(f"pg_num {pg_num} is more than {threshold:g}x above that: within minutes it merges the pool "
+                     f"down to {after} PGs, pair by pair (pointless peering; data moves once there is data). "
+                     f"Choose at most {1 << int(now * threshold).bit_length() - 1}, autoscale warn or off, or set "
+                     f"pg_num_min {pg_num} afterwards.")
+    else:
+        lines.append(f"pg_num {pg_num} is within {threshold:g}x of that: it leaves it alone.")
+    pct = _pct(Fraction(str(share)))
+    later = (f"Later, at {pct} of the raw capacity, its target is about {full} ({target_per_osd} PGs per OSD × "
+             f"{_plural(osd_count, 'OSD')} × {pct} ÷ size {size}" + (f" × bias {bias:g}" if bias != 1 else "") + ")")
+    if _moves(full, after, threshold):
+        later += f": then it changes pg_num {after} → {full}."
+    else:
+        later += f": within {threshold:g}x of {after}, so it would not change pg_num."
+    lines.append(later)
+    lines.append("An estimate: how fast data arrives and how the other pools grow (they share the PG budget) "
+                 "cannot be known yet.")
+    return AutoscaleOutlook(now, after, full, tuple(lines))

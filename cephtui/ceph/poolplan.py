@@ -8,7 +8,8 @@ steps that already happened when a later one fails.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from . import ops
 from .crush import CrushMap
@@ -27,7 +28,7 @@ class PoolPlan:
     ec_profile: str = ""
     new_profile: tuple[int, int, str, str] | None = None  # k, m, failure domain, device class
     pg_num: int = 32
-    autoscale_mode: str = "on"
+    autoscale_mode: str = ""  # "": the cluster's osd_pool_default_pg_autoscale_mode (no flag sent)
 
     @property
     def k_m(self) -> tuple[int, int] | None:
@@ -125,7 +126,9 @@ def plan_ops(plan: PoolPlan) -> list[ops.Operation]:
         steps.append(ops.pool_set(plan.name, "min_size", plan.min_size))
     if plan.application:
         steps.append(ops.pool_application_enable(plan.name, plan.application))
-    return steps
+    # Every step acts on the pool just created, still empty: none of them moves data (a size or
+    # pg_num change on an existing pool would).
+    return [replace(op, impact=ops.SAFE) if op.impact == ops.MOVES_DATA else op for op in steps]
 
 
 def undo_ops(done: Sequence[ops.Operation]) -> list[ops.Operation]:
@@ -137,3 +140,79 @@ def undo_ops(done: Sequence[ops.Operation]) -> list[ops.Operation]:
         elif op.prefix == "osd erasure-code-profile set":
             out.append(ops.ec_profile_remove(dict(op.args)["name"]))
     return out
+
+
+# ------------------------------------------------------------------ the cluster's own defaults
+AUTOSCALE_KEY = "osd_pool_default_pg_autoscale_mode"
+TARGET_KEY = "mon_target_pg_per_osd"
+NOAUTOSCALE_KEY = "mgr/pg_autoscaler/noautoscale"
+
+
+@dataclass(frozen=True)
+class ClusterDefaults:
+    """What the cluster itself would choose for a new pool, and where each value was read."""
+
+    autoscale_mode: str = "on"  # the Pacific default when nothing could be read
+    autoscale_source: str = "Ceph's built-in default"
+    target_pg_per_osd: int = 100  # mon_target_pg_per_osd as the mgr (the autoscaler) runs it
+    noautoscale: bool = False  # `osd pool set noautoscale`: the autoscaler is paused for every pool
+    problems: tuple[str, ...] = ()  # what could not be read, for the page
+
+
+def _running(client: Any, who: str) -> dict[str, tuple[str, str]]:
+    """`config show WHO`: the options a daemon runs with that differ from the defaults, name -> (value, source)."""
+    return {str(o.get("name")): (str(o.get("value")), str(o.get("source")))
+            for o in client.mgr("config show", who=who) or () if isinstance(o, dict)}
+
+
+def read_defaults(client: Any) -> ClusterDefaults:
+    """Read the defaults a new pool gets. Blocking (cluster calls): run it off the UI thread.
+
+    The leader mon creates the pool with its *running* value of osd_pool_default_pg_autoscale_mode,
+    which may come from its ceph.conf: `config get mon` (the config database) does not see that,
+    `config show mon.LEADER` (answered by the mgr) does. Without a mgr, fall back to `config get`
+    and say so.
+    """
+    problems: list[str] = []
+    mode, source, target, paused = "on", "Ceph's built-in default", 100, False
+    # `config show` and the noautoscale flag are answered by the mgr: without an active one, ask
+    # nothing of it (a command to an absent mgr waits for the whole timeout at the mon).
+    try:
+        mgr = client.mon("mgr stat") or {}
+        active = str(mgr.get("active_name") or "") if mgr.get("available") else ""
+    except Exception as e:
+        active = ""
+        problems.append(f"could not read the mgr map: {e}")
+    try:
+        if not active:
+            raise RuntimeError("no active mgr to answer `config show`")
+        leader = str((client.mon("quorum_status") or {}).get("quorum_leader_name") or "")
+        running = _running(client, f"mon.{leader}")
+        if AUTOSCALE_KEY in running:
+            mode, where = running[AUTOSCALE_KEY]
+            source = f"mon.{leader}'s running config ({'its ceph.conf' if where == 'file' else where})"
+        else:
+            source = f"mon.{leader}'s running config (Ceph's default)"
+        value = _running(client, f"mgr.{active}").get(TARGET_KEY)
+        if value is not None:
+            target = int(float(value[0]))
+    except Exception as e:  # CephError, no mgr, an odd answer: fall back to the config database, say why
+        try:
+            out, _ = client.mon_raw("config get", who="mon", key=AUTOSCALE_KEY)
+            mode = out.decode(errors="replace").strip().strip('"') or mode
+            source = "the config database (`config get mon`; a value in the mons' ceph.conf is not visible there)"
+        except Exception as e2:
+            problems.append(f"could not read {AUTOSCALE_KEY}: {e2}")
+        problems.append(f"could not read the running config: {e}")
+    try:
+        # The pg_autoscaler's own option (what `osd pool set noautoscale` sets), read from the config
+        # database by the mon: `osd pool get noautoscale` would say the same, but Ceph files it as a
+        # write command, which --read-only refuses.
+        out, _ = client.mon_raw("config get", who="mgr", key=NOAUTOSCALE_KEY)
+        paused = out.decode(errors="replace").strip().lower() == "true"
+    except Exception:
+        pass  # a release without the option: nothing is paused
+    if mode not in ops.AUTOSCALE_MODES:
+        problems.append(f"{AUTOSCALE_KEY} is '{mode}', which cephtui does not know; using on")
+        mode = "on"
+    return ClusterDefaults(mode, source, max(target, 1), paused, tuple(problems))

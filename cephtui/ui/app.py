@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, TabbedContent, TabPane, TextArea
 
 from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
@@ -80,8 +80,13 @@ class CephTUI(App[None]):
         Binding("q", "close_or_quit", "Quit", tooltip="Close the dialog or prompt on top; on the main screen, quit"),
         Binding("question_mark", "help", "Help", tooltip="The keys of this tab"),
         Binding("r", "refresh_now", "Refresh"),
-        Binding("colon", "jump", "Jump", tooltip=":osds, :osd.3, :1.2f, :rbd, :client.admin, :a-host"),
-        Binding("slash", "search", "Search", show=False),
+        # Priority: run while the key is still at the app, before the keys typed after it are handed to the
+        # focused table (a non-priority binding runs only after `:` has bubbled back up from the table,
+        # by which time a fast `:osd.3` had sent its `o` to the OSD table: "mark out"). check_action
+        # keeps them off dialogs and text fields.
+        Binding("colon", "jump", "Jump", tooltip=":osds, :osd.3, :1.2f, :rbd, :client.admin, :a-host",
+                priority=True),
+        Binding("slash", "search", "Search", show=False, priority=True),
         Binding("n", "next_match(1)", "Next match", show=False),
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("g", "edge(0)", "Top", show=False),
@@ -119,6 +124,7 @@ class CephTUI(App[None]):
         self._polling = False
         self._poll_started = 0.0  # monotonic start of the poll in flight
         self._timer: Timer | None = None
+        self._jump_names = jumps.Names()  # names `:` completes, kept across snapshots
         self._search: dict[str, str] = {}  # tab -> the `/` search of a tab without a filter of its own
         self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
 
@@ -370,6 +376,7 @@ class CephTUI(App[None]):
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
         self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
+        self._jump_names = jumps.names_from(message.snapshot, self._jump_names)  # for `:` completion
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
         # Only the pane on screen renders now (and the two that keep state for the status bar
@@ -503,17 +510,21 @@ class CephTUI(App[None]):
         if focus is not None:
             focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("jump", "search"):  # priority bindings: the main screen only, never over typing
+            return len(self.screen_stack) == 1 and not isinstance(self.focused, (Input, TextArea))
+        return True
+
     def action_jump(self) -> None:
-        snap = self.snapshot
-        pools = [p.name for p in snap.capacity.pools] if snap is not None else []
-        osds = sorted(r.node.id for r in snap.osd_table.rows if r.is_osd) if snap and snap.osd_table else []
-        self.prompt.open("jump", completions=jumps.suggestions(pools, osds, sorted(self.available_themes)))
+        n = self._jump_names
+        self.prompt.open("jump", completions=jumps.suggestions(n.pools, n.osds, sorted(self.available_themes),
+                                                               n.users, n.buckets))
 
     def action_search(self) -> None:
         """`/` on a tab without a filter of its own: find rows by their text (less's search)."""
         filter_box = nav.filter_of(self.active_pane)
         if filter_box is not None:
-            filter_box.focus()
+            self.screen.set_focus(filter_box)  # at once: the keys typed after `/` are the filter's
             return
         if nav.table_of(self.active_pane, self.focused) is None:
             self.notify("Nothing to search on this tab.", timeout=3)
@@ -539,7 +550,8 @@ class CephTUI(App[None]):
 
     def _jump(self, text: str) -> None:
         snap = self.snapshot
-        j = jumps.resolve(text, [p.name for p in snap.capacity.pools] if snap is not None else ())
+        j = jumps.resolve(text, [p.name for p in snap.capacity.pools] if snap is not None else (),
+                          self._jump_names.buckets)
         if j.error:
             self.notify(j.error, severity="warning", timeout=5)
             self._focus_pane()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # Tab key -> what an admin may type for it (the first is the tab's own name).
 TAB_NAMES: dict[str, tuple[str, ...]] = {
@@ -47,8 +48,9 @@ def _tab(word: str) -> str | None:
     return None
 
 
-def resolve(text: str, pools: Iterable[str] = ()) -> Jump:
-    """What `:text` means. `pools`: the cluster's pool names (a bare word may be one)."""
+def resolve(text: str, pools: Iterable[str] = (), buckets: Iterable[str] = ()) -> Jump:
+    """What `:text` means. `pools`: the cluster's pool names (a bare word may be one); `buckets`: its
+    hosts and other CRUSH buckets (the OSD tree filtered to one)."""
     text = " ".join(text.split())
     if not text:
         return Jump(error="type a tab (osds, pools …), osd.3, a PG id, a pool, a user or a host")
@@ -73,6 +75,8 @@ def resolve(text: str, pools: Iterable[str] = ()) -> Jump:
         return Jump(tab="users", reveal=text)
     if text in set(pools):
         return Jump(tab="pools", reveal=text)
+    if text in set(buckets):
+        return Jump(tab="osds", filter=text, reveal=text)
     # Anything else may be a host, a bucket or a device class: the OSD tree's filter knows those.
     return Jump(tab="osds", filter=text, reveal=text,
                 note=f"no tab, OSD, PG, pool or user is called '{text}': filtering the OSD tree for it")
@@ -89,10 +93,65 @@ def _with_argument(tab: str, rest: str) -> Jump:
     return Jump(tab=tab, reveal=rest)
 
 
-def suggestions(pools: Sequence[str] = (), osds: Sequence[int] = (), themes: Sequence[str] = ()) -> list[str]:
-    """Completions for the jump bar: tab names, commands, pools, OSDs, `theme NAME`."""
-    return ([names[0] for names in TAB_NAMES.values()] + ["quit", "help"] + list(pools)
-            + [f"osd.{i}" for i in osds] + [f"theme {t}" for t in themes])
+def suggestions(pools: Sequence[str] = (), osds: Sequence[int] = (), themes: Sequence[str] = (),
+                users: Sequence[str] = (), buckets: Sequence[str] = ()) -> list[str]:
+    """Completions for the jump bar: what `resolve` understands (tabs, commands, pools, OSDs, users,
+    hosts and other buckets, `theme NAME`), each once, in that order."""
+    out = ([names[0] for names in TAB_NAMES.values()] + ["quit", "help"] + list(pools)
+           + [f"osd.{i}" for i in osds] + list(users) + list(buckets) + [f"theme {t}" for t in themes])
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Names:
+    """What the cluster calls things, for completion. A snapshot carries the OSD tree, CRUSH map and
+    users only while their tab is shown, so what one snapshot lacks is kept from the last that had it."""
+
+    pools: tuple[str, ...] = ()
+    osds: tuple[int, ...] = ()
+    users: tuple[str, ...] = ()
+    buckets: tuple[str, ...] = ()
+
+
+def names_from(snap: Any, old: Names) -> Names:
+    """`old` updated from a ClusterSnapshot (only the parts it carries)."""
+    pools = tuple(p.name for p in snap.capacity.pools)
+    osds, buckets = old.osds, old.buckets
+    table = snap.osd_table
+    if table is not None:
+        osds = tuple(sorted(o.id for o in table.osds))
+        buckets = tuple(dict.fromkeys(r.node.name for r in table.rows
+                                      if not r.is_osd and not getattr(r.node, "shadow", False)))
+    elif snap.crush is not None:
+        osds = tuple(sorted(d.id for d in snap.crush.devices))
+        buckets = tuple(b.name for b in snap.crush.buckets if "~" not in b.name)  # not the class shadows
+    users = tuple(u.name for u in snap.users) if snap.users is not None else old.users
+    new = Names(pools, osds, users, buckets)
+    return old if new == old else new
+
+
+def complete(text: str, candidates: Sequence[str]) -> tuple[str, list[str]]:
+    """Tab in the prompt, as a shell does: (the new text, the candidates that match `text`).
+
+    One match: the whole of it. Several: their longest common prefix (case-insensitive), when that is
+    longer than what was typed; otherwise the text stays and the caller lists (or cycles) the matches.
+    """
+    low = text.lower()
+    matches = [c for c in candidates if c.lower().startswith(low)]
+    if len(matches) == 1:
+        return matches[0], matches
+    if not matches:
+        return text, []
+    common = len(_common_prefix([m.lower() for m in matches]))
+    return (matches[0][:common] if common > len(text) else text), matches
+
+
+def _common_prefix(words: Sequence[str]) -> str:
+    first, last = min(words), max(words)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
 
 
 def row_names(cells: Sequence[str]) -> set[str]:

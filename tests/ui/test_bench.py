@@ -268,3 +268,26 @@ async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any,
             assert cells(app, "#bench-history", 9) == ["error"]
     finally:
         sandbox.ceph("osd", "pool", "delete", "ctquota", "ctquota", "--yes-i-really-really-mean-it")
+
+
+async def test_history_shows_only_this_clusters_runs(make_app: Any, sandbox: Sandbox, own_history: Path) -> None:
+    """Issue 16: the history listed runs of other clusters measured from the same machine."""
+    from dataclasses import replace
+
+    from cephtui.ceph.bench import BenchParams
+    from cephtui.ceph.benchhistory import BenchHistory
+    from tests.unit.test_bench import _result
+
+    fsid = sandbox.ceph("fsid")["fsid"]
+    base = _result(started_at=1_700_000_000.0)
+    store = BenchHistory(own_history)
+    for i, (cluster, pool) in enumerate(((fsid, "mine"), ("0f0f0f0f-other-cluster", "theirs"), ("", "unknown"))):
+        store.append(replace(base, cluster=cluster, params=BenchParams(pool=pool), started_at=base.started_at + i))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot)
+        await wait_for(pilot, lambda: pane.fsid == fsid and app.query_one("#bench-history", DataTable).row_count,
+                       10, "the history")
+        assert cells(app, "#bench-history", 2) == ["mine"]
+        note = str(app.query_one("#bench-history", DataTable).border_subtitle)
+        assert "1 run of other clusters and 1 run without a cluster id" in note and str(own_history) in note

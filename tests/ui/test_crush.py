@@ -236,3 +236,67 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
                 sandbox.ceph(*cmd)
             except RuntimeError:
                 pass
+
+
+async def test_text_editor_asks_before_dropping_unsaved_edits(make_app, sandbox: Sandbox) -> None:
+    """Issue 16: Esc and ctrl+r silently dropped unsaved edits. Now they ask, and keeping is the default."""
+    from cephtui.ui.screens.crush_editor import DiscardScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_crush(app, pilot)
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, CrushEditorScreen)
+        area = editor.query_one("#editor-text", TextArea)
+        await wait_for(pilot, lambda: "# begin crush map" in area.text, 15, "the decompiled map")
+        version = editor.version
+        area.move_cursor((0, 0))
+        await pilot.press(*"# my edit", "enter")
+        assert editor.dirty
+
+        # ctrl+r: asked; enter keeps the edits (the safe default), and nothing is reloaded.
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiscardScreen), 5, "the discard question")
+        assert "1 line differ" in text_of(app, "#discard-detail") and f"crush version {version}" in text_of(
+            app, "#discard-detail")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen is editor, 5, "back in the editor")
+        assert "# my edit" in area.text
+
+        # escape: in the text it leaves the text (Textual's TextArea, tab indents); the next one closes: asked.
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not area.has_focus, 5, "the text area to let go")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiscardScreen), 5, "the discard question")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is editor, 5, "back in the editor")
+        assert "# my edit" in area.text
+
+        # ctrl+r, then y: the map is read again from the cluster and the edit is gone.
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, DiscardScreen), 5, "the discard question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.screen is editor and "# my edit" not in area.text
+                       and "# begin crush map" in area.text, 15, "the map reloaded")
+        assert not editor.dirty
+
+        # Nothing unsaved: escape closes at once. With an edit, escape then y closes without applying.
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not area.has_focus, 5, "the text area to let go")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CrushEditorScreen), 5, "the editor to close")
+        await pilot.press("t")
+        editor = app.screen
+        assert isinstance(editor, CrushEditorScreen)
+        area = editor.query_one("#editor-text", TextArea)
+        await wait_for(pilot, lambda: "# begin crush map" in area.text, 15, "the decompiled map")
+        area.move_cursor((0, 0))
+        await pilot.press(*"# gone", "enter", "escape")
+        await wait_for(pilot, lambda: not area.has_focus, 5, "the text area to let go")
+        await pilot.press("q")  # q closes like escape: asked too
+        await wait_for(pilot, lambda: isinstance(app.screen, DiscardScreen), 5, "the discard question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not isinstance(app.screen, (CrushEditorScreen, DiscardScreen)), 5,
+                       "the editor to close")
+    assert sandbox.ceph("osd", "dump")["crush_version"] == version

@@ -42,7 +42,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
-from cephtui.ui.screens.crush_editor import CrushEditorScreen
+from cephtui.ui.screens.crush_editor import CrushEditorScreen, DiscardScreen
 from cephtui.ui.screens.removal import PlanScreen
 from cephtui.ui.screens.users_keys import ExportKeyringScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
@@ -879,6 +879,10 @@ async def back_to_main(w: Walk) -> None:
     for _ in range(5):
         if len(app.screen_stack) <= 1:
             return
+        if isinstance(app.screen, DiscardScreen):  # the editor asks before dropping edits: they are junk
+            await pilot.press("y")
+            await pilot.pause(0.05)
+            continue
         await pilot.press("escape")
         await pilot.pause(0.05)
     assert len(app.screen_stack) == 1, f"stuck on {app.screen!r}"

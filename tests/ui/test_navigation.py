@@ -162,3 +162,59 @@ async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox)
         help_key = next(k for k in app.query(FooterKey) if k.action == "help")
         await pilot.click(help_key)
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help from the footer")
+
+
+def burst(app: CephTUI, text: str) -> None:
+    """Keys as a terminal delivers a fast typist's burst: all queued at the app before any is handled
+    (pilot.press lets the app settle between keys, which hides the race of issue 16)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    for ch in text:
+        key = "enter" if ch == "\r" else _character_to_key(ch)
+        app.post_message(events.Key(key, ch))
+
+
+async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(make_app: Any, sandbox: Sandbox) -> None:
+    from textual.widgets import Input
+
+    from cephtui.ui.widgets.confirm import ConfirmScreen
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
+        await pilot.press("3")
+        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0 and app.focused is app.osds_pane.vtable,
+                       10, "the OSD table, focused")
+        app.osds_pane.vtable.cursor = 0  # root default: `o` here opens "mark out" for every OSD
+        # No enter in the burst: had a key leaked, enter would press Run in that dialog.
+        burst(app, ":osd.2")
+        await wait_for(pilot, lambda: app.prompt.value == "osd.2" or len(app.screen_stack) > 1, 10,
+                       "the prompt to hold what was typed")
+        assert len(app.screen_stack) == 1 and not isinstance(app.screen, ConfirmScreen), "a key reached the table"
+        assert app.prompt.value == "osd.2" and app.focused is app.prompt.input
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: cursor_name(app, "#osds-table") == "osd.2", 10, "the cursor on osd.2")
+
+        # `/` then a burst: the OSD filter gets every key.
+        burst(app, "/up")
+        await wait_for(pilot, lambda: app.query_one("#osds-filter", Input).value == "up", 5, "the filter text")
+        await pilot.press("escape")
+
+        # Tab completes in the prompt, and the prompt keeps the focus.
+        prompt = app.prompt
+        await pilot.press("colon", *"poo", "tab")
+        assert prompt.value == "pools" and prompt.is_open and app.focused is prompt.input
+        await pilot.press("ctrl+u", *"rb", "tab")
+        assert prompt.value == "rbd"
+        await pilot.press("ctrl+u", *"osd.", "tab")  # several: the first, the list beside it, tab steps on
+        assert prompt.value == "osd.0" and "osd.1" in str(prompt.query_one("#prompt-matches").content)
+        await pilot.press("tab")
+        assert prompt.value == "osd.1"
+        await pilot.press("shift+tab", "shift+tab")
+        assert prompt.value.startswith("osd.")
+        await pilot.press("ctrl+u", *"zzz", "tab")
+        assert prompt.value == "zzz" and "no completion" in str(prompt.query_one("#prompt-matches").content)
+        await pilot.press("ctrl+u", *"osd.1", "enter")
+        await wait_for(pilot, lambda: cursor_name(app, "#osds-table") == "osd.1", 10, "the cursor on osd.1")
+        assert not prompt.is_open

@@ -240,3 +240,83 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
     finally:
         sandbox.ceph("tell", "mon.a", "config", "set", "mon_allow_pool_delete", "true")
         drop(sandbox, "ctp-edit")
+
+
+async def to_pg_page(app: CephTUI, pilot: Pilot, name: str) -> PoolWizard:
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 5, "the pool wizard")
+    w = wizard(app)
+    await type_into(app, pilot, "#wiz-name", name)
+    await next_page(pilot)
+    await next_page(pilot)  # replicated, size 3 / min_size 2
+    await wait_for(pilot, lambda: w.page == "pgs", 5, "the placement-group page")
+    return w
+
+
+async def test_wizard_pg_num_power_of_two_share_and_the_clusters_autoscale_default(make_app, sandbox: Sandbox) -> None:
+    """Issue 16 item 9: pg_num 3 needs a typed confirmation; the calculator starts from an even share with the
+    existing pools (not 100 %); autoscale follows the mons' osd_pool_default_pg_autoscale_mode (the sandbox's
+    ceph.conf says off, Ceph's own default is on); the autoscaler's outlook is shown; creating moves no data."""
+    from cephtui.ceph import pgcalc
+
+    running = sandbox.ceph("config", "show", "mon.a")
+    default_mode = next(o["value"] for o in running if o["name"] == "osd_pool_default_pg_autoscale_mode")
+    assert default_mode == "off"  # the premise: it differs from Ceph's built-in "on"
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await open_pools(app, pilot)
+            osds = app.pools_pane.snap.osds.in_
+            w = await to_pg_page(app, pilot, "ctp-odd")
+            # The share starts at an even split with the one data pool (rbd), not at 100 %.
+            assert w.query_one("#wiz-share", Input).value == "50"
+            calc = text_of(app, "#wiz-calc")
+            assert "× 50% of the data" in calc and f"suggested pg_num: {pgcalc.suggest(osds, 3, 0.5).pg_num}" in calc
+            assert "hold no data yet" in text_of(app, "#wiz-shares") or "rbd" in text_of(app, "#wiz-shares")
+            await type_into(app, pilot, "#wiz-share", "25")
+            await wait_for(pilot, lambda: f"suggested pg_num: {pgcalc.suggest(osds, 3, 0.25).pg_num}"
+                           in text_of(app, "#wiz-calc"), 5, "the suggestion for 25 %")
+            # The cluster's default autoscale mode, read from the leader mon's running config.
+            await wait_for(pilot, lambda: "cluster's default, off" in text_of(app, "#wiz-auto"), 15,
+                           "the cluster's autoscale default")
+            assert "ceph.conf" in text_of(app, "#wiz-auto")
+            # With autoscale on, the wizard says what the autoscaler will do to the chosen pg_num.
+            await set_select(app, pilot, "#wiz-autoscale", "on")
+            await type_into(app, pilot, "#wiz-pgnum", "128")
+            await wait_for(pilot, lambda: "merges the pool down to 32" in text_of(app, "#wiz-auto"), 5,
+                           "the autoscaler's outlook for 128")
+            await type_into(app, pilot, "#wiz-pgnum", "32")
+            await wait_for(pilot, lambda: "leaves it alone" in text_of(app, "#wiz-auto"), 5, "the outlook for 32")
+            await set_select(app, pilot, "#wiz-autoscale", "default")
+
+            # pg_num 3 is refused until the operator types it again.
+            await type_into(app, pilot, "#wiz-pgnum", "3")
+            await next_page(pilot)
+            assert w.page == "pgs" and "not a power of two" in text_of(app, "#wiz-status")
+            assert w.query_one("#wiz-confirm-row").display
+            await type_into(app, pilot, "#wiz-pg-confirm", "4")
+            await next_page(pilot)
+            assert app.screen is w and "not a power of two" in text_of(app, "#wiz-status")
+            await type_into(app, pilot, "#wiz-pg-confirm", "3")
+            await next_page(pilot)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirmation")
+            cmds = text_of(app, "#confirm-commands")
+            assert "$ ceph osd pool create ctp-odd 3 3 replicated replicated_rule\n" in cmds  # no autoscale flag
+            assert "moves data" not in cmds and "Impact: safe" in cmds
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog to close")
+            assert "ctp-odd" not in pools(sandbox)
+
+            # Created with the suggestion and the cluster's default: the mon agrees on the mode.
+            w = await to_pg_page(app, pilot, "ctp-dflt")
+            await wait_for(pilot, lambda: w.defaults is not None, 15, "the cluster's defaults")
+            pg = int(w.query_one("#wiz-pgnum", Input).value)
+            assert pgcalc.is_power_of_two(pg) and not w.query_one("#wiz-confirm-row").display
+            await next_page(pilot)
+            screen = await run_confirm(app, pilot)
+            assert screen.outcome.ok, text_of(app, "#confirm-result")
+            await close(pilot)
+            p = pools(sandbox)["ctp-dflt"]
+            assert (p["pg_num"], p["pg_autoscale_mode"]) == (pg, default_mode)
+    finally:
+        drop(sandbox, "ctp-odd", "ctp-dflt")

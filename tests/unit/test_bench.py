@@ -173,3 +173,17 @@ def test_lent_buffers_hold_each_ops_contents() -> None:
     assert again == contents(12345) and contents.header_ok(12345, again)
     other = contents.lend(3)  # lent while the first is out: a second buffer
     assert other is not again and other == contents(3) and again == contents(12345)
+
+
+def test_history_is_scoped_to_one_cluster(tmp_path: Path) -> None:
+    from cephtui.ceph.benchhistory import scope
+
+    mine, other, unknown = _result(cluster="f-1", started_at=1.0), _result(cluster="f-2", started_at=2.0), \
+        _result(cluster="", started_at=3.0)
+    s = scope([mine, other, unknown, mine], "f-1")
+    assert s.runs == (mine, mine) and (s.other_clusters, s.unknown) == (1, 1)
+    note = s.note(tmp_path / "h.jsonl")
+    assert "1 run of other clusters and 1 run without a cluster id" in note and "h.jsonl" in note
+    assert scope([mine], "f-1").note(tmp_path) == ""
+    nothing = scope([mine, unknown], "")  # fsid not known yet: nothing is shown as this cluster's
+    assert nothing.runs == () and nothing.other_clusters == 1

@@ -54,3 +54,36 @@ def test_row_names_are_the_words_of_the_first_two_cells() -> None:
     assert "node1" in row_names(["  ▾ host node1", ""])
     assert "rbd" in row_names(["2", "rbd", "replicated"])
     assert "up" not in row_names(["osd.1", "hdd", "up"])
+
+
+def test_tab_completes_as_a_shell_does() -> None:
+    from cephtui.ui.jump import complete
+
+    words = suggestions(["rbd", "rbd-ssd", "images"], [0, 1, 10], users=["client.admin"], buckets=["node1", "default"])
+    assert complete("poo", words) == ("pools", ["pools"])
+    assert complete("IMA", words) == ("images", ["images"])  # case-insensitive, the name's own case back
+    assert complete("rb", words) == ("rbd", ["rbd", "rbd-ssd"])  # the common prefix, both listed
+    assert complete("rbd", words) == ("rbd", ["rbd", "rbd-ssd"])  # nothing longer in common: caller cycles
+    assert complete("osd.1", words) == ("osd.1", ["osd.1", "osd.10"])
+    assert complete("client.a", words)[0] == "client.admin"
+    assert complete("node", words)[0] == "node1"
+    assert complete("zzz", words) == ("zzz", [])
+    assert len(words) == len(set(words))  # "osds" the tab and a pool called osds are one entry
+
+
+def test_names_are_kept_from_the_snapshot_that_had_them() -> None:
+    from types import SimpleNamespace as NS
+
+    from cephtui.ui.jump import Names, names_from
+
+    def snap(**kw: object) -> NS:
+        base = dict(capacity=NS(pools=(NS(name="rbd"),)), osd_table=None, crush=None, users=None)
+        return NS(**{**base, **kw})
+
+    crush = NS(devices=(NS(id=1), NS(id=0)), buckets=(NS(name="default"), NS(name="node1"), NS(name="default~hdd")))
+    n = names_from(snap(crush=crush, users=(NS(name="client.admin"),)), Names())
+    assert n == Names(("rbd",), (0, 1), ("client.admin",), ("default", "node1"))
+    again = names_from(snap(), n)  # a snapshot of another tab: no tree, no users; the names stay
+    assert again is n
+    assert names_from(snap(capacity=NS(pools=())), n).pools == ()
+    assert resolve("node1", buckets=["node1"]).note == ""  # a known host: no "no tab is called" note

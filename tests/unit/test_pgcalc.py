@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -149,3 +150,71 @@ def test_agrees_with_the_published_javascript() -> None:
             for share in (1.0, 0.5, 0.33, 0.25, 0.1, 0.05, 0.01):
                 for target in (100, 200, 300):
                     assert suggest(osds, size, share, target).pg_num == max(1, _pgcalc_js(osds, size, share, target))
+
+
+# ------------------------------------------------------------------ existing pools and the autoscaler
+MGR_AUTOSCALER = "/usr/share/ceph/mgr/pg_autoscaler/module.py"
+
+
+def _mgr_function(name: str) -> Any:
+    """A function of the installed pg_autoscaler module, compiled from its own source (the module itself
+    imports the mgr runtime, so it cannot be imported here)."""
+    import ast
+    from pathlib import Path
+
+    path = Path(MGR_AUTOSCALER)
+    if not path.exists():
+        pytest.skip("ceph-mgr's pg_autoscaler is not installed")
+    tree = ast.parse(path.read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    scope: dict[str, Any] = {}
+    exec(compile(ast.Module([node], []), MGR_AUTOSCALER, "exec"), scope)
+    return scope[name]
+
+
+def test_autoscaler_rounding_is_the_mgrs_own() -> None:
+    theirs = _mgr_function("nearest_power_of_two")
+    for n in [0, 0.5, 1, 1.5, 2, 2.9, 3, 5, 6, 12, 24, 33.3, 100, 133.3, 191.9, 192, 4095.5, 65536]:
+        assert pgcalc.autoscaler_pow2(n) == theirs(n), n
+    assert theirs(0) == 0  # so an empty pool's target is pg_num_min
+    assert pgcalc.AUTOSCALE_PG_NUM_MIN == _mgr_constant("PG_NUM_MIN")
+
+
+def _mgr_constant(name: str) -> Any:
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(MGR_AUTOSCALER).read_text())
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            return ast.literal_eval(n.value)
+    raise AssertionError(f"{name} not found in {MGR_AUTOSCALER}")
+
+
+@pytest.mark.parametrize("pg_num,after", [(3, 32), (8, 32), (10, 32), (11, 11), (16, 16), (32, 32), (64, 64),
+                                          (96, 96), (97, 32), (128, 32)])
+def test_what_the_autoscaler_does_to_a_new_empty_pool(pg_num: int, after: int) -> None:
+    # An empty pool's target is pg_num_min 32; pg_num moves only when more than 3x away (issue 16: 128 -> 32).
+    o = pgcalc.autoscale_outlook(pg_num, 3, 4, 0.5)
+    assert (o.target_now, o.pg_num_after) == (32, after)
+    word = "splits" if after > pg_num else "merges" if after < pg_num else "leaves it alone"
+    assert word in o.lines[1]
+
+
+def test_the_autoscalers_later_target_follows_the_share() -> None:
+    o = pgcalc.autoscale_outlook(32, 3, 12, 1.0)  # 100 x 12 x 100% / 3 = 400 -> 512 (nearer than 256)
+    assert o.target_full == 512 and "32 → 512" in o.lines[2]
+    small = pgcalc.autoscale_outlook(32, 3, 4, 0.1)  # 13.3 -> 16, floored at 32: no change for that
+    assert small.target_full == 32 and "would not change" in small.lines[2]
+    assert "estimate" in small.lines[-1]
+    with pytest.raises(ValueError):
+        pgcalc.autoscale_outlook(0, 3, 4, 0.5)
+
+
+def test_existing_pools_shares_and_the_default_share() -> None:
+    got = pgcalc.shares([pgcalc.PoolShare("rbd", 300), pgcalc.PoolShare(".mgr", 0), pgcalc.PoolShare("big", 700)])
+    assert got == [("big", 0.7), ("rbd", 0.3), (".mgr", 0.0)]
+    assert pgcalc.shares([pgcalc.PoolShare("rbd", 0)]) == [("rbd", 0.0)]
+    assert pgcalc.default_share([]) == 100
+    assert pgcalc.default_share(["rbd", ".mgr"]) == 50  # the mgr's own pool holds no user data
+    assert pgcalc.default_share(["rbd", "device_health_metrics", "images", "vms"]) == 25

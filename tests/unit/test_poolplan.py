@@ -60,7 +60,7 @@ def test_plan_ops_and_undo() -> None:
     plan = PoolPlan("vms", size=3, min_size=2, rule="replicated_rule", pg_num=64, application="rbd")
     steps = poolplan.plan_ops(plan)
     assert [s.cli for s in steps] == [
-        "ceph osd pool create vms 64 64 replicated replicated_rule --autoscale-mode=on",
+        "ceph osd pool create vms 64 64 replicated replicated_rule",  # autoscale: the cluster's default
         "ceph osd pool set vms size 3", "ceph osd pool set vms min_size 2",
         "ceph osd pool application enable vms rbd"]
     assert [u.cli for u in poolplan.undo_ops(steps[:2])] == [
@@ -78,3 +78,50 @@ def test_plan_ops_and_undo() -> None:
     # Undo is newest first: the pool, then the profile made for it.
     assert [u.prefix for u in poolplan.undo_ops(steps[:2])] == ["osd pool delete", "osd erasure-code-profile rm"]
     assert poolplan.undo_ops(steps[:1])[0].cli == "ceph osd erasure-code-profile rm ec42"
+
+
+def test_creating_a_pool_moves_no_data() -> None:
+    # Issue 16: the confirm dialog said "Impact: moves data" for a new, empty pool.
+    for plan in (PoolPlan("vms", size=3, min_size=2, rule="replicated_rule", pg_num=64),
+                 PoolPlan("data", pool_type="erasure", ec_profile="ec42", new_profile=(4, 2, "host", ""))):
+        assert {op.impact for op in poolplan.plan_ops(plan)} == {"safe"}
+    assert PoolPlan("x").autoscale_mode == ""  # the cluster's default unless the operator chose one
+    assert "--autoscale-mode=off" in poolplan.plan_ops(PoolPlan("x", rule="r", autoscale_mode="off"))[0].cli
+
+
+class _Answers:
+    """Answers in the shape the sandbox's Pacific gave (`config show mon.a`, `mgr stat`, `config get`)."""
+
+    def __init__(self, mgr_up: bool) -> None:
+        self.mgr_up, self.sent = mgr_up, []
+
+    def mon(self, prefix: str, **args: object) -> object:
+        self.sent.append(prefix)
+        return {"mgr stat": {"epoch": 4, "available": self.mgr_up, "active_name": "x", "num_standby": 0},
+                "quorum_status": {"quorum_leader_name": "a"}}[prefix]
+
+    def mon_raw(self, prefix: str, **args: object) -> tuple[bytes, str]:
+        self.sent.append(prefix)
+        assert prefix == "config get"
+        if args == {"who": "mgr", "key": "mgr/pg_autoscaler/noautoscale"}:
+            return b"true\n" if not self.mgr_up else b"false\n", ""
+        assert args == {"who": "mon", "key": "osd_pool_default_pg_autoscale_mode"}
+        return b"warn\n", ""
+
+    def mgr(self, prefix: str, **args: object) -> object:
+        self.sent.append(f"MGR {prefix} {args.get('who')}")
+        if args.get("who") == "mon.a":
+            return [{"name": "osd_pool_default_pg_autoscale_mode", "value": "off", "source": "file"}]
+        return [{"name": "mon_target_pg_per_osd", "value": "200", "source": "mon"}]
+
+
+def test_the_clusters_defaults_come_from_the_running_config() -> None:
+    up = _Answers(mgr_up=True)
+    d = poolplan.read_defaults(up)
+    assert (d.autoscale_mode, d.target_pg_per_osd, d.noautoscale, d.problems) == ("off", 200, False, ())
+    assert "ceph.conf" in d.autoscale_source and up.sent.count("config get") == 1  # only the noautoscale flag
+    # No active mgr: nothing is asked of it; the config database answers, and the page says what that misses.
+    down = _Answers(mgr_up=False)
+    d = poolplan.read_defaults(down)
+    assert d.autoscale_mode == "warn" and d.noautoscale and not any(s.startswith("MGR ") for s in down.sent)
+    assert "config database" in d.autoscale_source and "no active mgr" in d.problems[0]

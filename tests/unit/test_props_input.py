@@ -187,6 +187,16 @@ def test_pg_suggestion(osds: int, size: int, share: float, target: int) -> None:
         assert out.pg_num >= 1
 
 
+@given(st.integers(-2, 70000), st.integers(-2, 20), st.integers(-2, 10**5), st.one_of(st.floats(), st.integers(-2, 3)),
+       st.integers(-1, 1000))
+@FAST
+def test_autoscale_outlook(pg_num: int, size: int, osds: int, share: float, target: int) -> None:
+    out = rejects_clearly(pgcalc.autoscale_outlook, pg_num, size, osds, share, target)
+    if isinstance(out, pgcalc.AutoscaleOutlook):
+        assert out.target_now == pgcalc.AUTOSCALE_PG_NUM_MIN and out.pg_num_after in (pg_num, out.target_now)
+        assert out.target_full >= out.target_now and all(out.lines)
+
+
 @given(st.integers(-2, 5000), st.integers(-2, 10), st.lists(st.tuples(st.integers(0, 4096), st.integers(1, 10)),
                                                                max_size=4), st.integers(-2, 100))
 @FAST

@@ -36,7 +36,7 @@ from ...ceph.bench import (
     run_bench,
     write_refusal,
 )
-from ...ceph.benchhistory import BenchHistory, export_csv, export_json, write_export
+from ...ceph.benchhistory import BenchHistory, export_csv, export_json, scope, write_export
 from ...ceph.benchpool import (
     TEMP_POOL_PREFIX,
     bench_operation,
@@ -98,7 +98,9 @@ class BenchPane(GuardedActions, Vertical):
     def __init__(self, history: BenchHistory | None = None, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self.history_store = history or BenchHistory()
-        self.history: list[BenchResult] = []
+        self.history: list[BenchResult] = []  # this cluster's runs (see benchhistory.scope)
+        self._all_runs: list[BenchResult] = []  # every run in the file, of any cluster
+        self.fsid = ""  # the connected cluster's, once known: the history shows only its runs
         self.marked: set[str] = set()
         self.snap: ClusterSnapshot | None = None
         self.engine: BenchEngine | None = None
@@ -157,6 +159,9 @@ class BenchPane(GuardedActions, Vertical):
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.snap = snap  # pools and OSD counts for the forms; the bench itself needs no poll
+        if snap.fsid and snap.fsid != self.fsid:
+            self.fsid = snap.fsid
+            self._scope()
 
     # ------------------------------------------------------------ live view
     def _visible(self) -> bool:
@@ -261,11 +266,17 @@ class BenchPane(GuardedActions, Vertical):
     @work(thread=True, exit_on_error=False, group="bench-history", description="load bench history")
     def _load_history(self) -> None:
         loaded = self.history_store.load()
-        self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped)
+        try:
+            fsid = self.app.client.fsid()  # type: ignore[attr-defined]  # librados' own copy: no round trip
+        except Exception:  # not connected yet: the first snapshot brings it (show)
+            fsid = ""
+        self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped, fsid)
 
-    def _history_loaded(self, runs: list[BenchResult], skipped: int) -> None:
-        self.history = runs
-        self._render_history()
+    def _history_loaded(self, runs: list[BenchResult], skipped: int, fsid: str = "") -> None:
+        self._all_runs = runs
+        self.fsid = fsid or self.fsid
+        self._scope()
+        runs = self.history
         if runs and self.engine is None and not self.phase and self.last_result is None:
             last = runs[-1]  # the live box shows the last run until a new one starts
             self._render_sparklines(last.samples[-SPARK_POINTS:])
@@ -273,6 +284,16 @@ class BenchPane(GuardedActions, Vertical):
         if skipped:
             self.app.notify(f"bench history: skipped {skipped} damaged line(s) in {self.history_store.path}",
                             severity="warning")
+
+    def _scope(self) -> None:
+        """Show this cluster's runs only; say how many others the file holds."""
+        scoped = scope(self._all_runs, self.fsid)
+        self.history = list(scoped.runs)
+        hist = self.query_one("#bench-history", DataTable)
+        hist.border_subtitle = (scoped.note(self.history_store.path) if self.fsid
+                                else "waiting for the cluster's fsid to show its runs")
+        self.marked &= {self._key(r) for r in self.history}
+        self._render_history()
 
     @staticmethod
     def _key(r: BenchResult) -> str:
@@ -546,6 +567,8 @@ class BenchPane(GuardedActions, Vertical):
                     "cleanup skipped" in result.cleanup_note or not p.cleanup):
                 # whatever the run left is gone with its pool: no `rados cleanup` to suggest
                 result = replace(result, cleanup_note=f"the temporary pool {p.pool} was deleted with its objects")
+            if result is not None and not result.cluster and self.fsid:
+                result = replace(result, cluster=self.fsid)  # librados could not say: the app's connection can
             if result is not None:
                 audit.record(bench_operation(p), result.ok, result.error or f"{result.ops} ops, "
                              f"{result.bandwidth:.2f} MiB/s, avg lat {_ms(result.average_latency)}")
@@ -596,6 +619,7 @@ class BenchPane(GuardedActions, Vertical):
         self.running = None
         if result is not None:
             self.last_result = result
+            self._all_runs.append(result)
             self.history.append(result)
             self._render_history()
             self._render_sparklines(result.samples[-SPARK_POINTS:])

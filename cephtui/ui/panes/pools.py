@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from ...ceph import ops, poolplan
+from ...ceph import ops, pgcalc, poolplan
 from ...ceph.client import CephClient, CephError
 from ...ceph.format import human_bytes, human_rate, percent
 from ...ceph.models import ClusterSnapshot
@@ -230,8 +230,11 @@ class PoolsPane(GuardedActions, Vertical):
             self.app.confirm_operations(poolplan.plan_ops(plan), explain=explain,  # type: ignore[attr-defined]
                                         undo=poolplan.undo_ops)
 
+        client = self.app.client  # type: ignore[attr-defined]
         self.app.push_screen(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
-                                        [(p.pg_num_target, p.size) for p in self.pools]), done)
+                                        [(p.pg_num_target, p.size) for p in self.pools],
+                                        shares=[pgcalc.PoolShare(p.name, p.used, p.target_ratio) for p in self.pools],
+                                        read_defaults=lambda: poolplan.read_defaults(client)), done)
 
     def action_detail(self) -> None:
         p = self._need_pool()
@@ -273,8 +276,6 @@ class PoolsPane(GuardedActions, Vertical):
                                               Field("min_size", "min_size", str(p.min_size))], build, warn=warn)
 
     def action_pg_num(self) -> None:
-        from ...ceph import pgcalc
-
         p = self._need_pool()
         if p is None:
             return

@@ -7,18 +7,20 @@ CRUSH in the meantime.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Button, Footer, Static, TextArea
 
 from ...ceph import crushtool, ops
 from ...ceph.client import CephClient, CephError
 from .. import palette
+from ..widgets.dialog import Dialog
 from ..widgets.preview_view import preview_map_for
 from ..wizards.form import readable
 
@@ -31,6 +33,50 @@ def diff_text(old: str, new: str) -> Text:
                 else "info" if line.startswith("@@") else "muted")
         t.append(line + "\n", style=palette.style(role))
     return t
+
+
+def changed_lines(old: str, new: str) -> int:
+    """Lines added or removed between two texts (what a discard would lose)."""
+    return sum(1 for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("+++", "---")))
+
+
+class DiscardScreen(Dialog[bool]):
+    """Unsaved edits: discard them (True) or keep editing (False). Keep is the default, as in an editor."""
+
+    BINDINGS = [Binding("escape", "keep", "Keep editing"), Binding("n", "keep", "Keep editing", show=False),
+                Binding("y", "discard", "Discard", show=False)]
+    DEFAULT_CSS = """
+    DiscardScreen { align: center middle; }
+    DiscardScreen > Vertical { width: 72; max-width: 95%; height: auto; border: thick $warning;
+        background: $surface; padding: 1 2; }
+    DiscardScreen #discard-question { text-style: bold; }
+    DiscardScreen #discard-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    DiscardScreen Button { margin-left: 2; }
+    """
+
+    def __init__(self, question: str, detail: str, verb: str) -> None:
+        super().__init__()
+        self.question, self.detail, self.verb = question, detail, verb
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.question), id="discard-question")
+            yield Static(Text(self.detail), id="discard-detail")
+            with Horizontal(id="discard-buttons"):
+                yield Button("Keep editing (n)", id="discard-keep", variant="primary")
+                yield Button(f"{self.verb} (y)", id="discard-yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#discard-keep", Button).focus()  # enter keeps the edits
+
+    @on(Button.Pressed, "#discard-keep")
+    def action_keep(self) -> None:
+        self.dismiss(False)
+
+    @on(Button.Pressed, "#discard-yes")
+    def action_discard(self) -> None:
+        self.dismiss(True)
 
 
 class CrushEditorScreen(Screen[None]):
@@ -71,13 +117,43 @@ class CrushEditorScreen(Screen[None]):
             self._status(Text("crushtool is not installed (apt install ceph-base): the text editor needs it to "
                               "decompile and compile maps.", style=palette.style("bold err")))
             return
-        self.action_reload()
+        self._load()
 
     def _status(self, text: Text | str) -> None:
         self.query_one("#editor-status", Static).update(text)
 
+    # ------------------------------------------------------------ unsaved edits
+    @property
+    def text(self) -> str:
+        return self.query_one("#editor-text", TextArea).text
+
+    @property
+    def dirty(self) -> bool:
+        """Edits the cluster does not have: the text differs from the map last read from it."""
+        return self.text != self.original
+
+    def _unless_dirty(self, question: str, verb: str, then: Callable[[], object]) -> None:
+        """Run `then` now, or after the operator agrees to lose the unsaved edits."""
+        if not self.dirty:
+            then()
+            return
+        n = changed_lines(self.original, self.text)
+        detail = (f"{n} line{'' if n == 1 else 's'} differ from the map read at crush version {self.version}; "
+                  "nothing of them was applied to the cluster.")
+
+        def answered(discard: bool | None) -> None:
+            if discard:
+                then()
+
+        self.app.push_screen(DiscardScreen(question, detail, verb), answered)
+
     # ------------------------------------------------------------ load
     def action_reload(self) -> None:
+        self._unless_dirty("Reload the map from the cluster and discard your edits?", "Discard and reload",
+                           self._reload)
+
+    def _reload(self) -> None:
+        self._status(Text("Fetching the map (osd getcrushmap)…", style="italic"))
         self._load()
 
     @work(thread=True, exclusive=True, group="crush-editor", exit_on_error=False, description="crush editor")
@@ -158,10 +234,11 @@ class CrushEditorScreen(Screen[None]):
 
         def done(outcome: object) -> None:
             if getattr(outcome, "ok", False):
-                self.action_reload()
+                self._reload()  # the edits are the cluster's now: nothing to ask
 
         self.app.confirm_operations([op], explain="The edited map replaces the running one as a whole.",  # type: ignore[attr-defined]
                                     preview=preview_map_for(self.client, self.compiled), on_done=done)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        self._unless_dirty("Close the editor and discard your edits?", "Discard and close",
+                           lambda: self.dismiss(None))

@@ -7,11 +7,11 @@ lists the exact commands and runs them step by step, with undo on a failure.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -20,17 +20,24 @@ from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Stati
 from ...ceph import pgcalc, poolplan
 from ...ceph.crush import CrushMap
 from ...ceph.ops import AUTOSCALE_MODES, check_name
-from ...ceph.poolplan import PoolPlan
+from ...ceph.poolplan import ClusterDefaults, PoolPlan
 from .. import palette
 from ..widgets.dialog import Dialog
 from .form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
 NEW_PROFILE = "(new profile)"
+DEFAULT = "default"  # the autoscale Select's "whatever the cluster's default is" (no flag sent)
 
 
 def _row(label: str, widget: Input | Select) -> Horizontal:
     return Horizontal(Label(label), widget, classes="form-row")
+
+
+def _short_row(label: str, widget: Input | Select) -> Horizontal:
+    """One line per field (compact widgets): the PG page has the calculator and the autoscaler's outlook
+    to show below its fields, in 36 lines."""
+    return Horizontal(Label(label), widget, classes="form-row short-row")
 
 
 class PoolWizard(Dialog[PoolPlan | None]):
@@ -44,6 +51,11 @@ class PoolWizard(Dialog[PoolPlan | None]):
     PoolWizard ContentSwitcher > Vertical { height: auto; }
     PoolWizard .form-row { height: auto; }
     PoolWizard .form-row Label { width: 34; padding-top: 1; }
+    PoolWizard .short-row { margin: 0; }
+    PoolWizard #wiz-shares { margin-top: 0; }
+    PoolWizard .short-row Label { padding-top: 0; }
+    PoolWizard #wiz-confirm-row { display: none; }
+    PoolWizard #wiz-confirm-row.-shown { display: block; }
     PoolWizard .form-row Input, PoolWizard .form-row Select { width: 1fr; }
     PoolWizard .note { color: $text-muted; margin-top: 1; }
     PoolWizard #wiz-status { height: auto; margin-top: 1; }
@@ -52,10 +64,14 @@ class PoolWizard(Dialog[PoolPlan | None]):
     """
 
     def __init__(self, existing: Sequence[str], osd_count: int, cmap: CrushMap | None,
-                 pool_pgs: Sequence[tuple[int, int]] = ()) -> None:
+                 pool_pgs: Sequence[tuple[int, int]] = (), shares: Sequence[pgcalc.PoolShare] = (),
+                 read_defaults: Callable[[], ClusterDefaults] | None = None) -> None:
         super().__init__()
         self.existing = tuple(existing)
         self.pool_pgs = tuple(pool_pgs)  # (pg_num_target, size) of the existing pools: the mon's PG budget
+        self.shares = tuple(shares)  # the existing pools' use of the raw space, shown beside the share
+        self.read_defaults = read_defaults  # blocking: run in a worker
+        self.defaults: ClusterDefaults | None = None  # None until read (or when there is no reader)
         self.osd_count = max(osd_count, 1)
         self.cmap = cmap
         self.plan = PoolPlan(name="")
@@ -99,15 +115,22 @@ class PoolWizard(Dialog[PoolPlan | None]):
                     yield Static("Ceph creates a CRUSH rule named after the pool from the profile; min_size "
                                  "becomes k+1 (k when m is 1).", classes="note")
                 with Vertical(id="pgs"):
-                    yield _row("Share of the cluster's data (%)", Input("100", id="wiz-share"))
-                    yield _row("Target PGs per OSD", Select([("100 (cluster stays this size)", "100"),
-                                                             ("200 (expected to double)", "200"),
-                                                             ("300 (expected to triple)", "300")],
-                                                            value="100", allow_blank=False, id="wiz-target"))
-                    yield _row("pg_num", Input(id="wiz-pgnum"))
-                    yield _row("Autoscale mode", Select([(m, m) for m in AUTOSCALE_MODES], value="on",
-                                                        allow_blank=False, id="wiz-autoscale"))
+                    yield _short_row("Share of the cluster's data (%)",
+                                     Input(str(pgcalc.default_share(self.existing)), id="wiz-share", compact=True))
+                    yield Static(self._shares_text(), id="wiz-shares", classes="note")
+                    yield _short_row("Target PGs per OSD", Select([("100 (cluster stays this size)", "100"),
+                                                                   ("200 (expected to double)", "200"),
+                                                                   ("300 (expected to triple)", "300")],
+                                                                  value="100", allow_blank=False, id="wiz-target",
+                                                                  compact=True))
+                    yield _short_row("pg_num", Input(id="wiz-pgnum", compact=True))
+                    with Horizontal(classes="form-row short-row", id="wiz-confirm-row"):
+                        yield Label("", id="wiz-confirm-label")
+                        yield Input(placeholder="the same pg_num, to keep it", id="wiz-pg-confirm", compact=True)
+                    yield _short_row("Autoscale mode", Select(self._autoscale_options(), value=DEFAULT,
+                                                              allow_blank=False, id="wiz-autoscale", compact=True))
                     yield Static("", id="wiz-calc", classes="note")
+                    yield Static("", id="wiz-auto", classes="note")
             yield Static("", id="wiz-status")
             with Horizontal(id="wiz-buttons"):
                 yield Button("Cancel", id="wiz-cancel")
@@ -116,6 +139,63 @@ class PoolWizard(Dialog[PoolPlan | None]):
 
     def on_mount(self) -> None:
         self._show("basics")
+        if self.read_defaults is not None:
+            self._read_defaults()
+
+    # ------------------------------------------------------------ the cluster's defaults
+    @work(thread=True, exit_on_error=False, group="pool-wizard-defaults", description="pool defaults")
+    def _read_defaults(self) -> None:
+        assert self.read_defaults is not None
+        try:
+            found = self.read_defaults()
+        except Exception as e:  # never a traceback: the wizard works without them, and says so
+            found = ClusterDefaults(problems=(f"could not read the cluster's pool defaults: {e}",))
+            found = replace(found, autoscale_mode="", autoscale_source="")
+        self.app.call_from_thread(self._defaults_read, found)
+
+    def _defaults_read(self, found: ClusterDefaults) -> None:
+        if not self.is_attached:  # the wizard closed while the cluster answered
+            return
+        self.defaults = found
+        select = self.query_one("#wiz-autoscale", Select)
+        chosen = select.value
+        with select.prevent(Select.Changed):
+            select.set_options(self._autoscale_options())
+            # Select redraws its label only when the value changes: pass by another value to show the new one.
+            select.value = "off" if chosen != "off" else "on"
+            select.value = chosen  # an operator's own choice stays
+        self._refresh_pgs()
+
+    def _autoscale_options(self) -> list[tuple[str, str]]:
+        d = self.defaults
+        if self.read_defaults is None or (d is not None and not d.autoscale_mode):
+            label = "cluster default (unknown: the monitor applies its own)"
+        elif d is None:
+            label = "cluster default (reading…)"
+        else:
+            label = f"cluster default: {d.autoscale_mode}"
+        return [(label, DEFAULT), *((m, m) for m in AUTOSCALE_MODES)]
+
+    def _effective_autoscale(self) -> str:
+        """The mode the new pool will have: the one chosen, or the cluster's default ('' if unknown yet)."""
+        chosen = self._value("#wiz-autoscale")
+        if chosen != DEFAULT:
+            return chosen
+        return self.defaults.autoscale_mode if self.defaults is not None else ""
+
+    def _shares_text(self) -> Text:
+        listed = pgcalc.shares(self.shares)
+        if not listed:
+            return Text("No other pools: this one starts with all of the cluster's PGs to itself.")
+        if not any(f for _, f in listed):
+            return Text(f"Existing pools ({', '.join(n for n, _ in listed[:8])}) hold no data yet: the share is "
+                        "your estimate of what this pool will hold.")
+        parts = " · ".join(f"{n} {f * 100:.0f}%" for n, f in listed[:8]) + (" …" if len(listed) > 8 else "")
+        t = Text(f"Existing pools, share of the raw space used now: {parts}")
+        declared = [f"{p.name} {p.target_ratio:g}" for p in self.shares if p.target_ratio > 0]
+        if declared:
+            t.append(f"\n  with target_size_ratio: {', '.join(declared)}")
+        return t
 
     def _show(self, page: str) -> None:
         self.page = page
@@ -178,11 +258,17 @@ class PoolWizard(Dialog[PoolPlan | None]):
 
     def _collect_pgs(self) -> PoolPlan:
         pg_num, _ = pgcalc.check_pg_num(self._value("#wiz-pgnum"))
+        if not pgcalc.is_power_of_two(pg_num) and self._value("#wiz-pg-confirm") != str(pg_num):
+            lo = 1 << pg_num.bit_length() - 1
+            raise ValueError(f"pg_num {pg_num} is not a power of two: its PGs would differ in size and Ceph "
+                             f"raises POOL_PG_NUM_NOT_POWER_OF_TWO. Choose {lo} or {lo * 2}, or type {pg_num} "
+                             "in the confirmation field to keep it.")
         # The mon refuses a pool that would push PGs per OSD past mon_max_pg_per_osd: say so now.
         refusal = pgcalc.warn_pg_per_osd(pg_num, max(self.plan.size, 1), self.pool_pgs, self.osd_count)
         if refusal:
             raise ValueError(f"the monitors would refuse: {refusal}")
-        return replace(self.plan, pg_num=pg_num, autoscale_mode=self._value("#wiz-autoscale"))
+        chosen = self._value("#wiz-autoscale")
+        return replace(self.plan, pg_num=pg_num, autoscale_mode="" if chosen == DEFAULT else chosen)
 
     def _suggest(self) -> None:
         calc = self.query_one("#wiz-calc", Static)
@@ -198,11 +284,67 @@ class PoolWizard(Dialog[PoolPlan | None]):
         except ValueError as e:
             calc.update(Text(f"PG calculator: {readable(str(e))}", style=palette.style("warn")))
             return
-        calc.update(Text("PG calculator (the classic ceph.com rule):\n" + "\n".join(f"  {x}" for x in s.steps)
-                         + f"\nsuggested pg_num: {s.pg_num}"))
+        calc.update(Text(f"PG calculator (the classic ceph.com rule): suggested pg_num: {s.pg_num}\n"
+                         + "\n".join(f"  {x}" for x in s.steps)))
         if not self.pg_edited:
             self.query_one("#wiz-pgnum", Input).value = str(s.pg_num)
             self.pg_edited = False
+        self._refresh_pgs()
+
+    def _share(self) -> float | None:
+        try:
+            share = float(self._value("#wiz-share")) / 100
+        except ValueError:
+            return None
+        return share if 0 < share <= 1 else None
+
+    def _refresh_pgs(self) -> None:
+        """The confirmation row and the autoscaler's outlook for the pg_num and mode now on the page."""
+        try:
+            pg_num: int | None = pgcalc.check_pg_num(self._value("#wiz-pgnum"))[0]
+        except ValueError:
+            pg_num = None
+        odd = pg_num is not None and not pgcalc.is_power_of_two(pg_num)
+        self.query_one("#wiz-confirm-row").set_class(odd, "-shown")
+        if odd:
+            self.query_one("#wiz-confirm-label", Label).update(f"Type {pg_num} to keep it anyway")
+        self.query_one("#wiz-auto", Static).update(self._outlook(pg_num))
+
+    def _outlook(self, pg_num: int | None) -> Text:
+        mode, d = self._effective_autoscale(), self.defaults
+        t = Text()
+        if self._value("#wiz-autoscale") == DEFAULT and d is not None and d.autoscale_source:
+            t.append(f"Autoscale: the cluster's default, {d.autoscale_mode} (osd_pool_default_pg_autoscale_mode "
+                     f"from {d.autoscale_source}).\n")
+        for problem in d.problems if d is not None else ():
+            t.append(f"⚠ {readable(problem)}\n", style=palette.style("warn"))
+        if not mode:
+            t.append("Autoscale: the cluster's default, still being read." if d is None else
+                     "Autoscale: the cluster's default could not be read; the monitor applies its own. "
+                     "Choose on, warn or off to know what the pool gets.")
+            return t
+        if mode == "off":
+            t.append("Autoscale off: pg_num stays as chosen until someone changes it.")
+            return t
+        share = self._share()
+        if pg_num is None or share is None:
+            return t
+        target = d.target_pg_per_osd if d is not None else pgcalc.DEFAULT_TARGET_PER_OSD
+        try:
+            outlook = pgcalc.autoscale_outlook(pg_num, max(self.plan.size, 1), self.osd_count, share, target)
+        except ValueError as e:
+            t.append(f"Autoscaler outlook: {readable(str(e))}", style=palette.style("warn"))
+            return t
+        if mode == "warn":
+            t.append("Autoscale warn: the autoscaler changes nothing, but raises POOL_TOO_FEW_PGS / "
+                     "POOL_TOO_MANY_PGS when its target is more than 3x away from pg_num.\n")
+        if d is not None and d.noautoscale:
+            t.append("The autoscaler is paused for every pool (noautoscale is set): nothing below happens "
+                     "until it is unset.\n", style=palette.style("warn"))
+        style = palette.style("warn") if outlook.pg_num_after != pg_num else ""
+        t.append(" ".join(outlook.lines[:2]) if mode == "on" else outlook.lines[0], style=style)
+        t.append("\n" + " ".join(outlook.lines[2:]), style=palette.style("muted"))
+        return t
 
     @on(Input.Changed, "#wiz-share")
     @on(Select.Changed, "#wiz-target")
@@ -210,10 +352,18 @@ class PoolWizard(Dialog[PoolPlan | None]):
         if self.page == "pgs":
             self._suggest()
 
+    @on(Select.Changed, "#wiz-autoscale")
+    def _autoscale_changed(self) -> None:
+        if self.page == "pgs":
+            self._refresh_pgs()
+
     @on(Input.Changed, "#wiz-pgnum")
     def _pgnum_changed(self, event: Input.Changed) -> None:
-        if self.page != "pgs" or not self.query_one("#wiz-pgnum", Input).has_focus:
+        if self.page != "pgs":
             return
+        self._refresh_pgs()
+        if not self.query_one("#wiz-pgnum", Input).has_focus:
+            return  # the calculator filled it in
         self.pg_edited = True
         try:
             _, note = pgcalc.check_pg_num(event.value)
