@@ -60,6 +60,13 @@ def read_back(box: Sandbox, sums: dict[str, str]) -> dict[str, str]:
     return {k: ("bad" if k in bad else v) for k, v in sums.items()}
 
 
+def ok_to_stop(box: Sandbox, osd: int) -> bool:
+    try:
+        return bool(box.ceph("osd", "ok-to-stop", str(osd)).get("ok_to_stop"))
+    except RuntimeError:  # EBUSY: not ok (yet)
+        return False
+
+
 def pg_stat(box: Sandbox) -> dict:
     return box.ceph("pg", "stat")
 
@@ -348,7 +355,8 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
     finally:
         box.ceph("osd", "pool", "delete", "ctr-three", "ctr-three", "--yes-i-really-really-mean-it")
     pools_at_size_two(box)
-    wait_until(lambda: all_clean(box), 60, "pools at size 2")
+    # Clean by stats that already know the new sizes: Ceph's own ok-to-stop says yes once the PGs re-peered.
+    wait_until(lambda: all_clean(box) and ok_to_stop(box, 1), 90, "pools at size 2, settled")
     app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 1)
