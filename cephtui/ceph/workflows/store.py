@@ -99,7 +99,8 @@ class WorkflowStore:
         from ..client import CephPermissionError
         msg = getattr(e, "message", "") or str(e)
         if isinstance(e, CephPermissionError) or getattr(e, "errno", 0) in (errno_mod.EACCES, errno_mod.EPERM):
-            why = f"the cluster refused config-key ({msg.strip() or 'permission denied'}; needs mon 'allow rw')"
+            why = (f"the cluster refused config-key ({msg.strip() or 'permission denied'}; it needs mon 'allow rw', "
+                   "or allow command \"config-key dump\" and \"config-key set\")")
         else:
             why = f"the cluster could not be reached ({msg.strip() or type(e).__name__})"
         self.problem = f"{what}: {why}; using this machine's copy only ({self.root})"
@@ -208,13 +209,15 @@ class WorkflowStore:
             return [cache[k] for k in sorted(cache)]
         self.problem = ""
         merged: dict[str, dict[str, Any]] = dict(remote)
+        for wf_id, d in remote.items():  # the cache keeps the whole queue, colleagues' too, for when the mon is away
+            c = cache.get(wf_id)
+            if c is None or _updated(c) < _updated(d) or (_updated(c) == _updated(d) and not _meta(c).get("synced")):
+                self._cache_save(kind, wf_id, {**d, META: {**_meta(d), "synced": True}})
         for wf_id, d in cache.items():
             if wf_id in remote:
                 if _updated(d) > _updated(remote[wf_id]) and not _finished(remote[wf_id]):
                     merged[wf_id] = d  # saved here while the cluster was away: ours is newer
                     self._push(kind, wf_id, d)
-                else:
-                    self._cache_save(kind, wf_id, {**remote[wf_id], META: {**_meta(remote[wf_id]), "synced": True}})
             elif _meta(d).get("synced"):
                 self.path(kind, wf_id).unlink(missing_ok=True)  # removed from the cluster (pruned, by a colleague)
             elif not _finished(d):
