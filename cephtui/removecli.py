@@ -69,12 +69,12 @@ def parse_osd_names(names: list[str]) -> list[int]:
 class Runner:
     """Ticks one engine, printing what changed; Ctrl-C/SIGTERM pause it between ticks."""
 
-    def __init__(self, engine: RemovalEngine, out: TextIO, interval: float) -> None:
+    def __init__(self, engine: RemovalEngine, out: TextIO, interval: float, seen_log: int | None = None) -> None:
         self.engine = engine
         self.out = out
         self.interval = max(0.2, interval)
         self.stop = threading.Event()
-        self._seen_log = len(engine.state.log)
+        self._seen_log = len(engine.state.log) if seen_log is None else seen_log  # log entries already shown
         self._last: tuple[str, str, str] = ("", "", "")
 
     def say(self, text: str, t: float | None = None) -> None:
@@ -277,6 +277,7 @@ def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: 
               f"{age:.0f} s ago): pause it there first, or wait {DRIVER_FRESH:.0f} s if that session is gone",
               file=sys.stderr)
         return 2
+    seen = len(state.log)
     try:
         shell = _apply_options(state, args, args.osd_stop_cmd)
     except ValueError as e:
@@ -288,7 +289,7 @@ def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: 
         engine.resume()
     else:
         engine.save()
-    return Runner(engine, sys.stdout, args.interval).run()
+    return Runner(engine, sys.stdout, args.interval, seen_log=seen).run()
 
 
 def queue_rows(queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
