@@ -27,11 +27,11 @@ from typing import Any, TextIO
 from .ceph import ops
 from .ceph.client import CephClient, CephError, ConnectionSpec
 from .ceph.coerce import as_dict, dicts
+from .ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
 from .ceph.workflows.removal import KIND, Removal, RemovalEngine, preflight, stop_command
-from .ceph.workflows.store import WorkflowConflict, WorkflowStore, origin
+from .ceph.workflows.store import WorkflowConflict, WorkflowStore
 
 EXIT = {"done": 0, "failed": 1, "blocked": 3, "aborted": 4}
-DRIVER_FRESH = 60.0  # s: a running workflow another process updated this recently is being driven there
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -269,13 +269,11 @@ def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: 
               + ", ".join(f"{r.id} ({r.title}, {r.status})" for r, _ in chosen), file=sys.stderr)
         return 2
     state, d = chosen[0]
-    _, driver = origin(d)
-    pid = (d.get("_cephtui") or {}).get("pid")
-    age = time.time() - state.updated
-    if state.status == "running" and age < DRIVER_FRESH:  # another cephtui (TUI or headless) is ticking it
-        print(f"cephtui remove: {state.id} is being driven by {driver or 'another cephtui'} (pid {pid}, updated "
-              f"{age:.0f} s ago): pause it there first, or wait {DRIVER_FRESH:.0f} s if that session is gone",
-              file=sys.stderr)
+    row = next(x for x in queue_rows([d]))
+    if driven_elsewhere(row, store.me):  # another cephtui (TUI or headless) is ticking it right now
+        print(f"cephtui remove: {state.id} is being driven by {row['driven_by'] or 'another cephtui'} (pid "
+              f"{row['pid']}, updated {time.time() - state.updated:.0f} s ago): pause it there first, or wait "
+              f"{DRIVER_FRESH:.0f} s if that session is gone", file=sys.stderr)
         return 2
     seen = len(state.log)
     try:
@@ -290,24 +288,6 @@ def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: 
     else:
         engine.save()
     return Runner(engine, sys.stdout, args.interval, seen_log=seen).run()
-
-
-def queue_rows(queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The queue as rows (also the TUI's queue screen): newest first."""
-    rows: list[dict[str, Any]] = []
-    for d in queue:
-        try:
-            r = Removal.from_json(d)
-        except ValueError:
-            continue
-        by, driver = origin(d)
-        p = r.progress or {}
-        rows.append({"id": r.id, "osds": [f"osd.{i}" for i in r.osds], "kind": "replace" if r.replace else "remove",
-                     "step": r.step, "status": r.status, "pgs_left": p.get("pgs_on_osds"),
-                     "pgs_not_clean": p.get("pgs_not_clean"), "started": r.started, "updated": r.updated,
-                     "started_by": by, "driven_by": driver, "waiting_for": r.waiting_for})
-    rows.sort(key=lambda x: x["started"], reverse=True)
-    return rows
 
 
 def status_command(store: WorkflowStore, *, as_json: bool) -> int:

@@ -96,9 +96,11 @@ class WorkflowStore:
         return self._fsid
 
     def _fallback(self, what: str, e: Exception) -> None:
-        from ..client import CephPermissionError
+        from ..client import CephPermissionError, CephReadOnly
         msg = getattr(e, "message", "") or str(e)
-        if isinstance(e, CephPermissionError) or getattr(e, "errno", 0) in (errno_mod.EACCES, errno_mod.EPERM):
+        if isinstance(e, CephReadOnly):
+            why = "read-only mode: nothing is written to the cluster"
+        elif isinstance(e, CephPermissionError) or getattr(e, "errno", 0) in (errno_mod.EACCES, errno_mod.EPERM):
             why = (f"the cluster refused config-key ({msg.strip() or 'permission denied'}; it needs mon 'allow rw', "
                    "or allow command \"config-key dump\" and \"config-key set\")")
         else:
