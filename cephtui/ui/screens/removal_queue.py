@@ -35,13 +35,15 @@ class RemovalQueueScreen(Screen[None]):
     """
 
     def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("OSD removals and replacements", "bold"), " · the cluster's queue "
+                                   "(config-key cephtui/workflows/removal/) · enter opens one · esc closes"),
+                     id="rq-title")
         yield DataTable(id="rq-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="rq-detail", classes="box")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.border_title = "OSD removals (the cluster's queue)"
         table.add_columns(*COLUMNS)
         self.query_one("#rq-detail").border_title = "Selected"
         self._rows: list[dict[str, Any]] = []
@@ -92,7 +94,7 @@ class RemovalQueueScreen(Screen[None]):
             t.append(f"{r['kind']} {', '.join(r['osds'])} · {r['status']} at {r['step']}", style="bold")
             local = r["id"] in self.app.removals  # type: ignore[attr-defined]
             if local:
-                t.append(" · driven by this cephtui", style=palette.style("ok"))
+                t.append(" · in this cephtui", style=palette.style("ok"))
             elif driven_elsewhere(r, self.app.workflow_store.me):  # type: ignore[attr-defined]
                 t.append(f" · driven by {r['driven_by'] or 'another cephtui'} "
                          f"(updated {time.time() - r['updated']:.0f} s ago): shown only", style=palette.style("warn"))
