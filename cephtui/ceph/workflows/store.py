@@ -210,6 +210,7 @@ class WorkflowStore:
             self._remember(cache)
             return [cache[k] for k in sorted(cache)]
         self.problem = ""
+        writable = not getattr(self.client, "read_only", False)  # --read-only: read the queue, never change it
         merged: dict[str, dict[str, Any]] = dict(remote)
         for wf_id, d in remote.items():  # the cache keeps the whole queue, colleagues' too, for when the mon is away
             c = cache.get(wf_id)
@@ -219,13 +220,15 @@ class WorkflowStore:
             if wf_id in remote:
                 if _updated(d) > _updated(remote[wf_id]) and not _finished(remote[wf_id]):
                     merged[wf_id] = d  # saved here while the cluster was away: ours is newer
-                    self._push(kind, wf_id, d)
+                    if writable:
+                        self._push(kind, wf_id, d)
             elif _meta(d).get("synced"):
                 self.path(kind, wf_id).unlink(missing_ok=True)  # removed from the cluster (pruned, by a colleague)
             elif not _finished(d):
                 merged[wf_id] = d  # started while the cluster was away: the cluster gets it now
-                self._push(kind, wf_id, d)
-        for wf_id in self._prune_ids(merged):
+                if writable:
+                    self._push(kind, wf_id, d)
+        for wf_id in self._prune_ids(merged) if writable else ():
             self.delete(kind, wf_id)
             merged.pop(wf_id, None)
         self._remember(merged)
