@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import signal
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from .ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
 from .ceph.workflows.removal import KIND, Removal, RemovalEngine, preflight, stop_command
 from .ceph.workflows.store import WorkflowConflict, WorkflowStore
 
+log = logging.getLogger(__name__)
 EXIT = {"done": 0, "failed": 1, "blocked": 3, "aborted": 4}
 
 
@@ -105,7 +107,14 @@ class Runner:
                     self.report()
                     self.say(f"paused and saved: continue with `cephtui remove --resume {self.engine.state.id}`")
                     return 130
-                s = self.engine.tick()
+                try:
+                    s = self.engine.tick()
+                except Exception as e:  # a bug in a step: saved as failed, resumable, never a bare traceback
+                    log.exception("removal %s: tick failed", self.engine.state.id)
+                    s = self.engine.state
+                    s.status = "failed"
+                    s.waiting_for = f"internal error ({type(e).__name__}: {e}); see the log, then resume or abort"
+                    self.engine.save()
                 self.report()
                 if s.status != "running":
                     return self.finish()
