@@ -174,6 +174,8 @@ def _apply_options(state: Removal, args: argparse.Namespace,
 
 def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, stop_cmd: str,
                    read_only: bool = False) -> int:
+    from .ceph.secrets import log_to_file
+    log_to_file()  # an internal error goes there (secrets masked), not as a traceback on the terminal
     store = WorkflowStore(client=client)
     if args.status:
         return status_command(store, as_json=args.json)
