@@ -89,8 +89,8 @@ def test_remove_refused_blocked_paused_resumed_done(box4: Sandbox) -> None:
     finally:
         box4.ceph("osd", "unset", "norecover")
 
-    # Resumed without a stop command (none here, no systemd): it drains, then waits for someone to stop
-    # the daemon. Ctrl-C there pauses it, saved.
+    # Resumed without a stop command (none here, no systemd): it drains, then waits at the stop step for
+    # someone to stop the daemon. Ctrl-C there pauses it, saved.
     proc = subprocess.Popen([*CEPHTUI, "-c", str(box4.conf), "remove", "--resume", "--interval", "0.5"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
     lines: queue.Queue[str] = queue.Queue()
@@ -98,7 +98,7 @@ def test_remove_refused_blocked_paused_resumed_done(box4: Sandbox) -> None:
     reader.start()
     seen: list[str] = []
     deadline = time.monotonic() + 120
-    while not any("waiting until it is reported down" in x for x in seen):
+    while not any(x.split("  ", 1)[-1].startswith("stop: ") for x in seen):  # the step, as printed
         assert time.monotonic() < deadline and proc.poll() is None, ("".join(seen), proc.poll())
         try:
             seen.append(lines.get(timeout=1))
