@@ -4,6 +4,9 @@
     cephtui snapshot [--json]
     cephtui bench --pool P [--seconds S] [--mode write|seq|rand] [--threads N] [--block-size B] [--json]
     cephtui config [--example]
+    cephtui remove osd.N [osd.M ...] [--replace] [--drain out|crush0] [--osd-stop-cmd CMD] [--shell]
+                   [--override NAME]... --yes-i-typed osd.N [osd.M ...]
+    cephtui remove --resume [ID] | --status [--json]
 
 CEPH_ARGS is split and put before the command line, as `ceph` does; CEPH_CONF
 names the config when -c is absent. Unknown `--option value` pairs go to
@@ -39,11 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Environment: CEPH_CONF (ceph config path), CEPH_ARGS (extra arguments, put first), "
                "CEPHTUI_CONFIG (cephtui's config file). Flags override the config file and its profile.",
     )
-    p.add_argument("command", nargs="?", choices=["snapshot", "bench", "config"],
+    p.add_argument("command", nargs="?", choices=["snapshot", "bench", "config", "remove"],
                    help="snapshot: print the current cluster snapshot and exit (add --json for scripts); "
                         "bench: run the benchmark headless and print its summary (see the bench options); "
                         "config: print the effective settings and where each came from (--example: an "
-                        "example config file)")
+                        "example config file); remove: remove or replace OSDs headless, resumable (see the "
+                        "remove options)")
+    p.add_argument("targets", nargs="*", metavar="OSD", help="with remove: the OSDs, e.g. osd.3 osd.4")
     p.add_argument("--config", metavar="PATH",
                    help="cephtui's config file (default: $CEPHTUI_CONFIG, else "
                         "$XDG_CONFIG_HOME/cephtui/config.toml, i.e. ~/.config/cephtui/config.toml)")
@@ -72,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "so, and no writing command is sent (checked against the cluster's own command table)")
     ro.add_argument("--read-write", dest="read_only", action="store_false",
                     help="allow changes for this run even if the config file sets read_only = true")
-    p.add_argument("--json", action="store_true", help="with snapshot or bench: print JSON")
+    p.add_argument("--json", action="store_true", help="with snapshot, bench or remove --status: print JSON")
     p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
     p.add_argument("--version", action="version", version=f"cephtui {__version__}")
     b = p.add_argument_group("bench", "options of `cephtui bench` (the same engine as the Bench tab; "
@@ -97,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="create a size-1 pool for the run and delete it afterwards")
     b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")
     b.add_argument("--no-save", action="store_true", help="do not add the run to the bench history")
+    from .removecli import add_arguments
+    add_arguments(p)
     return p
 
 
@@ -202,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cephtui: {e}", file=sys.stderr)
         return 2
     spec = spec_from_args(args, extra, settings.connection)
+    if args.targets and args.command != "remove":
+        parser.error(f"unexpected argument(s): {' '.join(args.targets)}")
     if args.command == "config":
         return config_command(settings, spec, extra, as_json=args.json)
     read_only = settings.read_only
@@ -229,6 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from .benchcli import bench_command
             return bench_command(client, spec, args)
+        if args.command == "remove":
+            from .removecli import remove_command
+            return remove_command(client, spec, args, settings.osd_stop_cmd, read_only=read_only)
         source = settings.source("read_only")
         why = (f"read_only = true in {settings.path} ({source}); --read-write overrides it"
                if read_only and not source.startswith("flag") else "")

@@ -25,8 +25,9 @@ from ..ceph.clusterlog import ClusterLog
 from ..ceph.models import ClusterSnapshot
 from ..ceph.secrets import redact
 from ..ceph.snapshot import SnapshotBuilder
-from ..ceph.workflows.removal import Removal, RemovalEngine, unfinished
-from ..ceph.workflows.store import WorkflowStore
+from ..ceph.workflows.queue import driven_elsewhere, indicator, queue_rows
+from ..ceph.workflows.removal import KIND, Removal, RemovalEngine
+from ..ceph.workflows.store import WorkflowConflict, WorkflowStore
 from . import jump as jumps
 from . import navigation as nav
 from . import palette
@@ -109,8 +110,11 @@ class CephTUI(App[None]):
         if read_only:
             client.read_only = True
         self.osd_stop_cmd = osd_stop_cmd  # e.g. "ssh {host} systemctl stop ceph-osd@{id}"; "" = systemd here/manual
-        self.workflow_store = workflow_store or WorkflowStore()
+        # The removal queue lives in the cluster (config-key), the local file is its cache; read by a worker.
+        self.workflow_store = workflow_store or WorkflowStore(client=client)
         self.removals: dict[str, RemovalEngine] = {}
+        self.removal_queue: list[dict[str, Any]] = []  # the store's queue as last read (colleagues' too)
+        self._queue_loading = False
         self._ticking = False
         self.client = client
         self.refresh_interval = refresh
@@ -178,7 +182,9 @@ class CephTUI(App[None]):
         self.set_interval(0.5, self._watchdog)
         self.set_interval(2.0, self._tick_workflows)
         self.set_interval(600, self._reclaim)
-        self._offer_resume()
+        self._load_queue(offer=True)  # then offers to resume an interrupted removal
+        self.set_interval(10.0, self._load_queue)
+        self.set_interval(1.0, self._show_removal_indicator)
 
     # ------------------------------------------------------------ themes
     def _load_themes(self) -> list[str]:
@@ -237,8 +243,76 @@ class CephTUI(App[None]):
                     timeout=8)
 
     # ------------------------------------------------------------ workflows
+    def _load_queue(self, offer: bool = False) -> None:
+        if not self._queue_loading:
+            self._queue_loading = True
+            self._queue_worker(offer)
+
+    @work(thread=True, exit_on_error=False, group="workflow-queue", description="read the removal queue")
+    def _queue_worker(self, offer: bool) -> None:
+        try:
+            queue = self.workflow_store.load_all(KIND)
+        except Exception:  # a bug here must not stop the indicator for good
+            log.exception("reading the removal queue failed")
+            queue = self.removal_queue
+        finally:
+            self._queue_loading = False
+        self.call_from_thread(self._queue_loaded, queue, offer)
+
+    def _queue_loaded(self, queue: list[dict[str, Any]], offer: bool) -> None:
+        self.removal_queue = queue
+        self._show_removal_indicator()
+        if offer:
+            self._offer_resume()
+
+    def removal_rows(self) -> list[dict[str, Any]]:
+        """The queue as rows: the cluster's as last read, this session's own workflows at their live state."""
+        by_id = {d.get("id"): d for d in self.removal_queue}
+        for wf_id, engine in self.removals.items():
+            meta = dict(by_id.get(wf_id, {}).get("_cephtui") or {})
+            meta.setdefault("started_by", self.workflow_store.me)
+            meta["driven_by"] = self.workflow_store.me
+            by_id[wf_id] = {**engine.state.to_json(), "_cephtui": meta}
+        return queue_rows(list(by_id.values()))
+
+    def _show_removal_indicator(self) -> None:
+        rows = self.removal_rows()
+        text = indicator(rows)
+        live = [r["status"] for r in rows if r["status"] not in ("done", "aborted")]
+        role = "err" if {"blocked", "failed"} & set(live) else ("warn" if "paused" in live else "info")
+        self.statusbar.set_removals(text, role)
+
+    def open_removal(self, wf_id: str) -> None:
+        """One workflow of the queue: this session's, or one taken over (it stays paused until `p`)."""
+        engine = self.removals.get(wf_id)
+        if engine is None:
+            row = next((r for r in self.removal_rows() if r["id"] == wf_id), None)
+            data = next((d for d in self.removal_queue if d.get("id") == wf_id), None)
+            if row is None or data is None:
+                return
+            if driven_elsewhere(row, self.workflow_store.me):
+                self.notify(f"{wf_id} is being driven by {row['driven_by'] or 'another cephtui'}: pause it there "
+                            "first to take it over here.", severity="warning")
+                return
+            if self.read_only and row["status"] not in ("done", "aborted"):
+                self.notify(refusal("taking over a removal", self.read_only_why), severity="warning")
+                return
+            state = Removal.from_json(data)
+            if state.status == "running":  # its driver is gone (nothing saved for a minute): held until `p`
+                state.status = "paused"
+                state.note("taken over by " + self.workflow_store.me + ": paused until resumed here")
+            engine = RemovalEngine(self.client, state, self.workflow_store, self.audit)
+            self.removals[wf_id] = engine
+        self.push_screen(RemovalScreen(engine))
+
     def _offer_resume(self) -> None:
-        pending = [r for r in unfinished(self.workflow_store) if r.id not in self.removals]
+        pending = []
+        for row in self.removal_rows():
+            if row["id"] in self.removals or row["status"] in ("done", "aborted") \
+                    or driven_elsewhere(row, self.workflow_store.me):
+                continue  # finished, or another cephtui (a colleague's, a `cephtui remove`) is ticking it now
+            data = next(d for d in self.removal_queue if d.get("id") == row["id"])
+            pending.append(Removal.from_json(data))
         if not pending:
             return
         if self.read_only:
@@ -264,7 +338,11 @@ class CephTUI(App[None]):
         if self.refuse_if_read_only("removing or replacing an OSD"):
             return
         engine = RemovalEngine(self.client, plan, self.workflow_store, self.audit)
-        engine.save()
+        try:
+            engine.save()  # the first save checks the cluster's queue: one workflow per OSD, whoever started it
+        except WorkflowConflict as e:
+            self.notify(f"Not started: {e}", title="Removal", severity="error", timeout=15)
+            return
         self.removals[plan.id] = engine
         self.push_screen(RemovalScreen(engine))
         self._tick_workflows()

@@ -49,7 +49,7 @@ ACTION_TEXT: dict[tuple[str, str], str] = {
     ("osds", "device_class"): "set the device class (previewed)",
     ("osds", "noout"): "toggle per-OSD noout",
     ("osds", "remove"): "guided removal or replacement of the selected OSD(s)",
-    ("osds", "removals"): "show the removal in progress",
+    ("osds", "removals"): "the removal queue: every removal or replacement (colleagues' too), enter opens one",
     ("crush", "move"): "move a bucket or an OSD",
     ("crush", "remove_bucket"): "remove an empty bucket",
     ("crush", "remove_rule"): "remove an unused rule",

@@ -80,7 +80,7 @@ class OSDsPane(GuardedActions, Vertical):
         Binding("a", "affinity", "Primary affinity", show=False),
         Binding("f", "noout", "noout flag"),
         Binding("X", "remove", "Remove/replace"),
-        Binding("P", "removals", "Removal progress", show=False),
+        Binding("P", "removals", "Removal queue", show=False),
     ]
 
     def __init__(self, **kw: object) -> None:
@@ -441,7 +441,9 @@ class OSDsPane(GuardedActions, Vertical):
         self.app.push_screen(form, planned)
 
     def action_removals(self) -> None:
-        self.app.open_removals()  # type: ignore[attr-defined]
+        """The queue of every removal (the cluster's, colleagues' too); enter opens one."""
+        from ..screens.removal_queue import RemovalQueueScreen
+        self.app.push_screen(RemovalQueueScreen())
 
     def action_detail(self) -> None:
         row = self.current_row()

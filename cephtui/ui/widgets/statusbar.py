@@ -39,6 +39,7 @@ class StatusBar(Static):
         self.maintenances: tuple[Maintenance, ...] = ()  # active ones, from the state file (the Maintenance pane)
         self.read_only = False  # --read-only: a badge right after the name, on every screen
         self.mgr_stall = ""  # "mgr not answering `pg dump` for 6 s" while a mgr command hangs
+        self.removals = ("", "info")  # "removing osd.3: running (wait_safe, 12 PGs left)", and its colour role
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_text)
@@ -60,6 +61,12 @@ class StatusBar(Static):
         """'⚑ maintenance: host vm since 14:02 · noscrub since 13:55 (by someone else)', or ''."""
         items = banner_items(self.maintenances, self.snapshot.flags if self.snapshot else (), self.first_poll)
         return "⚑ " + " · ".join(items) if items else ""
+
+    def set_removals(self, text: str, role: str = "info") -> None:
+        """Any OSD removal in flight or paused in the cluster's queue (this session's or a colleague's)."""
+        if (text, role) != self.removals:
+            self.removals = (text, role)
+            self.refresh_text()
 
     def show_failure(self, error: str) -> None:
         self.connected, self.error = False, error
@@ -112,6 +119,9 @@ class StatusBar(Static):
             t.append(f" {banner} ", style=palette.badge("warn"))
         else:
             t.append(poll, style=palette.style("muted"))
+        if self.removals[0]:  # before the notes: a removal in flight is what an admin must not miss
+            t.append(" │ ", style=palette.style("muted"))
+            t.append(f" ⇄ {self.removals[0]} ", style=palette.badge(self.removals[1]))
         if self.mgr_stall and self.connected:
             t.append(f" │ ⚠ {self.mgr_stall}", style=palette.style("warn"))
         elif self.snapshot and self.snapshot.notes and self.connected:
