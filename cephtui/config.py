@@ -36,10 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from .ceph.bench import MODES, BenchError, BenchParams, MiB, parse_size
+from .ceph.workflows.removal import PLACEHOLDERS
 
 MIN_REFRESH = 0.2
 DEFAULT_SOURCE = "default"
-STOP_CMD_PLACEHOLDERS = ("id", "host")
+STOP_CMD_PLACEHOLDERS = PLACEHOLDERS  # the removal workflow's own list: {id}, {host}, {name}
 
 
 class ConfigError(Exception):
@@ -420,8 +421,8 @@ def check_stop_cmd(template: str) -> str | None:
     if unknown:
         return (f"unknown placeholder `{{{unknown[0]}}}` (the placeholders are "
                 f"{', '.join('{' + p + '}' for p in STOP_CMD_PLACEHOLDERS)})")
-    if template.strip() and "{id}" not in template:
-        return "the command must contain {id} (e.g. ssh {host} systemctl stop ceph-osd@{id})"
+    if template.strip() and "{id}" not in template and "{name}" not in template:
+        return "the command must contain {id} or {name} (e.g. ssh {host} systemctl stop ceph-osd@{id})"
     return None
 
 

@@ -14,22 +14,28 @@ a conflicting workflow); 3 blocked (the reason is printed; fix it and --resume);
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import signal
-import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from .ceph import ops
 from .ceph.client import CephClient, CephError, ConnectionSpec
 from .ceph.coerce import as_dict, dicts
 from .ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
-from .ceph.workflows.removal import KIND, Removal, RemovalEngine, preflight, stop_command
+from .ceph.workflows.removal import (
+    KIND,
+    OVERRIDES,
+    Removal,
+    RemovalEngine,
+    StopCommandError,
+    check_stop_template,
+    preflight,
+    stop_command,
+)
 from .ceph.workflows.store import WorkflowConflict, WorkflowStore
 
 log = logging.getLogger(__name__)
@@ -138,38 +144,22 @@ class Runner:
         return code
 
 
-def _sh(cmd: str) -> tuple[int, str]:
-    """--shell for an engine that predates `Removal.stop_shell`: the template through /bin/sh -c."""
+def _apply_options(state: Removal, args: argparse.Namespace) -> None:
+    """--shell / --override onto a new or resumed state (the stop command itself: see the callers).
+    Raises ValueError with the reason for an unknown override or a stop command that cannot run."""
+    if args.shell:
+        state.stop_shell = True
+    for name in args.override:
+        if name not in OVERRIDES:
+            raise ValueError(f"unknown override {name!r}; the preflight's blockers that can be overridden are: "
+                             + ", ".join(OVERRIDES))
+        if name not in state.overrides:
+            state.overrides.append(name)
+            state.note(f"override given by the operator: {name} (risk accepted: {OVERRIDES[name]})")
     try:
-        p = subprocess.run(["/bin/sh", "-c", cmd], capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.SubprocessError) as e:
-        return 127, str(e)
-    return p.returncode, p.stdout + p.stderr
-
-
-def _has_field(name: str) -> bool:
-    return name in {f.name for f in dataclasses.fields(Removal)}
-
-
-def _apply_options(state: Removal, args: argparse.Namespace,
-                   stop_cmd: str | None) -> Callable[[str], tuple[int, str]] | None:
-    """--osd-stop-cmd / --shell / --override onto a new or resumed state; the shell to hand the engine."""
-    if stop_cmd is not None and stop_cmd != state.stop_template:
-        if state.stop_template or state.log:
-            state.note(f"stop command changed to {stop_cmd!r} (was {state.stop_template or 'none'!r})")
-        state.stop_template = stop_cmd
-    if args.shell and _has_field("stop_shell"):
-        setattr(state, "stop_shell", True)  # noqa: B010 (a field the engine may not have yet)
-    if args.override:
-        if not _has_field("overrides"):
-            raise ValueError("this version of the removal engine takes no --override")
-        have = list(getattr(state, "overrides"))  # noqa: B009
-        for name in args.override:
-            if name not in have:
-                have.append(name)
-                state.note(f"override given by the operator: {name} (the risk it names is accepted)")
-        setattr(state, "overrides", have)  # noqa: B010
-    return _sh if args.shell and not _has_field("stop_shell") else None
+        check_stop_template(state.stop_template, state.stop_shell)
+    except StopCommandError as e:
+        raise ValueError(str(e)) from None
 
 
 def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, stop_cmd: str,
@@ -202,7 +192,7 @@ def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Name
         return 2
     state = Removal(osds=ids, replace=args.replace, drain_mode=args.drain, stop_template=stop_cmd)
     try:
-        shell = _apply_options(state, args, None)
+        _apply_options(state, args)
     except ValueError as e:
         print(f"cephtui remove: {e}", file=sys.stderr)
         return 2
@@ -221,7 +211,7 @@ def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Name
         print(f"cephtui remove: refused: --yes-i-typed must name exactly {' '.join(names)} (got {got}); "
               "nothing was changed", file=sys.stderr)
         return 2
-    engine = RemovalEngine(client, state, store, audit, shell)
+    engine = RemovalEngine(client, state, store, audit)
     try:
         engine.save()
     except WorkflowConflict as e:
@@ -243,18 +233,19 @@ def print_plan(client: CephClient, r: Removal) -> None:
     print(f"Plan: {r.title} (drain by {'marking out' if r.drain_mode == 'out' else 'CRUSH weight 0'})")
     for i in r.osds:
         drain = f"ceph osd out {i}" if r.drain_mode == "out" else f"ceph osd crush reweight osd.{i} 0"
-        stop = stop_command(r.stop_template, i, "{host}") if r.stop_template else None
+        stop = stop_command(r.stop_template, i, "", shell=r.stop_shell) if r.stop_template else None
         print(f"  osd.{i}: {drain}; wait for safe-to-destroy; stop: {stop or 'systemd here, else wait until down'}; "
               + (f"ceph osd destroy {i} --yes-i-really-mean-it" if r.replace
                  else f"ceph osd purge {i} --yes-i-really-mean-it"))
     print("Preflight:")
     try:
-        checks = preflight(client, r.osds)
+        checks = preflight(client, r.osds, r.overrides)
     except CephError as e:
         print(f"  (could not run: {e.message})")
         checks = []
     for c in checks:
-        print(f"  [{c.level}] {c.name}: {c.detail}")
+        lift = f" (can be lifted with --override {c.override})" if c.level == "block" and c.override else ""
+        print(f"  [{c.level}] {c.name}: {c.detail}{lift}")
     print(f"To run it: cephtui remove {names} ... --yes-i-typed {names}", flush=True)
 
 
@@ -287,16 +278,21 @@ def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: 
               f"{DRIVER_FRESH:.0f} s if that session is gone", file=sys.stderr)
         return 2
     seen = len(state.log)
+    template = args.osd_stop_cmd if args.osd_stop_cmd is not None else state.stop_template
+    shell = True if args.shell else state.stop_shell
     try:
-        shell = _apply_options(state, args, args.osd_stop_cmd)
-    except ValueError as e:
+        check_stop_template(template, shell)
+        args.shell = False  # the stop method goes through engine.resume, which notes a change
+        _apply_options(state, args)
+    except (ValueError, StopCommandError) as e:
         print(f"cephtui remove: {e}", file=sys.stderr)
         return 2
-    engine = RemovalEngine(client, state, store, audit, shell)
+    engine = RemovalEngine(client, state, store, audit)
     print(f"{_ts()}  resuming {state.id}: {state.title} at {state.step} ({state.status})", flush=True)
     if state.status != "running":
-        engine.resume()
-    else:
+        engine.resume(template, shell)
+    else:  # a running workflow left by a dead process: the same, without the status change
+        engine.resume(template, shell)
         engine.save()
     return Runner(engine, sys.stdout, args.interval, seen_log=seen).run()
 

@@ -280,7 +280,7 @@ def test_bad_flags_are_refused(tmp_path: Path) -> None:
     ("refresh = \"2\"\n", 1, "refresh", 'got "2"'),
     ("read_only = \"yes\"\n", 1, "read_only", 'read_only must be true or false, got "yes"'),
     ("\nosd_stop_cmd = \"ssh {hots} stop {id}\"\n", 2, "osd_stop_cmd",
-     "osd_stop_cmd: unknown placeholder `{hots}` (the placeholders are {id}, {host})"),
+     "osd_stop_cmd: unknown placeholder `{hots}` (the placeholders are {id}, {host}, {name})"),
     ("osd_stop_cmd = \"ssh {host} stop\"\n", 1, "osd_stop_cmd", "the command must contain {id}"),
     ("theme = \"nrod\"\n", 1, "theme",
      "theme: no theme `nrod`; did you mean `nord`? (available: cephtui, cephtui-light, nord, textual-dark)"),

@@ -18,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from ...ceph.client import CephError
@@ -96,6 +97,7 @@ class PlanScreen(Dialog[bool]):
     PlanScreen #plan-body { height: auto; max-height: 30; }
     PlanScreen #plan-checks { height: auto; margin-top: 1; }
     PlanScreen #plan-overrides { height: auto; }
+    PlanScreen .override-risk { height: auto; padding-left: 4; }
     PlanScreen Input { margin-top: 1; }
     PlanScreen #plan-error { height: auto; }
     PlanScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
@@ -112,8 +114,7 @@ class PlanScreen(Dialog[bool]):
 
     def compose(self) -> ComposeResult:
         t = Text()
-        t.append(f"{self.plan.title}\n\n", style="bold")
-        t.append("cephtui will run, step by step, never skipping a check:\n", style="bold")
+        t.append("\ncephtui will run, step by step, never skipping a check:\n", style="bold")
         for c in planned_commands(self.plan):
             t.append("$ ", style=palette.style("muted"))
             t.append(c + "\n", style=palette.style("info"))
@@ -128,9 +129,11 @@ class PlanScreen(Dialog[bool]):
                  "state is saved after every step: a restarted cephtui offers to resume.\n")
         with Vertical():
             with VerticalScroll(id="plan-body"):
-                yield Static(t)
+                # The preflight's answers first: they decide whether to type the names at all.
+                yield Static(Text(self.plan.title, style="bold"))
                 yield Static(Text("Preflight: asking the cluster …", style=palette.style("info")), id="plan-checks")
                 yield Vertical(id="plan-overrides")
+                yield Static(t)
             yield Input(placeholder=f"type {self.expected} to start", id="plan-typed")
             yield Static("", id="plan-error")
             with Horizontal():
@@ -172,8 +175,13 @@ class PlanScreen(Dialog[bool]):
                                                                style=palette.style("muted")))
         box = self.query_one("#plan-overrides", Vertical)
         box.remove_children()
-        box.mount_all([Checkbox(f"Override {c.override}: I accept that {OVERRIDES[c.override]}",
-                                id=f"override-{c.override}") for c in checks if c.level == "block" and c.override])
+        widgets: list[Widget] = []
+        for c in checks:
+            if c.level == "block" and c.override:
+                widgets.append(Checkbox(f"Override {c.override}: I accept the risk", id=f"override-{c.override}"))
+                widgets.append(Static(Text(f"risk: {OVERRIDES[c.override]} (written to the audit log)",
+                                           style=palette.style("warn")), classes="override-risk"))
+        box.mount_all(widgets)
 
     def overrides(self) -> list[str]:
         return [c.override for c in self.checks or () if c.level == "block" and c.override
