@@ -302,7 +302,8 @@ async def test_wizard_pg_num_power_of_two_share_and_the_clusters_autoscale_defau
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirmation")
             cmds = text_of(app, "#confirm-commands")
             assert "$ ceph osd pool create ctp-odd 3 3 replicated replicated_rule\n" in cmds  # no autoscale flag
-            assert "moves data" not in cmds and "Impact: safe" in cmds
+            impact = text_of(app, "#confirm-impact")
+            assert "moves data" not in impact and "no existing data moves" in impact, impact
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog to close")
             assert "ctp-odd" not in pools(sandbox)
