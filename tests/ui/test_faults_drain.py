@@ -18,7 +18,7 @@ from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, text_of, wait_for
-from tests.ui.test_removal import start_wizard, stop_cmd
+from tests.ui.test_removal import at_size_two, start_wizard, stop_cmd
 
 
 def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
@@ -56,7 +56,9 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
     app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            engine = await start_wizard(app, pilot, target, mode="replace")
+            # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
+            wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
+            engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
             await wait_for(pilot, lambda: engine.state.step == "wait_safe"
                            and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{other}")
@@ -94,7 +96,9 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
     app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            engine = await start_wizard(app, pilot, target, mode="replace")
+            # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
+            wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
+            engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
             await wait_for(pilot, lambda: engine.state.step == "wait_safe"
                            and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
             sandbox.kill(f"osd.{target}")
