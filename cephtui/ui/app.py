@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -17,7 +18,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
@@ -128,6 +129,8 @@ class CephTUI(App[None]):
         with TabbedContent(initial="health", id="tabs"):
             for i, (key, title) in enumerate(TABS, 1):
                 with TabPane(f"{title} {i}", id=key):
+                    # Shown in every tab's body while the mon does not answer (see _set_stale).
+                    yield Static("", classes="stale-banner")
                     if key == "health":
                         yield HealthPane(id="health-pane")
                     elif key == "pgs":
@@ -161,7 +164,8 @@ class CephTUI(App[None]):
         self.maintenance_pane = self.query_one(MaintenancePane)
         self.bench_pane = self.query_one(BenchPane)
         self.activity_pane = self.query_one(ActivityPane)
-        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
+        self.health_pane = self.query_one(HealthPane)
+        self.panes = (self.health_pane, self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
                       self.users_pane, self.maintenance_pane, self.bench_pane, self.activity_pane)
         self.statusbar.read_only = self.read_only
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
@@ -368,6 +372,7 @@ class CephTUI(App[None]):
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
         self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
+        self._set_stale("")
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
         # Only the pane on screen renders now (and the two that keep state for the status bar
@@ -433,7 +438,24 @@ class CephTUI(App[None]):
         self.statusbar.show_mgr_stall("")
         self.connected = False
         self.statusbar.show_failure(message.error)
+        self._set_stale(message.error)
         self._schedule(self.refresh_interval)
+
+    def _set_stale(self, why: str) -> None:
+        """Mon gone ("" = back): every tab's body is dimmed under a banner, and the Health pane
+        stops showing the last HEALTH_OK and quorum in green, as if they were current."""
+        tabs = self.query_one("#tabs")
+        if not why:
+            if tabs.has_class("-stale"):
+                tabs.remove_class("-stale")
+            return
+        age = f", data {time.time() - self.snapshot.taken_at:.0f} s old" if self.snapshot is not None else ""
+        text = f"⚠ STALE: disconnected from the monitors ({why}){age}; shown as last seen"
+        for banner in self.query(".stale-banner").results(Static):
+            banner.update(Text(text))
+        tabs.add_class("-stale")
+        if self.snapshot is not None:
+            self.health_pane.show(self.snapshot, stale=True)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         stale = [p for p in self._stale if p.parent is event.pane]

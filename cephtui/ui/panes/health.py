@@ -211,7 +211,18 @@ class HealthPane(Vertical):
         self.log_written = 0  # entries written (for scripts/bench_logflood.py)
         self._log_started = False
 
-    def show(self, snap: ClusterSnapshot) -> None:
+    def show(self, snap: ClusterSnapshot, stale: bool = False) -> None:
+        if stale:  # the mon is away: the last status and quorum in grey, never a green "HEALTH_OK"
+            muted = palette.style("muted")
+            text = Text(f"Overall  unknown: no answer from the monitors\nlast seen: {snap.health.short}", style=muted)
+            sync_static(self.query_one("#health-status", Static), ("stale", snap.health.short), lambda: text)
+            m, g, o = snap.mons, snap.mgr, snap.osds
+            services = Text(f"mon  no answer (last seen: quorum {', '.join(m.quorum) or 'none'})\n"
+                            f"mgr  unknown (last seen: {g.active + ' active' if g.available else 'none active'})\n"
+                            f"osd  unknown (last seen: {o.up}/{o.total} up)", style=muted)
+            sync_static(self.query_one("#health-services", Static), ("stale", snap.mons, snap.mgr, snap.osds),
+                        lambda: services)
+            return
         status = Text("Overall  ", style="bold")
         status.append_text(health_badge(snap.health.short))
         status.append(f"  {snap.health.status}")
