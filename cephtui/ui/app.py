@@ -360,6 +360,7 @@ class CephTUI(App[None]):
         elif self.connected is not False or self.statusbar.error.startswith("no answer"):
             self.connected = False
             self.statusbar.show_failure(f"no answer from the monitors for {seconds:.0f}s (`{prefix}`)")
+            self._set_stale(f"no answer for {seconds:.0f}s")
 
     @property
     def _stall_after(self) -> float:
