@@ -9,7 +9,8 @@ mon reports every such op older than 30 s as SLOW_OPS. So:
 
 - no mgr command while the mgrmap has no active mgr;
 - once a mgr command has timed out, none until the mgrmap shows a changed active mgr
-  (gid) or availability: the op left at the mon is answered only then;
+  (gid) or availability: the op left at the mon is answered only then; or until the same mgr
+  is still listed RETRY_AFTER later (it beacons, so it is alive but slow: one more may go);
 - never more than one mgr command outstanding per connection.
 
 Pure logic with a lock, no Ceph: the client asks it before each mgr command.
@@ -18,20 +19,26 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 NO_MGR = "mgr down: the mgrmap has no active mgr (`ceph mgr stat`)"
+# After a timeout, the same active mgr still in the mgrmap this long after (over mon_mgr_beacon_grace,
+# 30 s by default) is beaconing: alive but slow or stuck. One more command may go then, so a single
+# slow answer (a big `pg dump`) does not blind cephtui until the mgr fails over.
+RETRY_AFTER = 45.0
 
 
 @dataclass
 class MgrGate:
     # (available, active gid or name) as last seen in `mgr dump`/`mgr stat`/`status`; None: not seen yet.
     mgr_map: tuple[bool, Any] | None = None
-    # The mgr_map seen when a mgr command timed out, with that command and when.
-    tripped: tuple[tuple[bool, Any] | None, str, float] | None = None
+    # The mgr_map seen when a mgr command timed out, with that command and when (wall clock, monotonic).
+    tripped: tuple[tuple[bool, Any] | None, str, float, float] | None = None
     outstanding: str = ""  # the mgr command this connection waits on ("" none)
     addr: tuple[str, int] | None = None  # the active mgr's address, from `mgr dump`
+    clock: Callable[[], float] = field(default_factory=lambda: time.monotonic, repr=False)
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     # ------------------------------------------------------------ what the mon says
@@ -60,8 +67,11 @@ class MgrGate:
     def _refusal(self) -> str | None:
         if self.mgr_map is not None and not self.mgr_map[0]:
             return NO_MGR
+        if self.tripped is not None and self.clock() - self.tripped[3] > RETRY_AFTER and self.mgr_map is not None \
+                and self.mgr_map[0] and self.mgr_map == self.tripped[0]:
+            self.tripped = None  # still the active mgr after the beacon grace: alive, give it one more
         if self.tripped is not None:
-            _, prefix, at = self.tripped
+            _, prefix, at, _ = self.tripped
             return (f"mgr down: it did not answer `{prefix}` at {time.strftime('%H:%M:%S', time.localtime(at))}; "
                     "no mgr command is sent until the mgrmap shows an active mgr again")
         return None
@@ -88,7 +98,7 @@ class MgrGate:
     def end(self, prefix: str, timed_out: bool) -> None:
         with self._cond:
             if timed_out:
-                self.tripped = (self.mgr_map, prefix, time.time())
+                self.tripped = (self.mgr_map, prefix, time.time(), self.clock())
             self.outstanding = ""
             self._cond.notify_all()
 

@@ -76,3 +76,18 @@ def test_active_addr_prefers_v2() -> None:
     assert active_addr({"active_addr": "10.0.0.2:6800/1234"}) == ("10.0.0.2", 6800)
     assert active_addr({"active_addrs": {"addrvec": []}, "active_addr": ":/0"}) is None
     assert active_addr({}) is None
+
+
+def test_a_mgr_still_listed_after_the_beacon_grace_gets_one_more_command() -> None:
+    """Alive but slow (a big `pg dump` timed out): held only until the mon would have noticed a death."""
+    import cephtui.ceph.mgrgate as mg
+    now = [1000.0]
+    g = MgrGate(clock=lambda: now[0])
+    g.observe(True, 7)
+    assert g.begin("pg dump", 0) is None
+    g.end("pg dump", timed_out=True)
+    now[0] += mg.RETRY_AFTER - 1
+    assert g.begin("pg dump", 0) is not None
+    now[0] += 2
+    g.observe(True, 7)
+    assert g.begin("pg dump", 0) is None
