@@ -131,7 +131,6 @@ class CephClient:
         # prefix waits for the first instead of stacking a duplicate at the mon.
         self._kinds: dict[str, threading.Lock] = {}
         self.mgr_gate = MgrGate()  # which mgr commands may leave (ops left at the mon raise SLOW_OPS)
-        self._probe_at, self._probe_said = -1e9, ""  # see _mgr_not_listening
 
     # ------------------------------------------------------------ connection
     def connect(self) -> CephClient:
@@ -328,27 +327,23 @@ class CephClient:
 
         For mon_mgr_beacon_grace (30 s) after a mgr dies the mgrmap still calls it active, and a
         command sent then stays queued at the mon until a mgr returns, which then reports it as a
-        slow op. A refused connect says at once, without the mon, that the process is gone. Any
-        other outcome (accepted, filtered, slow) is no evidence: the command goes, under the gate.
-        Checked at most once a second.
+        slow op. A refused connect says at once, without the mon, that the process is gone (a
+        SIGTERMed mgr stopped listening within 65 ms here). Any other outcome (accepted, filtered,
+        slow) is no evidence: the command goes, under the gate. Checked before every mgr command
+        (a connect costs one round trip): a cached "alive" let a command through to a mgr that had
+        died since, and that command then sat at the mon (seen in tests/ui/test_faults_mgrdown.py).
         """
         addr = self.mgr_gate.addr
         if addr is None or self.mgr_gate.available is False:
             return None
-        now = time.monotonic()
-        if now - self._probe_at < 1.0:
-            return self._probe_said or None
-        why = ""
         try:
             with socket.create_connection(addr, timeout=0.3):
-                pass
+                return None
         except ConnectionRefusedError:
-            why = (f"mgr down: nothing listens at {addr[0]}:{addr[1]}, the active mgr's address; "
-                   "the mon has not noticed yet (mon_mgr_beacon_grace)")
+            return (f"mgr down: nothing listens at {addr[0]}:{addr[1]}, the active mgr's address; "
+                    "the mon has not noticed yet (mon_mgr_beacon_grace)")
         except OSError:
-            pass
-        self._probe_at, self._probe_said = now, why
-        return why or None
+            return None
 
     def _send_now(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
