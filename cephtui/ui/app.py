@@ -429,6 +429,9 @@ class CephTUI(App[None]):
     def _show(self, pane: Widget, snap: ClusterSnapshot) -> None:
         self._stale.discard(pane)
         try:
+            if pane is self.health_pane and self.tabs.has_class("-stale"):
+                self.health_pane.show(snap, stale=True)  # opened while the mon is away: no green from old data
+                return
             pane.show(snap)  # type: ignore[attr-defined]
         except Exception as e:
             log.exception("rendering %s failed", pane.id)

@@ -61,6 +61,10 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.connected is True, 10, "connected")
+            # A snapshot while the Health tab is hidden: it is drawn when opened again, during the outage.
+            await pilot.press("2")
+            shown = app.snapshot
+            await wait_for(pilot, lambda: app.snapshot is not shown, 10, "a snapshot on the PGs tab")
             sandbox.kill("mon.a")
             t0 = time.monotonic()
             bar = app.query_one(StatusBar)
