@@ -230,7 +230,7 @@ class CephClient:
 
     def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
         """A command served by the active mgr (pg stat, osd df, safe-to-destroy ...), via the mon."""
-        return self._call(prefix, inbuf, args)
+        return self._call(prefix, inbuf, args, mgr=True)
 
     def mon(self, prefix: str, **args: Any) -> Any:
         args.setdefault("format", "json")
@@ -273,14 +273,15 @@ class CephClient:
         if self.read_only and self.commands().is_mutating(prefix):
             raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `{cli}` was not sent", prefix)
 
-    def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+    def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:
         if self.read_only:
             self._refuse_if_read_only(prefix, f"ceph {prefix}")
-        return self._send(prefix, inbuf, args)
+        return self._send(prefix, inbuf, args, mgr)
 
-    def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+    def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:
         wait = float(self.spec.op_timeout)
-        mgr = prefix != "get_command_descriptions" and self.is_mgr_command(prefix)
+        # The caller's word (mgr()) or the cluster's command table: a mgr command goes through the gate.
+        mgr = mgr or (prefix != "get_command_descriptions" and self.is_mgr_command(prefix))
         if mgr:
             why = self._mgr_not_listening() or self.mgr_gate.begin(prefix, wait)
             if why is not None:
