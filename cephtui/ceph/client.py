@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 import msgspec
 
 from .commands import CommandTable
+from .mgrgate import MgrGate, active_addr
 from .secrets import redact
 
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
@@ -51,6 +53,10 @@ class CephPermissionError(CephError):
 
 class CephReadOnly(CephError):
     """cephtui runs with --read-only: a mutating command was stopped before it left."""
+
+
+class CephMgrDown(CephError):
+    """Not sent: the mgr is down or has left a command unanswered at the mon (see mgrgate)."""
 
 
 class CephConnectError(CephError):
@@ -121,6 +127,10 @@ class CephClient:
         # reads it to say "no answer from the monitors" before librados' own timeout ends the wait.
         self._inflight: dict[int, tuple[str, float]] = {}
         self.last_answer = 0.0  # monotonic time of the last reply from the mon (any return code)
+        # At most one command of each kind in flight on this connection: a second asker of the same
+        # prefix waits for the first instead of stacking a duplicate at the mon.
+        self._kinds: dict[str, threading.Lock] = {}
+        self.mgr_gate = MgrGate()  # which mgr commands may leave (ops left at the mon raise SLOW_OPS)
 
     # ------------------------------------------------------------ connection
     def connect(self) -> CephClient:
@@ -220,7 +230,7 @@ class CephClient:
 
     def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
         """A command served by the active mgr (pg stat, osd df, safe-to-destroy ...), via the mon."""
-        return self._call(prefix, inbuf, args)
+        return self._call(prefix, inbuf, args, mgr=True)
 
     def mon(self, prefix: str, **args: Any) -> Any:
         args.setdefault("format", "json")
@@ -263,12 +273,80 @@ class CephClient:
         if self.read_only and self.commands().is_mutating(prefix):
             raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `{cli}` was not sent", prefix)
 
-    def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+    def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:
         if self.read_only:
             self._refuse_if_read_only(prefix, f"ceph {prefix}")
-        return self._send(prefix, inbuf, args)
+        return self._send(prefix, inbuf, args, mgr)
 
-    def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
+    def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:
+        wait = float(self.spec.op_timeout)
+        # The caller's word (mgr()) or the cluster's command table: a mgr command goes through the gate.
+        mgr = mgr or (prefix != "get_command_descriptions" and self.is_mgr_command(prefix))
+        if mgr:
+            why = self._mgr_not_listening() or self.mgr_gate.begin(prefix, wait)
+            if why is not None:
+                raise CephMgrDown(errno_mod.EAGAIN, why, prefix)
+        timed_out = False
+        try:
+            kind = self._kinds.setdefault(prefix, threading.Lock())
+            if not kind.acquire(timeout=wait):
+                raise CephTimeout(errno_mod.ETIMEDOUT, f"an earlier `{prefix}` from cephtui is still waiting for an "
+                                  "answer; not sent again", prefix)
+            try:
+                out, outs = self._send_now(prefix, inbuf, args)
+            except CephTimeout:
+                timed_out = True
+                raise
+            finally:
+                kind.release()
+        finally:
+            if mgr:
+                self.mgr_gate.end(prefix, timed_out)
+        self._observe_mgr(prefix, out)
+        return out, outs
+
+    def _observe_mgr(self, prefix: str, out: bytes) -> None:
+        """Feed the gate whatever the mon says about the mgrmap, from answers we get anyway."""
+        if prefix not in ("mgr dump", "mgr stat", "status"):
+            return
+        try:
+            d = loads(out)
+        except ValueError:
+            return
+        if not isinstance(d, dict):
+            return
+        if prefix == "status":
+            d = d.get("mgrmap") if isinstance(d.get("mgrmap"), dict) else {}
+        if "available" in d:
+            # Only `mgr dump` names the active mgr's gid (a restarted mgr has a new one) and address.
+            dump = prefix == "mgr dump"
+            self.mgr_gate.observe(bool(d["available"]), d.get("active_gid") if dump else None,
+                                  active_addr(d) if dump else None)
+
+    def _mgr_not_listening(self) -> str | None:
+        """"mgr down ..." when the kernel at the active mgr's address refuses a TCP connection.
+
+        For mon_mgr_beacon_grace (30 s) after a mgr dies the mgrmap still calls it active, and a
+        command sent then stays queued at the mon until a mgr returns, which then reports it as a
+        slow op. A refused connect says at once, without the mon, that the process is gone (a
+        SIGTERMed mgr stopped listening within 65 ms here). Any other outcome (accepted, filtered,
+        slow) is no evidence: the command goes, under the gate. Checked before every mgr command
+        (a connect costs one round trip): a cached "alive" let a command through to a mgr that had
+        died since, and that command then sat at the mon (seen in tests/ui/test_faults_mgrdown.py).
+        """
+        addr = self.mgr_gate.addr
+        if addr is None or self.mgr_gate.available is False:
+            return None
+        try:
+            with socket.create_connection(addr, timeout=0.3):
+                return None
+        except ConnectionRefusedError:
+            return (f"mgr down: nothing listens at {addr[0]}:{addr[1]}, the active mgr's address; "
+                    "the mon has not noticed yet (mon_mgr_beacon_grace)")
+        except OSError:
+            return None
+
+    def _send_now(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
         handle = self.handle
         me = threading.get_ident()

@@ -288,6 +288,9 @@ class ClusterSnapshot:
     # (command prefix, why it gave nothing this poll): a pane whose data is missing says why,
     # e.g. "client.ro may not run `auth ls`: it needs mon 'allow rx'" or "no active mgr".
     unavailable: tuple[tuple[str, str], ...] = field(default=())
+    # Why mgr-served values (PG states, OSD PGs/%use/latency, pool stats) are not current: "mgr down ..."
+    # ("" when they are). Panes show "mgr down" in their place, never a 0 or "none".
+    mgr_down: str = ""
 
     def missing(self, *prefixes: str) -> str | None:
         """Why the first of these commands gave nothing this poll, or None if they all answered."""

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from . import osdmap, osdtree, parse, pgdump
 from . import pools as pools_mod
 from . import users as users_mod
-from .client import CephError, CephPermissionError, CephTimeout
+from .client import CephError, CephMgrDown, CephPermissionError, CephTimeout
+from .mgrgate import NO_MGR
 from .models import (
     ROUTINE_FLAGS,
     ClusterSnapshot,
@@ -36,7 +37,6 @@ DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the conf
 STUCK_EVERY = 10.0
 PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
 LOG_KEEP = 500
-NO_MGR = "no active mgr: this comes from the mgr (`ceph mgr stat` says none is available)"
 MGR_SERVED = ("pg stat", "pg dump", "pg dump_stuck", "osd df", "osd perf", "osd pool stats",
               "osd pool autoscale-status")
 
@@ -110,6 +110,11 @@ class SnapshotBuilder:
                     kw.setdefault("format", "json")
                     return (c.mon_raw if target == "mon" else c.mgr_raw)(*args, **kw)[0]
                 return (c.mon if target == "mon" else c.mgr)(*args, **kw)
+            except CephMgrDown as e:  # not sent (mgrgate): one note, every mgr value says why
+                silent.add(target)
+                unavailable[args[0]] = e.message
+                if not any(n.startswith("mgr down") for n in notes):
+                    notes.append(e.message)
             except CephTimeout:
                 silent.add(target)
                 unavailable[args[0]] = f"the {target} did not answer within the op timeout"
@@ -149,6 +154,12 @@ class SnapshotBuilder:
                 self._mgr, self._mgr_epoch = parse.parse_mgr(dump), mgr_stat.get("epoch", -1)
         # Without `mgr stat` (caps), status still says whether a mgr is available.
         mgr = self._mgr or parse.parse_mgr(mgr_stat or {"available": (status.get("mgrmap") or {}).get("available")})
+        if mgr_stat and not mgr_stat.get("available"):
+            mgr = replace(mgr, available=False)  # the cached `mgr dump` predates the mgr's death
+        gate = getattr(c, "mgr_gate", None)
+        held = gate.refusal() if gate is not None else None  # e.g. a mgr command left unanswered at the mon
+        if held is not None or not mgr.available:
+            silent.add("mgr")
 
         if osds.epoch != self._osd_epoch:
             raw = ask("mon", "osd dump", "osd dump", raw=True)
@@ -164,8 +175,9 @@ class SnapshotBuilder:
         capacity = parse.parse_df(df) if df is not None else parse.capacity_from_pgmap(pgmap)
 
         stuck: tuple[StuckPG, ...] | None = ()
+        mgr_down = ""
         table = pool_states = columns = None
-        pg_stat = ask("mgr", "pg stat", "pg stat") if mgr.available else None
+        pg_stat = ask("mgr", "pg stat", "pg stat") if "mgr" not in silent else None
         if pg_stat is not None:
             pgs = parse.parse_pg_stat(pg_stat)
             if pg_table:
@@ -185,23 +197,32 @@ class SnapshotBuilder:
         else:
             # No answer from the mgr (down, hung, or no mgr caps): the mon keeps the last PG digest it got.
             pgs = parse.parse_pgs_by_state(pgmap)
-            if not mgr.available:
-                notes.append("no active mgr: PG, capacity and IO figures are the last ones the mgr reported")
+            stuck = None  # never "none stuck" without an answer
+            if "mgr" in silent:  # no mgr, a mgr command held at the mon, or one timed out just now
+                why = NO_MGR if not mgr.available else held or unavailable.get("pg stat") or "mgr down: no answer"
+                if not why.startswith("mgr down"):
+                    why = f"mgr down: {why}"
+                mgr_down = why
+                notes.append(f"{why}; PG, capacity and IO figures are the last ones the mgr reported")
                 for prefix in MGR_SERVED:  # skipped this poll: each pane says why
-                    unavailable.setdefault(prefix, NO_MGR)
+                    unavailable[prefix] = why
             else:
                 for prefix in ("pg dump", "pg dump_stuck"):  # not asked after `pg stat` failed
                     unavailable.setdefault(prefix, unavailable.get("pg stat", "the mgr did not answer"))
 
         try:
-            osd_table = self._osd_table(ask, osds.epoch, shadow, mgr.available) if osd_tree else None
+            osd_table = self._osd_table(ask, osds.epoch, shadow, "mgr" not in silent) if osd_tree else None
         except parse.ParseError as e:
             unreadable("osd df", e)
             osd_table = None
         crush_map = self._crush_map(ask, osds.epoch) if crush else None
-        pool_table = self._pools(ask, osds.epoch, capacity, mgr.available) if pools else None
+        pool_table = self._pools(ask, osds.epoch, capacity, "mgr" not in silent) if pools else None
         auth_ls = ask("mon", "auth ls", "auth ls") if users else None
         auth = users_mod.parse_auth_ls(auth_ls) if auth_ls is not None else None  # None: refused, see `unavailable`
+
+        if "mgr" in silent and not mgr_down:  # a later mgr command timed out this poll
+            mgr_down = next((why for p, why in unavailable.items() if p in MGR_SERVED), "mgr down: no answer")
+            mgr_down = mgr_down if mgr_down.startswith("mgr down") else f"mgr down: {mgr_down}"
 
         flags = self._flags()
 
@@ -213,7 +234,7 @@ class SnapshotBuilder:
             health=health, mons=mons, mgr=mgr, osds=osds, ratios=self._ratios, capacity=capacity,
             io=parse.parse_io(pgmap), pgs=pgs, recovery=parse.parse_recovery(pgmap), stuck=stuck,
             pg_table=table, pool_pg_states=pool_states, pg_columns=columns, log=tuple(self._log), notes=tuple(notes),
-            unavailable=tuple(unavailable.items()),
+            unavailable=tuple(unavailable.items()), mgr_down=mgr_down,
             log_dropped=self._log_lost + int(getattr(self.log, "dropped", 0)), log_total=self._log_total,
             progress=parse.parse_progress(status.get("progress_events")),
             osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import RenderableType
+from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -17,7 +18,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import DataTable, Input, TabbedContent, TabPane, TextArea
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane, TextArea
 
 from ..ceph import ops
 from ..ceph.client import CephClient, CephError, CephTimeout
@@ -138,6 +139,8 @@ class CephTUI(App[None]):
         with TabbedContent(initial="health", id="tabs"):
             for i, (key, title) in enumerate(TABS, 1):
                 with TabPane(f"{title} {i}", id=key):
+                    # Shown in every tab's body while the mon does not answer (see _set_stale).
+                    yield Static("", classes="stale-banner")
                     if key == "health":
                         yield HealthPane(id="health-pane")
                     elif key == "pgs":
@@ -171,7 +174,8 @@ class CephTUI(App[None]):
         self.maintenance_pane = self.query_one(MaintenancePane)
         self.bench_pane = self.query_one(BenchPane)
         self.activity_pane = self.query_one(ActivityPane)
-        self.panes = (self.query_one(HealthPane), self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
+        self.health_pane = self.query_one(HealthPane)
+        self.panes = (self.health_pane, self.pgs_pane, self.osds_pane, self.crush_pane, self.pools_pane,
                       self.users_pane, self.maintenance_pane, self.bench_pane, self.activity_pane)
         self.statusbar.read_only = self.read_only
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
@@ -442,6 +446,7 @@ class CephTUI(App[None]):
         elif self.connected is not False or self.statusbar.error.startswith("no answer"):
             self.connected = False
             self.statusbar.show_failure(f"no answer from the monitors for {seconds:.0f}s (`{prefix}`)")
+            self._set_stale(f"no answer for {seconds:.0f}s")
 
     @property
     def _stall_after(self) -> float:
@@ -455,6 +460,7 @@ class CephTUI(App[None]):
         self.call_after_refresh(gc.freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self._jump_names = jumps.names_from(message.snapshot, self._jump_names)  # for `:` completion
+        self._set_stale("")
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
         # Only the pane on screen renders now (and the two that keep state for the status bar
@@ -510,6 +516,9 @@ class CephTUI(App[None]):
     def _show(self, pane: Widget, snap: ClusterSnapshot) -> None:
         self._stale.discard(pane)
         try:
+            if pane is self.health_pane and self.tabs.has_class("-stale"):
+                self.health_pane.show(snap, stale=True)  # opened while the mon is away: no green from old data
+                return
             pane.show(snap)  # type: ignore[attr-defined]
         except Exception as e:
             log.exception("rendering %s failed", pane.id)
@@ -520,7 +529,24 @@ class CephTUI(App[None]):
         self.statusbar.show_mgr_stall("")
         self.connected = False
         self.statusbar.show_failure(message.error)
+        self._set_stale(message.error)
         self._schedule(self.refresh_interval)
+
+    def _set_stale(self, why: str) -> None:
+        """Mon gone ("" = back): every tab's body is dimmed under a banner, and the Health pane
+        stops showing the last HEALTH_OK and quorum in green, as if they were current."""
+        tabs = self.query_one("#tabs")
+        if not why:
+            if tabs.has_class("-stale"):
+                tabs.remove_class("-stale")
+            return
+        age = f", data {time.time() - self.snapshot.taken_at:.0f} s old" if self.snapshot is not None else ""
+        text = f"⚠ STALE: disconnected from the monitors ({why}){age}; shown as last seen"
+        for banner in self.query(".stale-banner").results(Static):
+            banner.update(Text(text))
+        tabs.add_class("-stale")
+        if self.snapshot is not None:
+            self.health_pane.show(self.snapshot, stale=True)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         stale = [p for p in self._stale if p.parent is event.pane]

@@ -61,6 +61,10 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.connected is True, 10, "connected")
+            # A snapshot while the Health tab is hidden: it is drawn when opened again, during the outage.
+            await pilot.press("2")
+            shown = app.snapshot
+            await wait_for(pilot, lambda: app.snapshot is not shown, 10, "a snapshot on the PGs tab")
             sandbox.kill("mon.a")
             t0 = time.monotonic()
             bar = app.query_one(StatusBar)
@@ -78,14 +82,23 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
                 await pilot.pause(0.05)
                 assert tabs.active == tab
                 assert time.monotonic() - t0 < 1.0
-            # The last data stays, with its age.
-            assert "3 osds: 3 up, 3 in" in text_of(app, "#health-services")
+            # The last data stays, dimmed under a STALE banner in every tab's body; the Health pane shows
+            # no last HEALTH_OK or quorum as if current (issue 16 item 8).
+            assert "last seen: 3/3 up" in text_of(app, "#health-services")
+            services, status = text_of(app, "#health-services"), text_of(app, "#health-status")
+            assert "in quorum" not in services and "HEALTH_OK" not in status.split("last seen")[0]
+            assert app.query_one("#tabs").has_class("-stale")
+            for banner in app.query(".stale-banner"):
+                assert banner.display and "STALE" in plain(banner.content)  # type: ignore[attr-defined]
             await pilot.pause(1.5)
             assert "data" in plain(bar.content) and "s old" in plain(bar.content)
 
             sandbox.revive("mon.a")
             await wait_for(pilot, lambda: app.connected is True and "connected" in plain(bar.content)
                            and "disconnected" not in plain(bar.content), 45, "reconnection")
+            assert not app.query_one("#tabs").has_class("-stale")
+            await pilot.press("1")
+            await wait_for(pilot, lambda: "1/1 in quorum" in text_of(app, "#health-services"), 10, "quorum again")
     finally:
         sandbox.heal()
 

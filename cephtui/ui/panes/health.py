@@ -211,7 +211,22 @@ class HealthPane(Vertical):
         self.log_written = 0  # entries written (for scripts/bench_logflood.py)
         self._log_started = False
 
-    def show(self, snap: ClusterSnapshot) -> None:
+    def show(self, snap: ClusterSnapshot, stale: bool = False) -> None:
+        if stale:  # the mon is away: the last status and quorum in grey, never a green "HEALTH_OK"
+            muted = palette.style("muted")
+            text = Text(f"Overall  unknown: no answer from the monitors\nlast seen: {snap.health.short}", style=muted)
+            sync_static(self.query_one("#health-status", Static), ("stale", snap.health.short), lambda: text)
+            m, g, o = snap.mons, snap.mgr, snap.osds
+            services = Text(f"mon  no answer (last seen: quorum {', '.join(m.quorum) or 'none'})\n"
+                            f"mgr  unknown (last seen: {g.active + ' active' if g.available else 'none active'})\n"
+                            f"osd  unknown (last seen: {o.up}/{o.total} up)", style=muted)
+            sync_static(self.query_one("#health-services", Static), ("stale", snap.mons, snap.mgr, snap.osds),
+                        lambda: services)
+            n = len(snap.health.checks)
+            checks = Text(f"unknown: no answer from the monitors (last seen: {n} check{'s' if n != 1 else ''})",
+                          style=muted)
+            sync_static(self.query_one("#health-checks", Static), ("stale", n), lambda: checks)
+            return
         status = Text("Overall  ", style="bold")
         status.append_text(health_badge(snap.health.short))
         status.append(f"  {snap.health.status}")
@@ -229,7 +244,11 @@ class HealthPane(Vertical):
         sync_static(self.query_one("#health-status", Static), status, lambda: status)
         sync_static(self.query_one("#health-services", Static), (snap.mons, snap.mgr, snap.osds),
                     lambda: render_services(snap))
-        sync_static(self.query_one("#health-io", Static), (snap.io, snap.progress), lambda: render_io(snap))
+        if snap.mgr_down:  # client and recovery rates come from the mgr: unknown, not 0
+            io_text = Text(f"⚠ {snap.mgr_down}", style=palette.style("warn"))
+            sync_static(self.query_one("#health-io", Static), ("mgr down", snap.mgr_down), lambda: io_text)
+        else:
+            sync_static(self.query_one("#health-io", Static), (snap.io, snap.progress), lambda: render_io(snap))
         sync_static(self.query_one("#health-checks", Static), snap.health, lambda: render_checks(snap))
         sync_static(self.query_one("#health-raw", Static), (snap.capacity.total, snap.capacity.used,
                                                             snap.capacity.avail, snap.ratios),

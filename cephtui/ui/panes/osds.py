@@ -137,6 +137,8 @@ class OSDsPane(GuardedActions, Vertical):
         full = n.fullness
         lat = f"{n.commit_ms}/{n.apply_ms}" if n.commit_ms is not None else "-"
         lat_style = s("bold err" if (n.commit_ms or 0) >= 100 else ("warn" if (n.commit_ms or 0) >= 20 else ""))
+        # Without `osd df` (mgr down, caps) the PG count is unknown, not 0: the summary says why.
+        pgs = (str(n.pgs), "") if n.kb or self.usage_missing is None else ("?", s("warn"))
         flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
         flag_style = s(FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), ""))
         return ((f"{indent}{mark} {n.name}", name_style.strip()), (n.device_class, ""), (status, status_style),
@@ -144,7 +146,7 @@ class OSDsPane(GuardedActions, Vertical):
                 (f"{n.primary_affinity:.3f}", s("warn" if n.primary_affinity < 1 else "")),
                 (human_bytes(n.kb * 1024) if n.kb else "-", ""),
                 (f"{n.utilization:.1f}" if n.kb else "-", s(FULL_STYLE.get(full, ""))),
-                (f"{n.var:.2f}" if n.kb else "-", ""), (str(n.pgs), ""), (lat, lat_style), (flags, flag_style),
+                (f"{n.var:.2f}" if n.kb else "-", ""), pgs, (lat, lat_style), (flags, flag_style),
                 (n.host, s("muted")), (human_bytes(n.kb_used * 1024) if n.kb else "-", ""),
                 (human_bytes(n.kb_avail * 1024) if n.kb else "-", ""))
 

@@ -122,12 +122,19 @@ class PGsPane(Vertical):
     def show(self, snap: ClusterSnapshot) -> None:
         self.pool_names = {p.id: p.name for p in snap.capacity.pools}
         total = snap.pgs.num_pgs or 1
-        sync_table(self.query_one("#pgs-states", DataTable), {
-            s.state: (str(s.count), percent(s.count / total), Text(s.state, style=state_style(s.state)))
-            for s in snap.pgs.by_state
-        })
-        sync_static(self.query_one("#pgs-recovery", Static), (snap.recovery, snap.io, snap.pgs, snap.progress),
-                    lambda: self._recovery(snap))
+        if snap.mgr_down:  # PG states come from the mgr: its last digest is not shown as current
+            warn = Text("mgr down", style=palette.style("bold warn"))
+            sync_table(self.query_one("#pgs-states", DataTable), {"mgr down": ("?", "?", warn)})
+            self.query_one("#pgs-stuck", VirtualTable).set_rows(())
+            text = Text(f"⚠ {snap.mgr_down}", style=palette.style("warn"))
+            sync_static(self.query_one("#pgs-recovery", Static), text, lambda: text)
+        else:
+            sync_table(self.query_one("#pgs-states", DataTable), {
+                s.state: (str(s.count), percent(s.count / total), Text(s.state, style=state_style(s.state)))
+                for s in snap.pgs.by_state
+            })
+            sync_static(self.query_one("#pgs-recovery", Static), (snap.recovery, snap.io, snap.pgs, snap.progress),
+                        lambda: self._recovery(snap))
         if snap.stuck is not None:  # None: not fetched this time, the last answer stands
             self.query_one("#pgs-stuck", VirtualTable).set_rows(snap.stuck)
             set_subtitle(self.query_one("#pgs-stuck"), f"{len(snap.stuck)} stuck" if snap.stuck else "none stuck")

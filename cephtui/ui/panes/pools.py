@@ -165,15 +165,18 @@ class PoolsPane(GuardedActions, Vertical):
                           p.crush_rule, _quota(p),
                           human_bytes(p.stored), human_bytes(p.used), Text(percent(p.percent_used), style=style),
                           human_bytes(p.max_avail), str(p.objects),
-                          f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
+                          # Rates come from the mgr: without it they are unknown, not 0.
+                          Text("mgr down", style=palette.style("warn")) if snap.mgr_down
+                          else f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
         sync_table(self.table, rows)
         total = sum(p.stored for p in self.pools)
         why = snap.missing("osd pool stats", "osd pool autoscale-status", "osd crush rule dump")
         warn = " · " + palette.markup("warn", f"⚠ rates, autoscale or rule names unavailable: {escape(why)}") \
             if why else ""
+        lead = warn if snap.mgr_down else ""  # first, where a narrow terminal does not cut it off
         self.query_one("#pools-summary", Static).update(
-            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored · c create · enter detail · s size "
-            f"· p pg_num · Q quota · a application · R rename · D delete{warn}")
+            f" [b]{len(self.pools)}[/] pools, {human_bytes(total)} stored{lead} · c create · enter detail · s size "
+            f"· p pg_num · Q quota · a application · R rename · D delete{'' if lead else warn}")
         self._selected_info()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
