@@ -251,3 +251,18 @@ def test_preflight_blockers_are_lifted_only_by_their_named_override() -> None:
     lifted = {c.name: c for c in preflight(OverrideCluster(clean), [2], ["ok-to-stop"])}
     assert lifted["ok-to-stop"].level == "override" and "OVERRIDDEN" in lifted["ok-to-stop"].detail
     assert lifted["osds-down"].level == "block"  # one override lifts one blocker, not the others
+
+
+def test_a_mgr_outage_is_waited_out_not_a_failure(tmp_path: Path) -> None:
+    """With no active mgr the client refuses mgr commands at once (CephMgrDown): the workflow says so and keeps
+    running, it never turns a dead mgr into a failed removal."""
+    from cephtui.ceph.client import CephMgrDown
+
+    class NoMgr(StopCluster):
+        def mgr(self, prefix: str, **args: Any) -> Any:
+            raise CephMgrDown(11, "mgr down: the mgrmap has no active mgr; not sent", prefix)
+
+    state = Removal(osds=[3], step="wait_safe")
+    engine = RemovalEngine(NoMgr(), state, WorkflowStore(tmp_path))
+    engine.tick()
+    assert state.status == "running" and "mgr down" in state.waiting_for and "retrying" in state.waiting_for

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .. import crushtool, ops
-from ..client import CephError, CephTimeout
+from ..client import CephError, CephMgrDown, CephTimeout
 from ..coerce import as_dict, as_float, as_list, as_str, as_strs, dicts
 from ..coerce import as_int as _i
 from ..fillcalc import project_removal
@@ -702,7 +702,7 @@ def _unclean_summary(pgmap: dict[str, Any]) -> str:
 
 def _transient(e: CephError) -> bool:
     """Errors that say "not now" rather than "no": no active mgr, try again."""
-    return e.errno == errno.EAGAIN or "mgr" in type(e).__name__.lower()
+    return isinstance(e, CephMgrDown) or e.errno == errno.EAGAIN
 
 
 def _pgs_brief(client: Any) -> list[dict[str, Any]]:
