@@ -585,9 +585,6 @@ def stop_gate(client: Any, s: Removal, stats_period: float = 5.0) -> GateReading
     if _i(p.get("pgs_on_osds")):
         waits.append(f"{p.get('pgs_on_osds')} PG(s) still on {', '.join(f'osd.{i}' for i in s.osds)} (osd df)")
     scoped = bool({"pgs", "osds-down"} & set(s.overrides))
-    fresh = stats_match_osdmap(client, s.drain_epoch, set(s.drain_pgs) if scoped else None)
-    p["stats_epoch"] = fresh.epoch
-    waits += fresh.waits
     if not scoped:
         if p.get("unclean"):
             waits.append(f"PGs not active+clean: {p['unclean']}")
@@ -597,6 +594,10 @@ def stop_gate(client: Any, s: Removal, stats_period: float = 5.0) -> GateReading
     safe, reason = safe_to_destroy(client, s.osds)
     if not safe:
         waits.append(f"safe-to-destroy says not yet: {reason}")
+    if not waits or scoped:  # the PG-by-PG mapping check (osdmaptool) only once the cheap checks pass
+        fresh = stats_match_osdmap(client, s.drain_epoch, set(s.drain_pgs) if scoped else None)
+        p["stats_epoch"] = fresh.epoch
+        waits += fresh.waits
     return GateReading(ok=not waits, waits=waits,
                        safe_answer=f"safe-to-destroy: {'yes' if safe else 'no'} ({reason})")
 
