@@ -72,7 +72,9 @@ def on_screen(app: CephTUI, widget: Widget) -> bool:
 def first_key(app: CephTUI, tab: str) -> str:
     """The description of the tab's first key shown in the footer (whatever the key is now)."""
     pane = next(p for p in app.panes if p.parent is not None and p.parent.id == tab)
-    shown = [b for b in pane.BINDINGS if isinstance(b, Binding) and b.show]
+    # `/` is the app's own priority binding now (keys typed while the filter opens go to it), so the
+    # pane's `/` entry is not what the footer shows for the pane.
+    shown = [b for b in pane.BINDINGS if isinstance(b, Binding) and b.show and b.key != "slash"]
     return shown[0].description if shown else ""
 
 

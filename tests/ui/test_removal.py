@@ -248,6 +248,12 @@ async def test_another_osd_down_refuses_until_overridden(box: Sandbox, checksums
         app = make()
         async with app.run_test(size=SIZE) as pilot:
             plan = await open_plan(app, pilot, 3)
+            # PGs may still be peering for a moment (then 'pgs' says wait): ask again until it settles.
+            for _ in range(20):
+                if not any(c.level == "wait" for c in plan.checks or ()):
+                    break
+                await pilot.press("ctrl+r")
+                await wait_for(pilot, lambda: plan.checks is not None, 60, "the preflight again")
             blockers = {c.override for c in plan.checks or () if c.level == "block"}
             assert {"osds-down", "ok-to-stop", "pgs"} <= blockers, plan.checks
             assert "osd.0 is down already" in next(c.detail for c in plan.checks or () if c.name == "osds-down")
@@ -372,6 +378,7 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
     async with app2.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app2.screen, ResumeScreen), 15, "the resume offer")
         assert app2.screen.removal.id == wf_id
+        await wait_for(pilot, lambda: bool(app2.screen.query("#resume-go")), 10, "the resume button")
         await pilot.click("#resume-go")
         await wait_for(pilot, lambda: wf_id in app2.removals, 10, "the resumed engine")
         engine2 = app2.removals[wf_id]
