@@ -43,8 +43,11 @@ MOVES = ("Down", "Down", "Up", "End", "Home")
 WRAPPER = r"""
 import gc, os, pickle, signal, sys, tracemalloc
 from collections import Counter
-tracemalloc.start(12)
-OUT = os.environ["SOAK_TRACE_DIR"]
+if os.environ.get("SOAK_NO_GC_FREEZE"):
+    gc.freeze = lambda: None
+OUT = os.environ.get("SOAK_TRACE_DIR")
+if OUT:
+    tracemalloc.start(12)
 n = [0]
 def dump(signum, frame):
     gc.collect()
@@ -54,7 +57,8 @@ def dump(signum, frame):
     with open(os.path.join(OUT, "dump-%03d.pickle" % n[0]), "wb") as f:
         pickle.dump({"snap": snap, "counts": counts, "traced": tracemalloc.get_traced_memory()}, f)
     n[0] += 1
-signal.signal(signal.SIGUSR1, dump)
+if OUT:
+    signal.signal(signal.SIGUSR1, dump)
 from cephtui.launcher import main
 sys.argv[0] = "cephtui"
 sys.exit(main())
@@ -116,6 +120,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=15.0, help="minutes excluded from the slope")
     p.add_argument("--tolerance", type=float, default=0.03, help="max slope after warm-up, MB/min")
     p.add_argument("--tracemalloc", metavar="DIR", help="run under tracemalloc and dump snapshots to DIR")
+    p.add_argument("--csv", metavar="FILE", help="also write every sample (seconds, MB) to FILE")
+    p.add_argument("--no-gc-freeze", action="store_true", help="diagnosis: make cephtui's gc.freeze() a no-op")
     a = p.parse_args(argv)
     if a.warmup >= a.minutes:
         p.error("--warmup must be shorter than --minutes")
@@ -136,10 +142,11 @@ def main(argv: list[str] | None = None) -> int:
                         "--pool", "rbd:32"], check=True)
         conf = os.path.join(started_sandbox, "ceph.conf")
     session = f"cephtui-soak-{os.getpid()}"
-    env = ""
+    env = "SOAK_NO_GC_FREEZE=1 " if a.no_gc_freeze else ""
     if a.tracemalloc:
         Path(a.tracemalloc).mkdir(parents=True, exist_ok=True)
-        env = f"SOAK_TRACE_DIR={shlex.quote(os.path.abspath(a.tracemalloc))} "
+        env += f"SOAK_TRACE_DIR={shlex.quote(os.path.abspath(a.tracemalloc))} "
+    if env:
         cmd = [str(PY), "-c", WRAPPER]
     else:
         cmd = [str(ROOT / ".venv" / "bin" / "cephtui")]
@@ -187,6 +194,9 @@ def soak(a: argparse.Namespace, session: str) -> int:
             next_switch += a.switch
         if now >= next_sample:
             samples.append((now - t0, rss_mb(proc)))
+            if a.csv:
+                with open(a.csv, "a") as f:
+                    f.write(f"{samples[-1][0]:.0f},{samples[-1][1]:.2f}\n")
             next_sample += a.sample
         if now >= next_report:
             mb = rss_mb(proc)

@@ -167,6 +167,7 @@ class CephTUI(App[None]):
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
         self._graveyard: list[ClusterSnapshot | list[object]] = []
+        self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
         self._setup_themes()
         self._schedule(0)
         self.set_interval(0.5, self._watchdog)
@@ -366,7 +367,7 @@ class CephTUI(App[None]):
         self.statusbar.show_mgr_stall("")
         if self.snapshot is not None:
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
-        self.call_after_refresh(gc.freeze)  # see the note above _show
+        self.call_after_refresh(self._freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self.audit.cluster = message.snapshot.fsid
         self.statusbar.show_snapshot(message.snapshot)
@@ -384,8 +385,9 @@ class CephTUI(App[None]):
     # with a big cluster's tables and Textual's render caches that froze the UI for 60-80 ms every
     # few refreshes (scripts/bench_scale.py). So after each snapshot is painted, gc.freeze() moves
     # what is alive out of those scans. Frozen objects are still freed as soon as they are dropped;
-    # only garbage in reference cycles (a closed dialog's widgets) waits for _reclaim, which runs
-    # after a dialog closes and every ten minutes.
+    # only garbage in reference cycles (a closed dialog's widgets, a tab's replaced render caches,
+    # Textual's spent messages) waits for _reclaim, which runs after a dialog closes, every ten
+    # minutes, and once the frozen set has grown by a quarter since the last one (see _freeze).
 
     def bury(self, rows: list[object]) -> None:
         """Hand a big list the UI no longer shows (a filter's result) to the poller thread to free."""
@@ -410,10 +412,19 @@ class CephTUI(App[None]):
                     time.sleep(0)
             del rows
 
+    def _freeze(self) -> None:
+        """gc.freeze(), and a full collection once the frozen set has grown by a quarter (CPython's own
+        rule for its oldest generation). Before, cycles frozen while alive waited the full ten minutes:
+        switching tabs every 3 s at --refresh 1 piled up ~35 MB a minute of them (scripts/soak.py)."""
+        gc.freeze()
+        if gc.get_freeze_count() > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000):
+            self._reclaim()
+
     def _reclaim(self) -> None:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._frozen_at_reclaim = gc.get_freeze_count()
 
     def pop_screen(self) -> Any:
         result = super().pop_screen()
