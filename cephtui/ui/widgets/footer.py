@@ -4,7 +4,8 @@ keys would otherwise push them off the end, and `?` is how one finds the rest.
 The keys copy the footer's `compact` when made instead of `data_bind(compact=Footer.compact)` as
 Textual's Footer does: a data binding adds a watcher to the footer's list that is pruned only when
 `compact` next changes, i.e. never, so every recompose (each tab switch or focus change) kept all the
-old FooterKey widgets alive: about 40 MB a minute when switching tabs every 3 s (scripts/soak.py)."""
+old FooterKey widgets alive for good: megabytes a minute when switching tabs every 3 s, and the
+steady 0.5 MB a minute seen at an admin's pace (scripts/soak.py; Textualize/textual#6666)."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
