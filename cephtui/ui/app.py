@@ -417,7 +417,10 @@ class CephTUI(App[None]):
         rule for its oldest generation). Before, cycles frozen while alive waited the full ten minutes:
         switching tabs every 3 s at --refresh 1 piled up ~35 MB a minute of them (scripts/soak.py)."""
         gc.freeze()
-        if gc.get_freeze_count() > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000):
+        frozen = gc.get_freeze_count()
+        if not self._frozen_at_reclaim:  # the first paint: what is frozen now is the baseline
+            self._frozen_at_reclaim = frozen
+        elif frozen > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000):
             self._reclaim()
 
     def _reclaim(self) -> None:
