@@ -65,8 +65,11 @@ sys.exit(main())
 """
 
 
+SOCKET = f"cephtui-soak-{os.getpid()}"  # a tmux server of our own: other users of tmux cannot end it
+
+
 def tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
+    return subprocess.run(["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False).stdout
 
 
 def screen(session: str) -> str:
@@ -156,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return soak(a, session)
     finally:
-        tmux("kill-session", "-t", session)
+        tmux("kill-server")  # our own server (SOCKET): its one session, cephtui in it
         if started_sandbox:
             subprocess.run([sys.executable, str(SANDBOX), "stop", started_sandbox, "--purge"], check=False)
 

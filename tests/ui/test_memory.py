@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
-from cephtui.ui.app import CephTUI
+from cephtui.ui.app import RECLAIM_EVERY, CephTUI
 from cephtui.ui.widgets.footer import CephFooter
 from tests.ui.helpers import wait_for
 
@@ -56,7 +56,7 @@ def test_frozen_garbage_is_collected_once_it_grows_by_a_quarter() -> None:
     """cephtui gc.freeze()s after every paint; cycles frozen while alive (replaced widgets, spent messages)
     used to wait ten minutes for a full collection: ~35 MB a minute when switching tabs at --refresh 1."""
     gc.collect()
-    host = SimpleNamespace(_frozen_at_reclaim=0)
+    host = SimpleNamespace(_frozen_at_reclaim=0, _reclaimed_at=0.0)
     host._reclaim = lambda: CephTUI._reclaim(host)  # type: ignore[arg-type]
     try:
         host._reclaim()
@@ -71,6 +71,9 @@ def test_frozen_garbage_is_collected_once_it_grows_by_a_quarter() -> None:
         del cycles, c  # now garbage, but frozen: only a full collection after unfreeze frees them
         gc.collect()
         assert gc.get_freeze_count() >= base + 60_000  # what the ten-minute timer alone left in memory
+        CephTUI._freeze(host)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() >= base + 60_000  # not yet: the last collection was under 30 s ago
+        host._reclaimed_at -= RECLAIM_EVERY
         CephTUI._freeze(host)  # type: ignore[arg-type]
         assert gc.get_freeze_count() < base + 1_000
     finally:
