@@ -11,6 +11,7 @@ end, the least-squares slope of RSS over the samples after --warmup minutes. Exi
 slope exceeds --tolerance MB/min (default 0.03 = 1.8 MB/h; the leak seen in issue 16 was 0.5) or
 when cephtui dies or stops painting; 0 otherwise.
 
+--csv FILE also writes every sample. --no-gc-freeze (diagnosis) makes cephtui's gc.freeze() a no-op.
 --tracemalloc DIR runs cephtui under tracemalloc (slower, more memory) and makes it dump a snapshot
 and gc type counts to DIR at every report; the end compares the last dump with the first one taken
 after warm-up and prints the lines whose allocations grew most and the object types whose counts grew.
@@ -137,13 +138,21 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: sys.exit(2))
     started_sandbox = None
-    if a.conf:
-        conf = a.conf
-    else:
-        started_sandbox = a.sandbox or tempfile.mkdtemp(prefix="sb-soak-", dir="/tmp")
-        subprocess.run([sys.executable, str(SANDBOX), "start", started_sandbox, "--osds", str(a.osds),
-                        "--pool", "rbd:32"], check=True)
-        conf = os.path.join(started_sandbox, "ceph.conf")
+    try:
+        if a.conf:
+            conf = a.conf
+        else:
+            started_sandbox = a.sandbox or tempfile.mkdtemp(prefix="sb-soak-", dir="/tmp")
+            subprocess.run([sys.executable, str(SANDBOX), "start", started_sandbox, "--osds", str(a.osds),
+                            "--pool", "rbd:32"], check=True)
+            conf = os.path.join(started_sandbox, "ceph.conf")
+        return run(a, conf)
+    finally:
+        if started_sandbox:
+            subprocess.run([sys.executable, str(SANDBOX), "stop", started_sandbox, "--purge"], check=False)
+
+
+def run(a: argparse.Namespace, conf: str) -> int:
     session = f"cephtui-soak-{os.getpid()}"
     env = "SOAK_NO_GC_FREEZE=1 " if a.no_gc_freeze else ""
     if a.tracemalloc:
@@ -160,8 +169,6 @@ def main(argv: list[str] | None = None) -> int:
         return soak(a, session)
     finally:
         tmux("kill-server")  # our own server (SOCKET): its one session, cephtui in it
-        if started_sandbox:
-            subprocess.run([sys.executable, str(SANDBOX), "stop", started_sandbox, "--purge"], check=False)
 
 
 def soak(a: argparse.Namespace, session: str) -> int:
