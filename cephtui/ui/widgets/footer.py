@@ -14,8 +14,8 @@ from textual.widgets._footer import FooterKey
 
 
 class CephFooter(Footer):
-    def watch_compact(self, compact: bool) -> None:
-        if self.is_attached:
+    def watch_compact(self, old: bool, new: bool) -> None:
+        if old != new and self.is_attached:  # the keys copy it when made (see _key)
             self.call_after_refresh(self.recompose)
 
     def _key(self, key: FooterKey) -> FooterKey:
