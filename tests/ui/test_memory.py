@@ -50,6 +50,10 @@ async def test_footer_recompose_frees_the_old_keys() -> None:
         shown = len(footer.query(FooterKey))
         assert shown >= 2
         assert live_footer_keys() <= 2 * shown  # 30 recomposes' worth (~90) before the fix
+        # The keys still follow the footer's compact style (what the data binding was for).
+        assert not any(k.compact for k in footer.query(FooterKey) if not k.has_class("-command-palette"))
+        footer.compact = True
+        await wait_for(pilot, lambda: all(k.compact for k in footer.query(FooterKey)), 5, "compact keys")
 
 
 def test_frozen_garbage_is_collected_once_it_grows_by_a_quarter() -> None:
