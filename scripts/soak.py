@@ -165,10 +165,13 @@ def run(a: argparse.Namespace, conf: str) -> int:
     cmd += ["-c", conf, "--refresh", str(a.refresh)]
     # exec: the pane's pid is cephtui itself, so psutil measures it and nothing else.
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "36", f"exec env {env}{shlex.join(cmd)}")
+    socket_path = tmux("display-message", "-p", "-t", session, "#{socket_path}").strip()
     try:
         return soak(a, session)
     finally:
         tmux("kill-server")  # our own server (SOCKET): its one session, cephtui in it
+        if socket_path.endswith(SOCKET):
+            Path(socket_path).unlink(missing_ok=True)
 
 
 def soak(a: argparse.Namespace, session: str) -> int:
