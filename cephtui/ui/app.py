@@ -56,6 +56,8 @@ from .wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
+RECLAIM_EVERY = 30.0  # seconds: the least time between two full collections prompted by frozen garbage
+
 TABS = (
     ("health", "Health"), ("pgs", "PGs"), ("osds", "OSDs"), ("crush", "CRUSH"), ("pools", "Pools"),
     ("users", "Users"), ("maintenance", "Maintenance"), ("bench", "Bench"), ("activity", "Activity"),
@@ -181,6 +183,8 @@ class CephTUI(App[None]):
         self._always_shown: tuple[Widget, ...] = (self.maintenance_pane, self.bench_pane)
         self._stale: set[Widget] = set()
         self._graveyard: list[ClusterSnapshot | list[object]] = []
+        self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
+        self._reclaimed_at = time.monotonic()
         self._setup_themes()
         self._schedule(0)
         self.set_interval(0.5, self._watchdog)
@@ -457,7 +461,7 @@ class CephTUI(App[None]):
         self.statusbar.show_mgr_stall("")
         if self.snapshot is not None:
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
-        self.call_after_refresh(gc.freeze)  # see the note above _show
+        self.call_after_refresh(self._freeze)  # see the note above _show
         self.snapshot, self.connected = message.snapshot, True
         self._jump_names = jumps.names_from(message.snapshot, self._jump_names)  # for `:` completion
         self._set_stale("")
@@ -477,8 +481,9 @@ class CephTUI(App[None]):
     # with a big cluster's tables and Textual's render caches that froze the UI for 60-80 ms every
     # few refreshes (scripts/bench_scale.py). So after each snapshot is painted, gc.freeze() moves
     # what is alive out of those scans. Frozen objects are still freed as soon as they are dropped;
-    # only garbage in reference cycles (a closed dialog's widgets) waits for _reclaim, which runs
-    # after a dialog closes and every ten minutes.
+    # only garbage in reference cycles (a closed dialog's widgets, a tab's replaced render caches,
+    # Textual's spent messages) waits for _reclaim, which runs after a dialog closes, every ten
+    # minutes, and once the frozen set has grown by a quarter since the last one (see _freeze).
 
     def bury(self, rows: list[object]) -> None:
         """Hand a big list the UI no longer shows (a filter's result) to the poller thread to free."""
@@ -503,10 +508,26 @@ class CephTUI(App[None]):
                     time.sleep(0)
             del rows
 
+    def _freeze(self) -> None:
+        """gc.freeze(), and a full collection once the frozen set has grown by a quarter (CPython's own
+        rule for its oldest generation), at most every RECLAIM_EVERY seconds. Before, cycles frozen while
+        alive waited the full ten minutes: switching tabs every 3 s at --refresh 1 piled up ~35 MB a
+        minute of them (scripts/soak.py). The floor bounds the pauses where a collection is slow: ~100 ms
+        at 2,000 OSDs and 40,000 PGs, where switching tabs every 2 s grew the set by a quarter in 10 s."""
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        if not self._frozen_at_reclaim:  # the first paint: what is frozen now is the baseline
+            self._frozen_at_reclaim = frozen
+        elif (frozen > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000)
+              and time.monotonic() - self._reclaimed_at >= RECLAIM_EVERY):
+            self._reclaim()
+
     def _reclaim(self) -> None:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._frozen_at_reclaim = gc.get_freeze_count()
+        self._reclaimed_at = time.monotonic()
 
     def pop_screen(self) -> Any:
         result = super().pop_screen()

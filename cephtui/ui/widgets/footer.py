@@ -1,5 +1,11 @@
 """The footer with the keys that work everywhere first (`q`, `?`, `:` …): at 80 columns a tab's many
-keys would otherwise push them off the end, and `?` is how one finds the rest."""
+keys would otherwise push them off the end, and `?` is how one finds the rest.
+
+The keys copy the footer's `compact` when made instead of `data_bind(compact=Footer.compact)` as
+Textual's Footer does: a data binding adds a watcher to the footer's list that is pruned only when
+`compact` next changes, i.e. never, so every recompose (each tab switch or focus change) kept all the
+old FooterKey widgets alive for good: megabytes a minute when switching tabs every 3 s, and the
+steady 0.5 MB a minute seen at an admin's pace (scripts/soak.py; Textualize/textual#6666)."""
 from __future__ import annotations
 
 from textual.app import ComposeResult
@@ -8,6 +14,14 @@ from textual.widgets._footer import FooterKey
 
 
 class CephFooter(Footer):
+    def watch_compact(self, old: bool, new: bool) -> None:
+        if old != new and self.is_attached:  # the keys copy it when made (see _key)
+            self.call_after_refresh(self.recompose)
+
+    def _key(self, key: FooterKey) -> FooterKey:
+        key.set_reactive(FooterKey.compact, self.compact)
+        return key
+
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
@@ -19,9 +33,8 @@ class CephFooter(Footer):
             if binding.action in seen:
                 continue
             seen.add(binding.action)
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip or binding.description,
-                            ).data_bind(compact=Footer.compact)
+            yield self._key(FooterKey(binding.key, self.app.get_key_display(binding), binding.description,
+                                      binding.action, disabled=not enabled, tooltip=tooltip or binding.description))
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
             palette = active.get(self.app.COMMAND_PALETTE_BINDING)
             if palette is not None:
