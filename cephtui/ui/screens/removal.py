@@ -94,7 +94,7 @@ class PlanScreen(Dialog[bool]):
     PlanScreen { align: center middle; }
     PlanScreen > Vertical { width: 110; max-width: 95%; height: auto; max-height: 95%; border: thick $error;
         background: $surface; padding: 1 2; }
-    PlanScreen #plan-body { height: auto; max-height: 30; }
+    PlanScreen #plan-body { height: auto; max-height: 60vh; }
     PlanScreen #plan-checks { height: auto; margin-top: 1; }
     PlanScreen #plan-overrides { height: auto; }
     PlanScreen .override-risk { height: auto; padding-left: 4; }
