@@ -2,7 +2,9 @@
 # Idempotent set-up on Debian: Ceph packages, tmux, the venv (with Debian's rados bindings), cephtui editable.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VENV="$ROOT/.venv"
+# CEPHTUI_VENV: scripts/chroot.sh points it at .venv-SUITE, so a chroot's venv (its own Python)
+# never replaces the host's.
+VENV=${CEPHTUI_VENV:-$ROOT/.venv}
 PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common python3-rados python3-venv tmux)
 
 missing=()

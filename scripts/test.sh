@@ -4,14 +4,15 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$ROOT/scripts/setup.sh"
+VENV=${CEPHTUI_VENV:-$ROOT/.venv}
 cd "$ROOT"
 # Lint and types first: quick, and a red one needs no cluster to show.
 echo "test.sh: ruff check" >&2
-"$ROOT/.venv/bin/ruff" check .
+"$VENV/bin/ruff" check .
 echo "test.sh: mypy cephtui" >&2
-"$ROOT/.venv/bin/python" -m mypy cephtui
+"$VENV/bin/python" -m mypy cephtui
 set +e
-"$ROOT/.venv/bin/python" -m pytest "$@"
+"$VENV/bin/python" -m pytest "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
