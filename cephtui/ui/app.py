@@ -345,13 +345,27 @@ class CephTUI(App[None]):
     def start_removal(self, plan: Removal) -> None:
         if self.refuse_if_read_only("removing or replacing an OSD"):
             return
-        engine = RemovalEngine(self.client, plan, self.workflow_store, self.audit)
+        self._start_removal(RemovalEngine(self.client, plan, self.workflow_store, self.audit))
+
+    @work(thread=True, exit_on_error=False, group="workflow-control", description="start a removal")
+    def _start_removal(self, engine: RemovalEngine) -> None:
+        # The first save reads and writes the cluster's queue (one workflow per OSD, whoever started it):
+        # mon round trips, so off the UI thread.
         try:
-            engine.save()  # the first save checks the cluster's queue: one workflow per OSD, whoever started it
+            engine.save()
         except WorkflowConflict as e:
-            self.notify(f"Not started: {e}", title="Removal", severity="error", timeout=15)
+            self.call_from_thread(self.notify, f"Not started: {e}", title="Removal", severity="error",
+                                  timeout=15)
             return
-        self.removals[plan.id] = engine
+        except Exception as e:  # e.g. the local cache not writable: the removal must not start unsaved
+            log.exception("saving a new removal failed")
+            self.call_from_thread(self.notify, f"Not started: the workflow could not be saved ({e})",
+                                  title="Removal", severity="error", timeout=15)
+            return
+        self.call_from_thread(self._removal_started, engine)
+
+    def _removal_started(self, engine: RemovalEngine) -> None:
+        self.removals[engine.state.id] = engine
         self.push_screen(RemovalScreen(engine))
         self._tick_workflows()
 

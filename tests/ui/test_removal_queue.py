@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import Button, DataTable, Input
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.removal import KIND, Removal
@@ -39,7 +39,8 @@ async def test_colleagues_paused_removal_in_header_queue_and_refused_twice(sandb
                                                                          clients: list[CephClient]) -> None:
     for _ in range(2):
         clients.append(CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect())
-    theirs = Removal(osds=[1], status="paused", step="wait_safe", waiting_for="not yet safe to destroy")
+    theirs = Removal(osds=[1], status="paused", step="wait_safe", waiting_for="not yet safe to destroy",
+                     stop_template="sudo systemctl stop ceph-osd@{id}")
     WorkflowStore(tmp_path / "colleague", clients[0]).save(KIND, theirs.id, theirs.to_json())
 
     app = CephTUI(client=clients[1], refresh=1.0, workflow_store=WorkflowStore(tmp_path / "me", clients[1]))
@@ -59,6 +60,15 @@ async def test_colleagues_paused_removal_in_header_queue_and_refused_twice(sandb
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, RemovalScreen), 5, "the workflow's screen")
         assert app.screen.engine.state.id == theirs.id  # type: ignore[attr-defined]
+        # p on a paused removal whose stop is still ahead asks for the stop method again, prefilled;
+        # cancelling that changes nothing.
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), 5, "the stop method asked")
+        assert app.screen.query_one("#stop-template", Input).value == theirs.stop_template
+        assert "Cancel" in str(app.screen.query_one("#resume-later", Button).label)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RemovalScreen), 5, "back on the workflow")
+        assert app.removals[theirs.id].state.status == "paused"
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1, 5, "the main screen")
 

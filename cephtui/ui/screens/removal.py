@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from rich.console import Group
 from rich.table import Table
@@ -313,10 +313,15 @@ class RemovalScreen(Screen[None]):
         elif not self.state.finished:
             if self.state.step in BEFORE_STOP:  # the stop is still ahead: its method may change now
                 configured = getattr(self.app, "osd_stop_cmd", "") or ""
-                self.app.push_screen(StopMethodScreen(self.state, configured), self._resume_with)
+                self.app.push_screen(ResumeScreen(self.state, configured, interrupted=False),
+                                     self._resume_chosen)
             else:
                 self._resume_with(None)
         self.render_state()
+
+    def _resume_chosen(self, choice: StopChoice | None) -> None:
+        if choice is not None:  # None: cancelled, nothing changes
+            self._resume_with(choice)
 
     def _resume_with(self, choice: StopChoice | None) -> None:
         def go() -> None:
@@ -325,8 +330,6 @@ class RemovalScreen(Screen[None]):
             else:
                 self.engine.resume(choice.template, choice.shell)
             self.app.call_from_thread(self.app._tick_workflows)  # type: ignore[attr-defined]
-        if choice is not None and choice.cancelled:
-            return
         self.app.run_worker(go, thread=True, group="workflow-control")
 
     def action_abort(self) -> None:
@@ -347,7 +350,6 @@ class RemovalScreen(Screen[None]):
 class StopChoice:
     template: str
     shell: bool
-    cancelled: bool = False
 
 
 class StopMethodForm(Vertical):
@@ -381,53 +383,13 @@ class StopMethodForm(Vertical):
         return StopChoice(template, shell)
 
 
-class StopMethodScreen(Dialog[StopChoice]):
-    """Asked when a workflow resumes before its stop: a failing stop command must not be kept for ever."""
+class ResumeScreen(Dialog[Optional[StopChoice]]):  # noqa: UP045 (a runtime expression: 3.9)
+    """Resume a paused or interrupted removal. While the stop is still ahead it asks for the stop method,
+    prefilled (a failing one must not be kept for ever). Resume returns the method to use from now on;
+    Later/Cancel returns None and changes nothing.
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    StopMethodScreen { align: center middle; }
-    StopMethodScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $warning;
-        background: $surface; padding: 1 2; }
-    StopMethodScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    StopMethodScreen Button { margin-left: 2; }
-    """
-
-    def __init__(self, removal: Removal, configured: str = "") -> None:
-        super().__init__()
-        self.removal = removal
-        self.configured = configured
-
-    def compose(self) -> ComposeResult:
-        r = self.removal
-        t = Text()
-        t.append(f"Resume: {r.title}\n", style="bold")
-        t.append(f"saved stop method: {describe_stop(r.stop_template, r.stop_shell)}\n")
-        if self.configured and self.configured != r.stop_template:
-            t.append(f"this cephtui was started with: `{self.configured}` (filled in below)\n",
-                     style=palette.style("info"))
-        with Vertical():
-            yield Static(t)
-            yield StopMethodForm(self.configured or r.stop_template, r.stop_shell)
-            with Horizontal():
-                yield Button("Cancel", id="stop-cancel")
-                yield Button("Resume", id="stop-go", variant="primary")
-
-    @on(Input.Submitted, "#stop-template")
-    @on(Button.Pressed, "#stop-go")
-    def _go(self) -> None:
-        choice = self.query_one(StopMethodForm).choice()
-        if choice is not None:
-            self.dismiss(choice)
-
-    @on(Button.Pressed, "#stop-cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(StopChoice("", False, cancelled=True))
-
-
-class ResumeScreen(Dialog[StopChoice | None]):
-    """Offered at start when a removal was interrupted. Resume returns the stop method to use from now on
-    (changed here when the saved one failed); Later returns None."""
+    interrupted: offered at start for a workflow found in the queue (says where it stopped), rather than
+    from the removal screen's own resume key."""
 
     BINDINGS = [Binding("escape", "later", "Later")]
     DEFAULT_CSS = """
@@ -438,37 +400,43 @@ class ResumeScreen(Dialog[StopChoice | None]):
     ResumeScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, removal: Removal, configured: str = "") -> None:
+    def __init__(self, removal: Removal, configured: str = "", interrupted: bool = True) -> None:
         super().__init__()
         self.removal = removal
         self.configured = configured
+        self.interrupted = interrupted
 
     def compose(self) -> ComposeResult:
         r = self.removal
         t = Text()
-        t.append("An interrupted workflow was found\n\n", style="bold")
-        t.append(f"{r.title}, started {time.strftime('%Y-%m-%d %H:%M', time.localtime(r.started))}\n")
-        t.append(f"stopped at step '{r.step}' ({r.status}), last saved "
-                 f"{time.strftime('%H:%M:%S', time.localtime(r.updated))}\n")
-        if r.waiting_for:
-            t.append(f"it was: {r.waiting_for}\n", style=palette.style("muted"))
+        if self.interrupted:
+            t.append("An interrupted workflow was found\n\n", style="bold")
+            t.append(f"{r.title}, started {time.strftime('%Y-%m-%d %H:%M', time.localtime(r.started))}\n")
+            t.append(f"stopped at step '{r.step}' ({r.status}), last saved "
+                     f"{time.strftime('%H:%M:%S', time.localtime(r.updated))}\n")
+            if r.waiting_for:
+                t.append(f"it was: {r.waiting_for}\n", style=palette.style("muted"))
+        else:
+            t.append(f"Resume: {r.title}\n", style="bold")
         t.append(f"saved stop method: {describe_stop(r.stop_template, r.stop_shell)}\n")
         if r.step in BEFORE_STOP and self.configured and self.configured != r.stop_template:
             t.append(f"this cephtui was started with: `{self.configured}` (filled in below)\n",
                      style=palette.style("info"))
-        t.append("\nResume continues exactly there (safety checks are asked again before anything "
-                 "irreversible).", style="")
+        if self.interrupted:
+            t.append("\nResume continues exactly there (safety checks are asked again before anything "
+                     "irreversible).", style="")
         with Vertical():
             yield Static(t)
             if r.step in BEFORE_STOP:
                 yield StopMethodForm(self.configured or r.stop_template, r.stop_shell)
             with Horizontal():
-                yield Button("Later", id="resume-later")
+                yield Button("Later" if self.interrupted else "Cancel", id="resume-later")
                 yield Button("Resume", id="resume-go", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#resume-go", Button).focus()
 
+    @on(Input.Submitted, "#stop-template")
     @on(Button.Pressed, "#resume-go")
     def _go(self) -> None:
         forms = list(self.query(StopMethodForm))
