@@ -14,19 +14,23 @@ done
 if ((${#missing[@]})); then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    echo "setup: installing ${missing[*]}" >&2
+    echo "setup: installing ${missing[*]} with apt (a few minutes the first time)" >&2
     $SUDO apt-get update -q >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
 fi
 
 # rados is not on PyPI: the venv sees Debian's python3-rados through --system-site-packages.
 if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup: making $VENV (/usr/bin/python3 -m venv --system-site-packages)" >&2
     /usr/bin/python3 -m venv --system-site-packages "$VENV"
 fi
 stamp="$VENV/.cephtui-installed"
 want=$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    "$VENV/bin/pip" install -q --disable-pip-version-check -e "$ROOT[test]" >&2
+    # pip's own lines (Collecting…, Installing…) are the progress: about a minute the first time.
+    echo "setup: installing cephtui and its test tools into $VENV with pip" >&2
+    "$VENV/bin/pip" install --disable-pip-version-check --progress-bar off -e "$ROOT[test]" >&2
+    echo "setup: done" >&2
     echo "$want" > "$stamp"
 fi
 "$VENV/bin/python" -c "import rados, textual, cephtui" || {
