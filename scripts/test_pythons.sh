@@ -28,7 +28,7 @@ for suite in "${SUITES[@]}"; do
     t0=$SECONDS
     if ! bash scripts/chroot.sh run "$suite" -- bash scripts/setup.sh >"$LOGS/$suite-setup.log" 2>&1; then
         say "$suite: setup failed:"; tail -20 "$LOGS/$suite-setup.log" >&2
-        lines+=("$suite: SETUP FAILED (see $LOGS/$suite-setup.log)"); rc=1; continue
+        lines+=("$suite: SETUP FAILED (see $LOGS/$suite-setup.log)"); rc=1; total_failed=$((total_failed + 1)); continue
     fi
     py=$(bash scripts/chroot.sh run "$suite" -- sh -c '"$CEPHTUI_VENV/bin/python" -c "import platform; print(platform.python_version())"')
     summary=""
