@@ -29,7 +29,7 @@ import json
 import math
 import os
 import re
-import tomllib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -37,6 +37,11 @@ from typing import Any
 
 from .ceph.bench import MODES, BenchError, BenchParams, MiB, parse_size
 from .ceph.workflows.removal import PLACEHOLDERS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 MIN_REFRESH = 0.2
 DEFAULT_SOURCE = "default"

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +215,7 @@ def callback_cost(n: int = 200_000) -> dict[str, float]:
         channel = _s(channel)
         if channel != "cluster":
             return
-        stamp = datetime.fromtimestamp(sec + nsec / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+0000")
+        stamp = datetime.fromtimestamp(sec + nsec / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+0000")
         e = LogEntry(stamp=stamp, name=_s(name), channel=channel, priority=_s(level), message=_s(msg), seq=seq)
         with lock:
             pending.append(e)

@@ -23,6 +23,11 @@ fi
 if [ ! -x "$VENV/bin/python" ]; then
     /usr/bin/python3 -m venv --system-site-packages "$VENV"
 fi
+# An editable install of a pyproject-only project needs pip 21.3 (PEP 660): bullseye's is 20.3.
+if ! "$VENV/bin/python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (21, 3))'; then
+    echo "setup: upgrading the venv's pip (older than 21.3)" >&2
+    "$VENV/bin/pip" install -q --disable-pip-version-check --upgrade pip >&2
+fi
 stamp="$VENV/.cephtui-installed"
 want=$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from .client import CephClient, CephError
@@ -25,7 +25,7 @@ def _s(v: Any) -> str:
 
 
 def _entry(sec: int, nsec: int, name: Any, channel: Any, level: Any, msg: Any, seq: int) -> LogEntry:
-    stamp = datetime.fromtimestamp(sec + nsec / 1e9, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+0000")
+    stamp = datetime.fromtimestamp(sec + nsec / 1e9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f+0000")
     return LogEntry(stamp=stamp, name=_s(name), channel=_s(channel), priority=_s(level), message=_s(msg), seq=seq)
 
 

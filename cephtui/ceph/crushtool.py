@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -48,10 +49,32 @@ def _run(argv: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> str:
         res = subprocess.run(list(argv), cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise CrushToolError(f"{argv[0]} did not finish within {timeout:.0f}s") from None
+    if res.returncode < 0:  # killed by a signal: its output is a crash dump, which says nothing to an admin
+        raise CrushToolError(
+            f"{argv[0]} crashed ({_signal_name(-res.returncode)}) reading this cluster's map: this "
+            f"{argv[0]} ({tool_version(argv[0]) or 'unknown version'}) is probably older than the cluster; "
+            "install the cluster's own release of ceph-common")
     if res.returncode != 0:
         msg = "\n".join(s.strip() for s in (res.stderr, res.stdout) if s.strip())
         raise CrushToolError(msg or f"{argv[0]} failed with exit code {res.returncode}")
     return res.stdout
+
+
+def _signal_name(n: int) -> str:
+    try:
+        return signal.Signals(n).name
+    except ValueError:
+        return f"signal {n}"
+
+
+def tool_version(tool: str) -> str:
+    """`osdmaptool --version` as '14.2.21 nautilus'; '' when it cannot tell."""
+    try:
+        res = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    m = re.search(r"ceph version (\S+) \(\w+\) (\w+)", res.stdout)
+    return f"{m.group(1)} {m.group(2)}" if m else ""
 
 
 def _tmp() -> tempfile.TemporaryDirectory[str]:

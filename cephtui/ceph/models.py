@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import msgspec
 
@@ -209,7 +209,7 @@ class StuckPG(msgspec.Struct, frozen=True, gc=False):
     state: str
     kind: str  # inactive / unclean / stale / undersized / degraded
     since: str = ""  # timestamp of the last time it was not stuck
-    seconds: float | None = None
+    seconds: Optional[float] = None  # noqa: UP045 (msgspec evaluates it, on 3.9 too)
     up: tuple[int, ...] = ()
     acting: tuple[int, ...] = ()
 

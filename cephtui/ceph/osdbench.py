@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Optional, Protocol
 
 from .client import CephClient, CephError, ConnectionSpec
 from .coerce import as_float, as_int
@@ -159,7 +159,7 @@ class OSDTeller(Protocol):
     def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any: ...
 
 
-ProgressFn = Callable[[int, int, int | None, OSDBenchResult | None], None]
+ProgressFn = Callable[[int, int, Optional[int], Optional[OSDBenchResult]], None]
 
 
 def bench_client(spec: ConnectionSpec, timeout: float = DEFAULT_TIMEOUT) -> CephClient:

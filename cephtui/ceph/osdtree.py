@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional, Union
 
 import msgspec
 
@@ -21,6 +21,10 @@ from .models import Ratios
 # Per-OSD state bits of the osdmap worth showing (`osd dump` osds[].state).
 FLAG_STATES = ("noout", "nodown", "noup", "noin", "destroyed", "new", "full", "backfillfull", "nearfull")
 FULLNESS = ("full", "backfillfull", "nearfull")  # worst first
+
+
+# msgspec evaluates a Struct's annotations when the class is made: Python 3.9 has no `X | None`
+# there, so the Structs below spell it Optional[X] / Union[X, Y].
 
 
 class OSDInfo(msgspec.Struct, frozen=True, gc=False):
@@ -42,8 +46,8 @@ class OSDInfo(msgspec.Struct, frozen=True, gc=False):
     utilization: float = 0.0  # percent, as `ceph osd df` prints it
     var: float = 0.0
     pgs: int = 0
-    commit_ms: int | None = None
-    apply_ms: int | None = None
+    commit_ms: Optional[int] = None  # noqa: UP045
+    apply_ms: Optional[int] = None  # noqa: UP045
     flags: tuple[str, ...] = ()  # noout, nodown ..., and nearfull/backfillfull/full
     host: str = ""
     path: tuple[str, ...] = ()  # bucket names from the root down, for filtering
@@ -77,7 +81,7 @@ class BucketInfo(msgspec.Struct, frozen=True, gc=False):
 
 class TreeRow(msgspec.Struct, frozen=True, gc=False):
     depth: int
-    node: OSDInfo | BucketInfo
+    node: Union[OSDInfo, BucketInfo]  # noqa: UP007
 
     @property
     def is_osd(self) -> bool:
@@ -152,7 +156,7 @@ class Usage(msgspec.Struct, frozen=True, gc=False):
 
     id: int
     device_class: str = ""
-    crush_weight: float | None = None
+    crush_weight: Optional[float] = None  # noqa: UP045
     kb: int = 0
     kb_used: int = 0
     kb_avail: int = 0
@@ -180,7 +184,7 @@ class _PerfInfos(msgspec.Struct, gc=False):
 
 
 class _Perf(msgspec.Struct, gc=False):
-    osdstats: _PerfInfos | None = None  # Pacific nests the list here ...
+    osdstats: Optional[_PerfInfos] = None  # noqa: UP045 - Pacific nests the list here ...
     osd_perf_infos: list[_PerfInfo] = []  # ... older releases do not
 
 
@@ -238,7 +242,7 @@ class _Static(msgspec.Struct, frozen=True, gc=False):
 
     name: str
     device_class: str
-    crush_weight: float | None
+    crush_weight: Optional[float]  # noqa: UP045
     reweight: float
     primary_affinity: float
     up: bool

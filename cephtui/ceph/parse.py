@@ -10,7 +10,7 @@ default. Only a raw answer that is not JSON at all raises ParseError (see `loads
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from .client import loads
@@ -219,7 +219,7 @@ def parse_stamp(s: str) -> float | None:
         return None
     try:  # the usual spellings, in C (thousands of stuck PGs have five stamps each)
         dt = datetime.fromisoformat(s)
-        return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
+        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
     except ValueError:
         pass
     s = s.replace(" ", "T", 1)
@@ -229,7 +229,7 @@ def parse_stamp(s: str) -> float | None:
         except ValueError:
             continue
         if dt.tzinfo is None:
-            dt = dt.replace(tzinfo=UTC)
+            dt = dt.replace(tzinfo=timezone.utc)
         return dt.timestamp()
     return None
 

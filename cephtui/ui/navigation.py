@@ -6,7 +6,7 @@ DataTable (small). These helpers hide the difference.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Union
 
 from textual.widget import Widget
 from textual.widgets import DataTable, Input
@@ -15,7 +15,7 @@ from .jump import row_names
 from .widgets.filterinput import FilterInput
 from .widgets.virtualtable import VirtualTable
 
-Table = VirtualTable[Any] | DataTable[Any]
+Table = Union[VirtualTable[Any], DataTable[Any]]
 
 
 def table_of(pane: Widget, focused: Widget | None) -> Table | None:

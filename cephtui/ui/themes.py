@@ -15,7 +15,7 @@ import dataclasses
 import json
 import logging
 import re
-import tomllib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,11 @@ from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
 import cephtui
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 log = logging.getLogger("cephtui")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 import os
-import tomllib
+import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,11 @@ from cephtui.config import (
     locate_keys,
     parse_config,
 )
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 THEMES = ("cephtui", "cephtui-light", "nord", "textual-dark")
 

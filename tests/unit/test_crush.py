@@ -6,6 +6,7 @@ sandbox: a rack with a second host, osd.3 of class ssd, a class rule, EC pools).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -17,6 +18,20 @@ from cephtui.ceph.crushtool import NONE_OSD
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"
 needs_tools = pytest.mark.skipif(bool(crushtool.missing_tools()), reason="crushtool/osdmaptool not installed")
+
+
+def _major(version: str) -> int | None:
+    m = re.search(r"(\d+)\.\d+\.\d+", version)
+    return int(m.group(1)) if m else None
+
+
+# The fixture's osdmap is Pacific's. An osdmaptool of an older release cannot map its PGs: Nautilus' (bullseye's
+# 14.2.21) crashes on it, so those tests need a Pacific or newer tool; test_an_older_osdmaptool_says_so runs instead.
+FIXTURE_CEPH = json.loads((FIX / "VERSION").read_text())["version"]
+LOCAL_OSDMAPTOOL = crushtool.tool_version("osdmaptool")
+OLDER_OSDMAPTOOL = (_major(LOCAL_OSDMAPTOOL) or 99) < (_major(FIXTURE_CEPH) or 0)
+reads_fixture_osdmap = pytest.mark.skipif(
+    OLDER_OSDMAPTOOL, reason=f"osdmaptool {LOCAL_OSDMAPTOOL} is older than the fixture's osdmap ({FIXTURE_CEPH})")
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +195,17 @@ def test_map_pgs_on_a_createsimple_map(tmp_path: Path) -> None:
 
 
 @needs_tools
+@pytest.mark.skipif(not OLDER_OSDMAPTOOL, reason=f"osdmaptool {LOCAL_OSDMAPTOOL} reads the fixture's osdmap")
+def test_an_older_osdmaptool_says_so() -> None:
+    """An osdmaptool older than the cluster crashes on its map: one line naming the tool's release and the fix."""
+    with pytest.raises(crushtool.CrushToolError) as e:
+        crushtool.map_pgs((FIX / "osdmap.bin").read_bytes())
+    msg = str(e.value)
+    assert "\n" not in msg and "crashed (SIGSEGV)" in msg and LOCAL_OSDMAPTOOL in msg and "ceph-common" in msg
+
+
+@needs_tools
+@reads_fixture_osdmap
 def test_map_pgs_real_osdmap_with_ec_holes() -> None:
     om = (FIX / "osdmap.bin").read_bytes()
     info = crushtool.osdmap_dump(om)
@@ -200,6 +226,7 @@ def test_shards_moved() -> None:
 
 
 @needs_tools
+@reads_fixture_osdmap
 def test_preview_offline_move_and_noop() -> None:
     om = (FIX / "osdmap.bin").read_bytes()
     old = crushtool.export_crush(om)

@@ -14,6 +14,7 @@ from cephtui.ceph import maintenance as mt
 from cephtui.ceph.models import FlagState
 from cephtui.ui.panes.maintenance import flag_rows
 from cephtui.ui.widgets.confirm import impact_of, same_names
+from tests.unit.test_crush import reads_fixture_osdmap
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"
 needs_tools = pytest.mark.skipif(bool(crushtool.missing_tools()), reason="crushtool/osdmaptool not installed")
@@ -130,6 +131,7 @@ def test_crc32c_is_cephs() -> None:
 
 
 @needs_tools
+@reads_fixture_osdmap
 def test_weights_edit_matches_osdmaptool_mark_out_and_decodes() -> None:
     om = (FIX / "osdmap.bin").read_bytes()
     out2 = preview.set_osd_weights(om, {2: 0.0})
@@ -147,6 +149,7 @@ def test_weights_edit_matches_osdmaptool_mark_out_and_decodes() -> None:
 
 
 @needs_tools
+@reads_fixture_osdmap
 def test_marking_out_two_of_four_leaves_size_3_pgs_undersized() -> None:
     om = (FIX / "osdmap.bin").read_bytes()
     crush = crushtool.export_crush(om)

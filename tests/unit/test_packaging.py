@@ -7,9 +7,14 @@ tests/cluster/test_packaging.py builds and installs the wheel for real.
 from __future__ import annotations
 
 import fnmatch
-import tomllib
+import sys
 from pathlib import Path
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the same parser, before it joined the standard library
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cephtui"

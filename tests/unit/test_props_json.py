@@ -6,8 +6,10 @@ an int would crash the pane that calls `.lower()` on it), never an exception.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
+import sys
 import types
 import typing
 from typing import Any
@@ -60,8 +62,32 @@ def _hints(cls: type) -> dict[str, Any]:
         for m in ("cephtui.ceph.models", "cephtui.ceph.crush", "cephtui.ceph.osdtree", "cephtui.ceph.pools",
                   "cephtui.ceph.users", "cephtui.ceph.osdbench", "cephtui.ceph.pgdump"):
             ns.update(vars(__import__(m, fromlist=["_"])))
-        _HINTS[cls] = typing.get_type_hints(cls, globalns=ns)
+        _HINTS[cls] = typing.get_type_hints(cls, globalns=ns) if sys.version_info >= (3, 10) else _hints_39(cls, ns)
     return _HINTS[cls]
+
+
+class _Pep604(ast.NodeTransformer):
+    """`A | B` as `Union[A, B]`: the models' annotations, evaluated on Python 3.9."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.BitOr):
+            return node
+        union = ast.Attribute(ast.Name("typing", ast.Load()), "Union", ast.Load())
+        return ast.Subscript(union, ast.Tuple([node.left, node.right], ast.Load()), ast.Load())
+
+
+def _hints_39(cls: type, ns: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        scope = {**ns, **vars(sys.modules[klass.__module__]), "typing": typing}
+        for name, text in vars(klass).get("__annotations__", {}).items():
+            if isinstance(text, str):
+                tree = ast.fix_missing_locations(_Pep604().visit(ast.parse(text, mode="eval")))
+                out[name] = eval(compile(tree, "<annotation>", "eval"), scope)  # our own models
+            else:
+                out[name] = text
+    return out
 
 
 def conforms(value: Any, tp: Any, where: str) -> None:
@@ -69,7 +95,7 @@ def conforms(value: Any, tp: Any, where: str) -> None:
     if tp is Any:
         return
     origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
+    if origin in (typing.Union, getattr(types, "UnionType", typing.Union)):  # UnionType: 3.10+
         for alt in typing.get_args(tp):
             try:
                 conforms(value, alt, where)

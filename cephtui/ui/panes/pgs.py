@@ -1,7 +1,6 @@
 """PGs: counts by state, recovery progress, per-pool breakdown, stuck PGs and a filterable PG table."""
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 
 from rich.table import Table
@@ -70,8 +69,15 @@ def locate_pg(rows: Sequence[PGBrief], pgid: object) -> int | None:
     """Where a PG is in rows sorted by pgid (the table always is): a bisect, not a scan of 200,000."""
     if not isinstance(pgid, str):
         return None
-    at = bisect_left(rows, pgid_key(pgid), key=lambda pg: pgid_key(pg.pgid))
-    return at if at < len(rows) and rows[at].pgid == pgid else None
+    # bisect_left's key= is 3.10+: the same search by hand
+    want, lo, hi = pgid_key(pgid), 0, len(rows)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pgid_key(rows[mid].pgid) < want:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(rows) and rows[lo].pgid == pgid else None
 
 
 class PGsPane(Vertical):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from rich.console import Group
 from rich.table import Table
@@ -425,7 +425,7 @@ class StopMethodScreen(Dialog[StopChoice]):
         self.dismiss(StopChoice("", False, cancelled=True))
 
 
-class ResumeScreen(Dialog[StopChoice | None]):
+class ResumeScreen(Dialog[Optional[StopChoice]]):
     """Offered at start when a removal was interrupted. Resume returns the stop method to use from now on
     (changed here when the saved one failed); Later returns None."""
 

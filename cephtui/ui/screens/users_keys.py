@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from rich.text import Text
 from textual import on, work
@@ -142,7 +142,7 @@ class KeyScreen(Dialog[None]):
         self.dismiss(None)
 
 
-class ExportKeyringScreen(Dialog[str | None]):
+class ExportKeyringScreen(Dialog[Optional[str]]):
     """Asks for a path, then writes `ceph auth get ENTITY` into a new 0600 file; returns the path written."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -3,7 +3,7 @@ a layout pass of the whole screen the UI thread does not make)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Union
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Static
 
 from .. import palette
 
-Cell = str | Text | int | float
+Cell = Union[str, Text, int, float]
 
 
 def _same(a: Cell, b: Cell) -> bool:

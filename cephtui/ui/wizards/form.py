@@ -11,6 +11,7 @@ import logging
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Optional
 
 from rich.text import Text
 from textual import on
@@ -50,7 +51,7 @@ class Field:
     placeholder: str = ""
 
 
-class FormScreen(Dialog[list[Operation] | None]):
+class FormScreen(Dialog[Optional[list[Operation]]]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     FormScreen { align: center middle; }

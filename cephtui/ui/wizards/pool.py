@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Optional
 
 from rich.text import Text
 from textual import on, work
@@ -40,7 +41,7 @@ def _short_row(label: str, widget: Input | Select) -> Horizontal:
     return Horizontal(Label(label), widget, classes="form-row short-row")
 
 
-class PoolWizard(Dialog[PoolPlan | None]):
+class PoolWizard(Dialog[Optional[PoolPlan]]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
     PoolWizard { align: center middle; }
