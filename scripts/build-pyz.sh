@@ -24,6 +24,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PEX_VERSION=2.105.2
 SETUPTOOLS_VERSION=84.2.1
+# The pip pex resolves with (pex fetches it from PyPI): its default, a patched pip 20.3.4 with the
+# legacy resolver, cannot be trusted with extras and markers.
+PIP_VERSION=26.2.1
 BUILD_VENV=${CEPHTUI_PYZ_BUILD_VENV:-$ROOT/.venv-pyzbuild}
 OUT=${CEPHTUI_PYZ_OUT:-$ROOT/dist/cephtui.pyz}
 PYTHONS=(39 310 311 312 313 314)
@@ -52,7 +55,7 @@ sources() {
 }
 inputs_hash() {
     {
-        echo "pex=$PEX_VERSION setuptools=$SETUPTOOLS_VERSION pythons=${PYTHONS[*]} arches=${ARCHES[*]}"
+        echo "pex=$PEX_VERSION pip=$PIP_VERSION setuptools=$SETUPTOOLS_VERSION pythons=${PYTHONS[*]} arches=${ARCHES[*]}"
         sha256sum "${BASH_SOURCE[0]}"
         sources | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
@@ -94,6 +97,7 @@ mkdir -p "$(dirname "$OUT")"
 # PEX picks its wheels at run time; pex cannot derive one shebang for several targets).
 # --no-emit-warnings is not given: the read-only PEX_ROOT fallback warning must stay visible.
 "$BUILD_VENV/bin/pex" "$wheel" \
+    --pip-version "$PIP_VERSION" --no-allow-pip-version-fallback \
     --entry-point cephtui.launcher:main \
     "${platforms[@]}" \
     --venv --venv-system-site-packages \
