@@ -142,6 +142,8 @@ def main() -> int:
     args = p.parse_args()
 
     def run(conf: str) -> None:
+        # The server stays up between launches (it would exit with its last session, racing the next one).
+        subprocess.run([*TMUX, "start-server", ";", "set-option", "-g", "exit-empty", "off"], check=True)
         try:
             if args.pyz:
                 bench_pyz(conf, args.runs, str(Path(args.pyz).resolve()), args.python)

@@ -19,9 +19,10 @@
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
 # pyproject.toml, README.md, this script. The wheels come from PyPI (or the pip configuration's
-# mirror) on each build; pex caches the downloads in the build venv's PEX_ROOT.
+# mirror) on each build; pex caches the downloads (~/.cache/pex, or PEX_ROOT).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SELF=$ROOT/scripts/build-pyz.sh
 PEX_VERSION=2.105.2
 SETUPTOOLS_VERSION=84.2.1
 # The pip pex resolves with (pex fetches it from PyPI): its default, a patched pip 20.3.4 with the
@@ -39,7 +40,7 @@ force=0
 for a in "$@"; do
     case "$a" in
         --force) force=1;;
-        -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) sed -n '2,22p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
         *) say "unknown argument '$a' (--force, --help)"; exit 2;;
     esac
 done
@@ -56,7 +57,7 @@ sources() {
 inputs_hash() {
     {
         echo "pex=$PEX_VERSION pip=$PIP_VERSION setuptools=$SETUPTOOLS_VERSION pythons=${PYTHONS[*]} arches=${ARCHES[*]}"
-        sha256sum "${BASH_SOURCE[0]}"
+        sha256sum < "$SELF"
         sources | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
 }
