@@ -5,6 +5,10 @@ a change pays for it (about a minute and a half: pex resolves the wheels of ever
 When the build fails and PyPI does not answer either, the test skips saying so; any other build failure
 fails it.
 
+The release chroots (scripts/chroot.sh: bullseye 3.9, trixie 3.13, forky 3.14), where built already,
+run the same snapshot with their own /usr/bin/python3, which has python3-rados and no pip; a chroot not
+built yet is skipped (building one takes minutes: `scripts/chroot.sh build SUITE`).
+
 Every run is from a cwd outside the repo with a PEX_ROOT of the test's own (a fresh one per session: the
 first run unpacks, as on a node) and without PYTHONPATH: what runs is the pyz's own copy of cephtui and
 of its dependencies, and the distribution's `rados`.
@@ -124,3 +128,44 @@ def test_pyz_with_an_unwritable_home_falls_back_to_a_temporary_cache(pyz: Path, 
     m = re.search(r"un-writeable, falling back to a temporary PEX_ROOT of (\S+) ", res.stderr)
     assert m, res.stderr
     assert not Path(m.group(1)).exists(), "the temporary PEX_ROOT is left behind"
+
+
+CHROOT_SH = ROOT / "scripts" / "chroot.sh"
+SUITES = {"bullseye": "3.9", "trixie": "3.13", "forky": "3.14"}
+
+
+def _chroot_ready(suite: str) -> bool:
+    if os.geteuid() != 0:
+        return False
+    res = subprocess.run(["bash", str(CHROOT_SH), "path", suite], capture_output=True, text=True, timeout=30)
+    return res.returncode == 0 and (Path(res.stdout.strip()) / ".cephtui-ready").is_file()
+
+
+def _in_chroot(suite: str, *cmd: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(CHROOT_SH), "run", suite, "--", *cmd], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("suite", sorted(SUITES))
+def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sandbox: Sandbox,
+                                                     tmp_path: Path) -> None:
+    if not _chroot_ready(suite):
+        pytest.skip(f"the {suite} chroot is not built (as root: scripts/chroot.sh build {suite})")
+    version = _in_chroot(suite, "/usr/bin/python3", "-c",
+                         "import sys, importlib.util as u; print('%d.%d' % sys.version_info[:2], "
+                         "u.find_spec('pip') is not None)")
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.split() == [SUITES[suite], "False"], "expected the suite's Python, without pip"
+    # its own PEX_ROOT under the shared /tmp: the chroot's Python makes its own venv there
+    res = _in_chroot(suite, "env", f"PEX_ROOT={tmp_path / 'pex_root'}", "/usr/bin/python3", str(pyz),
+                     "-c", str(sandbox.conf), "snapshot", "--json")
+    assert res.returncode == 0, res.stderr
+    snap = json.loads(res.stdout)
+    assert snap["fsid"] == sandbox.ceph("fsid")["fsid"]
+    assert snap["osds"]["total"] == 3
+    where = _in_chroot(suite, "env", f"PEX_ROOT={tmp_path / 'pex_root'}", "PEX_INTERPRETER=1", "/usr/bin/python3",
+                       str(pyz), "-c", "import rados, textual; print(rados.__file__); print(textual.__file__)")
+    assert where.returncode == 0, where.stderr
+    rados_file, textual_file = where.stdout.strip().splitlines()[-2:]
+    assert rados_file.startswith("/usr/lib/python3/dist-packages/rados.cpython-"), rados_file
+    assert textual_file.startswith(str(tmp_path / "pex_root")), textual_file
