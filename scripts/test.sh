@@ -9,8 +9,13 @@ cd "$ROOT"
 # Lint and types first: quick, and a red one needs no cluster to show.
 echo "test.sh: ruff check" >&2
 "$VENV/bin/ruff" check .
-echo "test.sh: mypy cephtui" >&2
-"$VENV/bin/python" -m mypy cephtui
+# mypy runs on 3.10+ only (a venv of Python 3.9 has none): it checks for 3.9 from the newer Python.
+if "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+    echo "test.sh: mypy cephtui" >&2
+    "$VENV/bin/python" -m mypy cephtui
+else
+    echo "test.sh: no mypy on Python 3.9 (pyproject.toml); the host's type check covers 3.9" >&2
+fi
 set +e
 "$VENV/bin/python" -m pytest "$@"
 rc=$?

@@ -30,7 +30,9 @@ SKIP_TOP = {".git", ".venv", "build", "dist", ".mypy_cache", ".pytest_cache", ".
 
 def _ignore(directory: str, names: list[str]) -> set[str]:
     top = Path(directory).resolve() == ROOT
-    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info") or (top and n in SKIP_TOP)}
+    # .venv-SUITE: a chroot's venv (scripts/chroot.sh), hundreds of MB
+    return {n for n in names if n == "__pycache__" or n.endswith(".egg-info")
+            or (top and (n in SKIP_TOP or n.startswith(".venv-")))}
 
 
 @pytest.fixture(scope="module")
