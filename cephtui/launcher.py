@@ -83,17 +83,27 @@ PIPX_FIX = "`pipx install --system-site-packages --python /usr/bin/python3 PATH-
 def missing_rados_message(error: BaseException | None = None, *, in_isolated_venv: bool | None = None,
                           modules: Sequence[DistroModule] | None = None, executable: str | None = None,
                           version: str | None = None, path: Sequence[str] | None = None,
-                          prefix: str | None = None) -> str:
-    """The paragraph printed when `import rados` fails. Every input can be given, for the tests."""
+                          prefix: str | None = None, pyz: str | None = None) -> str:
+    """The paragraph printed when `import rados` fails. Every input can be given, for the tests.
+
+    pyz: the one-file build being run (pex sets $PEX to it); then the fix is to run it with another
+    Python, not to install anything.
+    """
     isolated = venv_without_system_site() if in_isolated_venv is None else in_isolated_venv
     mods = find_distro_modules() if modules is None else list(modules)
     exe = (sys.executable or "python3") if executable is None else executable
     ver = f"{sys.version_info[0]}.{sys.version_info[1]}" if version is None else version
     search = {os.path.realpath(p) for p in (sys.path if path is None else path) if p}
     venv = sys.prefix if prefix is None else prefix
+    pyz = os.environ.get("PEX") if pyz is None else pyz
+    if pyz and executable is None:
+        exe = os.path.realpath(exe)  # not the pyz's own venv under PEX_ROOT: the Python that ran it
+    own_python = (f"run it with the distribution's own Python: `/usr/bin/python3 {pyz}`" if pyz else
+                  f"install cephtui with the distribution's own /usr/bin/python3 ({VENV_FIX}, or {PIPX_FIX})")
 
     why = f": {type(error).__name__}: {error}." if error is not None else "."
-    parts = [f"cephtui: Ceph's Python module `rados` does not import in {exe} (Python {ver}){why}", INSTALL_HINT]
+    where_run = f"{pyz} run by {exe}" if pyz else exe
+    parts = [f"cephtui: Ceph's Python module `rados` does not import in {where_run} (Python {ver}){why}", INSTALL_HINT]
     same = [m for m in mods if m.version == ver]
     other = sorted({m.version for m in mods if m.version and m.version != ver})
     if isolated:
@@ -104,14 +114,12 @@ def missing_rados_message(error: BaseException | None = None, *, in_isolated_ven
     if other and not same:
         where = ", ".join(str(m.path) for m in mods if m.version in other)
         parts.append(f"The distribution's module is installed ({where}) but built for Python {' and '.join(other)}, "
-                     f"while cephtui runs on Python {ver}: install cephtui with the distribution's own "
-                     f"/usr/bin/python3 ({VENV_FIX}, or {PIPX_FIX}).")
+                     f"while cephtui runs on Python {ver}: {own_python}.")
     elif same and not isolated:
         visible = [m for m in same if os.path.realpath(m.directory) in search]
         if not visible:
             parts.append(f"The distribution's module for Python {ver} is installed ({same[0].path}), but {exe} does "
-                         f"not look in {same[0].directory}: install cephtui with /usr/bin/python3 ({VENV_FIX}, "
-                         f"or {PIPX_FIX}).")
+                         f"not look in {same[0].directory}: {own_python}.")
         elif error is not None:
             parts.append(f"The distribution's module is installed ({visible[0].path}) and in reach, so the import "
                          "error is the cause (a missing librados library, for instance: reinstall python3-rados).")

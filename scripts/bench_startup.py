@@ -2,15 +2,22 @@
 """Time to first painted health, and the cost of one refresh, against the `ceph` CLI in the same run.
 
     .venv/bin/python scripts/bench_startup.py [--conf CONF] [--runs 5]
+    .venv/bin/python scripts/bench_startup.py --pyz dist/cephtui.pyz [--conf CONF] [--runs 5]
 
 Without --conf it starts (and afterwards stops) its own sandbox cluster.
   first paint   `cephtui` launched in tmux until the screen shows HEALTH_  vs  `ceph -s` wall time
   refresh       one SnapshotBuilder.build() (what every tick costs)        vs  `ceph -s` wall time
                 and vs one bare `status` mon command on the same handle (the floor)
+
+--pyz PYZ times the first paint of `/usr/bin/python3 PYZ` against the venv-installed `cephtui`, side by
+side in the same run, launches interleaved: cold (each pyz launch with a new, empty PEX_ROOT, so it unpacks
+everything first) and warm (one PEX_ROOT, unpacked once beforehand), and prints the ratios.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,6 +32,8 @@ from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 from cephtui.ceph.snapshot import SnapshotBuilder  # noqa: E402
 
 CEPHTUI = str(ROOT / ".venv" / "bin" / "cephtui")
+# A tmux server of this run's own: no other user's sessions or environment, ended at the end of the run.
+TMUX = ["tmux", "-L", f"ctbench{os.getpid()}"]
 
 
 def ceph_s(conf: str) -> float:
@@ -33,14 +42,17 @@ def ceph_s(conf: str) -> float:
     return time.perf_counter() - t0
 
 
-def first_paint(conf: str) -> float:
+def first_paint(conf: str, command: list[str] | None = None, env: dict[str, str] | None = None) -> float:
+    """Seconds from launch until the screen shows HEALTH_. env: extra variables for the command."""
     session = f"ctbench{time.monotonic_ns()}"
+    cmd = [*(command or [CEPHTUI]), "-c", conf]
+    if env:  # set for the command itself: the tmux server may be older than this process's environment
+        cmd = ["env", *(f"{k}={v}" for k, v in env.items()), *cmd]
     t0 = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "48", CEPHTUI, "-c", conf],
-                   check=True)
+    subprocess.run([*TMUX, "new-session", "-d", "-s", session, "-x", "160", "-y", "48", *cmd], check=True)
     try:
         while True:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], capture_output=True,
+            screen = subprocess.run([*TMUX, "capture-pane", "-p", "-t", session], capture_output=True,
                                     text=True).stdout
             if "HEALTH_" in screen:
                 return time.perf_counter() - t0
@@ -48,7 +60,7 @@ def first_paint(conf: str) -> float:
                 raise SystemExit("cephtui did not paint health within 20 s:\n" + screen)
             time.sleep(0.01)
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
 
 
 def ms(seconds: float) -> str:
@@ -86,20 +98,69 @@ def bench(conf: str, runs: int) -> None:
     print(f"  one status mon command (same handle)   {ms(m(floor))}")
 
 
+def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
+    """First paint of the pyz, cold and warm, against the venv-installed command, interleaved."""
+    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
+        # from pip): unset for both, as on an admin's shell.
+        print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
+    root = Path(tempfile.mkdtemp(prefix="ctbench-pexroot-", dir="/tmp"))
+    pyz_cmd = [python, pyz]
+    try:
+        warm_root = root / "warm"
+        first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)})  # unpack once: what "warm" means
+        first_paint(conf)  # and the installed one's pyc and page cache, likewise
+        installed, cold, warm = [], [], []
+        for i in range(runs):
+            installed.append(first_paint(conf))
+            cold_root = root / f"cold{i}"
+            cold.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(cold_root)}))
+            shutil.rmtree(cold_root, ignore_errors=True)
+            warm.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)}))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    m = statistics.median
+    size = os.path.getsize(pyz) / 1e6
+    print(f"first paint, median of {runs} launches each, interleaved; {pyz} ({size:.1f} MB) run by {python}")
+    print(f"  installed (.venv/bin/cephtui)          {ms(m(installed))}   runs: {fmt(installed)}")
+    print(f"  pyz cold (empty PEX_ROOT)              {ms(m(cold))}   ratio {m(cold) / m(installed):.2f}"
+          f"   runs: {fmt(cold)}")
+    print(f"  pyz warm (unpacked before)             {ms(m(warm))}   ratio {m(warm) / m(installed):.2f}"
+          f"   runs: {fmt(warm)}")
+
+
+def fmt(values: list[float]) -> str:
+    return " ".join(f"{v * 1000:.0f}" for v in values)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--conf")
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--pyz", help="time this pyz's first paint (cold and warm) against the installed cephtui")
+    p.add_argument("--python", default="/usr/bin/python3", help="the Python that runs the pyz (default: %(default)s)")
     args = p.parse_args()
+
+    def run(conf: str) -> None:
+        # The server stays up between launches (it would exit with its last session, racing the next one).
+        subprocess.run([*TMUX, "start-server", ";", "set-option", "-g", "exit-empty", "off"], check=True)
+        try:
+            if args.pyz:
+                bench_pyz(conf, args.runs, str(Path(args.pyz).resolve()), args.python)
+            else:
+                bench(conf, args.runs)
+        finally:
+            subprocess.run([*TMUX, "kill-server"], capture_output=True)
+
     if args.conf:
-        bench(args.conf, args.runs)
+        run(args.conf)
         return 0
     d = tempfile.mkdtemp(prefix="ctbench-", dir="/tmp")
     sandbox = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
     conf = subprocess.run([*sandbox, "start", d, "--pool", "rbd:32"], check=True, capture_output=True,
                           text=True).stdout.strip()
     try:
-        bench(conf, args.runs)
+        run(conf)
     finally:
         subprocess.run([*sandbox, "stop", d, "--purge"], capture_output=True)
     return 0

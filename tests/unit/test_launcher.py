@@ -127,7 +127,7 @@ FEDORA_39 = DistroModule(Path("/usr/lib64/python3.9/site-packages/rados.cpython-
 def message(**kw: object) -> str:
     base: dict[str, object] = dict(error=ImportError("No module named 'rados'"), in_isolated_venv=False,
                                    modules=[], executable="/opt/py/bin/python3", version="3.11", path=[],
-                                   prefix="/home/a/.venvs/cephtui")
+                                   prefix="/home/a/.venvs/cephtui", pyz="")
     base.update(kw)
     return missing_rados_message(**base)  # type: ignore[arg-type]
 
@@ -162,9 +162,21 @@ def test_message_for_a_module_built_for_another_python() -> None:
 def test_message_for_a_python_that_does_not_look_in_the_distros_directory() -> None:
     text = message(modules=[DEBIAN_311], path=["/opt/py/lib/python3.11/site-packages"])
     assert f"does not look in {DEBIAN_311.directory}" in text
-    assert "install cephtui with /usr/bin/python3" in text
+    assert "install cephtui with the distribution's own /usr/bin/python3" in text
     # in reach: then the import error itself is the news
     reach = message(modules=[DEBIAN_311], path=[str(DEBIAN_311.directory)],
                     error=ImportError("librados.so.2: cannot open shared object file"))
     assert "does not look in" not in reach
     assert "librados.so.2: cannot open shared object file" in reach and "in reach" in reach
+
+
+def test_message_for_the_pyz_says_which_python_to_run_it_with() -> None:
+    # dist/cephtui.pyz (pex) sets $PEX to itself; its venv under PEX_ROOT sees the system site-packages
+    pyz = "/root/cephtui.pyz"
+    text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12", pyz=pyz)
+    assert_names_the_packages(text)
+    assert f"{pyz} run by /usr/local/bin/python3.12 (Python 3.12)" in text
+    assert f"run it with the distribution's own Python: `/usr/bin/python3 {pyz}`" in text
+    assert "pipx" not in text and "venv" not in text
+    unseen = message(modules=[DEBIAN_311], path=["/opt/py/lib/python3.11/site-packages"], pyz=pyz)
+    assert f"does not look in {DEBIAN_311.directory}: run it with" in unseen
