@@ -421,6 +421,9 @@ def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_c
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
                   read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why,
                   config_file=config_file)
+    skew = client.release_skew()
+    if skew:
+        app.startup_notes.append(skew)
     _HANGUP.app = app
     app.run()
     return 0

@@ -543,7 +543,8 @@ class CephClient:
             return (f"{head}: a mgr module serves it; is the module enabled and healthy (`ceph mgr module ls`, "
                     "`ceph health detail`)?")
         if rels and local and rels[0].major < local.major:
-            return f"{head}: it came with a later Ceph release than the cluster runs ({librados_text(local)})"
+            return (f"{head}: not in its command table, so likely a later release's command "
+                    f"({librados_text(local)})")
         return f"{head} ({librados_text(local)}): not in this release's command table"
 
     def release_skew(self) -> str | None:

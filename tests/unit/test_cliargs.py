@@ -114,7 +114,8 @@ def test_each_command_has_its_own_help() -> None:
 
 
 def test_osd_stop_cmd_before_or_after_remove() -> None:
-    for argv in (["--osd-stop-cmd", "kill {id}", "remove", "osd.1"], ["remove", "osd.1", "--osd-stop-cmd", "kill {id}"]):
+    for argv in (["--osd-stop-cmd", "kill {id}", "remove", "osd.1"],
+                 ["remove", "osd.1", "--osd-stop-cmd", "kill {id}"]):
         _, args, _ = cli.parse_command_line(argv)
         assert args.osd_stop_cmd == "kill {id}" and args.targets == ["osd.1"]
     assert "given twice" in refused("--osd-stop-cmd", "a {id}", "remove", "osd.1", "--osd-stop-cmd", "b {id}")
