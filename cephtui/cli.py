@@ -1,16 +1,28 @@
-"""Command line: the ceph CLI's connection flags, the TUI, and headless subcommands.
+"""Command line: the ceph CLI's connection flags, the TUI, and headless subcommands, each with its own options.
 
-    cephtui [--profile NAME] [-c CONF] [--id ID | -n NAME] [-k KEYRING] [--cluster NAME] [--refresh S]
-    cephtui snapshot [--json]
-    cephtui bench --pool P [--seconds S] [--mode write|seq|rand] [--threads N] [--block-size B] [--json]
-    cephtui config [--example]
-    cephtui remove osd.N [osd.M ...] [--replace] [--drain out|crush0] [--osd-stop-cmd CMD] [--shell]
-                   [--override NAME]... --yes-i-typed osd.N [osd.M ...]
-    cephtui remove --resume [ID] | --status [--json]
+    cephtui [GLOBAL OPTIONS]                       the TUI
+    cephtui [GLOBAL OPTIONS] snapshot [--json] [--pg-table]
+    cephtui [GLOBAL OPTIONS] bench [--pool P] [--seconds S] [--mode write|seq|rand|cleanup] [--threads N]
+                                   [--block-size B] [--temp-pool] [--json] ...
+    cephtui [GLOBAL OPTIONS] config [--example] [--json]
+    cephtui [GLOBAL OPTIONS] remove osd.N [osd.M ...] [--replace] [--drain out|crush0] [--osd-stop-cmd CMD]
+                                   [--shell] [--override NAME]... --yes-i-typed osd.N [osd.M ...]
+    cephtui [GLOBAL OPTIONS] remove --resume [ID] | --status [--json]
 
-CEPH_ARGS is split and put before the command line, as `ceph` does; CEPH_CONF
-names the config when -c is absent. Unknown `--option value` pairs go to
-librados like the `ceph` CLI passes them (e.g. `--mon-host 10.0.0.1`).
+    GLOBAL OPTIONS: [--config PATH] [--profile NAME] [-c CONF] [--id ID | -n NAME] [-k KEYRING]
+                    [--cluster NAME] [-m MON_HOST] [--connect-timeout S] [--timeout S]
+                    [--read-only | --read-write] [--refresh S] [--osd-stop-cmd CMD] [--CEPH-OPTION VALUE]...
+
+As with `ceph -c CONF osd tree`, the global options go before the command and each command's options after
+it; `cephtui COMMAND --help` shows that command's. Every token is checked first (cliargs.py): an unknown
+option, an option in the wrong place or a misspelt command exits with status 2 and one line saying so.
+
+CEPH_ARGS is split and put before the command line (so its options count as given before the command);
+CEPH_CONF names the config when -c is absent. Before the command, a `--option value` that is not cephtui's
+goes to librados when librados' own option table knows it (e.g. `--mon_host=10.0.0.1`,
+`--rados-mon-op-timeout 10`, `--no-log-to-stderr`), in the forms librados takes. With -m/--mon-host and no
+config file (no -c, no CEPH_CONF, no /etc/ceph/$cluster.conf), cephtui connects without one, as `rados -m`
+does (the keyring from -k or librados' default paths).
 
 The config file (cephtui/config.py; --config, $CEPHTUI_CONFIG, else
 $XDG_CONFIG_HOME/cephtui/config.toml) gives defaults and per-cluster profiles; a
@@ -30,58 +42,78 @@ from typing import Any
 
 from . import __version__
 from .ceph.bench import MODES, BenchError, parse_size
-from .ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
+from .ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, local_release, split_ceph_args
 from .ceph.format import human_bytes, human_rate
+from .cliargs import LibradosOptions, UsageError, split_argv
 from .config import EXAMPLE, MIN_REFRESH, ConfigError, Connection, Settings, check_stop_cmd, config_path, load_config
 
+COMMANDS = ("snapshot", "bench", "config", "remove")
+USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
+         "       (the TUI without a COMMAND; `cephtui COMMAND --help` for a command's options)")
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="cephtui",
-        description="A terminal admin companion for Ceph. Connects like the `ceph` CLI does.",
-        epilog="Environment: CEPH_CONF (ceph config path), CEPH_ARGS (extra arguments, put first), "
-               "CEPHTUI_CONFIG (cephtui's config file). Flags override the config file and its profile.",
-    )
-    p.add_argument("command", nargs="?", choices=["snapshot", "bench", "config", "remove"],
-                   help="snapshot: print the current cluster snapshot and exit (add --json for scripts); "
-                        "bench: run the benchmark headless and print its summary (see the bench options); "
-                        "config: print the effective settings and where each came from (--example: an "
-                        "example config file); remove: remove or replace OSDs headless, resumable (see the "
-                        "remove options)")
-    p.add_argument("targets", nargs="*", metavar="OSD", help="with remove: the OSDs, e.g. osd.3 osd.4")
-    p.add_argument("--config", metavar="PATH",
+
+def _parser(prog: str, **kw: Any) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, allow_abbrev=False, **kw)
+
+
+def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser (global options) and one parser per command (its own options)."""
+    p = _parser("cephtui", usage=USAGE,
+                description="A terminal admin companion for Ceph. Connects like the `ceph` CLI does; global "
+                            "options go before the COMMAND, as in `ceph -c CONF osd tree`.",
+                epilog="Ceph options: before the command, --OPTION VALUE, --OPTION=VALUE, or for a boolean --OPTION, "
+                       "--OPTION=false, --no-OPTION, for any option the local librados knows (e.g. "
+                       "--rados-mon-op-timeout 10); checked against librados' own option table. Environment: "
+                       "CEPH_CONF (ceph config path), CEPH_ARGS (extra arguments, put first), CEPHTUI_CONFIG "
+                       "(cephtui's config file). Flags override the config file and its profile.")
+    p.add_argument("--version", action="version", version=f"cephtui {__version__}")
+    g = p.add_argument_group("connection (as the ceph CLI)")
+    g.add_argument("--config", metavar="PATH",
                    help="cephtui's config file (default: $CEPHTUI_CONFIG, else "
                         "$XDG_CONFIG_HOME/cephtui/config.toml, i.e. ~/.config/cephtui/config.toml)")
-    p.add_argument("--profile", metavar="NAME",
+    g.add_argument("--profile", metavar="NAME",
                    help="use the config file's [profiles.NAME]: its connection and settings (default: the "
                         "file's `profile` key, if any)")
-    p.add_argument("--example", action="store_true", help="with config: print a commented example config file")
-    p.add_argument("-c", "--conf", help="ceph config file (default: $CEPH_CONF or /etc/ceph/$cluster.conf)")
-    who = p.add_mutually_exclusive_group()
+    g.add_argument("-c", "--conf", help="ceph config file (default: $CEPH_CONF or /etc/ceph/$cluster.conf)")
+    who = g.add_mutually_exclusive_group()
     who.add_argument("--id", "--user", dest="id", help="client id, e.g. admin for client.admin")
     who.add_argument("-n", "--name", help="full entity name, e.g. client.admin")
-    p.add_argument("-k", "--keyring", help="keyring file")
-    p.add_argument("--cluster", help="cluster name (default: ceph)")
-    p.add_argument("--connect-timeout", type=int, default=5, metavar="S",
+    g.add_argument("-k", "--keyring", help="keyring file")
+    g.add_argument("--cluster", help="cluster name (default: ceph)")
+    g.add_argument("-m", "--mon-host", metavar="MON_HOST",
+                   help="monitor address(es), e.g. 10.0.0.1 or v2:10.0.0.1:3300; with no config file, "
+                        "connects without one")
+    g.add_argument("--connect-timeout", type=int, default=5, metavar="S",
                    help="seconds to wait for the monitors when connecting (default: 5)")
-    p.add_argument("--timeout", type=int, default=5, metavar="S",
+    g.add_argument("--timeout", type=int, default=5, metavar="S",
                    help="seconds before one command counts as failed (default: 5)")
-    p.add_argument("--refresh", type=float, metavar="S", help="seconds between refreshes (default: 2)")
-    p.add_argument("--osd-stop-cmd", metavar="CMD",
-                   help="how the removal wizard stops an OSD daemon, {id} replaced by its id, e.g. "
-                        "'ssh {host} systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
-                        "else it shows the command and waits until the OSD is down)")
-    ro = p.add_mutually_exclusive_group()
+    o = p.add_argument_group("behaviour")
+    ro = o.add_mutually_exclusive_group()
     ro.add_argument("--read-only", action="store_true", default=None,
                     help="look, never touch: every action that would change the cluster is disabled and says "
                          "so, and no writing command is sent (checked against the cluster's own command table)")
     ro.add_argument("--read-write", dest="read_only", action="store_false",
                     help="allow changes for this run even if the config file sets read_only = true")
-    p.add_argument("--json", action="store_true", help="with snapshot, bench or remove --status: print JSON")
-    p.add_argument("--pg-table", action="store_true", help="with snapshot: include every PG (pgs_brief)")
-    p.add_argument("--version", action="version", version=f"cephtui {__version__}")
-    b = p.add_argument_group("bench", "options of `cephtui bench` (the same engine as the Bench tab; "
-                                      "semantics of `rados bench`)")
+    o.add_argument("--refresh", type=float, metavar="S", help="the TUI: seconds between refreshes (default: 2)")
+    o.add_argument("--osd-stop-cmd", metavar="CMD",
+                   help="how the removal wizard (and `remove`) stops an OSD daemon, {id} replaced by its id, e.g. "
+                        "'ssh {host} systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
+                        "else it shows the command and waits until the OSD is down)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", title="commands (each has its own --help)",
+                           prog="cephtui [GLOBAL OPTIONS]",
+                           parser_class=argparse.ArgumentParser)
+    cmds: dict[str, argparse.ArgumentParser] = {}
+
+    snap = cmds["snapshot"] = sub.add_parser(
+        "snapshot", allow_abbrev=False, help="print the current cluster snapshot and exit",
+        description="Print the current cluster snapshot and exit.")
+    snap.add_argument("--json", action="store_true", help="print JSON, for scripts")
+    snap.add_argument("--pg-table", action="store_true", help="include every PG (pgs_brief)")
+
+    b = cmds["bench"] = sub.add_parser(
+        "bench", allow_abbrev=False, help="run the benchmark headless and print its summary",
+        description="The Bench tab's engine, headless, with the semantics of `rados bench`. Options left out "
+                    "come from the config file's [bench].")
     b.add_argument("--pool", "-p", help="pool to benchmark (or --temp-pool)")
     b.add_argument("--seconds", type=float, metavar="S", help="run time (default: 10)")
     b.add_argument("--mode", choices=["write", "seq", "rand", "cleanup"],
@@ -102,15 +134,58 @@ def build_parser() -> argparse.ArgumentParser:
                    help="create a size-1 pool for the run and delete it afterwards")
     b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")
     b.add_argument("--no-save", action="store_true", help="do not add the run to the bench history")
+    b.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    c = cmds["config"] = sub.add_parser(
+        "config", allow_abbrev=False, help="print the effective settings and where each came from",
+        description="Print the effective settings and where each came from (file, profile, flag, default); "
+                    "never connects.")
+    c.add_argument("--example", action="store_true", help="print a commented example config file")
+    c.add_argument("--json", action="store_true", help="print JSON")
+
+    r = cmds["remove"] = sub.add_parser(
+        "remove", allow_abbrev=False, help="remove or replace OSDs headless, resumable",
+        description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
     from .removecli import add_arguments
-    add_arguments(p)
-    return p
+    add_arguments(r)
+    return p, cmds
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return build_parsers()[0]
+
+
+def usage_exit(text: str) -> SystemExit:
+    """Exit status 2 with one line, as argparse does for what it catches itself."""
+    print(f"cephtui: {text}", file=sys.stderr)
+    return SystemExit(2)
+
+
+def parse_command_line(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace, list[str]]:
+    """The parser, the parsed options and the librados options; SystemExit(2) for a refused command line."""
+    top, cmds = build_parsers()
+    lib = LibradosOptions()
+    try:
+        release = local_release() if lib.available else None
+        split = split_argv(top, cmds, argv, lib, str(release or ""))
+    except UsageError as e:
+        raise usage_exit(str(e)) from None
+    finally:
+        lib.close()
+    args = top.parse_args(split.ours)
+    if args.command == "remove":  # its --osd-stop-cmd, or the global one (both: the same, or refused)
+        mine = args.remove_osd_stop_cmd
+        if mine is not None and args.osd_stop_cmd is not None and mine != args.osd_stop_cmd:
+            raise usage_exit("--osd-stop-cmd given twice, differently (before and after `remove`)")
+        args.osd_stop_cmd = mine if mine is not None else args.osd_stop_cmd
+    return top, args, split.librados
 
 
 def spec_from_args(args: argparse.Namespace, extra: Sequence[str],
                    connection: Connection | None = None) -> ConnectionSpec:
-    """The connection: the profile's settings (`connection`), each overridden by its flag; librados options
-    from the profile come first so the command line's (later, so they win) override them."""
+    """The connection: the profile's settings (`connection`, with -m/--mon-host over its mon_host), each
+    overridden by its flag; librados options from the profile come first so the command line's (later,
+    so they win) override them."""
     c = connection or Connection()
     if args.name:
         name = args.name
@@ -141,12 +216,15 @@ def effective_settings(parser: argparse.ArgumentParser, args: argparse.Namespace
         if why:
             parser.error(f"--osd-stop-cmd: {why}")
         settings = settings.with_value("osd_stop_cmd", args.osd_stop_cmd, "flag --osd-stop-cmd")
-    for key, flag in (("conf", "--conf"), ("keyring", "--keyring"), ("cluster", "--cluster")):
+    for key, flag in (("conf", "--conf"), ("keyring", "--keyring"), ("cluster", "--cluster"),
+                      ("mon_host", "--mon-host")):
         if getattr(args, key):
             settings = settings.with_value(f"connection.{key}", getattr(args, key), f"flag {flag}")
     if args.id or args.name:  # who to connect as is one setting: a flag replaces the profile's id or name
         settings = settings.with_value("connection.id", args.id, f"flag {'--id' if args.id else '--name'}")
         settings = settings.with_value("connection.name", args.name, f"flag {'--id' if args.id else '--name'}")
+    if args.command != "bench":
+        return settings
     bench_flags: list[tuple[str, str, Any]] = [
         ("pool", "--pool", args.pool), ("seconds", "--seconds", args.seconds), ("threads", "--threads", args.threads),
         ("op_timeout", "--op-timeout", args.op_timeout), ("cleanup", "--cleanup" if args.cleanup else "--no-cleanup",
@@ -174,33 +252,32 @@ def bench_args(args: argparse.Namespace, settings: Settings) -> argparse.Namespa
         "cleanup": b.cleanup, "mode": args.mode or b.mode, "read_only": settings.read_only})
 
 
-def split_librados_args(parser: argparse.ArgumentParser, raw: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Separate our own arguments from librados `--option [value]` pairs we pass through."""
-    known = {o for a in parser._actions for o in a.option_strings}
-    ours: list[str] = []
-    extra: list[str] = []
-    i = 0
-    while i < len(raw):
-        tok = raw[i]
-        if tok.startswith("--") and tok.split("=", 1)[0] not in known and tok != "--":
-            extra.append(tok)
-            if "=" not in tok and i + 1 < len(raw) and not raw[i + 1].startswith("-"):
-                extra.append(raw[i + 1])
-                i += 1
-        else:
-            ours.append(tok)
-        i += 1
-    return ours, extra
+def _stdout_gone() -> None:
+    """The reader of our stdout left (`cephtui config | head -1`): point stdout at /dev/null so the
+    interpreter's last flush does not print a BrokenPipeError either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Every command; a closed stdout (`| head -1`) ends it quietly, status 0, for all of them at once."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _stdout_gone()
+        return 0
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     raw = split_ceph_args(os.environ.get("CEPH_ARGS")) + list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    ours, extra = split_librados_args(parser, raw)
-    args = parser.parse_args(ours)
-    if args.example:
-        if args.command != "config":
-            parser.error("--example goes with the config command: cephtui config --example")
+    parser, args, extra = parse_command_line(raw)
+    if args.command == "config" and args.example:
         sys.stdout.write(EXAMPLE)
         return 0
     try:
@@ -209,8 +286,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cephtui: {e}", file=sys.stderr)
         return 2
     spec = spec_from_args(args, extra, settings.connection)
-    if args.targets and args.command != "remove":
-        parser.error(f"unexpected argument(s): {' '.join(args.targets)}")
     if args.command == "config":
         return config_command(settings, spec, extra, as_json=args.json)
     read_only = settings.read_only
@@ -233,6 +308,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"cephtui: {e.message}", file=sys.stderr)
         return 1
     try:
+        if args.command is not None:
+            skew = client.release_skew()
+            if skew:
+                print(f"cephtui: note: {skew}", file=sys.stderr)
         if args.command == "snapshot":
             return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
         if args.command == "bench":
@@ -252,9 +331,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `cephtui snapshot | head`
-        sys.stderr.close()
-        return 0
     finally:
         client.close()
 
@@ -262,10 +338,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def config_command(settings: Settings, spec: ConnectionSpec, extra: Sequence[str], *, as_json: bool = False) -> int:
     """`cephtui config`: the effective settings, each with where it came from; never connects."""
     conf_source = settings.source("connection.conf")
+    try:
+        conffile: str | None = spec.conffile_to_read() or None
+        no_file = "none: -m/--mon-host given and no config file" if conffile is None else ""
+    except CephConnectError:
+        conffile, no_file = spec.resolved_conffile(), ""
     effective = {  # what the connection will actually use where nothing set it
-        "connection.conf": (spec.resolved_conffile(), conf_source if settings.connection.conf or
+        "connection.conf": (conffile, no_file or (conf_source if settings.connection.conf or
                             conf_source.startswith("flag") else
-                            ("default ($CEPH_CONF)" if os.environ.get("CEPH_CONF") else "default")),
+                            ("default ($CEPH_CONF)" if os.environ.get("CEPH_CONF") else "default"))),
         "connection.name": (spec.name, settings.source("connection.name")
                             if settings.connection.name else settings.source("connection.id")),
         "connection.cluster": (spec.cluster, settings.source("connection.cluster")),
@@ -340,6 +421,9 @@ def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_c
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
                   read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why,
                   config_file=config_file)
+    skew = client.release_skew()
+    if skew:
+        app.startup_notes.append(skew)
     _HANGUP.app = app
     app.run()
     return 0

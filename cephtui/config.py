@@ -100,12 +100,14 @@ class Connection:
         return f"client.{self.id or 'admin'}"
 
     def librados_args(self) -> tuple[str, ...]:
-        """mon_host and options as the `--option value` pairs ConnectionSpec.extra_args hands to librados."""
+        """mon_host and options as the librados arguments ConnectionSpec.extra_args hands to librados."""
         out: list[str] = []
         if self.mon_host:
             out += ["--mon-host", self.mon_host]
         for key, value in self.options:
-            out += [f"--{key}", value]
+            # `--key=value`: the one form every librados (14 to 20) reads alike for booleans too; Nautilus
+            # takes `--ms_crc_data false` as true and leaves `false` behind.
+            out.append(f"--{key}={value}")
         return tuple(out)
 
 
@@ -518,6 +520,23 @@ def _check_common(key: str, value: Any) -> Any:
     return text
 
 
+def _librados_refusal(name: str, value: str) -> str | None:
+    """Why the local librados would not take this option (checked against its own option table, without
+    connecting: librados itself silently skips an unknown name), or None; None too without rados."""
+    from .cliargs import LibradosOptions
+
+    lib = LibradosOptions()
+    try:
+        if not lib.available:
+            return None
+        if lib.kind(name) is None:
+            return f"`{name}` is not a Ceph option the local librados knows"
+        why = lib.refusal(name, value)
+        return f"librados refuses {value!r} ({why})" if why else None
+    finally:
+        lib.close()
+
+
 def _check_connection(key: str, value: Any) -> Any:
     if key == "options":
         if not isinstance(value, dict):
@@ -699,6 +718,9 @@ class _Loader:
                 opts.append((ok, ov))
             else:
                 raise self.error(okey, f"{_dotted(okey)} must be a string, number or boolean, got {show(ov)}")
+            why = _librados_refusal(ok, opts[-1][1])
+            if why:
+                raise self.error(okey, f"{_dotted(okey)}: {why}")
         return tuple(opts)
 
     def check_theme(self, key: tuple[str, ...], name: str) -> None:

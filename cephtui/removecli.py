@@ -43,7 +43,11 @@ EXIT = {"done": 0, "failed": 1, "blocked": 3, "aborted": 4}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("remove", "options of `cephtui remove` (the OSDs tab's removal wizard, headless)")
+    p.add_argument("targets", nargs="*", metavar="OSD", help="the OSDs, e.g. osd.3 osd.4")
+    g = p.add_argument_group("remove options")
+    g.add_argument("--osd-stop-cmd", dest="remove_osd_stop_cmd", metavar="CMD",
+                   help="how to stop an OSD daemon, {id} replaced by its id (also as a global option); on "
+                        "--resume it replaces the stored one")
     g.add_argument("--replace", action="store_true", help="destroy (keep the id and CRUSH position) for a new disk")
     g.add_argument("--drain", choices=["out", "crush0"], default="out",
                    help="out: mark out (default); crush0: CRUSH weight 0")
@@ -55,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--resume", nargs="?", const="", metavar="ID", help="continue a paused/blocked/failed workflow")
     g.add_argument("--status", action="store_true", help="list the removal queue, like `ceph orch osd rm status`")
     g.add_argument("--interval", type=float, default=2.0, metavar="S", help="seconds between polls (default: 2)")
+    g.add_argument("--json", action="store_true", help="with --status: print JSON")
 
 
 def _ts(t: float | None = None) -> str:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .client import ConnectionSpec
+from .client import CephError, ConnectionSpec
 from .coerce import as_int
 
 try:
@@ -780,12 +780,10 @@ class BenchSession:
             "client_mount_timeout": str(spec.connect_timeout),
             "log_to_stderr": "false", "err_to_stderr": "false",
         }
-        self.handle = rados.Rados(name=spec.name, clustername=spec.cluster, conffile=spec.resolved_conffile(),
-                                  conf=conf)
-        if spec.extra_args:
-            self.handle.conf_parse_argv(["ceph", *spec.extra_args])
-        if spec.keyring:
-            self.handle.conf_set("keyring", spec.keyring)
+        try:
+            self.handle = spec.open_handle(conf)  # the same config file, or none with -m, as the client's
+        except CephError as e:
+            raise BenchError(f"cannot connect for the bench: {e.message}") from None
         try:
             self.handle.connect(timeout=spec.connect_timeout)
         except rados.Error as e:

@@ -7,12 +7,16 @@ it waits.
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import ctypes
 import errno as errno_mod
 import json
 import os
 import re
 import shlex
 import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,6 +67,119 @@ class CephConnectError(CephError):
     """Could not connect at all; `str()` is a one-line explanation for the operator."""
 
 
+class CephUnknownCommand(CephError):
+    """The monitors answered EINVAL "command not known": the cluster's release has no such command."""
+
+
+# ------------------------------------------------------------------------------------------ releases and keys
+# CryptoKey's type field (src/auth/Crypto.h: u16 type, utime_t created, u16 len, secret): CEPH_CRYPTO_NONE 0 and
+# CEPH_CRYPTO_AES 1 (src/include/ceph_fs.h), CEPH_CRYPTO_AES256KRB5 2, Tentacle's default ("aes256k" to
+# `ceph-authtool --key-type`; its keys are 60 characters, AES's 40).
+KEY_TYPES = {0: "none", 1: "aes", 2: "aes256k"}
+KEY_TYPE_SINCE = {2: (20, "Ceph 20 Tentacle")}  # the first release that reads (and makes) the type
+RELEASES = {14: "nautilus", 15: "octopus", 16: "pacific", 17: "quincy", 18: "reef", 19: "squid", 20: "tentacle",
+            21: "umbrella"}
+_VERSION_TEXT = re.compile(r"ceph version (\d+\.\d+\.\d+)\S*\s+\(\w+\)\s+(\w+)")
+
+
+@dataclass(frozen=True)
+class Release:
+    """A Ceph version as `ceph version` says it: 16.2.15 pacific."""
+
+    version: str
+    name: str
+
+    @property
+    def major(self) -> int:
+        try:
+            return int(self.version.split(".")[0])
+        except ValueError:
+            return 0
+
+    def __str__(self) -> str:
+        return f"{self.version} {self.name}".strip()
+
+
+def parse_release(text: str) -> Release | None:
+    """`ceph version 16.2.15 (618f44...) pacific (stable)` as a Release."""
+    m = _VERSION_TEXT.search(text or "")
+    return Release(m.group(1), m.group(2)) if m else None
+
+
+_LOCAL: list[Release | None] = []
+
+
+def local_release() -> Release | None:
+    """The Ceph release of the librados the rados module runs on (not the binding's API version, which
+    stays 3.0.0 from Nautilus to Tentacle): libceph-common's ceph_version_to_str(), found through the
+    module's own library."""
+    if not _LOCAL:
+        found = None
+        try:
+            lib = ctypes.CDLL(rados.__file__)
+            version, name = lib["_Z19ceph_version_to_strv"], lib["_Z19ceph_release_to_strv"]
+            version.restype = name.restype = ctypes.c_char_p
+            found = Release(version().decode(), name().decode())
+        except Exception:  # no rados, or a build without the symbol: said as "of unknown version"
+            found = None
+        _LOCAL.append(found)
+    return _LOCAL[0]
+
+
+def librados_text(release: Release | None = None) -> str:
+    r = release if release is not None else local_release()
+    return f"this librados is {r}" if r else "this librados is of an unknown version"
+
+
+def keyring_key(path: str, name: str) -> str | None:
+    """The `key = ...` of section [name] in a keyring file, or None."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    inside = False
+    for line in lines:
+        text = line.strip()
+        if text.startswith("["):
+            inside = text == f"[{name}]"
+        elif inside:
+            key, sep, value = text.partition("=")
+            if sep and key.strip() == "key":
+                return value.strip()
+    return None
+
+
+def key_type(key: str) -> int | None:
+    """The type field of an encoded CryptoKey (base64 of u16 type, 8 bytes created, u16 len, secret)."""
+    try:
+        raw = base64.b64decode(key, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) < 12:
+        return None
+    return int(struct.unpack_from("<H", raw)[0])
+
+
+def unreadable_key_reason(path: str, name: str, local: Release | None) -> str | None:
+    """Why this librados cannot load the keyring's key for `name`, when its key type is the reason."""
+    key = keyring_key(path, name)
+    ktype = key_type(key) if key else None
+    if ktype is None or ktype == 1:
+        return None
+    since = KEY_TYPE_SINCE.get(ktype)
+    if since is not None and local is not None and local.major >= since[0]:
+        return None  # this librados reads it: the type is not the problem
+    what = KEY_TYPES.get(ktype, f"type-{ktype}")
+    made = f"made by {since[1]} or newer" if since else "a type this librados does not know"
+    needs = f"{since[1]} or newer" if since else "the release that made it"
+    return (f"the keyring {path} holds an {what} key for {name} (key type {ktype}, {made}), and "
+            f"{librados_text(local)}, which reads only aes keys: run cephtui with the cluster's release of "
+            f"python3-rados ({needs}; on a mon node, or `cephadm shell`), or give cephtui an aes key, which the "
+            "cluster must allow (`ceph mon set auth_allowed_ciphers aes256k,aes`, then `ceph auth get-or-create "
+            "client.NAME ... --key_type aes`; less secure)")
+
+
 def error_for(errno: int, message: str, prefix: str = "") -> CephError:
     if errno in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
         return CephTimeout(errno, message or "timed out waiting for the monitor", prefix)
@@ -87,6 +204,41 @@ class ConnectionSpec:
         if self.conffile:
             return self.conffile
         return os.environ.get("CEPH_CONF") or f"/etc/ceph/{self.cluster}.conf"
+
+    @property
+    def mon_host_given(self) -> bool:
+        """A monitor address among the librados options (-m/--mon-host, a profile's mon_host)."""
+        return any(a in ("-m", "--mon-host", "--mon_host") or a.startswith(("--mon-host=", "--mon_host="))
+                   for a in self.extra_args)
+
+    def conffile_to_read(self) -> str | None:
+        """The config file librados reads; None: none (a monitor address given and no file to read, as
+        `rados -m ADDR` runs without one). ENOENT CephConnectError when a file is needed and missing."""
+        conffile = self.resolved_conffile()
+        if os.path.exists(conffile):
+            if not os.access(conffile, os.R_OK):
+                raise CephConnectError(errno_mod.EACCES, f"cannot read {conffile}: permission denied")
+            return conffile
+        if self.mon_host_given and not self.conffile and not os.environ.get("CEPH_CONF"):
+            return None
+        raise CephConnectError(errno_mod.ENOENT, f"no ceph config at {conffile} (use -c/--conf or CEPH_CONF, "
+                               "or -m/--mon-host to connect without one)")
+
+    def open_handle(self, conf: dict[str, str]) -> Any:
+        """A librados handle set up as this spec says, not connected. CephConnectError for a bad setting."""
+        if rados is None:
+            raise CephConnectError(errno_mod.ENOSYS, "the rados Python bindings are missing "
+                                   "(apt install python3-rados; venv made with --system-site-packages)")
+        conffile = self.conffile_to_read()
+        try:
+            handle = rados.Rados(name=self.name, clustername=self.cluster, conffile=conffile, conf=conf)
+            if self.extra_args:
+                handle.conf_parse_argv(["ceph", *self.extra_args])
+            if self.keyring:
+                handle.conf_set("keyring", self.keyring)
+        except rados.Error as e:
+            raise CephConnectError(getattr(e, "errno", None) or errno_mod.EINVAL, f"bad configuration: {e}") from None
+        return handle
 
 
 _BARE_NUMBERS = re.compile(r'(?<=[:\[,\s])(-?nan|-?inf)(?=\s*[,\]\}])')
@@ -131,17 +283,10 @@ class CephClient:
         # prefix waits for the first instead of stacking a duplicate at the mon.
         self._kinds: dict[str, threading.Lock] = {}
         self.mgr_gate = MgrGate()  # which mgr commands may leave (ops left at the mon raise SLOW_OPS)
+        self._mon_releases: list[Release] | None = None
 
     # ------------------------------------------------------------ connection
     def connect(self) -> CephClient:
-        if rados is None:
-            raise CephConnectError(errno_mod.ENOSYS, "the rados Python bindings are missing "
-                                   "(apt install python3-rados; venv made with --system-site-packages)")
-        conffile = self.spec.resolved_conffile()
-        if not os.path.exists(conffile):
-            raise CephConnectError(errno_mod.ENOENT, f"no ceph config at {conffile} (use -c/--conf or CEPH_CONF)")
-        if not os.access(conffile, os.R_OK):
-            raise CephConnectError(errno_mod.EACCES, f"cannot read {conffile}: permission denied")
         timeout = str(self.spec.op_timeout)
         conf = {
             "rados_mon_op_timeout": timeout,
@@ -151,15 +296,8 @@ class CephClient:
             "log_to_stderr": "false",
             "err_to_stderr": "false",
         }
-        try:
-            handle = rados.Rados(name=self.spec.name, clustername=self.spec.cluster,
-                                 conffile=conffile, conf=conf)
-            if self.spec.extra_args:
-                handle.conf_parse_argv(["ceph", *self.spec.extra_args])
-            if self.spec.keyring:
-                handle.conf_set("keyring", self.spec.keyring)
-        except rados.Error as e:
-            raise CephConnectError(getattr(e, "errno", None) or errno_mod.EINVAL, f"bad configuration: {e}") from None
+        handle = self.spec.open_handle(conf)
+        conffile = self.spec.conffile_to_read() or "(none: -m/--mon-host)"
         try:
             handle.connect(timeout=self.spec.connect_timeout)
         except rados.Error as e:
@@ -180,6 +318,13 @@ class CephClient:
             except Exception:
                 return ""
         name = self.spec.name
+        for path in [k.strip() for k in conf_get("keyring").split(",") if k.strip()]:
+            if os.path.isfile(path):
+                why = unreadable_key_reason(path, name, local_release())
+                if why:
+                    return f"cannot connect as {name}: {why}"
+                if keyring_key(path, name) is not None:
+                    break  # librados uses the first keyring that has the entity
         if code == errno_mod.ENOENT:
             return (f"no keyring found for {name} (looked in {conf_get('keyring') or '?'}); "
                     f"use -k/--keyring or --id/--name")
@@ -364,9 +509,53 @@ class CephClient:
         if ret != -errno_mod.ETIMEDOUT:  # -110: librados gave up waiting; anything else is an answer
             self.last_answer = time.monotonic()
         if ret != 0:
+            if ret == -errno_mod.EINVAL and outs.strip() == "command not known" and prefix != "versions":
+                raise CephUnknownCommand(errno_mod.EINVAL, self.explain_unknown(prefix), prefix)
             # mon commands return -errno; a timed-out mgr command comes back as +110.
             raise error_for(abs(ret), outs, prefix)
         return out, outs
+
+    # ------------------------------------------------------------ releases on both sides
+    def mon_releases(self) -> list[Release]:
+        """The monitors' releases (`versions`; more than one mid-upgrade), oldest first; [] if not allowed."""
+        if self._mon_releases is None:
+            found: list[Release] = []
+            try:
+                ret, out, _ = self.handle.mon_command(json.dumps({"prefix": "versions", "format": "json"}), b"")
+                if ret == 0:
+                    mons = (loads(out) or {}).get("mon") or {}
+                    found = [r for r in (parse_release(t) for t in mons) if r]
+            except Exception:
+                found = []
+            self._mon_releases = sorted(set(found), key=lambda r: [int(x) for x in r.version.split(".")])
+        return self._mon_releases
+
+    def mon_release_text(self) -> str:
+        rels = self.mon_releases()
+        return ", ".join(str(r) for r in rels) if rels else "release unknown"
+
+    def explain_unknown(self, prefix: str) -> str:
+        """One line for a command the monitors do not know, naming both releases."""
+        rels = self.mon_releases()
+        local = local_release()
+        head = f"the cluster (mon: {self.mon_release_text()}) does not know `{prefix}`"
+        if self.is_mgr_command(prefix):
+            return (f"{head}: a mgr module serves it; is the module enabled and healthy (`ceph mgr module ls`, "
+                    "`ceph health detail`)?")
+        if rels and local and rels[0].major < local.major:
+            return (f"{head}: not in its command table, so likely a later release's command "
+                    f"({librados_text(local)})")
+        return f"{head} ({librados_text(local)}): not in this release's command table"
+
+    def release_skew(self) -> str | None:
+        """One line when this librados is older than the monitors' release, else None."""
+        rels = self.mon_releases()
+        local = local_release()
+        if not rels or local is None or local.major >= rels[-1].major or local.major == 0:
+            return None
+        return (f"{librados_text(local)}, older than the cluster (mon: {self.mon_release_text()}): newer keys, "
+                "commands and fields may be refused or missing; run cephtui with the cluster's release of "
+                "python3-rados (on a mon node, or `cephadm shell`)")
 
     def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any:
         """`ceph tell osd.N PREFIX ...`: a command served by one OSD itself, parsed JSON.

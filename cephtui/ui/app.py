@@ -109,6 +109,7 @@ class CephTUI(App[None]):
         # itself refuses any command the cluster's table marks as writing (see ui/readonly.py).
         self.read_only = read_only
         self.config_file = config_file  # the config file read (--config, $CEPHTUI_CONFIG or the XDG one), if any
+        self.startup_notes: list[str] = []
         self.read_only_why = read_only_why or WHY  # e.g. "read_only = true in ~/.config/cephtui/config.toml"
         if read_only:
             client.read_only = True
@@ -191,6 +192,8 @@ class CephTUI(App[None]):
         self.set_interval(2.0, self._tick_workflows)
         self.set_interval(600, self._reclaim)
         self._load_queue(offer=True)  # then offers to resume an interrupted removal
+        for note in self.startup_notes:  # e.g. this librados older than the cluster (cli.run_tui)
+            self.notify(note, title="Releases", severity="warning", timeout=20)
         self.set_interval(10.0, self._load_queue)
         self.set_interval(1.0, self._show_removal_indicator)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Sandbox, wait_until
+from tests.conftest import FIXTURES, Sandbox, wait_until
 
 CEPHTUI = [sys.executable, "-m", "cephtui"]
 
@@ -239,14 +239,14 @@ threads = 8
 conf = "{sandbox.conf}"
 refresh = 1
 """)
-    res, took = run("--threads", "4", "config", env={**env, "CEPH_ARGS": "--id ops"}, timeout=15)
+    res, took = run("--refresh", "4", "config", env={**env, "CEPH_ARGS": "--id ops"}, timeout=15)
     assert res.returncode == 0, res.stderr
     rows = {line.split()[0]: line.split()[1:] for line in res.stdout.splitlines() if line.strip()}
     assert rows["config"][-3:] == ["(the", "default", "location)"]
     assert rows["read_only"] == ["true", "file", "line", "1"]
     assert rows["profile"] == ['"lab"', "file", "line", "2"]
-    assert rows["refresh"] == ["1", "profile", "lab,", "line", "9"]
-    assert rows["bench.threads"] == ["4", "flag", "--threads"]
+    assert rows["refresh"] == ["4", "flag", "--refresh"]
+    assert rows["bench.threads"] == ["8", "file", "line", "5"]
     assert rows["bench.seconds"] == ["10", "default"]
     assert rows["connection.conf"] == [f'"{sandbox.conf}"', "profile", "lab,", "line", "8"]
     assert rows["connection.name"] == ['"client.ops"', "flag", "--id"]  # CEPH_ARGS count as flags
@@ -292,3 +292,71 @@ def test_config_example_is_a_config_that_loads(tmp_path: Path) -> None:
     for profile in ([], ["--profile", "lab"], ["--profile", "prod"]):
         res, _ = run("--config", str(example), *profile, "config")
         assert res.returncode == 0, res.stderr
+
+
+# ------------------------------------------------------------------------------------------------ typos and pipes
+def test_a_typo_exits_2_before_connecting(sandbox: Sandbox) -> None:
+    """`--read-onyl snapshot` used to reach librados, which skipped both words and started a read-write TUI."""
+    for argv, expect in ((["--read-onyl", "snapshot"], "did you mean --read-only?"),
+                         (["snapshot", "--read-only"], "--read-only is a global option: put it before `snapshot`"),
+                         (["--rados-mon-op-timeout", "3", "snapshto"], "did you mean snapshot?")):
+        res, took = run("-c", str(sandbox.conf), *argv, timeout=15)
+        assert res.returncode == 2 and res.stdout == "", res.stdout
+        assert expect in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+        assert took < 5
+
+
+def test_mon_host_without_a_config_file(sandbox: Sandbox, tmp_path: Path) -> None:
+    """`-m ADDR -k KEYRING` and no config file at all, as `rados -m` runs (`ceph` itself refuses: it
+    always reads a config file). The keyring: -k here; librados' default paths otherwise."""
+    mon = sandbox.ceph("mon", "dump")["mons"][0]["public_addrs"]["addrvec"][0]["addr"]
+    keyring = str(sandbox.dir / "ceph.client.admin.keyring")
+    env = {"HOME": str(tmp_path)}  # no ~/.ceph/ceph.conf; CEPH_CONF and CEPH_ARGS are unset by run()
+    for flag in (["-m", mon], [f"--mon_host={mon}"], ["--mon-host", f"v2:{mon}"]):
+        res, _ = run(*flag, "-k", keyring, "snapshot", "--json", env=env)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout)["fsid"] == sandbox.ceph("fsid")["fsid"]
+    res, _ = run("-m", mon, "-k", keyring, "config", "--json", env=env)
+    conf = json.loads(res.stdout)["settings"]["connection.conf"]
+    assert conf["value"] is None and conf["source"].startswith("none: -m/--mon-host given")
+    # A config file named and missing is still an error, -m or not.
+    res, _ = run("-c", str(tmp_path / "nope.conf"), "-m", mon, "-k", keyring, "snapshot", env=env)
+    assert res.returncode == 1 and "no ceph config at" in res.stderr
+
+
+@pytest.mark.parametrize("argv", [["config"], ["snapshot", "--json"], ["remove", "--status"], ["--help"],
+                                  ["bench", "--help"], ["snapshot"]])
+def test_closed_stdout_is_no_traceback(sandbox: Sandbox, argv: list[str]) -> None:
+    """`cephtui config | head -1`: the reader is gone before cephtui writes (here: already closed)."""
+    read, write = os.pipe()
+    os.close(read)
+    env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS", "CEPHTUI_CONFIG")}
+    try:
+        res = subprocess.run([*CEPHTUI, "-c", str(sandbox.conf), *argv], stdout=write, stderr=subprocess.PIPE,
+                             text=True, env=env, timeout=30)
+    finally:
+        os.close(write)
+    assert res.returncode == 0
+    assert res.stderr == "", res.stderr
+
+
+def test_a_keyring_this_librados_cannot_read(sandbox: Sandbox) -> None:
+    """A keyring made by Tentacle's `ceph-authtool --create-keyring K --gen-key -n client.admin` (Ceph 20.2.4,
+    the forky chroot; tests/fixtures/keyrings): its aes256k key (type 2) is 60 characters. librados before
+    Tentacle fails to load it ("auth: failed to load ...: (5) Input/output error") and said only
+    "cannot connect as client.admin: Input/output error"."""
+    from cephtui.ceph.client import local_release
+
+    keyring = FIXTURES / "keyrings" / "tentacle-client.admin.keyring"
+    res, took = run("-c", str(sandbox.conf), "-k", str(keyring), "snapshot", timeout=30)
+    assert res.returncode == 1 and took < 10
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+    local = local_release()
+    assert local is not None
+    if local.major >= 20:  # this librados reads the key; the cluster refuses it (not its key)
+        assert "holds an aes256k key" not in res.stderr
+        return
+    assert res.stderr.startswith(f"cephtui: cannot connect as client.admin: the keyring {keyring} holds an "
+                                 "aes256k key for client.admin (key type 2, made by Ceph 20 Tentacle or newer), "
+                                 f"and this librados is {local.version} {local.name}, which reads only aes keys: "
+                                 "run cephtui with the cluster's release of python3-rados"), res.stderr

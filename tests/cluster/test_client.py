@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephClient, CephError, CephUnknownCommand, ConnectionSpec, local_release
 from cephtui.ceph.snapshot import SnapshotBuilder
 from tests.conftest import Sandbox, wait_until
 
@@ -23,6 +23,27 @@ def test_refusal_carries_the_monitors_own_text(client: CephClient) -> None:
         client.mon("osd pool get", pool="no-such-pool", var="size")
     assert exc.value.errno == errno.ENOENT
     assert "unrecognized pool 'no-such-pool'" in exc.value.message
+
+
+def test_a_command_the_cluster_does_not_know_names_both_releases(client: CephClient, sandbox: Sandbox) -> None:
+    """`auth rotate` came with Tentacle: an older mon answers EINVAL "command not known" (Nautilus 14.2,
+    Pacific 16.2 and Reef 18.2 alike, seen here); cephtui says which release lacks it instead of an errno."""
+    mon = client.mon_releases()
+    want = sandbox.ceph("version")["version"].split()[2]
+    assert [r.version for r in mon] == [want]
+    if mon[0].major >= 20:
+        pytest.skip(f"the sandbox's mon ({mon[0]}) knows `auth rotate`")
+    raw = client.handle.mon_command('{"prefix": "auth rotate", "entity": "client.nobody"}', b"")
+    assert (raw[0], raw[2]) == (-errno.EINVAL, "command not known")  # the monitor's own answer
+    with pytest.raises(CephUnknownCommand) as exc:
+        client.mon("auth rotate", entity="client.nobody")
+    assert exc.value.errno == errno.EINVAL
+    local = local_release()
+    assert local is not None
+    assert exc.value.message.startswith(f"the cluster (mon: {mon[0]}) does not know `auth rotate`")
+    assert f"this librados is {local.version} {local.name}" in exc.value.message
+    assert "[errno" not in exc.value.message and "\n" not in exc.value.message
+    assert client.release_skew() is None or local.major < mon[0].major
 
 
 def test_client_is_safe_from_many_threads(client: CephClient) -> None:

@@ -164,7 +164,7 @@ def test_full_config_top_level_and_default_profile() -> None:
     assert c.conf == os.path.expanduser("~/lab/ceph.conf") and c.id == "ops" and c.entity == "client.ops"
     assert c.keyring == "/etc/ceph/lab.keyring" and s.source("connection.keyring") == "profile lab, line 21"
     assert c.options == (("rados_osd_op_timeout", "30"), ("debug_ms", "0/0"), ("ms_crc_data", "false"))
-    assert c.librados_args() == ("--rados_osd_op_timeout", "30", "--debug_ms", "0/0", "--ms_crc_data", "false")
+    assert c.librados_args() == ("--rados_osd_op_timeout=30", "--debug_ms=0/0", "--ms_crc_data=false")
 
 
 def test_other_profile_overrides_and_keeps_the_rest() -> None:
@@ -194,17 +194,15 @@ def test_sizes_as_text_or_bytes() -> None:
 def flags(text: str, tmp_path: Path, *argv: str) -> tuple[Settings, Any]:
     path = tmp_path / "config.toml"
     path.write_text(text)
-    parser = cli.build_parser()
-    ours, extra = cli.split_librados_args(parser, ["--config", str(path), *argv])
-    args = parser.parse_args(ours)
+    parser, args, extra = cli.parse_command_line(["--config", str(path), *argv])
     settings = cli.effective_settings(parser, args)
     return settings, cli.spec_from_args(args, extra, settings.connection)
 
 
 def test_flags_win_over_profile_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "load_config", lambda p, prof: load_config(p, prof, themes=themes))
-    s, spec = flags(FULL, tmp_path, "--refresh", "0.5", "--read-write", "-t", "32", "--no-cleanup", "-b", "8K",
-                    "--id", "admin", "-c", "/x/ceph.conf", "--mon-host", "127.0.0.1:1")
+    s, spec = flags(FULL, tmp_path, "--refresh", "0.5", "--read-write", "--id", "admin", "-c", "/x/ceph.conf",
+                    "--mon-host", "127.0.0.1:1", "bench", "-t", "32", "--no-cleanup", "-b", "8K")
     assert s.refresh == 0.5 and s.source("refresh") == "flag --refresh"
     assert s.read_only is False and s.source("read_only") == "flag --read-write"
     assert s.bench.threads == 32 and s.source("bench.threads") == "flag --threads"
@@ -213,8 +211,11 @@ def test_flags_win_over_profile_and_file(tmp_path: Path, monkeypatch: pytest.Mon
     # --id replaces the profile's identity; -c its conf; profile options come before the command line's
     assert spec.name == "client.admin" and spec.conffile == "/x/ceph.conf"
     assert spec.keyring == "/etc/ceph/lab.keyring"
-    assert spec.extra_args == ("--rados_osd_op_timeout", "30", "--debug_ms", "0/0", "--ms_crc_data", "false",
-                               "--mon-host", "127.0.0.1:1")
+    # -m/--mon-host replaces the profile's mon_host; options as --key=value, the one form every librados reads
+    # alike for booleans too (Nautilus takes `--ms_crc_data false` as true)
+    assert s.connection.mon_host == "127.0.0.1:1" and s.source("connection.mon_host") == "flag --mon-host"
+    assert spec.extra_args == ("--mon-host", "127.0.0.1:1", "--rados_osd_op_timeout=30", "--debug_ms=0/0",
+                               "--ms_crc_data=false")
 
 
 def test_profile_connection_reaches_the_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -239,7 +240,7 @@ def test_read_only_from_config_refuses_a_bench_write_naming_the_line(tmp_path: P
 def test_bad_flags_are_refused(tmp_path: Path) -> None:
     for argv, expect in ((["--refresh", "0.1"], "--refresh must be at least 0.2"),
                          (["--osd-stop-cmd", "ssh {hots} stop {id}"], "unknown placeholder `{hots}`"),
-                         (["-b", "4X"], "--block-size: not a size")):
+                         (["bench", "-b", "4X"], "--block-size: not a size")):
         err = io.StringIO()
         with redirect_stderr(err), pytest.raises(SystemExit) as e:
             flags("", tmp_path, *argv)
@@ -297,6 +298,11 @@ def test_bad_flags_are_refused(tmp_path: Path) -> None:
     ("[profiles.p]\noptions = { \"--x\" = 1 }\n", 2, "profiles.p.options.--x", "is not a librados option name"),
     ("[profiles.p]\noptions.debug_ms = [1]\n", 2, "profiles.p.options.debug_ms",
      "must be a string, number or boolean, got an array"),
+    # checked against the local librados' own option table, which would skip an unknown name silently
+    ("[profiles.p]\noptions = { rados_mon_op_timout = 7 }\n", 2, "profiles.p.options.rados_mon_op_timout",
+     "`rados_mon_op_timout` is not a Ceph option the local librados knows"),
+    ("[profiles.p]\n\noptions = { debug_ms = \"lots\" }\n", 3, "profiles.p.options.debug_ms",
+     "librados refuses 'lots' (Invalid argument)"),
     ("[profiles.p.bench]\nseconds = -1\n", 2, "profiles.p.bench.seconds", "seconds must be between 1 and 86400"),
     ("profiles = 1\n", 1, "profiles", "must be tables"),
     ("[profiles]\nlab = 1\n", 2, "profiles.lab", "a profile must be a table"),
@@ -396,7 +402,7 @@ def test_a_key_not_found_falls_back_to_its_table() -> None:
     assert line_of(found, ("profiles", "p", "options", "b", 0)) == 4  # inside a value: the key's line
     assert line_of(found, ("profiles", "p", "missing")) == 3  # the table's header
     assert line_of(found, ("nowhere",)) is None
-    e = error("\n[profiles.p]\noptions = { a = 1, b = [2] }\n")
+    e = error("\n[profiles.p]\noptions = { debug_ms = 1, b = [2] }\n")
     assert (e.line, e.key) == (3, "profiles.p.options.b")
 
 

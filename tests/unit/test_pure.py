@@ -9,7 +9,7 @@ import pytest
 from cephtui.ceph.format import human_bytes, human_duration
 from cephtui.ceph.models import IORates, PGBrief, Recovery
 from cephtui.ceph.pgfilter import PGFilter, pgid_key
-from cephtui.cli import build_parser, split_librados_args
+from cephtui.cli import parse_command_line
 
 PG = PGBrief("3.1a", "active+undersized+degraded", (0, 1), (0, 1), 0, 0)
 PG13 = PGBrief("13.4", "active+clean", (2, 1, 0), (2, 1, 0), 2, 2)
@@ -57,12 +57,13 @@ def test_recovery_eta() -> None:
 
 
 def test_librados_options_pass_through() -> None:
-    parser = build_parser()
-    ours, extra = split_librados_args(parser, ["-c", "x.conf", "--mon-host", "10.0.0.1", "snapshot",
-                                               "--debug-ms=1", "--json", "--id", "admin"])
-    assert extra == ["--mon-host", "10.0.0.1", "--debug-ms=1"]
-    args = parser.parse_args(ours)
-    assert (args.conf, args.command, args.json, args.id) == ("x.conf", "snapshot", True, "admin")
+    """Before the command, options librados' own table knows pass in the forms librados takes."""
+    _, args, extra = parse_command_line(["-c", "x.conf", "--mon-host", "10.0.0.1", "--debug-ms=1",
+                                         "--rados_mon_op_timeout", "7", "--no-log-to-stderr", "--id", "admin",
+                                         "snapshot", "--json"])
+    assert extra == ["--debug-ms=1", "--rados_mon_op_timeout", "7", "--no-log-to-stderr"]
+    assert (args.conf, args.mon_host, args.command, args.json, args.id) == ("x.conf", "10.0.0.1", "snapshot",
+                                                                            True, "admin")
 
 
 def test_cluster_side_never_imports_textual() -> None:
