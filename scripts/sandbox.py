@@ -91,6 +91,10 @@ bluestore cache size = 134217728
 # Loopback and sparse files: no reason to throttle recovery like a spinning disk.
 osd recovery sleep hdd = 0
 osd recovery max active hdd = 10
+# Absolute, always: Debian's Reef and Tentacle builds default to a relative `lib/<triplet>/rados-classes`,
+# which the OSD resolves against its cwd (DIR here), so no object class loads and cls_lock fails with
+# EOPNOTSUPP; the mgr's devicehealth (libcephsqlite) then fails with "disk I/O error".
+osd class dir = {class_dir}
 """
 
 
@@ -110,6 +114,29 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def note(msg: str) -> None:
+    """A distro quirk handled on purpose, said on stderr."""
+    print(f"sandbox: note: {msg}", file=sys.stderr)
+
+
+def osd_class_dir() -> str:
+    """Where this host's ceph-osd finds its object classes (libcls_*.so), as an absolute path.
+
+    Debian builds Reef and later with a relative default (`lib/x86_64-linux-gnu/rados-classes`, from
+    CMAKE_INSTALL_LIBDIR), which the OSD resolves against its working directory. Under the install
+    prefix it names the real directory; said when it is corrected.
+    """
+    value = run(["ceph-osd", "-c", "/dev/null", "--show-config-value", "osd_class_dir"]).strip()
+    if os.path.isabs(value):
+        return value
+    fixed = os.path.join("/usr", value)
+    if not os.path.isdir(fixed):
+        raise SandboxError(f"ceph-osd's default osd_class_dir {value!r} is relative and {fixed} does not exist")
+    note(f"ceph-osd's default osd_class_dir is relative ({value!r}, resolved against the OSD's cwd, so no "
+         f"object class would load and cls_lock-based locks fail with EOPNOTSUPP); set to {fixed}")
+    return fixed
 
 
 def run(cmd: list[str], **kw) -> str:
@@ -217,7 +244,8 @@ class Sandbox:
         for sub in ("run", "log", "pids", "crash", "mon", "mgr", "osd"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         fsid = str(uuid.uuid4())
-        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir))
+        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir,
+                                                  class_dir=osd_class_dir()))
         c = ["-c", str(self.conf)]
 
         t0 = time.monotonic()
