@@ -15,7 +15,9 @@ Releases differ in the MDS caps only (docs/releases.md):
   allowed only some combinations (`fsname=a uid=1` was refused).
 - Reef and later answer a failed parse whose unparsed rest still holds an
   `allow` with "Permission flags in MDS caps must start with 'r' or 'rw' or be
-  '*' or 'all'" instead of the "stopped at" text.
+  '*' or 'all'" instead of the "stopped at" text; Tentacle words it "Permission
+  flags in MDS capability string must be '*' or 'all' or must start with 'r'".
+  (Quincy and Squid were not captured: Quincy is checked as Pacific, Squid as Reef.)
 `validate(..., release=...)` answers as that release's monitor; without a
 release it answers as Pacific's, whose rules are the strictest: what it accepts,
 every release accepts.
@@ -58,7 +60,9 @@ MGR_RBD_PROFILE_KEYS = ("pool", "namespace")
 RELEASES: dict[str, int] = {
     "nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20,
 }
+# What Reef's monitor says instead of "stopped at" (see _parse), and Tentacle's rewording of it.
 MDS_PERM_MESSAGE = "Permission flags in MDS caps must start with 'r' or 'rw' or be '*' or 'all'"
+MDS_PERM_MESSAGE_20 = "Permission flags in MDS capability string must be '*' or 'all' or must start with 'r'"
 
 
 def release_number(release: str | int | None) -> int:
@@ -388,7 +392,7 @@ def _parse(service: str, text: str, release: int = RELEASES["pacific"]) -> Captu
     if end is None or stop != len(text):
         if newer_mds and "allow" in text[stop:]:
             # Reef+: a grant left unparsed gets a hint about the permission flags instead
-            raise CapsError(service, text, stop, MDS_PERM_MESSAGE)
+            raise CapsError(service, text, stop, MDS_PERM_MESSAGE_20 if release >= 20 else MDS_PERM_MESSAGE)
         raise CapsError(service, text, stop)
     return captures
 

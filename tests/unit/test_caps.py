@@ -211,3 +211,17 @@ def test_pure_module() -> None:
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not names & {"textual", "rich"}
+
+
+def test_the_users_wizard_checks_as_the_clusters_release() -> None:
+    from types import SimpleNamespace
+
+    from cephtui.ui.wizards.user import cluster_release, validated_caps
+
+    text = {"mds": "allow rw fsname=a uid=1"}
+    with pytest.raises(ValueError, match="mds cap refused"):
+        validated_caps(text)  # no snapshot yet: Pacific's rules, the strictest
+    reef = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release="reef")))
+    assert cluster_release(reef) == "reef" and validated_caps(text, cluster_release(reef)) == text
+    unknown = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release="zebra")))
+    assert cluster_release(unknown) is None and cluster_release(SimpleNamespace()) is None

@@ -92,3 +92,10 @@ def test_progress_events_absent_or_empty(fx: Path) -> None:
     status = raw(fx, "mon", "status")
     assert parse.parse_progress(status.get("progress_events")) == ()
     assert parse.parse_progress(None) == ()
+
+
+@pytest.mark.parametrize("fx", HEALTHY)
+def test_quorum_names_the_mons_release(fx: Path) -> None:
+    """quorum_status's monmap says the oldest mon's release: the users wizard checks caps as it would."""
+    mons = parse.parse_quorum(raw(fx, "mon", "quorum_status"))
+    assert mons.release == fx.parent.name and mons.quorum == ("a",)

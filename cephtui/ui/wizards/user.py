@@ -88,15 +88,24 @@ def template_caps(template: str, values: Mapping[str, str], pools: Sequence[str]
     raise ValueError("choose a template")
 
 
-def validated_caps(values: Mapping[str, str]) -> dict[str, str]:
-    """The non-empty caps per service, each checked by caps.validate; the error shows where a cap is wrong."""
+def cluster_release(app: Any) -> str | None:
+    """The cluster's oldest mon release from the last snapshot ("reef"), when cephtui knows its caps rules;
+    None (check as Pacific, the strictest) before the first snapshot or for a release newer than it knows."""
+    snap = getattr(app, "snapshot", None)
+    release = getattr(getattr(snap, "mons", None), "release", "")
+    return release if release in caps_mod.RELEASES else None
+
+
+def validated_caps(values: Mapping[str, str], release: str | None = None) -> dict[str, str]:
+    """The non-empty caps per service, each checked by caps.validate as the cluster's release would;
+    the error shows where a cap is wrong."""
     out: dict[str, str] = {}
     for svc in ops.CAP_SERVICES:
         text = values.get(svc, "").strip()
         if not text:
             continue
         try:
-            caps_mod.validate(svc, text)
+            caps_mod.validate(svc, text, release=release)
         except caps_mod.CapsError as e:
             raise ValueError(caps_error_text(svc, e)) from None
         out[svc] = text
@@ -180,7 +189,7 @@ class CreateUserWizard:
                   for svc in ops.CAP_SERVICES]
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
-            new = validated_caps(v)
+            new = validated_caps(v, cluster_release(self.app))
             return [ops.auth_get_or_create(name, new)]
 
         help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
@@ -256,7 +265,7 @@ def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | N
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:
-        new = validated_caps(v)
+        new = validated_caps(v, cluster_release(app))
         if new == {s: c for s, c in old.items() if s in ops.CAP_SERVICES} and set(old) <= set(ops.CAP_SERVICES):
             raise ValueError("no change: edit a cap first")
         return [ops.auth_caps(entity.name, new)]
