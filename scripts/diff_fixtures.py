@@ -11,8 +11,9 @@ and where a path's type differs. Answers of the same command in several captures
 merged, so a field seen in any of them counts (`--by-file` compares file by file instead).
 
 A path inside a list that is empty in every capture of one release cannot be compared and is not
-reported as missing; a missing subtree is reported once, at its top. int and float are one type
-(`number`): Ceph prints 0 for a float that happens to be zero.
+reported as missing; a missing subtree is reported once, at its top; the I/O and recovery rates
+Ceph prints only when non-zero are not compared. int and float are one type (`number`): Ceph prints 0
+for a float that happens to be zero.
 
 Exit status 0; the differences are the output. Pure Python, no cephtui import.
 """
@@ -51,6 +52,10 @@ DATA_KEYED = [
         r"^(.*\.)?last_pg_merge_meta\.\{key\}$",
     )
 ]
+# Fields Ceph prints only when non-zero (PGMap's client I/O and recovery rates, degraded/misplaced
+# counts): whether a capture has them says how busy the cluster was, not which release it runs.
+WHEN_NONZERO = re.compile(r"^(.*\.)?(pgmap|pg_summary)\."
+                          r"(\w+_sec|\w+_per_sec|(recovering|degraded|misplaced|unfound)_\w+)$")
 NAME_LIKE = re.compile(r"^(osd|mon|mgr|mds|client)\.|^[0-9]+$|^[A-Z][A-Z0-9_]+$")
 
 Shape = dict[str, set[str]]  # path -> value types
@@ -161,28 +166,25 @@ def top_only(paths: list[str]) -> list[str]:
     return [p for p in sorted(paths) if not any(q in s for q in parents(p))]
 
 
-Diff = tuple[str, str, str, str]  # command, path, kind, detail
+Diff = tuple[str, str, str, str, str]  # command, path, kind (added/removed/type), base types, other types
 
 
-def compare(base_name: str, base: dict[str, tuple[Shape, set[str]]],
-            name: str, other: dict[str, tuple[Shape, set[str]]]) -> list[Diff]:
+def types_of(t: set[str]) -> str:
+    return "/".join(sorted(t))
+
+
+def compare(base: dict[str, tuple[Shape, set[str]]], other: dict[str, tuple[Shape, set[str]]]) -> list[Diff]:
     diffs: list[Diff] = []
-    for label in sorted(set(base) | set(other)):
-        if label not in other or label not in base:
-            continue  # captured by one release only (a capture script grew since): nothing to compare
+    for label in sorted(set(base) & set(other)):  # a command one release alone recorded: nothing to compare
         bs, os_ = base[label][0], other[label][0]
-        added = [p for p in os_ if p not in bs and comparable(p, base[label])]
-        removed = [p for p in bs if p not in os_ and comparable(p, other[label])]
-        for p in top_only(added):
-            diffs.append((label, p, "added", f"{'/'.join(sorted(os_[p]))} on {name}, absent on {base_name}"))
-        for p in top_only(removed):
-            diffs.append((label, p, "removed", f"{'/'.join(sorted(bs[p]))} on {base_name}, absent on {name}"))
+        added = [p for p in os_ if p not in bs and comparable(p, base[label]) and not WHEN_NONZERO.match(p)]
+        removed = [p for p in bs if p not in os_ and comparable(p, other[label]) and not WHEN_NONZERO.match(p)]
+        diffs += [(label, p, "added", "", types_of(os_[p])) for p in top_only(added)]
+        diffs += [(label, p, "removed", types_of(bs[p]), "") for p in top_only(removed)]
         for p in sorted(set(bs) & set(os_)):
-            # null and a value in different releases is not a structural change unless the path
-            # never holds anything else in one of them.
+            # null in one release and a value in another is no structural change
             if bs[p] != os_[p] and (bs[p] - {"null"}) != (os_[p] - {"null"}):
-                diffs.append((label, p, "type", f"{'/'.join(sorted(bs[p]))} on {base_name}, "
-                                                f"{'/'.join(sorted(os_[p]))} on {name}"))
+                diffs.append((label, p, "type", types_of(bs[p]), types_of(os_[p])))
     return diffs
 
 
@@ -207,37 +209,48 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no {args.base} captures under {args.fixtures}", file=sys.stderr)
         return 2
     base = load_release(dirs[args.base], args.by_file)
-    total = 0
-    per_command: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
+    # (command, path, kind, base types) -> {release: its types}
+    found: dict[tuple[str, str, str, str], dict[str, str]] = defaultdict(dict)
     one_sided: list[str] = []
+    compared: dict[str, int] = {}
     for name, d in dirs.items():
         if name == args.base:
             continue
         other = load_release(d, args.by_file)
-        for label, path, kind, detail in compare(args.base, base, name, other):
-            per_command[(label, path, kind)][name] = detail
-            total += 1
+        common = set(base) & set(other)
+        compared[name] = len(common)
+        print(f"{name}: {len(common)} commands compared with {args.base}, "
+              f"{sum(len(base[c][0]) for c in common)} {args.base} paths", file=sys.stderr)
+        for label, path, kind, was, now in compare(base, other):
+            found[(label, path, kind, was)][name] = now
         one_sided += [f"{label} ({args.base} only, not {name})" for label in sorted(set(base) - set(other))]
         one_sided += [f"{label} ({name} only)" for label in sorted(set(other) - set(base))]
+
+    def says(kind: str, was: str, where: dict[str, str]) -> str:
+        names = ", ".join(where)
+        if kind == "added":
+            return f"{'/'.join(sorted(set(where.values())))} on {names}; absent on {args.base}"
+        if kind == "removed":
+            return f"{was} on {args.base}; absent on {names}"
+        return f"{was} on {args.base}; " + "; ".join(f"{t} on {n}" for n, t in where.items())
+
     if args.markdown:
-        print("| command | path | change | releases |")
+        print("| command | path | change | what |")
         print("|---|---|---|---|")
     last = None
-    for (label, path, kind), where in sorted(per_command.items()):
+    for (label, path, kind, was), where in sorted(found.items()):
         if args.markdown:
-            detail = "; ".join(where.values())
-            print(f"| `{label}` | `{path}` | {kind} | {detail} |")
+            print(f"| `{label}` | `{path}` | {kind} | {says(kind, was, where)} |")
             continue
         if label != last:
             print(f"\n{label}")
             last = label
-        for _name, detail in where.items():
-            print(f"  {kind:8} {path or '-'}: {detail}")
+        print(f"  {kind:8} {path}: {says(kind, was, where)}")
     for line in one_sided:
         print(f"not compared, recorded by one release only: {line}", file=sys.stderr)
     others = [n for n in dirs if n != args.base]
-    print(f"\n{total} differences ({len(per_command)} distinct) between {args.base} and {', '.join(others)}",
-          file=sys.stderr)
+    print(f"\n{len(found)} differences between {args.base} and {', '.join(others)} "
+          f"({sum(len(w) for w in found.values())} counting each release)", file=sys.stderr)
     return 0
 
 

@@ -11,8 +11,8 @@ see tests/unit/test_caps.py and scripts/capture_caps_verdicts.py).
 
 Releases differ in the MDS caps only (docs/releases.md):
 - Reef and later take the match parts in one fixed order, each optional:
-  `[fsname=] [path=] [root_squash] [uid= [gids=]]`, plus `gids=` alone; Pacific
-  allowed only some combinations (`fsname=a uid=1` was refused).
+  `[fsname=] [path=] [root_squash] [uid=] [gids=]`; Pacific allowed only some
+  combinations (`fsname=a uid=1` and `gids=1` alone were refused).
 - Reef and later answer a failed parse whose unparsed rest still holds an
   `allow` with "Permission flags in MDS caps must start with 'r' or 'rw' or be
   '*' or 'all'" instead of the "stopped at" text; Tentacle words it "Permission
