@@ -129,6 +129,14 @@ def load_release(d: Path, by_file: bool) -> dict[str, tuple[Shape, set[str]]]:
                 walk(json.loads(text) if text.strip() else None, "", shape, nonempty)
             except ValueError:
                 shape.setdefault("<not json>", set()).add("text")
+    # The CRUSH captures (scripts/capture_crush_fixtures.py): plain answers, one file per command.
+    # Pacific's live in tests/fixtures/crush/, where the CRUSH tests read them.
+    crush = d / "crush" if (d / "crush").is_dir() else d.parent / "crush" if d.name == "pacific" else None
+    for name, command in (("crush_dump.json", "mon: osd crush dump"),
+                          ("osd_dump.json", "mon: osd dump (CRUSH capture)")):
+        if crush is not None and (crush / name).is_file():
+            shape, nonempty = out.setdefault(command, ({}, set()))
+            walk(json.loads((crush / name).read_text()), "", shape, nonempty)
     return out
 
 
