@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import note_capture, outdir, sandbox, start_sandbox  # noqa: E402
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 
 
@@ -35,7 +35,11 @@ def main() -> int:
         version = client.mon("version")["version"]
         out = outdir(sys.argv, version)
         client.mon_raw("osd pool set", pool="strict", var="min_size", val="3")
-        client.mon_raw("config set", who="global", name="mon_allow_pool_size_one", value="true")
+        try:  # Octopus and later refuse size 1 unless allowed; Nautilus has no such option
+            client.mon_raw("config set", who="global", name="mon_allow_pool_size_one", value="true")
+        except CephError as e:
+            if "unrecognized config option" not in e.message:
+                raise
         client.mon_raw("osd pool create", pool="one", pg_num=8)
         client.mon_raw("osd pool set", pool="one", var="size", val="1", yes_i_really_mean_it=True)
         time.sleep(5)

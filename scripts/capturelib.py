@@ -12,6 +12,7 @@ capture file the script, the Python, the time, and any distro quirk handled whil
 from __future__ import annotations
 
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -23,6 +24,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
+# CEPHTUI_CAPTURE_CHROOT=SUITE: the sandbox's daemons run in that release chroot while the capture
+# script (and its librados) runs here. For a release whose Python cephtui cannot run on (Nautilus on
+# bullseye's 3.9): the answers are still the cluster's own; the client's release is noted as a quirk.
+CHROOT = os.environ.get("CEPHTUI_CAPTURE_CHROOT", "")
+if CHROOT:
+    SANDBOX = ["bash", str(ROOT / "scripts" / "chroot.sh"), "run", CHROOT, "--", "python3",
+               str(ROOT / "scripts" / "sandbox.py")]
 
 
 def sandbox(*args: str) -> str:
@@ -39,6 +47,10 @@ def start_sandbox(d: str, *args: str) -> tuple[str, list[str]]:
     if res.returncode != 0:
         raise SystemExit(f"sandbox start failed: {res.stderr.strip()}")
     quirks = [line.split("note:", 1)[1].strip() for line in res.stderr.splitlines() if "sandbox: note:" in line]
+    if CHROOT:
+        client = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()
+        quirks.append(f"daemons ran in the {CHROOT} chroot; captured through this host's librados "
+                      f"({' '.join(client[2:3])}, Python {platform.python_version()})")
     for q in quirks:
         print(f"capture: sandbox quirk: {q}", file=sys.stderr)
     return res.stdout.strip().splitlines()[-1], quirks

@@ -6,10 +6,12 @@ src/mgr/MgrCap.cc). The grammars below are transcribed rule by rule with tiny
 PEG combinators that behave like qi: sequences are atomic, alternatives are
 ordered, repetitions are greedy and never give back. That is what makes the
 "stopped at" position identical to the monitor's (checked case by case against
-a running mon of each release: Pacific 16.2.15, Reef 18.2.7 and Tentacle 20.2.4,
-see tests/unit/test_caps.py and scripts/capture_caps_verdicts.py).
+a running mon of each release: Nautilus 14.2.21, Pacific 16.2.15, Reef 18.2.7
+and Tentacle 20.2.4; see tests/unit/test_caps.py, scripts/capture_caps_verdicts.py).
 
-Releases differ in the MDS caps only (docs/releases.md):
+Releases differ in the mon and MDS caps only (docs/releases.md):
+- Nautilus has no `fsname=` (mon and mds), no `root_squash` and no `f` flag
+  (mds), all three Pacific's.
 - Reef and later take the match parts in one fixed order, each optional:
   `[fsname=] [path=] [root_squash] [uid=] [gids=]`; Pacific allowed only some
   combinations (`fsname=a uid=1` and `gids=1` alone were refused).
@@ -17,10 +19,11 @@ Releases differ in the MDS caps only (docs/releases.md):
   `allow` with "Permission flags in MDS caps must start with 'r' or 'rw' or be
   '*' or 'all'" instead of the "stopped at" text; Tentacle words it "Permission
   flags in MDS capability string must be '*' or 'all' or must start with 'r'".
-  (Quincy and Squid were not captured: Quincy is checked as Pacific, Squid as Reef.)
+  (Octopus, Quincy and Squid were not captured: they are checked as Nautilus,
+  Pacific and Reef.)
 `validate(..., release=...)` answers as that release's monitor; without a
-release it answers as Pacific's, whose rules are the strictest: what it accepts,
-every release accepts.
+release it answers as Pacific's, whose rules are the strictest of the releases
+cephtui supports (Pacific to Tentacle): what it accepts, each of them accepts.
 
 Two deliberate choices:
 - Empty text is refused (the mon refuses it too). An entity that should have
@@ -280,10 +283,11 @@ def _network() -> Parser:
     return opt(seq(sp, lit("network"), sp, network_str))
 
 
-def _mon_grammar() -> Parser:
+def _mon_grammar(with_fsname: bool = True) -> Parser:
     allow_sp = seq(opt(sp), lit("allow"), sp)
     kv = _kv_map(equal_spaces=False)
-    fsname = opt(seq(sp, lit("fsname"), alt(lit("="), sp), fs_name_str))
+    # `allow r fsname=a` came with Pacific's CephFS-restricted mon caps
+    fsname = opt(seq(sp, lit("fsname"), alt(lit("="), sp), fs_name_str)) if with_fsname else opt(lit(""))
     command_match = seq(allow_sp, lit("command"), alt(lit("="), sp), string,
                         opt(seq(sp, lit("with"), sp, kv)), _network())
     service_match = seq(allow_sp, lit("service"), alt(lit("="), sp), string, sp, _rwxa_monmgr(), _network())
@@ -338,7 +342,8 @@ def _osd_grammar() -> Parser:
 
 # ------------------------------------------------------------------ mds (MDSAuthCaps.cc)
 
-def _mds_grammar(fixed_order: bool) -> Parser:
+def _mds_grammar(since: int) -> Parser:
+    """The MDS grammar of release `since` (16: Pacific's, 18: Reef's and later, 14: Nautilus's)."""
     quoted_path = alt(seq(lit('"'), run(not_char('"'), 0), lit('"')),
                       seq(lit("'"), run(not_char("'"), 0), lit("'")))
     path = seq(sp, lit("path"), lit("="), alt(quoted_path, run(WORD)))
@@ -346,24 +351,42 @@ def _mds_grammar(fixed_order: bool) -> Parser:
     gidlist = opt(seq(sp, lit("gids"), lit("="), listof(uint32, lit(","))))
     fs_name = opt(seq(sp, lit("fsname"), lit("="), fs_name_str))
     root_squash = seq(sp, lit("root_squash"))
-    if fixed_order:  # Reef and later: every part optional, in this order
+    if since >= RELEASES["reef"]:  # every part optional, in this order
         match = seq(fs_name, opt(path), opt(root_squash), opt(uid), gidlist)
-    else:  # Pacific: only these combinations
+    elif since >= RELEASES["pacific"]:  # only these combinations
         match = opt(alt(seq(fs_name, path, root_squash), seq(uid, gidlist), seq(path, uid, gidlist),
                         seq(fs_name, path), seq(fs_name, root_squash), seq(path, root_squash), path,
                         root_squash, fs_name))
+    else:  # Nautilus: no fsname, no root_squash
+        match = opt(alt(seq(uid, gidlist), seq(path, uid, gidlist), path))
     # Longest first: qi takes the first literal that matches ("rw" before "rws" would stop at 's').
-    specs = ("*", "all", "rwfps", "rwps", "rwfp", "rwfs", "rwp", "rws", "rwf", "rw", "r")
+    specs: tuple[str, ...] = ("*", "all", "rwfps", "rwps", "rwfp", "rwfs", "rwp", "rws", "rwf", "rw", "r")
+    if since < RELEASES["pacific"]:  # no `f` (full-cluster writes) before Pacific
+        specs = tuple(x for x in specs if "f" not in x)
     capspec = seq(sp, alt(*(lit(x) for x in specs)))
     grant = seq(lit("allow"), capspec, match, opt(seq(sp, lit("network"), sp, network_str)))
     return listof(grant, blank_sep)
 
 
 _GRAMMARS: dict[str, Parser] = {
-    "mon": _mon_grammar(), "mgr": _mgr_grammar(), "osd": _osd_grammar(), "mds": _mds_grammar(False),
+    "mon": _mon_grammar(), "mgr": _mgr_grammar(), "osd": _osd_grammar(), "mds": _mds_grammar(RELEASES["pacific"]),
 }
-_MDS_FIXED_ORDER = _mds_grammar(True)
+# The grammars that changed, by the release they changed in (measured on Nautilus, Pacific, Reef, Tentacle;
+# Octopus is taken as Nautilus, Quincy as Pacific, Squid as Reef).
+_OLDER: dict[tuple[str, int], Parser] = {
+    ("mon", RELEASES["nautilus"]): _mon_grammar(with_fsname=False),
+    ("mds", RELEASES["nautilus"]): _mds_grammar(RELEASES["nautilus"]),
+    ("mds", RELEASES["reef"]): _mds_grammar(RELEASES["reef"]),
+}
 MDS_FIXED_ORDER_SINCE = RELEASES["reef"]
+
+
+def _grammar(service: str, release: int) -> Parser:
+    if release < RELEASES["pacific"] and service in ("mon", "mds"):
+        return _OLDER[(service, RELEASES["nautilus"])]
+    if release >= MDS_FIXED_ORDER_SINCE and service == "mds":
+        return _OLDER[("mds", RELEASES["reef"])]
+    return _GRAMMARS[service]
 
 
 # ------------------------------------------------------------------ validation
@@ -379,7 +402,7 @@ def _parse(service: str, text: str, release: int = RELEASES["pacific"]) -> Captu
     if service == "mds" and text == "allow":
         return []  # MDSAuthCaps::parse special-cases the legacy bare "allow"
     newer_mds = service == "mds" and release >= MDS_FIXED_ORDER_SINCE
-    grammar = _MDS_FIXED_ORDER if newer_mds else _GRAMMARS[service]
+    grammar = _grammar(service, release)
     captures: Captures = []
     start = 0
     if service in ("osd", "mds"):

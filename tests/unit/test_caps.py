@@ -51,9 +51,12 @@ def test_agrees_with_each_releases_monitor(release: str, version: str, service: 
 
 
 def test_without_a_release_the_checker_is_the_strictest() -> None:
-    """No release given: Pacific's answer, and whatever it accepts every captured release accepts."""
+    """No release given: Pacific's answer, and whatever it accepts every captured release cephtui supports
+    (Pacific on) accepts. Nautilus (only the Python 3.9 client's library) lacks Pacific's fsname caps."""
     accepted = [(s, t) for s, t in CORPUS if caps.is_valid(s, t, strict=False)]
     for path in VERDICT_FILES:
+        if caps.release_number(path.parent.name) < 16:
+            continue
         said = {(s, t): v for s, t, v in json.loads(path.read_text())["verdicts"]}
         assert [c for c in accepted if said[c] is not None] == [], path
 
