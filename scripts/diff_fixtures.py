@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compare the JSON key structure of the same captures across Ceph releases.
 
-    python3 scripts/diff_fixtures.py [--base pacific] [--markdown] [--by-file] [FIXTURES_DIR]
+    python3 scripts/diff_fixtures.py [--base pacific] [--releases reef,tentacle] [--markdown] [--by-file]
+                                     [FIXTURES_DIR]
 
 Reads every release directory under tests/fixtures/ (one holding a RELEASE.json), flattens each
 recorded answer into paths and value types (`pools[].stats.stored: number`; list elements are
@@ -211,8 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--base", default="pacific", help="the release the others are compared with")
     p.add_argument("--markdown", action="store_true", help="one table row per difference")
     p.add_argument("--by-file", action="store_true", help="compare capture files one by one")
+    p.add_argument("--releases", help="compare only these releases with the base (comma-separated)")
     args = p.parse_args(argv)
     dirs = {d.name: d for d in release_dirs(Path(args.fixtures))}
+    if args.releases:
+        wanted = set(args.releases.split(",")) | {args.base}
+        dirs = {n: d for n, d in dirs.items() if n in wanted}
     if args.base not in dirs:
         print(f"no {args.base} captures under {args.fixtures}", file=sys.stderr)
         return 2
