@@ -556,7 +556,12 @@ class CephTUI(App[None]):
     def _set_stale(self, why: str) -> None:
         """Mon gone ("" = back): every tab's body is dimmed under a banner, and the Health pane
         stops showing the last HEALTH_OK and quorum in green, as if they were current."""
-        tabs = self.query_one("#tabs")
+        # The tabs live on the app's first screen, whatever is on top; none while the app is being
+        # torn down (a poll that ends during exit must not raise).
+        found = self.screen_stack[0].query("#tabs") if self.screen_stack else None
+        if not found:
+            return
+        tabs = found.first()
         if not why:
             if tabs.has_class("-stale"):
                 tabs.remove_class("-stale")
