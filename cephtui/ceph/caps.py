@@ -296,7 +296,11 @@ def _osd_grammar() -> Parser:
 
 # ------------------------------------------------------------------ mds (MDSAuthCaps.cc, Pacific)
 
-def _mds_grammar() -> Parser:
+def _mds_grammar(reef: bool = False) -> Parser:
+    """Pacific's MDS grammar; reef=True: Reef and later, where fsname, path, root_squash, uid and gids
+    may each be given or left out, in that order (Reef accepts `allow rw gids=1`, `allow rw fsname=a
+    uid=1`, `allow rw path=/a root_squash uid=1`, which Pacific refuses; measured against 18.2.7 and
+    20.2.4 monitors by tests/cluster/test_caps_monitor.py)."""
     quoted_path = alt(seq(lit('"'), run(not_char('"'), 0), lit('"')),
                       seq(lit("'"), run(not_char("'"), 0), lit("'")))
     path = seq(sp, lit("path"), lit("="), alt(quoted_path, run(WORD)))
@@ -304,9 +308,12 @@ def _mds_grammar() -> Parser:
     gidlist = opt(seq(sp, lit("gids"), lit("="), listof(uint32, lit(","))))
     fs_name = opt(seq(sp, lit("fsname"), lit("="), fs_name_str))
     root_squash = seq(sp, lit("root_squash"))
-    match = opt(alt(seq(fs_name, path, root_squash), seq(uid, gidlist), seq(path, uid, gidlist),
-                    seq(fs_name, path), seq(fs_name, root_squash), seq(path, root_squash), path,
-                    root_squash, fs_name))
+    if reef:
+        match = seq(fs_name, opt(path), opt(root_squash), opt(uid), gidlist)
+    else:
+        match = opt(alt(seq(fs_name, path, root_squash), seq(uid, gidlist), seq(path, uid, gidlist),
+                        seq(fs_name, path), seq(fs_name, root_squash), seq(path, root_squash), path,
+                        root_squash, fs_name))
     # Longest first: qi takes the first literal that matches ("rw" before "rws" would stop at 's').
     specs = ("*", "all", "rwfps", "rwps", "rwfp", "rwfs", "rwp", "rws", "rwf", "rw", "r")
     capspec = seq(sp, alt(*(lit(x) for x in specs)))
@@ -317,6 +324,13 @@ def _mds_grammar() -> Parser:
 _GRAMMARS: dict[str, Parser] = {
     "mon": _mon_grammar(), "mgr": _mgr_grammar(), "osd": _osd_grammar(), "mds": _mds_grammar(),
 }
+_MDS_REEF = _mds_grammar(reef=True)
+
+PACIFIC, REEF, TENTACLE = 16, 18, 20  # Ceph major versions (the monmap's min_mon_release)
+# Reef's MDSAuthCaps::parse: when what is left unparsed still holds a grant ("allow"), it says this instead
+# of where it stopped; Tentacle says it in other words. (Squid, 19, not measured: Reef's words assumed.)
+MDS_PERM_FLAGS = "Permission flags in MDS caps must start with 'r' or 'rw' or be '*' or 'all'"
+MDS_PERM_FLAGS_TENTACLE = "Permission flags in MDS capability string must be '*' or 'all' or must start with 'r'"
 
 
 # ------------------------------------------------------------------ validation
@@ -327,11 +341,12 @@ def _unquote(text: str) -> str:
     return text
 
 
-def _parse(service: str, text: str) -> Captures:
+def _parse(service: str, text: str, release: int = PACIFIC) -> Captures:
     """Run the service's grammar the way its parse() does; raise CapsError at the stop position."""
     if service == "mds" and text == "allow":
         return []  # MDSAuthCaps::parse special-cases the legacy bare "allow"
-    grammar = _GRAMMARS[service]
+    reef_mds = service == "mds" and release >= REEF
+    grammar = _MDS_REEF if reef_mds else _GRAMMARS[service]
     captures: Captures = []
     start = 0
     if service in ("osd", "mds"):
@@ -342,7 +357,10 @@ def _parse(service: str, text: str) -> Captures:
         end = run(ASCII_SPACE, 0)(text, end, captures)
     stop = start if end is None else end
     if end is None or stop != len(text):
-        raise CapsError(service, text, stop)
+        message = None
+        if reef_mds and "allow" in text[stop:]:
+            message = MDS_PERM_FLAGS_TENTACLE if release >= TENTACLE else MDS_PERM_FLAGS
+        raise CapsError(service, text, stop, message)
     return captures
 
 
@@ -370,32 +388,33 @@ def _check_known_profiles(service: str, text: str, captures: Captures) -> None:
                             f"(known: {', '.join(known)}); the monitor would accept it")
 
 
-def validate(service: str, text: str, *, strict: bool = True) -> None:
+def validate(service: str, text: str, *, strict: bool = True, release: int = PACIFIC) -> None:
     """Raise CapsError when the monitor would refuse `text` as `service` caps.
 
     strict=True also refuses mon/osd profile names that grant nothing (the mon accepts those).
+    release: the monitors' Ceph major version (16 Pacific, 18 Reef, 20 Tentacle); their MDS grammar differs.
     """
     if service not in SERVICES:
         raise CapsError(service, text, 0, f"unknown cap type '{service}' (expected one of {', '.join(SERVICES)})")
-    captures = _parse(service, text)
+    captures = _parse(service, text, release)
     if service == "mgr":
         _check_mgr_profiles(text, captures)
     elif strict and service in ("mon", "osd"):
         _check_known_profiles(service, text, captures)
 
 
-def is_valid(service: str, text: str, *, strict: bool = True) -> bool:
+def is_valid(service: str, text: str, *, strict: bool = True, release: int = PACIFIC) -> bool:
     try:
-        validate(service, text, strict=strict)
+        validate(service, text, strict=strict, release=release)
     except CapsError:
         return False
     return True
 
 
-def parse_caps_list(caps: Mapping[str, str], *, strict: bool = True) -> None:
+def parse_caps_list(caps: Mapping[str, str], *, strict: bool = True, release: int = PACIFIC) -> None:
     """Validate every service's caps; a service with no cap is simply absent from the mapping."""
     for service in _ordered(caps):
-        validate(service, caps[service], strict=strict)
+        validate(service, caps[service], strict=strict, release=release)
 
 
 def _ordered(caps: Mapping[str, str]) -> list[str]:

@@ -589,3 +589,34 @@ def test_pure_module() -> None:
     names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     names |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not names & {"textual", "rich"}
+
+
+# The MDS cases where Reef's (18.2.7) and Tentacle's (20.2.4) monitors answer differently from Pacific's,
+# as they answered (tests/cluster/test_caps_monitor.py sends the whole corpus to whichever release runs).
+REEF_MDS: list[tuple[str, str | None]] = [
+    ("allow rw gids=1", None),
+    ("allow rw fsname=a uid=1", None),
+    ("allow rw path=/a root_squash uid=1", None),
+    ("allow w", caps.MDS_PERM_FLAGS),
+    ("allow r, allow w", caps.MDS_PERM_FLAGS),
+    ("allow profile rbd", caps.MDS_PERM_FLAGS),
+    ("allow ", caps.MDS_PERM_FLAGS),
+    ("allow rwz", "mds capability parse failed, stopped at 'z' of 'allow rwz'"),
+]
+
+
+@pytest.mark.parametrize("text,mon_says", REEF_MDS)
+def test_mds_grammar_of_reef_and_tentacle(text: str, mon_says: str | None) -> None:
+    for release in (caps.REEF, caps.TENTACLE):
+        expected = mon_says
+        if release == caps.TENTACLE and mon_says == caps.MDS_PERM_FLAGS:
+            expected = caps.MDS_PERM_FLAGS_TENTACLE
+        if expected is None:
+            validate("mds", text, strict=False, release=release)
+            continue
+        with pytest.raises(CapsError) as info:
+            validate("mds", text, strict=False, release=release)
+        assert str(info.value) == expected
+    if mon_says is None:  # Pacific refuses what Reef added
+        with pytest.raises(CapsError):
+            validate("mds", text, strict=False)
