@@ -56,6 +56,8 @@ def render_checks(snap: ClusterSnapshot) -> Group | Text:
     if not h.checks:
         return Text("No health checks raised.", style=palette.style("ok"))
     parts: list[Text] = []
+    if all(c.muted for c in h.checks):  # `ceph -s`: HEALTH_OK (muted: ...)
+        parts.append(Text("No health checks raised (muted ones below).", style=palette.style("ok")))
     # Muted checks last and on one line each, as `ceph -s` leaves them out: a check someone muted on
     # purpose (a packaging quirk, a known warning) must not push the live ones off a small screen.
     for c in sorted(h.checks, key=lambda c: c.muted):
