@@ -63,17 +63,18 @@ MGR_RBD_PROFILE_KEYS = ("pool", "namespace")
 RELEASES: dict[str, int] = {
     "nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20,
 }
+PACIFIC, REEF, TENTACLE = RELEASES["pacific"], RELEASES["reef"], RELEASES["tentacle"]
 # What Reef's monitor says instead of "stopped at" (see _parse), and Tentacle's rewording of it.
-MDS_PERM_MESSAGE = "Permission flags in MDS caps must start with 'r' or 'rw' or be '*' or 'all'"
-MDS_PERM_MESSAGE_20 = "Permission flags in MDS capability string must be '*' or 'all' or must start with 'r'"
+MDS_PERM_FLAGS = "Permission flags in MDS caps must start with 'r' or 'rw' or be '*' or 'all'"
+MDS_PERM_FLAGS_TENTACLE = "Permission flags in MDS capability string must be '*' or 'all' or must start with 'r'"
 
 
 def release_number(release: str | int | None) -> int:
-    """16 for 'pacific', 16, '16.2.15' or 'ceph version 16.2.15 (...) pacific (stable)'; Pacific for None."""
+    """16 for 'pacific', 16, '16.2.15' or 'ceph version 16.2.15 (...) pacific (stable)'; Pacific for None or 0."""
     if release is None:
         return RELEASES["pacific"]
     if isinstance(release, int):
-        return release
+        return release if release > 0 else RELEASES["pacific"]  # 0: the monmap did not say
     text = release.strip().lower()
     if text in RELEASES:
         return RELEASES[text]
@@ -415,7 +416,7 @@ def _parse(service: str, text: str, release: int = RELEASES["pacific"]) -> Captu
     if end is None or stop != len(text):
         if newer_mds and "allow" in text[stop:]:
             # Reef+: a grant left unparsed gets a hint about the permission flags instead
-            raise CapsError(service, text, stop, MDS_PERM_MESSAGE_20 if release >= 20 else MDS_PERM_MESSAGE)
+            raise CapsError(service, text, stop, MDS_PERM_FLAGS_TENTACLE if release >= 20 else MDS_PERM_FLAGS)
         raise CapsError(service, text, stop)
     return captures
 

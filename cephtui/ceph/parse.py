@@ -86,7 +86,7 @@ def parse_quorum(d: Any) -> MonSummary:
     quorum = as_strs(d.get("quorum_names"))
     names = tuple(as_str(m.get("name")) for m in mons) or quorum
     return MonSummary(names=names, quorum=quorum, leader=as_str(d.get("quorum_leader_name")),
-                      release=as_str(monmap.get("min_mon_release_name")))
+                      release=_int(monmap.get("min_mon_release")))
 
 
 def parse_mgr(d: Any) -> MgrSummary:

@@ -18,6 +18,10 @@ from cephtui.ceph.caps import CapsError, cli_caps, parse_caps_list, validate
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CORPUS = [tuple(c) for c in json.loads((FIXTURES / "caps" / "corpus.json").read_text())]
 VERDICT_FILES = sorted(FIXTURES.glob("*/caps_verdicts.json"))
+# Pacific's verdicts as (service, text, what the mon said): tests/cluster/test_caps_monitor.py sends
+# the same cases to whichever release the sandbox runs.
+MON_VERIFIED: list[tuple[str, str, str | None]] = [
+    (v[0], v[1], v[2]) for v in json.loads((FIXTURES / "pacific" / "caps_verdicts.json").read_text())["verdicts"]]
 
 
 def _verdicts() -> list[Any]:
@@ -219,12 +223,43 @@ def test_pure_module() -> None:
 def test_the_users_wizard_checks_as_the_clusters_release() -> None:
     from types import SimpleNamespace
 
-    from cephtui.ui.wizards.user import cluster_release, validated_caps
+    from cephtui.ui.wizards.user import mon_release, validated_caps
 
     text = {"mds": "allow rw fsname=a uid=1"}
     with pytest.raises(ValueError, match="mds cap refused"):
         validated_caps(text)  # no snapshot yet: Pacific's rules, the strictest
-    reef = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release="reef")))
-    assert cluster_release(reef) == "reef" and validated_caps(text, cluster_release(reef)) == text
-    unknown = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release="zebra")))
-    assert cluster_release(unknown) is None and cluster_release(SimpleNamespace()) is None
+    reef = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release=18)))
+    assert mon_release(reef) == 18 and validated_caps(text, mon_release(reef)) == text
+    unknown = SimpleNamespace(snapshot=SimpleNamespace(mons=SimpleNamespace(release=0)))
+    assert mon_release(unknown) == caps.PACIFIC and mon_release(SimpleNamespace(snapshot=None)) == caps.PACIFIC
+
+
+# The MDS cases where Reef's (18.2.7) and Tentacle's (20.2.4) monitors answer differently from Pacific's,
+# as they answered (tests/cluster/test_caps_monitor.py sends the whole corpus to whichever release runs).
+REEF_MDS: list[tuple[str, str | None]] = [
+    ("allow rw gids=1", None),
+    ("allow rw fsname=a uid=1", None),
+    ("allow rw path=/a root_squash uid=1", None),
+    ("allow w", caps.MDS_PERM_FLAGS),
+    ("allow r, allow w", caps.MDS_PERM_FLAGS),
+    ("allow profile rbd", caps.MDS_PERM_FLAGS),
+    ("allow ", caps.MDS_PERM_FLAGS),
+    ("allow rwz", "mds capability parse failed, stopped at 'z' of 'allow rwz'"),
+]
+
+
+@pytest.mark.parametrize("text,mon_says", REEF_MDS)
+def test_mds_grammar_of_reef_and_tentacle(text: str, mon_says: str | None) -> None:
+    for release in (caps.REEF, caps.TENTACLE):
+        expected = mon_says
+        if release == caps.TENTACLE and mon_says == caps.MDS_PERM_FLAGS:
+            expected = caps.MDS_PERM_FLAGS_TENTACLE
+        if expected is None:
+            validate("mds", text, strict=False, release=release)
+            continue
+        with pytest.raises(CapsError) as info:
+            validate("mds", text, strict=False, release=release)
+        assert str(info.value) == expected
+    if mon_says is None:  # Pacific refuses what Reef added
+        with pytest.raises(CapsError):
+            validate("mds", text, strict=False)

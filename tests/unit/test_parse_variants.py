@@ -10,7 +10,7 @@ import pytest
 
 from cephtui.ceph import parse
 from cephtui.ceph.client import loads
-from tests.releases import answer, num_pgs, release_params
+from tests.releases import answer, major_of, num_pgs, release_params
 
 OSD_DOWN = release_params("osd_down")
 HEALTHY = release_params("healthy")
@@ -99,4 +99,4 @@ def test_progress_events_absent_or_empty(fx: Path) -> None:
 def test_quorum_names_the_mons_release(fx: Path) -> None:
     """quorum_status's monmap says the oldest mon's release: the users wizard checks caps as it would."""
     mons = parse.parse_quorum(raw(fx, "mon", "quorum_status"))
-    assert mons.release == fx.parent.name and mons.quorum == ("a",)
+    assert mons.release == major_of(fx) > 0 and mons.quorum == ("a",)

@@ -88,16 +88,15 @@ def template_caps(template: str, values: Mapping[str, str], pools: Sequence[str]
     raise ValueError("choose a template")
 
 
-def cluster_release(app: Any) -> str | None:
-    """The cluster's oldest mon release from the last snapshot ("reef"), when cephtui knows its caps rules;
-    None (check as Pacific, the strictest) before the first snapshot or for a release newer than it knows."""
+def mon_release(app: Any) -> int:
+    """The monitors' Ceph major version from the last snapshot (Pacific's grammar when not known yet)."""
     snap = getattr(app, "snapshot", None)
-    release = getattr(getattr(snap, "mons", None), "release", "")
-    return release if release in caps_mod.RELEASES else None
+    release = snap.mons.release if snap is not None else 0
+    return release or caps_mod.PACIFIC
 
 
-def validated_caps(values: Mapping[str, str], release: str | None = None) -> dict[str, str]:
-    """The non-empty caps per service, each checked by caps.validate as the cluster's release would;
+def validated_caps(values: Mapping[str, str], release: int = caps_mod.PACIFIC) -> dict[str, str]:
+    """The non-empty caps per service, each checked by caps.validate as the monitors of `release` parse them;
     the error shows where a cap is wrong."""
     out: dict[str, str] = {}
     for svc in ops.CAP_SERVICES:
@@ -189,7 +188,7 @@ class CreateUserWizard:
                   for svc in ops.CAP_SERVICES]
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
-            new = validated_caps(v, cluster_release(self.app))
+            new = validated_caps(v, mon_release(self.app))
             return [ops.auth_get_or_create(name, new)]
 
         help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
@@ -265,7 +264,7 @@ def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | N
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:
-        new = validated_caps(v, cluster_release(app))
+        new = validated_caps(v, mon_release(app))
         if new == {s: c for s, c in old.items() if s in ops.CAP_SERVICES} and set(old) <= set(ops.CAP_SERVICES):
             raise ValueError("no change: edit a cap first")
         return [ops.auth_caps(entity.name, new)]
