@@ -450,6 +450,16 @@ class _Hangup:
 
     def _watch(self) -> None:
         signum = signal.sigwait({signal.SIGHUP})
+        # The terminal is gone (or going): what is still written to it, down to the interpreter's
+        # last flush of stdout, would fail with EIO, and a failed final flush makes Python exit
+        # with status 120 (seen on 3.13) instead of ours. Nobody can read it any more.
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (1, 2):
+                os.dup2(null, fd)
+            os.close(null)
+        except OSError:
+            pass
         timer = threading.Timer(2.0, os._exit, args=(128 + signum,))
         timer.daemon = True
         timer.start()

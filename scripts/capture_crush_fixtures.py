@@ -2,6 +2,10 @@
 """Capture the CRUSH fixtures under tests/fixtures/crush/ from a real sandbox cluster.
 
     .venv/bin/python scripts/capture_crush_fixtures.py [OUTDIR]
+    scripts/chroot.sh run forky -- .venv-forky/bin/python scripts/capture_crush_fixtures.py
+
+OUTDIR defaults to tests/fixtures/<release>/crush/ for the release the sandbox reports, except
+Pacific's, which stay in tests/fixtures/crush/ where the CRUSH tests read them.
 
 Starts its own 4-OSD sandbox, gives it a hierarchy worth parsing (a rack with a second
 host, osd.3 as class ssd so there are two sets of shadow trees, a class rule, an EC
@@ -11,31 +15,29 @@ answers, and stops the sandbox. Nothing here is typed by hand.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from capturelib import FIXTURES, note_capture, release_of, sandbox, start_sandbox  # noqa: E402
 
 from cephtui.ceph import crushtool  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 
-SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
-
-
-def sandbox(*args: str) -> str:
-    return subprocess.run([*SANDBOX, *args], check=True, capture_output=True, text=True).stdout.strip()
-
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "fixtures" / "crush"
-    out.mkdir(parents=True, exist_ok=True)
     d = tempfile.mkdtemp(prefix="ctcap-", dir="/tmp")
-    sandbox("start", d, "--osds", "4", "--pool", "rbd:32")
+    conf, quirks = start_sandbox(d, "--osds", "4", "--pool", "rbd:32")
     try:
-        c = CephClient(ConnectionSpec(conffile=f"{d}/ceph.conf", op_timeout=30)).connect()
+        c = CephClient(ConnectionSpec(conffile=conf, op_timeout=30)).connect()
+        release = release_of(c.mon("version")["version"])
+        default = FIXTURES / "crush" if release == "pacific" else FIXTURES / release / "crush"
+        out = Path(sys.argv[1]) if len(sys.argv) > 1 else default
+        out.mkdir(parents=True, exist_ok=True)
         steps: list[tuple[str, dict[str, object]]] = [
             ("osd crush add-bucket", {"name": "rack1", "type": "rack", "args": ["root=default"]}),
             ("osd crush add-bucket", {"name": "host2", "type": "host", "args": ["rack=rack1"]}),
@@ -67,6 +69,10 @@ def main() -> None:
         c.close()
     finally:
         sandbox("stop", d, "--purge")
+    if len(sys.argv) == 1 and release != "pacific":  # a release directory: say what made these files
+        note_capture(out.parent, [f"crush/{n}" for n in ("crush_dump.json", "osd_dump.json", "crushmap.bin",
+                                                          "osdmap.bin", "crushmap.txt", "VERSION")],
+                     Path(__file__).name, version["version"], quirks)
     print(f"wrote {out}")
 
 

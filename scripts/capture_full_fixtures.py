@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Capture the fullness fixtures under tests/fixtures/pacific/ from a real sandbox cluster.
+"""Capture the fullness fixtures under tests/fixtures/<release>/ from a real sandbox cluster.
 
     .venv/bin/python scripts/capture_full_fixtures.py [OUTDIR]
+
+OUTDIR defaults to tests/fixtures/<release>/, the release the sandbox's own Ceph reports
+(see scripts/capturelib.py); RELEASE.json there records what made each file.
 
 Starts its own sandbox (3 OSDs, pool `full` of size 2, so that removing one OSD moves data
 onto the two others), writes about 300 MiB, and records what the removal preflight asks
@@ -29,32 +32,23 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from capturelib import note_capture, outdir, sandbox, start_sandbox, wait_for  # noqa: E402
+
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 from cephtui.ceph.fillcalc import project_removal  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot import SnapshotBuilder  # noqa: E402
 from cephtui.ceph.workflows.removal import preflight  # noqa: E402
 
-SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]
 REMOVING = [1]
 
 
-def sandbox(*args: str) -> str:
-    return subprocess.run([*SANDBOX, *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def checks(client: CephClient) -> set[str]:
-    return set((client.mon("health").get("checks") or {}).keys())
+    """The raised health checks, without muted ones (a distro quirk muted for the capture)."""
+    raised = client.mon("health").get("checks") or {}
+    return {code for code, c in raised.items() if not c.get("muted")}
 
-
-def wait_for(what: str, cond, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(1)
-    raise SystemExit(f"timed out waiting for {what}")
 
 
 def record(client: CephClient, path: Path, scenario: str, snapshot: bool = False) -> None:
@@ -75,12 +69,12 @@ def set_ratios(client: CephClient, nearfull: float, backfillfull: float, full: f
 
 
 def main() -> int:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "fixtures" / "pacific"
-    out.mkdir(parents=True, exist_ok=True)
     d = tempfile.mkdtemp(prefix="ctfull-", dir="/tmp")
-    conf = sandbox("start", d, "--pool", "full:16")
+    conf, quirks = start_sandbox(d, "--pool", "full:16")
     client = CephClient(ConnectionSpec(conffile=conf)).connect()
     try:
+        version = client.mon("version")["version"]
+        out = outdir(sys.argv, version)
         client.mon_raw("osd pool set", pool="full", var="size", val="2")
         with client.handle.open_ioctx("full") as io:
             for i in range(75):
@@ -110,6 +104,8 @@ def main() -> int:
         time.sleep(3)
         record(client, out / "full.json", "filled on purpose (scripts/fill_sandbox.py): OSD_FULL and POOL_FULL",
                snapshot=True)
+        note_capture(out, ["removal_ok.json", "removal_nearfull.json", "removal_backfillfull.json", "full.json"],
+                     Path(__file__).name, version, quirks)
     finally:
         client.close()
         sandbox("stop", d, "--purge")

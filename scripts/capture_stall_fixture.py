@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Capture tests/fixtures/pacific/osd_map_stall.json: where a bench's timed-out ops wait after an OSD died.
+"""Capture tests/fixtures/<release>/osd_map_stall.json: where a bench's timed-out ops wait after an OSD died.
 
     .venv/bin/python scripts/capture_stall_fixture.py [OUTDIR]
+
+OUTDIR defaults to tests/fixtures/<release>/, the release the sandbox's own Ceph reports
+(see scripts/capturelib.py); RELEASE.json there records what made each file.
 
 Its own sandbox: pool `strict` (size 3, min_size 3) and pool `one` (size 1), osd.1 killed with
 SIGKILL; records `osd dump` and `osd map POOL OBJECT` for a few objects of each pool, as the
@@ -9,7 +12,6 @@ bench's diagnosis asks them. Stops and purges the sandbox after. Nothing typed b
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,25 +19,27 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from capturelib import note_capture, outdir, sandbox, start_sandbox  # noqa: E402
+
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
-
-SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
-
-
-def sandbox(*args: str) -> str:
-    return subprocess.run([*SANDBOX, *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def main() -> int:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tests" / "fixtures" / "pacific"
     d = tempfile.mkdtemp(prefix="ctstall-", dir="/tmp")
-    conf = sandbox("start", d, "--pool", "strict:8")
+    conf, quirks = start_sandbox(d, "--pool", "strict:8")
     client = CephClient(ConnectionSpec(conffile=conf)).connect()
     try:
+        version = client.mon("version")["version"]
+        out = outdir(sys.argv, version)
         client.mon_raw("osd pool set", pool="strict", var="min_size", val="3")
-        client.mon_raw("config set", who="global", name="mon_allow_pool_size_one", value="true")
+        try:  # Octopus and later refuse size 1 unless allowed; Nautilus has no such option
+            client.mon_raw("config set", who="global", name="mon_allow_pool_size_one", value="true")
+        except CephError as e:
+            if "unrecognized config option" not in e.message:
+                raise
         client.mon_raw("osd pool create", pool="one", pg_num=8)
         client.mon_raw("osd pool set", pool="one", var="size", val="1", yes_i_really_mean_it=True)
         time.sleep(5)
@@ -57,12 +61,12 @@ def main() -> int:
         for pool, objs in names.items():
             for name in objs:
                 rec.mon("osd map", pool=pool, object=name)
-        version = client.mon("version")
         rec.save(out / "osd_map_stall.json", {
             "scenario": "osd.1 killed (SIGKILL); pool strict size 3 min_size 3, pool one size 1; osd map of objects",
-            "ceph_version": version.get("version", ""), "objects": names,
+            "ceph_version": version, "objects": names,
             "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         print(f"wrote {out / 'osd_map_stall.json'}", file=sys.stderr)
+        note_capture(out, ["osd_map_stall.json"], Path(__file__).name, version, quirks)
     finally:
         client.close()
         sandbox("stop", d, "--purge")

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Throwaway single-host Ceph cluster for demos and tests.
 
-    sandbox.py start DIR [--osds N] [--port P] [--pool NAME[:PGS]]...
+    sandbox.py start DIR [--osds N] [--port P] [--pool NAME[:PGS]]... [--release pacific|reef|tentacle]
     sandbox.py stop DIR [--purge]
     sandbox.py status DIR
     sandbox.py kill DIR DAEMON [--hard]      # DAEMON: mon.a, mgr.x, osd.2
@@ -12,12 +12,20 @@ Everything lives under DIR (config, keyrings, data, logs, sockets, pid files), s
 several sandboxes on different ports run side by side and `stop` ends exactly
 the daemons this tool started, by pid. Runs with Debian's /usr/bin/python3,
 which carries the rados bindings; needs no cephtui code.
+
+--release runs the daemons of another Ceph release: this host's own packages when they are that
+release, else inside a cached Debian chroot (scripts/chroot.sh; built on first use): pacific =
+bookworm, reef = trixie, tentacle = forky. The release and chroot are recorded in DIR/release.json,
+so stop, status, kill, revive, ... re-execute themselves inside the same chroot. DIR should be under
+/tmp, which the chroot shares, so the host sees the same files; the conf and keyring are then those of
+a client of that release (`scripts/chroot.sh run SUITE -- ceph -c DIR/ceph.conf ...`).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -29,6 +37,10 @@ from pathlib import Path
 
 import rados
 
+ROOT = Path(__file__).resolve().parents[1]
+CHROOT_SH = ROOT / "scripts" / "chroot.sh"
+# Debian suite whose own archive carries each release (scripts/chroot.sh builds it).
+RELEASE_SUITES = {"pacific": "bookworm", "reef": "trixie", "tentacle": "forky"}
 MON_ID = "a"
 MGR_ID = "x"
 HEALTH_TIMEOUT = 120.0
@@ -91,6 +103,10 @@ bluestore cache size = 134217728
 # Loopback and sparse files: no reason to throttle recovery like a spinning disk.
 osd recovery sleep hdd = 0
 osd recovery max active hdd = 10
+# Absolute, always: Debian's Reef and Tentacle builds default to a relative `lib/<triplet>/rados-classes`,
+# which the OSD resolves against its cwd (DIR here), so no object class loads and cls_lock fails with
+# EOPNOTSUPP; the mgr's devicehealth (libcephsqlite) then fails with "disk I/O error".
+osd class dir = {class_dir}
 """
 
 
@@ -112,6 +128,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def note(msg: str) -> None:
+    """A distro quirk handled on purpose, said on stderr."""
+    print(f"sandbox: note: {msg}", file=sys.stderr)
+
+
+def osd_class_dir() -> str:
+    """Where this host's ceph-osd finds its object classes (libcls_*.so), as an absolute path.
+
+    Debian builds Reef and later with a relative default (`lib/x86_64-linux-gnu/rados-classes`, from
+    CMAKE_INSTALL_LIBDIR), which the OSD resolves against its working directory. Under the install
+    prefix it names the real directory; said when it is corrected.
+    """
+    value = run(["ceph-osd", "-c", "/dev/null", "--show-config-value", "osd_class_dir"]).strip()
+    if os.path.isabs(value):
+        return value
+    fixed = os.path.join("/usr", value)
+    if not os.path.isdir(fixed):
+        raise SandboxError(f"ceph-osd's default osd_class_dir {value!r} is relative and {fixed} does not exist")
+    note(f"ceph-osd's default osd_class_dir is relative ({value!r}, resolved against the OSD's cwd, so no "
+         f"object class would load and cls_lock-based locks fail with EOPNOTSUPP); set to {fixed}")
+    return fixed
+
+
 def run(cmd: list[str], **kw) -> str:
     res = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if res.returncode != 0:
@@ -119,11 +158,39 @@ def run(cmd: list[str], **kw) -> str:
     return res.stdout
 
 
+def local_release() -> str:
+    """The release name of this environment's ceph-osd.
+
+    `ceph version 18.2.7 (SHA) reef (stable)`, `... (SHA) tentacle (stable - RelWithDebInfo)`.
+    """
+    m = re.search(r"\) ([a-z]+) \(", run(["ceph-osd", "--version"]))
+    return m.group(1) if m else "unknown"
+
+
+def local_suite() -> str:
+    """Where this process runs: the chroot's suite (scripts/chroot.sh sets it) or "host"."""
+    return os.environ.get("CEPHTUI_RELEASE_SUITE") or "host"
+
+
+def reexec_in(suite: str, argv: list[str]) -> int:
+    """Run this tool with the same arguments inside SUITE's chroot; its exit status is ours."""
+    cmd = ["bash", str(CHROOT_SH), "run", suite, "--", "python3", str(Path(__file__).resolve()), *argv]
+    return subprocess.run(cmd).returncode
+
+
 class Sandbox:
     def __init__(self, root: str | Path) -> None:
         self.dir = Path(root).resolve()
         self.conf = self.dir / "ceph.conf"
         self.pids = self.dir / "pids"
+        self.release_file = self.dir / "release.json"
+
+    def recorded(self) -> dict | None:
+        """{"release": ..., "suite": ...} this sandbox was made with, or None (none, or made before --release)."""
+        try:
+            return json.loads(self.release_file.read_text())
+        except (OSError, ValueError):
+            return None
 
     # ----- daemons bookkeeping: one JSON per daemon with its argv and pid
     def _record(self, name: str) -> Path:
@@ -217,7 +284,9 @@ class Sandbox:
         for sub in ("run", "log", "pids", "crash", "mon", "mgr", "osd"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         fsid = str(uuid.uuid4())
-        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir))
+        self.release_file.write_text(json.dumps({"release": local_release(), "suite": local_suite()}) + "\n")
+        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir,
+                                                  class_dir=osd_class_dir()))
         c = ["-c", str(self.conf)]
 
         t0 = time.monotonic()
@@ -338,6 +407,11 @@ class Sandbox:
                     last = str(e)
                     time.sleep(0.5)
                     continue
+                mgr_wait = self._mgr_modules_settled(r)
+                if mgr_wait:
+                    last = mgr_wait
+                    time.sleep(0.5)
+                    continue
                 health = st["health"]["status"]
                 osdmap = st["osdmap"].get("osdmap", st["osdmap"])
                 # The mgr's pgmap lags the osdmap: compare against the pools' own pg_num.
@@ -354,6 +428,45 @@ class Sandbox:
         finally:
             r.shutdown()
 
+    PYO3 = "PyO3 modules do not yet support subinterpreters"
+
+    def _mgr_modules_settled(self, r: rados.Rados) -> str:
+        """"" once the active mgr has loaded its Python modules, else what is still awaited.
+
+        The mgr reports HEALTH_OK before its modules have loaded, and a module failing afterwards
+        (MGR_MODULE_ERROR, MGR_MODULE_DEPENDENCY) then turns the cluster unhealthy behind our back:
+        wait for the module list first. One failure is a packaging quirk, handled here and said:
+        Debian's Reef (trixie) ships python3-bcrypt built with PyO3, which refuses to load in a
+        second Python interpreter, and every mgr module imports bcrypt (mgr_util) in its own
+        subinterpreter, so no Python module can run. Always-on modules cannot be disabled, so the
+        one check saying so, MGR_MODULE_DEPENDENCY, is muted (sticky, so a restarted mgr stays
+        muted), and only when every failing module fails for that reason.
+        """
+        mgr = json.loads(self.mon(r, prefix="mgr dump"))
+        if not mgr.get("available"):
+            return "mgr not available yet"
+        modules = mgr.get("available_modules") or []
+        if not modules:
+            return "mgr modules not loaded yet"
+        always = mgr.get("always_on_modules") or {}
+        # Release names are alphabetical; the newest key is the running release's list.
+        enabled = set(mgr.get("modules") or []) | set(always[max(always)] if always else [])
+        failing = {m["name"]: m.get("error_string", "") for m in modules
+                   if m["name"] in enabled and not m.get("can_run", True)}
+        if not failing:
+            return ""
+        if all(self.PYO3 in err for err in failing.values()):
+            if not getattr(self, "_muted_pyo3", False):
+                self.mon(r, prefix="health mute", code="MGR_MODULE_DEPENDENCY", sticky=True)
+                self._muted_pyo3 = True
+                note(f"MGR_MODULE_DEPENDENCY muted (sticky): this ceph-mgr cannot run its Python modules "
+                     f"({', '.join(sorted(failing))}): \"{self.PYO3}\" (python3-bcrypt is built with PyO3 and "
+                     f"mgr_util imports it in each module's subinterpreter). Always-on modules cannot be "
+                     f"disabled; their commands (osd pool autoscale-status, balancer, crash, device, ...) "
+                     f"are unknown to this cluster")
+            return ""
+        return "mgr modules failing: " + "; ".join(f"{k}: {v}" for k, v in sorted(failing.items()))
+
     def stop(self, purge: bool) -> None:
         # OSDs first, then mgr, mon last, so the OSDs can still report to it.
         order = sorted(self.daemon_names(), key=lambda n: {"osd": 0, "mgr": 1, "mon": 2}.get(n.split(".")[0], 3))
@@ -367,6 +480,10 @@ class Sandbox:
         if not self.conf.exists():
             print(f"no sandbox in {self.dir}")
             return 1
+        rec = self.recorded()
+        if rec is not None:
+            where = "this host" if rec["suite"] == "host" else f"chroot {rec['suite']}"
+            print(f"release: {rec['release']} ({where})")
         for name in self.daemon_names():
             pid = self.pid_of(name)
             print(f"{name:10} {'running pid ' + str(pid) if pid else 'stopped'}")
@@ -383,6 +500,26 @@ class Sandbox:
         return 0
 
 
+def where_to_run(box: Sandbox, release: str | None) -> str | None:
+    """The chroot suite this command must run in, or None for here.
+
+    A sandbox's record decides (all its daemons are of one release); for a new one, --release does.
+    """
+    here = local_suite()
+    rec = box.recorded()
+    if rec is not None:
+        if release is not None and release != rec["release"]:
+            raise SandboxError(f"{box.dir} holds a {rec['release']} sandbox, not {release}")
+        return None if rec["suite"] == here else rec["suite"]
+    if release is None:
+        return None
+    if release == local_release():
+        return None
+    if here != "host":  # inside a chroot of another release: refuse rather than nest chroots
+        raise SandboxError(f"this chroot ({here}) runs {local_release()}, not {release}")
+    return RELEASE_SUITES[release]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -392,6 +529,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--port", type=int, default=None, help="mon v2 port (default: a free one)")
     s.add_argument("--pool", action="append", default=[], metavar="NAME[:PGS]",
                    help="create a replicated pool (repeatable)")
+    s.add_argument("--release", choices=sorted(RELEASE_SUITES), default=None,
+                   help="Ceph release of the daemons (default: this host's own packages); another release "
+                        "runs inside a cached Debian chroot (scripts/chroot.sh)")
     s = sub.add_parser("stop", help="stop this sandbox's daemons")
     s.add_argument("dir")
     s.add_argument("--purge", action="store_true", help="also delete DIR")
@@ -406,8 +546,12 @@ def main(argv: list[str] | None = None) -> int:
         if name == "kill":
             s.add_argument("--hard", action="store_true")
     args = p.parse_args(argv)
+    raw = list(sys.argv[1:] if argv is None else argv)
     box = Sandbox(args.dir)
     try:
+        suite = where_to_run(box, getattr(args, "release", None))
+        if suite is not None:
+            return reexec_in(suite, raw)
         if args.cmd == "start":
             box.start(args.osds, args.port, args.pool)
             print(box.conf)

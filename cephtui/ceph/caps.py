@@ -5,8 +5,25 @@ The monitor parses each service's caps with its own boost::spirit grammar
 src/mgr/MgrCap.cc). The grammars below are transcribed rule by rule with tiny
 PEG combinators that behave like qi: sequences are atomic, alternatives are
 ordered, repetitions are greedy and never give back. That is what makes the
-"stopped at" position identical to the monitor's (Pacific 16.2.15, checked
-case by case against a running mon, see tests/unit/test_caps.py).
+"stopped at" position identical to the monitor's (checked case by case against
+a running mon of each release: Nautilus 14.2.21, Pacific 16.2.15, Reef 18.2.7
+and Tentacle 20.2.4; see tests/unit/test_caps.py, scripts/capture_caps_verdicts.py).
+
+Releases differ in the mon and MDS caps only (docs/releases.md):
+- Nautilus has no `fsname=` (mon and mds), no `root_squash` and no `f` flag
+  (mds), all three Pacific's.
+- Reef and later take the match parts in one fixed order, each optional:
+  `[fsname=] [path=] [root_squash] [uid=] [gids=]`; Pacific allowed only some
+  combinations (`fsname=a uid=1` and `gids=1` alone were refused).
+- Reef and later answer a failed parse whose unparsed rest still holds an
+  `allow` with "Permission flags in MDS caps must start with 'r' or 'rw' or be
+  '*' or 'all'" instead of the "stopped at" text; Tentacle words it "Permission
+  flags in MDS capability string must be '*' or 'all' or must start with 'r'".
+  (Octopus, Quincy and Squid were not captured: they are checked as Nautilus,
+  Pacific and Reef.)
+`validate(..., release=...)` answers as that release's monitor; without a
+release it answers as Pacific's, whose rules are the strictest of the releases
+cephtui supports (Pacific to Tentacle): what it accepts, each of them accepts.
 
 Two deliberate choices:
 - Empty text is refused (the mon refuses it too). An entity that should have
@@ -22,7 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 __all__ = [
     "SERVICES", "MON_PROFILES", "OSD_PROFILES", "MGR_PROFILES", "PROFILES", "CapsError", "validate", "is_valid",
-    "parse_caps_list", "cli_caps", "rbd_client", "cephfs_client", "rgw_gateway", "read_only_monitoring",
+    "parse_caps_list", "cli_caps", "RELEASES", "release_number", "rbd_client", "cephfs_client", "rgw_gateway",
+    "read_only_monitoring",
 ]
 
 SERVICES = ("mon", "mgr", "osd", "mds")
@@ -39,6 +57,34 @@ OSD_PROFILES = ("read-only", "read-write", "rbd", "rbd-read-only")
 MGR_PROFILES = ("read-only", "read-write", "crash", "osd", "mds", "rbd", "rbd-read-only")  # no "rgw" in Pacific
 PROFILES: dict[str, tuple[str, ...]] = {"mon": MON_PROFILES, "osd": OSD_PROFILES, "mgr": MGR_PROFILES, "mds": ()}
 MGR_RBD_PROFILE_KEYS = ("pool", "namespace")
+
+
+# Codename -> major version, as `ceph version` prints them.
+RELEASES: dict[str, int] = {
+    "nautilus": 14, "octopus": 15, "pacific": 16, "quincy": 17, "reef": 18, "squid": 19, "tentacle": 20,
+}
+PACIFIC, REEF, TENTACLE = RELEASES["pacific"], RELEASES["reef"], RELEASES["tentacle"]
+# What Reef's monitor says instead of "stopped at" (see _parse), and Tentacle's rewording of it.
+MDS_PERM_FLAGS = "Permission flags in MDS caps must start with 'r' or 'rw' or be '*' or 'all'"
+MDS_PERM_FLAGS_TENTACLE = "Permission flags in MDS capability string must be '*' or 'all' or must start with 'r'"
+
+
+def release_number(release: str | int | None) -> int:
+    """16 for 'pacific', 16, '16.2.15' or 'ceph version 16.2.15 (...) pacific (stable)'; Pacific for None or 0."""
+    if release is None:
+        return RELEASES["pacific"]
+    if isinstance(release, int):
+        return release if release > 0 else RELEASES["pacific"]  # 0: the monmap did not say
+    text = release.strip().lower()
+    if text in RELEASES:
+        return RELEASES[text]
+    for word in text.replace("(", " ").split():
+        if word in RELEASES:
+            return RELEASES[word]
+        head = word.split(".")[0]
+        if head.isdigit():
+            return int(head)
+    raise ValueError(f"unknown Ceph release {release!r} (one of {', '.join(RELEASES)} or a version number)")
 
 
 class CapsError(ValueError):
@@ -238,10 +284,11 @@ def _network() -> Parser:
     return opt(seq(sp, lit("network"), sp, network_str))
 
 
-def _mon_grammar() -> Parser:
+def _mon_grammar(with_fsname: bool = True) -> Parser:
     allow_sp = seq(opt(sp), lit("allow"), sp)
     kv = _kv_map(equal_spaces=False)
-    fsname = opt(seq(sp, lit("fsname"), alt(lit("="), sp), fs_name_str))
+    # `allow r fsname=a` came with Pacific's CephFS-restricted mon caps
+    fsname = opt(seq(sp, lit("fsname"), alt(lit("="), sp), fs_name_str)) if with_fsname else opt(lit(""))
     command_match = seq(allow_sp, lit("command"), alt(lit("="), sp), string,
                         opt(seq(sp, lit("with"), sp, kv)), _network())
     service_match = seq(allow_sp, lit("service"), alt(lit("="), sp), string, sp, _rwxa_monmgr(), _network())
@@ -294,9 +341,10 @@ def _osd_grammar() -> Parser:
     return listof(grant, alt(lit(";"), lit(",")))
 
 
-# ------------------------------------------------------------------ mds (MDSAuthCaps.cc, Pacific)
+# ------------------------------------------------------------------ mds (MDSAuthCaps.cc)
 
-def _mds_grammar() -> Parser:
+def _mds_grammar(since: int) -> Parser:
+    """The MDS grammar of release `since` (16: Pacific's, 18: Reef's and later, 14: Nautilus's)."""
     quoted_path = alt(seq(lit('"'), run(not_char('"'), 0), lit('"')),
                       seq(lit("'"), run(not_char("'"), 0), lit("'")))
     path = seq(sp, lit("path"), lit("="), alt(quoted_path, run(WORD)))
@@ -304,19 +352,42 @@ def _mds_grammar() -> Parser:
     gidlist = opt(seq(sp, lit("gids"), lit("="), listof(uint32, lit(","))))
     fs_name = opt(seq(sp, lit("fsname"), lit("="), fs_name_str))
     root_squash = seq(sp, lit("root_squash"))
-    match = opt(alt(seq(fs_name, path, root_squash), seq(uid, gidlist), seq(path, uid, gidlist),
-                    seq(fs_name, path), seq(fs_name, root_squash), seq(path, root_squash), path,
-                    root_squash, fs_name))
+    if since >= RELEASES["reef"]:  # every part optional, in this order
+        match = seq(fs_name, opt(path), opt(root_squash), opt(uid), gidlist)
+    elif since >= RELEASES["pacific"]:  # only these combinations
+        match = opt(alt(seq(fs_name, path, root_squash), seq(uid, gidlist), seq(path, uid, gidlist),
+                        seq(fs_name, path), seq(fs_name, root_squash), seq(path, root_squash), path,
+                        root_squash, fs_name))
+    else:  # Nautilus: no fsname, no root_squash
+        match = opt(alt(seq(uid, gidlist), seq(path, uid, gidlist), path))
     # Longest first: qi takes the first literal that matches ("rw" before "rws" would stop at 's').
-    specs = ("*", "all", "rwfps", "rwps", "rwfp", "rwfs", "rwp", "rws", "rwf", "rw", "r")
+    specs: tuple[str, ...] = ("*", "all", "rwfps", "rwps", "rwfp", "rwfs", "rwp", "rws", "rwf", "rw", "r")
+    if since < RELEASES["pacific"]:  # no `f` (full-cluster writes) before Pacific
+        specs = tuple(x for x in specs if "f" not in x)
     capspec = seq(sp, alt(*(lit(x) for x in specs)))
     grant = seq(lit("allow"), capspec, match, opt(seq(sp, lit("network"), sp, network_str)))
     return listof(grant, blank_sep)
 
 
 _GRAMMARS: dict[str, Parser] = {
-    "mon": _mon_grammar(), "mgr": _mgr_grammar(), "osd": _osd_grammar(), "mds": _mds_grammar(),
+    "mon": _mon_grammar(), "mgr": _mgr_grammar(), "osd": _osd_grammar(), "mds": _mds_grammar(RELEASES["pacific"]),
 }
+# The grammars that changed, by the release they changed in (measured on Nautilus, Pacific, Reef, Tentacle;
+# Octopus is taken as Nautilus, Quincy as Pacific, Squid as Reef).
+_OLDER: dict[tuple[str, int], Parser] = {
+    ("mon", RELEASES["nautilus"]): _mon_grammar(with_fsname=False),
+    ("mds", RELEASES["nautilus"]): _mds_grammar(RELEASES["nautilus"]),
+    ("mds", RELEASES["reef"]): _mds_grammar(RELEASES["reef"]),
+}
+MDS_FIXED_ORDER_SINCE = RELEASES["reef"]
+
+
+def _grammar(service: str, release: int) -> Parser:
+    if release < RELEASES["pacific"] and service in ("mon", "mds"):
+        return _OLDER[(service, RELEASES["nautilus"])]
+    if release >= MDS_FIXED_ORDER_SINCE and service == "mds":
+        return _OLDER[("mds", RELEASES["reef"])]
+    return _GRAMMARS[service]
 
 
 # ------------------------------------------------------------------ validation
@@ -327,11 +398,12 @@ def _unquote(text: str) -> str:
     return text
 
 
-def _parse(service: str, text: str) -> Captures:
+def _parse(service: str, text: str, release: int = RELEASES["pacific"]) -> Captures:
     """Run the service's grammar the way its parse() does; raise CapsError at the stop position."""
     if service == "mds" and text == "allow":
         return []  # MDSAuthCaps::parse special-cases the legacy bare "allow"
-    grammar = _GRAMMARS[service]
+    newer_mds = service == "mds" and release >= MDS_FIXED_ORDER_SINCE
+    grammar = _grammar(service, release)
     captures: Captures = []
     start = 0
     if service in ("osd", "mds"):
@@ -342,6 +414,9 @@ def _parse(service: str, text: str) -> Captures:
         end = run(ASCII_SPACE, 0)(text, end, captures)
     stop = start if end is None else end
     if end is None or stop != len(text):
+        if newer_mds and "allow" in text[stop:]:
+            # Reef+: a grant left unparsed gets a hint about the permission flags instead
+            raise CapsError(service, text, stop, MDS_PERM_FLAGS_TENTACLE if release >= 20 else MDS_PERM_FLAGS)
         raise CapsError(service, text, stop)
     return captures
 
@@ -370,32 +445,34 @@ def _check_known_profiles(service: str, text: str, captures: Captures) -> None:
                             f"(known: {', '.join(known)}); the monitor would accept it")
 
 
-def validate(service: str, text: str, *, strict: bool = True) -> None:
+def validate(service: str, text: str, *, strict: bool = True, release: str | int | None = None) -> None:
     """Raise CapsError when the monitor would refuse `text` as `service` caps.
 
     strict=True also refuses mon/osd profile names that grant nothing (the mon accepts those).
+    release: the monitor's release (codename, major version or `ceph version` text); None answers
+    as Pacific, the strictest.
     """
     if service not in SERVICES:
         raise CapsError(service, text, 0, f"unknown cap type '{service}' (expected one of {', '.join(SERVICES)})")
-    captures = _parse(service, text)
+    captures = _parse(service, text, release_number(release))
     if service == "mgr":
         _check_mgr_profiles(text, captures)
     elif strict and service in ("mon", "osd"):
         _check_known_profiles(service, text, captures)
 
 
-def is_valid(service: str, text: str, *, strict: bool = True) -> bool:
+def is_valid(service: str, text: str, *, strict: bool = True, release: str | int | None = None) -> bool:
     try:
-        validate(service, text, strict=strict)
+        validate(service, text, strict=strict, release=release)
     except CapsError:
         return False
     return True
 
 
-def parse_caps_list(caps: Mapping[str, str], *, strict: bool = True) -> None:
+def parse_caps_list(caps: Mapping[str, str], *, strict: bool = True, release: str | int | None = None) -> None:
     """Validate every service's caps; a service with no cap is simply absent from the mapping."""
     for service in _ordered(caps):
-        validate(service, caps[service], strict=strict)
+        validate(service, caps[service], strict=strict, release=release)
 
 
 def _ordered(caps: Mapping[str, str]) -> list[str]:

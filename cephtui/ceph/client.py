@@ -415,7 +415,16 @@ class CephClient:
         return prefix, time.monotonic() - t0
 
     def _refuse_if_read_only(self, prefix: str, cli: str) -> None:
-        if self.read_only and self.commands().is_mutating(prefix):
+        if not self.read_only:
+            return
+        table = self.commands()
+        if table.get(prefix) is None and len(table):
+            # Not in the cluster's own table: never sent (the guard fails closed), but said as what it is.
+            # The cluster would answer EINVAL; a read-only refusal would wrongly call it mutating (seen on
+            # Debian's Reef, whose mgr modules cannot run, so `osd pool autoscale-status` is not served).
+            raise CephError(errno_mod.EINVAL, f"this cluster does not know `{cli}` (not in its command table; "
+                            "the mgr module serving it may not be running): not sent", prefix)
+        if table.is_mutating(prefix):
             raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `{cli}` was not sent", prefix)
 
     def _call(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:

@@ -43,6 +43,7 @@ class MonSummary:
     names: tuple[str, ...]
     quorum: tuple[str, ...]
     leader: str = ""
+    release: int = 0  # the monmap's min_mon_release: the Ceph major version every mon runs (0: not said)
 
     @property
     def out_of_quorum(self) -> tuple[str, ...]:

@@ -81,10 +81,12 @@ def parse_health(d: Any) -> Health:
 def parse_quorum(d: Any) -> MonSummary:
     """`quorum_status`."""
     d = as_dict(d)
-    mons = dicts(as_dict(d.get("monmap")).get("mons"))
+    monmap = as_dict(d.get("monmap"))
+    mons = dicts(monmap.get("mons"))
     quorum = as_strs(d.get("quorum_names"))
     names = tuple(as_str(m.get("name")) for m in mons) or quorum
-    return MonSummary(names=names, quorum=quorum, leader=as_str(d.get("quorum_leader_name")))
+    return MonSummary(names=names, quorum=quorum, leader=as_str(d.get("quorum_leader_name")),
+                      release=_int(monmap.get("min_mon_release")))
 
 
 def parse_mgr(d: Any) -> MgrSummary:

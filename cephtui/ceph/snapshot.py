@@ -152,8 +152,9 @@ class SnapshotBuilder:
             dump = ask("mon", "mgr dump", "mgr dump")
             if dump is not None:
                 self._mgr, self._mgr_epoch = parse.parse_mgr(dump), mgr_stat.get("epoch", -1)
-        # Without `mgr stat` (caps), status still says whether a mgr is available.
-        mgr = self._mgr or parse.parse_mgr(mgr_stat or {"available": (status.get("mgrmap") or {}).get("available")})
+        # Without `mgr stat` (caps, or Nautilus, which has no such command), status still says whether a
+        # mgr is available (Pacific on), and Nautilus's status carries the whole mgrmap: names too.
+        mgr = self._mgr or parse.parse_mgr(mgr_stat or status.get("mgrmap") or {})
         if mgr_stat and not mgr_stat.get("available"):
             mgr = replace(mgr, available=False)  # the cached `mgr dump` predates the mgr's death
         gate = getattr(c, "mgr_gate", None)

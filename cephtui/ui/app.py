@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
@@ -573,7 +574,12 @@ class CephTUI(App[None]):
     def _set_stale(self, why: str) -> None:
         """Mon gone ("" = back): every tab's body is dimmed under a banner, and the Health pane
         stops showing the last HEALTH_OK and quorum in green, as if they were current."""
-        tabs = self.query_one("#tabs")
+        # The tabs live on the app's first screen, whatever is on top; none while the app is being
+        # torn down (a poll that ends during exit must not raise).
+        found = self.screen_stack[0].query("#tabs") if self.screen_stack else None
+        if not found:
+            return
+        tabs = found.first()
         if not why:
             if tabs.has_class("-stale"):
                 tabs.remove_class("-stale")
@@ -725,8 +731,15 @@ class CephTUI(App[None]):
         index = nav.named_row(table, name) if table is not None else None
         if index is not None:
             nav.move(table, index)  # type: ignore[arg-type]
-        elif time.monotonic() < until and pane is self.active_pane:
+        elif time.monotonic() < until and pane is self._shown_pane():
             self.set_timer(0.25, lambda: self._reveal(pane, name, until))
+
+    def _shown_pane(self) -> Widget | None:
+        """The active pane, or None between tabs or while the app is torn down (a timer may fire then)."""
+        try:
+            return self.active_pane
+        except (StopIteration, NoMatches):
+            return None
 
     def action_next_match(self, step: int) -> None:
         """`n` / `N`: the next / previous row matching the tab's filter or `/` search, wrapping."""

@@ -37,6 +37,7 @@ def bench_objects(conf: Path, pool: str) -> list[str]:
     return [o for o in rados(conf, "-p", pool, "ls").split() if o.startswith("benchmark_")]
 
 
+@pytest.mark.tier
 def test_headless_write_seq_rand_then_native_reads_and_cleans_up(sandbox: Any) -> None:
     conf = sandbox.conf
     w = cephtui_bench(conf, "--pool", "rbd", "--seconds", "3", "-b", "64K", "--no-cleanup", "--run-name", "ct1")

@@ -67,6 +67,7 @@ def test_client_is_safe_from_many_threads(client: CephClient) -> None:
     assert len(fsids) == 120 and len(set(fsids)) == 1
 
 
+@pytest.mark.tier
 def test_snapshot_numbers_equal_the_ceph_cli(client: CephClient, sandbox: Sandbox) -> None:
     """PG state counts vs `ceph pg stat`, OSD up/in vs `ceph osd stat`, health vs `ceph health`, capacity and
     per-pool objects vs `ceph df`, for one moment."""

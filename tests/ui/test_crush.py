@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Select, TextArea
 
@@ -54,6 +55,7 @@ async def run_confirmed(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
     return screen
 
 
+@pytest.mark.tier
 async def test_add_host_move_osd_preview_equals_reality(make_app, sandbox: Sandbox) -> None:
     host = sandbox.ceph("osd", "tree")["nodes"][1]["name"]  # the sandbox's one host bucket
     app = make_app()

@@ -78,6 +78,7 @@ async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
     assert "✖" not in result
 
 
+@pytest.mark.tier
 async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox: Sandbox, state_dir: Path) -> None:
     host = host_of(sandbox)
     sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
@@ -129,6 +130,7 @@ async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox:
         cleanup(sandbox, host)
 
 
+@pytest.mark.tier
 async def test_flags_manager_sets_and_unsets_with_confirmation(make_app, sandbox: Sandbox) -> None:
     host = host_of(sandbox)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from cephtui.ceph import ops
@@ -50,6 +51,7 @@ def audit_lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.tier
 async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: Path) -> None:
     app = make_app()
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
@@ -63,6 +64,7 @@ async def close(pilot: Pilot) -> None:
     await pilot.press("enter")
 
 
+@pytest.mark.tier
 async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox) -> None:
     app = make_app()
     try:
@@ -187,6 +189,7 @@ async def test_failed_step_offers_undo(make_app, sandbox: Sandbox) -> None:
         drop(sandbox, "ctp-undo")
 
 
+@pytest.mark.tier
 async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> None:
     sandbox.ceph("osd", "pool", "create", "ctp-edit", "8")
     app = make_app()

@@ -307,6 +307,7 @@ async def replace_and_check(box: Sandbox, checksums: dict[str, str], make, targe
     assert read_back(box, checksums) == checksums
 
 
+@pytest.mark.tier
 async def test_replace_waits_for_clean_before_the_stop_and_after_the_new_disk(
         box: Sandbox, checksums: dict[str, str], make) -> None:
     """Default settings (the case that failed: stopped with PGs peering, 'done' before backfill began)."""
@@ -317,6 +318,7 @@ async def test_replace_with_backfill_forced(box: Sandbox, checksums: dict[str, s
     await replace_and_check(box, checksums, make, 1)
 
 
+@pytest.mark.tier
 async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], make) -> None:
     app = make()
     async with app.run_test(size=SIZE) as pilot:

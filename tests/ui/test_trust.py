@@ -90,6 +90,10 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
                 client.mon_raw("osd set", key="noout")
             with pytest.raises(CephReadOnly):
                 client.osd_tell(0, "bench", count=4096, size=4096)
+            # A command the cluster does not know is not sent either, and is said as unknown, not as mutating.
+            with pytest.raises(CephError, match="does not know") as unknown:
+                client.mon_raw("osd frobnicate")
+            assert not isinstance(unknown.value, CephReadOnly)
             # Reading still works on every tab.
             await pilot.press("2")
             await wait_for(pilot, lambda: app.pgs_pane.query_one("#pgs-table").row_count > 0, 15, "the PG table")

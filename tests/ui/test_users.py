@@ -245,6 +245,7 @@ async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandb
         drop_entity(sandbox, user)
 
 
+@pytest.mark.tier
 async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbox) -> None:
     user = "client.ctu-edit"
     sandbox.ceph("auth", "get-or-create", user, "mon", "allow r", "osd", "allow r pool=rbd")

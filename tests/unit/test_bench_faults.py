@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import errno
 import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cephtui.ceph.client import CephError
 from cephtui.ceph.osdbench import WENT_DOWN_AFTER, OSDBench, OSDBenchParams
+from tests.releases import release_params
 
 
 class DiesUnderBench:
@@ -35,15 +39,14 @@ def test_an_osd_down_before_the_bench_is_just_down() -> None:
     assert one.error == "osd.1 is down"
 
 
-def test_timed_out_ops_say_what_their_pgs_wait_for() -> None:
+@pytest.mark.parametrize("path", release_params("osd_map_stall"))
+def test_timed_out_ops_say_what_their_pgs_wait_for(path: Path) -> None:
     """osd_map_stall.json: osd.1 killed; `osd map` of objects in a min_size-3 pool and in a size-1 pool."""
     import json
-    from pathlib import Path
 
     from cephtui.ceph.bench import diagnose_osdmap, waiting_on
     from cephtui.ceph.recording import ReplayClient
 
-    path = Path(__file__).resolve().parents[1] / "fixtures" / "pacific" / "osd_map_stall.json"
     client = ReplayClient.load(path)
     objects = json.loads(path.read_text())["meta"]["objects"]
     dump = client.mon("osd dump")

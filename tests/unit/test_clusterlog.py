@@ -5,11 +5,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cephtui.ceph.clusterlog import ClusterLog
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot import LOG_KEEP, SnapshotBuilder
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+from tests.releases import release_params
 
 
 class FakeHandle:
@@ -73,9 +74,10 @@ def test_flood_pushes_out_the_oldest_and_counts_them() -> None:
     assert log.received == len(got) + 400 + 1000 + log.dropped
 
 
-def test_snapshot_counts_source_drops_and_its_own_overflow() -> None:
+@pytest.mark.parametrize("fx", release_params("healthy"))
+def test_snapshot_counts_source_drops_and_its_own_overflow(fx: Path) -> None:
     log, handle = started(keep=2000)
-    client = ReplayClient.load(FIXTURES / "healthy.json")
+    client = ReplayClient.load(fx)
     builder = SnapshotBuilder(client, log=log)
     send(handle, 300)
     snap = builder.build()

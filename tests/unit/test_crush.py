@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -257,3 +258,59 @@ def test_device_class_edit_rebuilds_and_drops_shadow_trees() -> None:
     new2, _ = preview.build_crush(no_rule, to_hdd)
     m2 = C.parse_crush(crushtool.dump(new2))
     assert m2.classes == ("hdd",) and all(b.shadow_of_class != "ssd" for b in m2.buckets)
+
+
+# ------------------------------------------------------------------ the same CRUSH capture on each release
+
+def _crush_dirs() -> list[Any]:
+    """Pacific's CRUSH capture (tests/fixtures/crush/) and each other release's (tests/fixtures/<release>/crush/)."""
+    from tests.releases import release_dirs
+    return [pytest.param(FIX, id="pacific")] + [pytest.param(d / "crush", id=d.name) for d in release_dirs()
+                                                 if (d / "crush" / "crush_dump.json").is_file()]
+
+
+def _major(fix: Path) -> int:
+    return int(json.loads((fix / "VERSION").read_text())["version"].split()[2].split(".")[0])
+
+
+@pytest.mark.parametrize("fix", _crush_dirs())
+def test_parse_the_same_hierarchy_on_each_release(fix: Path) -> None:
+    """capture_crush_fixtures.py built the same hierarchy on each release; its crushtool's own text agrees."""
+    dump = json.loads((fix / "crush_dump.json").read_text())
+    cmap = C.parse_crush(dump, json.loads((fix / "osd_dump.json").read_text()))
+    text = (fix / "crushmap.txt").read_text()  # that release's crushtool -d
+    assert [d.name for d in cmap.devices] == ["osd.0", "osd.1", "osd.2", "osd.3"]
+    assert cmap.device("osd.3").device_class == "ssd" and cmap.classes == ("hdd", "ssd")  # type: ignore[union-attr]
+    hosts = {b.name for b in cmap.real_buckets() if b.type_name == "host"}
+    assert {b.name for b in cmap.real_buckets()} == {"default", "rack1"} | hosts and "host2" in hosts
+    for b in cmap.real_buckets():
+        assert f"{b.type_name} {b.name} {{" in text
+        assert b.weight == pytest.approx(sum(i.weight for i in b.items))
+    assert cmap.location_of("osd.3") == [("host", "host2"), ("rack", "rack1"), ("root", "default")]
+    assert {r.name for r in cmap.rules} == {r["rule_name"] for r in dump["rules"]} >= {"fast", "ecpool", "ecwide"}
+    for r in cmap.rules:
+        assert f"rule {r.name} {{" in text
+    fast = cmap.rule("fast")
+    assert fast is not None and fast.steps == ("take default class ssd", "choose firstn 0 type osd", "emit")
+    assert cmap.pools_using_rule("ecpool") == ("ecpool",)
+    p = cmap.ec_profile("ec21")
+    assert p is not None and (p.k, p.m, p.failure_domain, p.device_class) == (2, 1, "osd", "hdd")
+
+
+@needs_tools
+@pytest.mark.parametrize("fix", _crush_dirs())
+def test_this_hosts_tools_on_each_releases_maps(fix: Path) -> None:
+    """The preview runs this host's crushtool/osdmaptool on the cluster's maps. A map of a newer release
+    than the tools may not decode (Pacific's osdmaptool cannot read Tentacle's osdmap): that is a
+    CrushToolError with the tool's words, which the preview shows; never another exception."""
+    local = int(subprocess.run(["osdmaptool", "--version"], capture_output=True, text=True).stdout.split()[2]
+                .split(".")[0])
+    assert crushtool.dump((fix / "crushmap.bin").read_bytes())["devices"]
+    om = (fix / "osdmap.bin").read_bytes()
+    try:
+        info = crushtool.osdmap_dump(om)
+    except crushtool.CrushToolError as e:
+        assert _major(fix) > local, f"{fix}: {e}"  # only a newer release's map may fail
+        assert "error decoding osdmap" in str(e)
+        return
+    assert len(crushtool.map_pgs(om)) == sum(p["pg_num"] for p in info["pools"])

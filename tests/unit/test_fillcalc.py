@@ -1,4 +1,4 @@
-"""Fullness on output captured from a real Pacific sandbox (scripts/capture_full_fixtures.py).
+"""Fullness on output captured from a real sandbox of each release (scripts/capture_full_fixtures.py).
 
 The removal projection, the removal preflight's capacity check, the bench's write refusal and
 the Health pane's reading of a full cluster, each on what Ceph answered, never on typed JSON.
@@ -16,20 +16,23 @@ from cephtui.ceph.fillcalc import pct, project_removal
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot import SnapshotBuilder
 from cephtui.ceph.workflows.removal import preflight
+from tests.releases import release_dirs
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
 STATES = ("removal_ok", "removal_nearfull", "removal_backfillfull", "full")
+# Each release that holds the fullness captures: every test below runs once per release.
+RELEASE = [pytest.param(d, id=d.name) for d in release_dirs() if (d / "full.json").is_file()]
 
 
-def load(name: str) -> tuple[ReplayClient, dict[str, Any], dict[str, Any], list[int]]:
-    client = ReplayClient.load(FIXTURES / f"{name}.json")
-    meta = json.loads((FIXTURES / f"{name}.json").read_text())["meta"]
+def load(rel: Path, name: str) -> tuple[ReplayClient, dict[str, Any], dict[str, Any], list[int]]:
+    client = ReplayClient.load(rel / f"{name}.json")
+    meta = json.loads((rel / f"{name}.json").read_text())["meta"]
     return client, client.mgr("osd df"), client.mon("osd dump"), meta["removing"]
 
 
 @pytest.mark.parametrize("name", STATES)
-def test_projection_moves_exactly_the_removed_osds_data_by_weight(name: str) -> None:
-    _, df, dump, removing = load(name)
+@pytest.mark.parametrize("rel", RELEASE)
+def test_projection_moves_exactly_the_removed_osds_data_by_weight(rel: Path, name: str) -> None:
+    _, df, dump, removing = load(rel, name)
     p = project_removal(df, dump, removing)
     nodes = {n["id"]: n for n in df["nodes"]}
     assert p.moved_kb == sum(nodes[i]["kb_used_data"] for i in removing) > 0
@@ -46,8 +49,9 @@ def test_projection_moves_exactly_the_removed_osds_data_by_weight(name: str) -> 
                                                     dump["full_ratio"])
 
 
-def test_default_ratios_and_room_to_spare_is_ok() -> None:
-    _, df, dump, removing = load("removal_ok")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_default_ratios_and_room_to_spare_is_ok(rel: Path) -> None:
+    _, df, dump, removing = load(rel, "removal_ok")
     p = project_removal(df, dump, removing)
     level, detail = p.verdict()
     top = p.fullest
@@ -56,8 +60,9 @@ def test_default_ratios_and_room_to_spare_is_ok() -> None:
     assert "nearfull 85%, backfillfull 90%, full 95%" in detail
 
 
-def test_past_nearfull_after_the_move_warns() -> None:
-    _, df, dump, removing = load("removal_nearfull")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_past_nearfull_after_the_move_warns(rel: Path) -> None:
+    _, df, dump, removing = load(rel, "removal_nearfull")
     p = project_removal(df, dump, removing)
     top = p.fullest
     assert top is not None and p.nearfull <= top.after < p.backfillfull  # what the capture set up
@@ -66,8 +71,9 @@ def test_past_nearfull_after_the_move_warns() -> None:
     assert level == "warn" and f"past the nearfull ratio {pct(p.nearfull)}" in detail
 
 
-def test_past_backfillfull_after_the_move_refuses() -> None:
-    _, df, dump, removing = load("removal_backfillfull")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_past_backfillfull_after_the_move_refuses(rel: Path) -> None:
+    _, df, dump, removing = load(rel, "removal_backfillfull")
     p = project_removal(df, dump, removing)
     top = p.fullest
     assert top is not None and p.backfillfull <= top.after < p.full and top.now < p.nearfull
@@ -76,8 +82,9 @@ def test_past_backfillfull_after_the_move_refuses() -> None:
     assert "backfill_toofull" in detail and f"osd.{top.osd}" in detail
 
 
-def test_a_full_cluster_refuses_whatever_the_projection() -> None:
-    _, df, dump, removing = load("full")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_a_full_cluster_refuses_whatever_the_projection(rel: Path) -> None:
+    _, df, dump, removing = load(rel, "full")
     p = project_removal(df, dump, removing)
     full_in_map = sorted(o["osd"] for o in dump["osds"] if "full" in o["state"])
     assert full_in_map and set(full_in_map) <= set(p.full_now)
@@ -91,14 +98,16 @@ def test_a_full_cluster_refuses_whatever_the_projection() -> None:
 
 @pytest.mark.parametrize("name,level", [("removal_ok", "ok"), ("removal_nearfull", "warn"),
                                         ("removal_backfillfull", "block"), ("full", "block")])
-def test_the_removal_preflight_uses_the_projection(name: str, level: str) -> None:
-    client, df, dump, removing = load(name)
+@pytest.mark.parametrize("rel", RELEASE)
+def test_the_removal_preflight_uses_the_projection(rel: Path, name: str, level: str) -> None:
+    client, df, dump, removing = load(rel, name)
     capacity = next(c for c in preflight(client, removing, stats_check=False) if c.name == "capacity")
     assert (capacity.level, capacity.detail) == (level, project_removal(df, dump, removing).verdict()[1])
 
 
-def test_bench_refuses_writes_on_the_full_pool_and_a_new_pool() -> None:
-    _, _, dump, _ = load("full")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_bench_refuses_writes_on_the_full_pool_and_a_new_pool(rel: Path) -> None:
+    _, _, dump, _ = load(rel, "full")
     full_osds = [f"osd.{o['osd']}" for o in dump["osds"] if "full" in o["state"]]
     why = write_refusal(dump, "full")
     assert why is not None and why.startswith("not starting a write run: pool full is full: ")
@@ -110,17 +119,19 @@ def test_bench_refuses_writes_on_the_full_pool_and_a_new_pool() -> None:
 
 
 @pytest.mark.parametrize("name", ["removal_ok", "removal_nearfull", "removal_backfillfull"])
-def test_bench_writes_are_not_refused_below_full(name: str) -> None:
-    _, _, dump, _ = load(name)
+@pytest.mark.parametrize("rel", RELEASE)
+def test_bench_writes_are_not_refused_below_full(rel: Path, name: str) -> None:
+    _, _, dump, _ = load(rel, name)
     assert write_refusal(dump, "full") is None and write_refusal(dump, None) is None
     assert not diagnose_osdmap(dump, "full").full
 
 
-def test_health_pane_spells_out_a_full_cluster() -> None:
+@pytest.mark.parametrize("rel", RELEASE)
+def test_health_pane_spells_out_a_full_cluster(rel: Path) -> None:
     """`osd.1 is full` alone says neither at what level nor that writes stopped: the pane says both."""
     from cephtui.ui.panes.health import fullness, render_raw
 
-    client, _, dump, _ = load("full")
+    client, _, dump, _ = load(rel, "full")
     snap = SnapshotBuilder(client).build(pg_table=True, osd_tree=True)
     codes = {c.code for c in snap.health.checks}
     assert {"OSD_FULL", "POOL_FULL"} <= codes and snap.health.status == "HEALTH_ERR"
@@ -130,17 +141,21 @@ def test_health_pane_spells_out_a_full_cluster() -> None:
     first, *rest = text.plain.splitlines()
     assert first == "⛔ FULL: writes are blocked"
     assert f"{', '.join(full_osds)} past the full ratio ({snap.ratios.full * 100:.1f}%)" in rest
-    assert "pools that refuse writes: full, device_health_metrics" in rest
+    # POOL_FULL names every pool (device_health_metrics on Pacific, `.mgr` where the mgr made it)
+    full_pools = [d[len("pool '"):d.index("' is full")] for d in next(c for c in snap.health.checks
+                                                                    if c.code == "POOL_FULL").detail]
+    assert "full" in full_pools and f"pools that refuse writes: {', '.join(full_pools)}" in rest
     raw = render_raw(snap).plain
     assert "past the full ratio" in raw and f"full {snap.ratios.full * 100:.1f}%" in raw
 
 
-def test_a_cluster_below_its_ratios_gets_no_fullness_banner() -> None:
+@pytest.mark.parametrize("rel", RELEASE)
+def test_a_cluster_below_its_ratios_gets_no_fullness_banner(rel: Path) -> None:
     from cephtui.ui.panes.health import fullness
 
-    client, _, _, _ = load("removal_ok")
+    client, _, _, _ = load(rel, "removal_ok")
     assert "OSD_FULL" not in client.mon("health", detail="detail").get("checks", {})
-    assert fullness(SnapshotBuilder(ReplayClient.load(FIXTURES / "healthy.json")).build()) is None
+    assert fullness(SnapshotBuilder(ReplayClient.load(rel / "healthy.json")).build()) is None
 
 
 def test_longest_stall_finds_the_seconds_with_ops_stuck() -> None:
@@ -152,9 +167,10 @@ def test_longest_stall_finds_the_seconds_with_ops_stuck() -> None:
     assert longest_stall([s(1, 0, 0), s(2, 0, 0)]) is None  # idle (nothing in flight) is not a stall
 
 
-def test_a_dead_osds_data_still_moves_and_a_dead_osd_takes_none() -> None:
+@pytest.mark.parametrize("rel", RELEASE)
+def test_a_dead_osds_data_still_moves_and_a_dead_osd_takes_none(rel: Path) -> None:
     """osd_down.json (osd.2 stopped): `osd df` keeps the dead OSD's last report; its copies are rebuilt elsewhere."""
-    client = ReplayClient.load(FIXTURES / "osd_down.json")
+    client = ReplayClient.load(rel / "osd_down.json")
     df, dump = client.mgr("osd df"), client.mon("osd dump")
     down = [o["osd"] for o in dump["osds"] if not o["up"]]
     assert down == [2]

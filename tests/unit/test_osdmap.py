@@ -7,19 +7,17 @@ from pathlib import Path
 import pytest
 
 from cephtui.ceph import osdmap
-from cephtui.ceph.recording import command_key
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+from tests.releases import FIXTURES, raw_out, release_params
 
 
-def dump_raw(name: str) -> bytes:
-    rec = json.loads((FIXTURES / f"{name}.json").read_text())["commands"]
-    return rec[command_key("mon", "osd dump", {"format": "json"})]["out"].encode()
+def dump_raw(path: Path) -> bytes:
+    return raw_out(path, "mon", "osd dump")
 
 
-@pytest.mark.parametrize("name", ["healthy", "osd_down", "nearfull"])
-def test_lean_dump_equals_the_trimmed_generic_parse(name: str) -> None:
-    raw = dump_raw(name)
+@pytest.mark.parametrize("fx", [*release_params("healthy"), *release_params("osd_down"), *release_params("nearfull"),
+                                *release_params("full"), *release_params("osd_map_stall")])
+def test_lean_dump_equals_the_trimmed_generic_parse(fx: Path) -> None:
+    raw = dump_raw(fx)
     generic = json.loads(raw)
     lean = osdmap.lean_dump(raw)
     trimmed = osdmap.trim(generic)
@@ -32,7 +30,7 @@ def test_lean_dump_equals_the_trimmed_generic_parse(name: str) -> None:
 
 
 def test_unexpected_shapes_fall_back_to_the_generic_parse() -> None:
-    generic = json.loads(dump_raw("osd_down"))
+    generic = json.loads(dump_raw(FIXTURES / "pacific" / "osd_down.json"))
     generic["flags_set"] = 0  # osdmaptool prints an int here
     lean = osdmap.lean_dump(json.dumps(generic).encode())
     assert lean["flags_set"] == 0 and [o["osd"] for o in lean["osds"]] == [0, 1, 2]

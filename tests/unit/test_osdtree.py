@@ -1,23 +1,28 @@
-"""The OSD table from captured Pacific output: join, flags, filter, sort (no cluster needed)."""
+"""The OSD table from each release's captured output: join, flags, filter, sort (no cluster needed)."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cephtui.ceph.osdtree import BucketInfo, OSDFilter, selected_osds, view
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot import SnapshotBuilder
+from tests.releases import release_dirs
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
+# Each test runs once per release whose captures are under tests/fixtures/<release>/.
+RELEASE = [pytest.param(d, id=d.name) for d in release_dirs() if (d / "healthy.json").is_file()]
 
 
-def table(name: str, shadow: bool = False):
-    snap = SnapshotBuilder(ReplayClient.load(FIXTURES / f"{name}.json")).build(osd_tree=True, shadow=shadow)
+def table(rel: Path, name: str, shadow: bool = False):
+    snap = SnapshotBuilder(ReplayClient.load(rel / f"{name}.json")).build(osd_tree=True, shadow=shadow)
     assert snap.osd_table is not None
     return snap.osd_table
 
 
-def test_down_osd_and_bucket_counts() -> None:
-    t = table("osd_down")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_down_osd_and_bucket_counts(rel: Path) -> None:
+    t = table(rel, "osd_down")
     o2 = t.osd(2)
     assert o2 is not None and o2.status == "down" and not o2.up
     host = next(r.node for r in t.rows if isinstance(r.node, BucketInfo) and r.node.type_name == "host"
@@ -30,15 +35,17 @@ def test_down_osd_and_bucket_counts() -> None:
         r.node.id != 2 for r in view(t, OSDFilter("up in"), "tree") if r.is_osd)
 
 
-def test_nearfull_and_per_osd_noout() -> None:
-    t = table("nearfull")
-    assert all(o.fullness == "nearfull" for o in t.osds)  # ratio 0.02 in that capture
+@pytest.mark.parametrize("rel", RELEASE)
+def test_nearfull_and_per_osd_noout(rel: Path) -> None:
+    t = table(rel, "nearfull")
+    assert all(o.fullness == "nearfull" for o in t.osds)  # the capture set the ratio below every OSD
     assert [o.id for o in t.osds if "noout" in o.flags] == [0]
     assert [r.node.id for r in view(t, OSDFilter("noout"), "util")] == [0]
 
 
-def test_sorts_and_selection() -> None:
-    t = table("healthy", shadow=True)
+@pytest.mark.parametrize("rel", RELEASE)
+def test_sorts_and_selection(rel: Path) -> None:
+    t = table(rel, "healthy", shadow=True)
     by_util = view(t, OSDFilter(""), "util")
     assert [r.node.utilization for r in by_util] == sorted((o.utilization for o in t.osds), reverse=True)
     by_pgs = view(t, OSDFilter(""), "pgs")
@@ -51,8 +58,9 @@ def test_sorts_and_selection() -> None:
     assert full[first_shadow].node.name.endswith("~hdd")
 
 
-def test_filter_words_all_must_match() -> None:
-    t = table("healthy")
+@pytest.mark.parametrize("rel", RELEASE)
+def test_filter_words_all_must_match(rel: Path) -> None:
+    t = table(rel, "healthy")
     assert [o.id for o in t.osds if OSDFilter("hdd osd.1").matches(o)] == [1]
     assert [o.id for o in t.osds if OSDFilter("1").matches(o)] == [1]
     host = t.osds[0].host
@@ -60,8 +68,9 @@ def test_filter_words_all_must_match() -> None:
     assert not any(OSDFilter("ssd").matches(o) for o in t.osds)
 
 
-def test_collapsed_buckets_hide_what_is_under_them() -> None:
-    t = table("healthy", shadow=True)
+@pytest.mark.parametrize("rel", RELEASE)
+def test_collapsed_buckets_hide_what_is_under_them(rel: Path) -> None:
+    t = table(rel, "healthy", shadow=True)
     full = view(t, OSDFilter(""), "tree")
     host = next(r for r in full if not r.is_osd and r.node.type_name == "host" and not r.node.shadow)
     folded = view(t, OSDFilter(""), "tree", frozenset({host.key}))

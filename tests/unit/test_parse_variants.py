@@ -1,48 +1,58 @@
-"""Parsers stay correct across Ceph releases: captured output reshaped the way other releases shape it."""
+"""Parsers stay correct across Ceph releases: each release's captured output (tests/fixtures/<release>/),
+and that output reshaped the way other releases shape it."""
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
 
+import pytest
+
 from cephtui.ceph import parse
 from cephtui.ceph.client import loads
-from cephtui.ceph.recording import command_key
+from tests.releases import answer, major_of, num_pgs, release_params
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
-
-
-def raw(name: str, target: str, prefix: str, **args) -> dict:
-    rec = json.loads((FIXTURES / f"{name}.json").read_text())["commands"]
-    return loads(rec[command_key(target, prefix, {"format": "json", **args})]["out"])
+OSD_DOWN = release_params("osd_down")
+HEALTHY = release_params("healthy")
 
 
-def test_pg_dump_in_every_known_shape() -> None:
-    pacific = raw("osd_down", "mgr", "pg dump", dumpcontents=["pgs_brief"])
-    expected = parse.parse_pg_brief(pacific)
-    assert len(expected) == 49
-    assert parse.parse_pg_brief(pacific["pg_stats"]) == expected  # bare list (Luminous..Octopus)
-    assert parse.parse_pg_brief({"pg_map": {"pg_stats": pacific["pg_stats"]}}) == expected  # pg_map (newer)
+def raw(path: Path, target: str, prefix: str, **args) -> dict:
+    return answer(path, target, prefix, **args)
+
+
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_pg_dump_in_every_known_shape(fx: Path) -> None:
+    captured = raw(fx, "mgr", "pg dump", dumpcontents=["pgs_brief"])
+    expected = parse.parse_pg_brief(captured)
+    assert len(expected) == num_pgs(fx) > 0
+    pgs = captured["pg_stats"] if "pg_stats" in captured else captured["pg_map"]["pg_stats"]
+    assert parse.parse_pg_brief(pgs) == expected  # bare list (Luminous..Octopus)
+    assert parse.parse_pg_brief({"pg_map": {"pg_stats": pgs}}) == expected  # pg_map (newer)
+    assert parse.parse_pg_brief({"pg_ready": True, "pg_stats": pgs}) == expected  # Pacific..Tentacle
     assert parse.parse_pg_brief({"pg_ready": False}) == ()
 
 
-def test_osd_stat_nested_or_flat() -> None:
-    flat = raw("osd_down", "mon", "osd stat")
-    assert parse.parse_osd_stat({"osdmap": flat}) == parse.parse_osd_stat(flat)
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_osd_stat_nested_or_flat(fx: Path) -> None:
+    answer = raw(fx, "mon", "osd stat")
+    flat = answer.get("osdmap", answer)  # Nautilus nests it under "osdmap", Pacific on do not
+    assert parse.parse_osd_stat({"osdmap": flat}) == parse.parse_osd_stat(flat) == parse.parse_osd_stat(answer)
     assert parse.parse_osd_stat(flat).down == 1
 
 
-def test_pg_stat_with_and_without_wrapper() -> None:
-    wrapped = raw("osd_down", "mgr", "pg stat")
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_pg_stat_with_and_without_wrapper(fx: Path) -> None:
+    wrapped = raw(fx, "mgr", "pg stat")
     assert parse.parse_pg_stat(wrapped["pg_summary"]) == parse.parse_pg_stat(wrapped)
     # The status pgmap carries the same counts under other names.
-    status = raw("osd_down", "mon", "status")
+    status = raw(fx, "mon", "status")
     by_status = parse.parse_pgs_by_state(status["pgmap"])
-    assert by_status.num_pgs == parse.parse_pg_stat(wrapped).num_pgs
+    assert by_status.num_pgs == parse.parse_pg_stat(wrapped).num_pgs == num_pgs(fx)
 
 
-def test_health_summary_as_plain_string() -> None:
-    detail = raw("osd_down", "mon", "health", detail="detail")
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_health_summary_as_plain_string(fx: Path) -> None:
+    detail = raw(fx, "mon", "health", detail="detail")
     for c in detail["checks"].values():
         c["summary"] = c["summary"]["message"]  # pre-Luminous-12.2 shape
     h = parse.parse_health(detail)
@@ -50,8 +60,9 @@ def test_health_summary_as_plain_string() -> None:
     assert all(c.count == 0 and c.summary for c in h.checks)
 
 
-def test_bare_nan_and_inf_are_survived() -> None:
-    text = json.dumps(raw("healthy", "mon", "df", detail="detail"))
+@pytest.mark.parametrize("fx", HEALTHY)
+def test_bare_nan_and_inf_are_survived(fx: Path) -> None:
+    text = json.dumps(raw(fx, "mon", "df", detail="detail"))
     # Old `osd df` printed -nan, some Reef `osd dump` builds print bare inf.
     broken = re.sub(r'"percent_used": [0-9.e+-]+', '"percent_used": -nan', text, count=1)
     broken = re.sub(r'"max_avail": [0-9]+', '"max_avail": inf', broken, count=1)
@@ -76,8 +87,16 @@ def test_parse_stamp_formats() -> None:
 
 
 
-def test_progress_events_absent_or_empty() -> None:
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_progress_events_absent_or_empty(fx: Path) -> None:
     # The captures hold no progress events (the sandbox recovers too fast to raise one).
-    status = raw("osd_down", "mon", "status")
+    status = raw(fx, "mon", "status")
     assert parse.parse_progress(status.get("progress_events")) == ()
     assert parse.parse_progress(None) == ()
+
+
+@pytest.mark.parametrize("fx", HEALTHY)
+def test_quorum_names_the_mons_release(fx: Path) -> None:
+    """quorum_status's monmap says the oldest mon's release: the users wizard checks caps as it would."""
+    mons = parse.parse_quorum(raw(fx, "mon", "quorum_status"))
+    assert mons.release == major_of(fx) > 0 and mons.quorum == ("a",)

@@ -1,4 +1,4 @@
-"""The fast PG decoders give exactly what the generic parser gives, on answers captured from Pacific."""
+"""The fast PG decoders give exactly what the generic parser gives, on answers captured from each release."""
 from __future__ import annotations
 
 import json
@@ -9,27 +9,22 @@ import pytest
 from cephtui.ceph import parse, pgdump
 from cephtui.ceph.models import PGBrief
 from cephtui.ceph.pgfilter import pgid_key
-from cephtui.ceph.recording import command_key
+from tests.releases import FIXTURES, num_pgs, raw_out, release_params
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pacific"
-
-
-def out(name: str, target: str, prefix: str, **args) -> bytes:
-    rec = json.loads((FIXTURES / f"{name}.json").read_text())["commands"]
-    return rec[command_key(target, prefix, {"format": "json", **args})]["out"].encode()
+OSD_DOWN = release_params("osd_down")
+PACIFIC = FIXTURES / "pacific" / "osd_down.json"
+BRIEF = raw_out(PACIFIC, "mgr", "pg dump", dumpcontents=["pgs_brief"])
 
 
-BRIEF = out("osd_down", "mgr", "pg dump", dumpcontents=["pgs_brief"])
-STUCK = out("osd_down", "mgr", "pg dump_stuck", stuckops=["unclean"])
-
-
+@pytest.mark.parametrize("fx", OSD_DOWN)
 @pytest.mark.parametrize("slice_bytes", [1, 200, 1 << 20])
-def test_brief_in_slices_equals_generic_parse(monkeypatch: pytest.MonkeyPatch, slice_bytes: int) -> None:
+def test_brief_in_slices_equals_generic_parse(monkeypatch: pytest.MonkeyPatch, slice_bytes: int, fx: Path) -> None:
     # 1 byte: every element its own slice; 1 MiB: the whole array in one call.
     monkeypatch.setattr(pgdump, "SLICE", slice_bytes)
-    fast = pgdump.decode_array(BRIEF, "pg_stats", PGBrief)
-    assert fast is not None and len(fast) == 49
-    assert tuple(fast) == parse.parse_pg_brief(json.loads(BRIEF))
+    brief = raw_out(fx, "mgr", "pg dump", dumpcontents=["pgs_brief"])
+    fast = pgdump.decode_array(brief, "pg_stats", PGBrief)
+    assert fast is not None and len(fast) == num_pgs(fx)
+    assert tuple(fast) == parse.parse_pg_brief(json.loads(brief))
 
 
 def test_other_shapes_are_declined_not_misread() -> None:
@@ -80,11 +75,13 @@ def test_pg_table_decodes_only_what_changed_and_keeps_the_order() -> None:
     assert table.pool_states == pgdump.per_pool_states(table.rows)
 
 
-def test_pg_table_declines_other_shapes() -> None:
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_pg_table_declines_other_shapes(fx: Path) -> None:
+    brief = raw_out(fx, "mgr", "pg dump", dumpcontents=["pgs_brief"])
     table = pgdump.PGTable()
-    assert not table.update(json.dumps(json.loads(BRIEF)["pg_stats"]).encode())
-    table.replace(parse.parse_pg_brief(json.loads(BRIEF)))
-    assert len(table.rows) == 49 and table.rows[0].pgid == "1.0"
+    assert not table.update(json.dumps(json.loads(brief)["pg_stats"]).encode())
+    table.replace(parse.parse_pg_brief(json.loads(brief)))
+    assert len(table.rows) == num_pgs(fx) and table.rows[0].pgid == "1.0"
 
 
 def test_per_pool_states_counts() -> None:
@@ -94,9 +91,11 @@ def test_per_pool_states_counts() -> None:
     assert by_pool == {1: {"active+clean": 2, "peering": 1}, 3: {"active+clean": 1}}
 
 
-def test_stuck_kinds_follow_the_mgr_rules() -> None:
-    entries = pgdump.decode_array(STUCK, "stuck_pg_stats", pgdump._Stuck)
-    assert entries and entries == pgdump.generic_stuck(json.loads(STUCK))
+@pytest.mark.parametrize("fx", OSD_DOWN)
+def test_stuck_kinds_follow_the_mgr_rules(fx: Path) -> None:
+    stuck = raw_out(fx, "mgr", "pg dump_stuck", stuckops=["unclean"])
+    entries = pgdump.decode_array(stuck, "stuck_pg_stats", pgdump._Stuck)
+    assert entries and entries == pgdump.generic_stuck(json.loads(stuck))
     far = parse.parse_stamp("2100-01-01T00:00:00.000000+0000")
     assert far is not None
     rows = pgdump.classify_stuck(entries, 60, far)

@@ -20,9 +20,14 @@ from hypothesis import strategies as st
 
 from cephtui.ceph.client import loads
 from cephtui.ceph.recording import command_key
+from tests.releases import release_dirs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-SCENARIOS = ("healthy", "nearfull", "osd_down")
+# Pacific's captures by bare name; every other release's as "<release>/<scenario>", so each
+# property runs on each release's own shapes too (tests/fixtures/<release>/, tests/releases.py).
+SCENARIOS = ("healthy", "nearfull", "osd_down") + tuple(
+    f"{d.name}/{s}" for d in release_dirs() if d.name != "pacific"
+    for s in ("healthy", "nearfull", "osd_down") if (d / f"{s}.json").is_file())
 
 # Deterministic (no example database, a fixed seed), no deadline (a 2-core CI box is slow).
 FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -36,7 +41,8 @@ CRASHES: tuple[type[BaseException], ...] = (TypeError, KeyError, AttributeError,
 
 @cache
 def _recording(scenario: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / "pacific" / f"{scenario}.json").read_text())["commands"]
+    release, _, name = scenario.rpartition("/")
+    return json.loads((FIXTURES / (release or "pacific") / f"{name}.json").read_text())["commands"]
 
 
 def raw_answer(scenario: str, target: str, prefix: str, **args: Any) -> bytes:

@@ -56,7 +56,11 @@ def render_checks(snap: ClusterSnapshot) -> Group | Text:
     if not h.checks:
         return Text("No health checks raised.", style=palette.style("ok"))
     parts: list[Text] = []
-    for c in h.checks:
+    if all(c.muted for c in h.checks):  # `ceph -s`: HEALTH_OK (muted: ...)
+        parts.append(Text("No health checks raised (muted ones below).", style=palette.style("ok")))
+    # Muted checks last and on one line each, as `ceph -s` leaves them out: a check someone muted on
+    # purpose (a packaging quirk, a known warning) must not push the live ones off a small screen.
+    for c in sorted(h.checks, key=lambda c: c.muted):
         line = Text()
         line.append(f"[{c.severity.removeprefix('HEALTH_')}] ", style=palette.style(SEVERITY_STYLE.get(c.severity, "")))
         line.append(c.code, style="bold")
@@ -64,6 +68,8 @@ def render_checks(snap: ClusterSnapshot) -> Group | Text:
         if c.muted:
             line.append("  (muted)", style=palette.style("italic muted"))
         parts.append(line)
+        if c.muted:
+            continue
         for d in c.detail[:DETAIL_LINES]:
             parts.append(Text(f"    {d}", style=palette.style("muted") if c.muted else ""))
         if len(c.detail) > DETAIL_LINES:
@@ -222,7 +228,7 @@ class HealthPane(Vertical):
                             f"osd  unknown (last seen: {o.up}/{o.total} up)", style=muted)
             sync_static(self.query_one("#health-services", Static), ("stale", snap.mons, snap.mgr, snap.osds),
                         lambda: services)
-            n = len(snap.health.checks)
+            n = sum(1 for c in snap.health.checks if not c.muted)  # what `ceph -s` counts
             checks = Text(f"unknown: no answer from the monitors (last seen: {n} check{'s' if n != 1 else ''})",
                           style=muted)
             sync_static(self.query_one("#health-checks", Static), ("stale", n), lambda: checks)
@@ -230,7 +236,7 @@ class HealthPane(Vertical):
         status = Text("Overall  ", style="bold")
         status.append_text(health_badge(snap.health.short))
         status.append(f"  {snap.health.status}")
-        n = len(snap.health.checks)
+        n = sum(1 for c in snap.health.checks if not c.muted)  # what `ceph -s` counts
         status.append(f"\n{n} check{'s' if n != 1 else ''} raised" if n else "\nall checks pass",
                       style=palette.style("warn" if n else "ok"))
         if snap.health.mutes:

@@ -88,15 +88,23 @@ def template_caps(template: str, values: Mapping[str, str], pools: Sequence[str]
     raise ValueError("choose a template")
 
 
-def validated_caps(values: Mapping[str, str]) -> dict[str, str]:
-    """The non-empty caps per service, each checked by caps.validate; the error shows where a cap is wrong."""
+def mon_release(app: Any) -> int:
+    """The monitors' Ceph major version from the last snapshot (Pacific's grammar when not known yet)."""
+    snap = getattr(app, "snapshot", None)
+    release = snap.mons.release if snap is not None else 0
+    return release or caps_mod.PACIFIC
+
+
+def validated_caps(values: Mapping[str, str], release: int = caps_mod.PACIFIC) -> dict[str, str]:
+    """The non-empty caps per service, each checked by caps.validate as the monitors of `release` parse them;
+    the error shows where a cap is wrong."""
     out: dict[str, str] = {}
     for svc in ops.CAP_SERVICES:
         text = values.get(svc, "").strip()
         if not text:
             continue
         try:
-            caps_mod.validate(svc, text)
+            caps_mod.validate(svc, text, release=release)
         except caps_mod.CapsError as e:
             raise ValueError(caps_error_text(svc, e)) from None
         out[svc] = text
@@ -180,7 +188,7 @@ class CreateUserWizard:
                   for svc in ops.CAP_SERVICES]
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
-            new = validated_caps(v)
+            new = validated_caps(v, mon_release(self.app))
             return [ops.auth_get_or_create(name, new)]
 
         help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
@@ -256,7 +264,7 @@ def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | N
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:
-        new = validated_caps(v)
+        new = validated_caps(v, mon_release(app))
         if new == {s: c for s, c in old.items() if s in ops.CAP_SERVICES} and set(old) <= set(ops.CAP_SERVICES):
             raise ValueError("no change: edit a cap first")
         return [ops.auth_caps(entity.name, new)]

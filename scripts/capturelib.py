@@ -1,0 +1,102 @@
+"""What the capture scripts share: a sandbox of whatever release is installed here, and the
+per-release fixture directory with its meta file.
+
+The capture scripts are release-agnostic: they run on the host (Pacific) or inside a release
+chroot (`scripts/chroot.sh run trixie -- .venv-trixie/bin/python scripts/capture_fixtures.py`),
+start a sandbox with that environment's own Ceph, and write to tests/fixtures/<release>/ where
+<release> is the codename the cluster itself reports (`ceph version ... reef (stable)`).
+
+Each fixture directory carries RELEASE.json: the release, the exact `ceph version`, and per
+capture file the script, the Python, the time, and any distro quirk handled while capturing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
+# CEPHTUI_CAPTURE_CHROOT=SUITE: the sandbox's daemons run in that release chroot while the capture
+# script (and its librados) runs here. For a release whose Python cephtui cannot run on (Nautilus on
+# bullseye's 3.9): the answers are still the cluster's own; the client's release is noted as a quirk.
+CHROOT = os.environ.get("CEPHTUI_CAPTURE_CHROOT", "")
+if CHROOT:
+    SANDBOX = ["bash", str(ROOT / "scripts" / "chroot.sh"), "run", CHROOT, "--", "python3",
+               str(ROOT / "scripts" / "sandbox.py")]
+
+
+def sandbox(*args: str) -> str:
+    return subprocess.run([*SANDBOX, *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def start_sandbox(d: str, *args: str) -> tuple[str, list[str]]:
+    """`sandbox.py start D ARGS` with this environment's own Ceph.
+
+    Returns the conf path and the distro quirks the sandbox handled on the way (its `note:` lines,
+    e.g. Debian Reef's MGR_MODULE_DEPENDENCY muted); none on the host's Pacific.
+    """
+    res = subprocess.run([*SANDBOX, "start", d, *args], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"sandbox start failed: {res.stderr.strip()}")
+    quirks = [line.split("note:", 1)[1].strip() for line in res.stderr.splitlines() if "sandbox: note:" in line]
+    if CHROOT:
+        client = subprocess.run(["ceph", "--version"], capture_output=True, text=True).stdout.split()
+        quirks.append(f"daemons ran in the {CHROOT} chroot; captured through this host's librados "
+                      f"({' '.join(client[2:3])}, Python {platform.python_version()})")
+    for q in quirks:
+        print(f"capture: sandbox quirk: {q}", file=sys.stderr)
+    return res.stdout.strip().splitlines()[-1], quirks
+
+
+def wait_for(what: str, cond: Callable[[], Any], timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(1)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def release_of(version: str) -> str:
+    """'ceph version 18.2.7 (...) reef (stable)' -> 'reef'."""
+    words = version.replace("(", " ").replace(")", " ").split()
+    for i, w in enumerate(words):
+        if w in ("stable", "dev", "rc") and i > 0:
+            return words[i - 1]
+    raise SystemExit(f"cannot tell the release from {version!r}")
+
+
+def outdir(argv: list[str], version: str) -> Path:
+    """OUTDIR from the command line, else tests/fixtures/<the cluster's release>/."""
+    out = Path(argv[1]) if len(argv) > 1 else FIXTURES / release_of(version)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def note_capture(out: Path, files: list[str], script: str, version: str, quirks: list[str]) -> None:
+    """Record in OUT/RELEASE.json which release made FILES, with what and when."""
+    meta_path = out / "RELEASE.json"
+    meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    release = release_of(version)
+    if meta.get("release", release) != release:
+        raise SystemExit(f"{out} holds {meta['release']} captures; this cluster is {release}")
+    meta["release"] = release
+    meta["ceph_version"] = version
+    captures = meta.setdefault("captures", {})
+    for name in files:
+        captures[name] = {
+            "script": f"scripts/{script}",
+            "python": platform.python_version(),
+            "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "quirks": quirks,
+        }
+    meta["captures"] = dict(sorted(captures.items()))
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n")
