@@ -1,27 +1,70 @@
 #!/usr/bin/env bash
-# Set everything up, then lint (ruff), type-check (mypy) and run the whole test suite against a real
-# sandbox cluster (started by the tests).
+# The whole test suite, as CI runs it:
+#   scripts/test.sh            set up; lint (ruff), type-check (mypy); the whole pytest suite against a
+#                              real sandbox cluster of this host's release; then the release matrix:
+#                              the unit and replay suites on Python 3.9, 3.13 and 3.14, and the release
+#                              tier on Reef and Tentacle, each in its Debian chroot (scripts/chroot.sh,
+#                              built first when not cached).
+#   scripts/test.sh ARGS...    set up, lint, type-check, then only `pytest ARGS` on this host (development).
+# CEPHTUI_MATRIX=0 skips the release matrix.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$ROOT/scripts/setup.sh"
 VENV=${CEPHTUI_VENV:-$ROOT/.venv}
 cd "$ROOT"
+matrix=${CEPHTUI_MATRIX:-1}
+[ "$#" -eq 0 ] || matrix=0
+[ "$(id -u)" -eq 0 ] || { [ "$matrix" = 1 ] && echo "test.sh: not root: no chroots, so no release matrix" >&2; matrix=0; }
+
+started=$(date +%s)
+failed=0
+times=()
+stage() {  # stage NAME CMD...: run, time, remember; a failure does not stop the others
+    local name=$1 t0 rc
+    shift
+    t0=$(date +%s)
+    echo "test.sh: == $name" >&2
+    set +e
+    "$@"
+    rc=$?
+    set -e
+    times+=("$(printf '%-34s %5ss  %s' "$name" "$(($(date +%s) - t0))" "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")")")
+    return $rc
+}
+
+if [ "$matrix" = 1 ]; then
+    # Built first (cached afterwards), so that the host suite's cross-release tests (the one file on each
+    # chroot's Python, this librados against a Tentacle cluster) run rather than skip.
+    for suite in trixie forky bullseye; do
+        stage "chroot $suite" bash "$ROOT/scripts/chroot.sh" build "$suite" || { matrix=0; failed=1; }
+    done
+fi
+
 # Lint and types first: quick, and a red one needs no cluster to show.
-echo "test.sh: ruff check" >&2
-"$VENV/bin/ruff" check .
+stage "ruff check" "$VENV/bin/ruff" check . || failed=1
 # mypy runs on 3.10+ only (a venv of Python 3.9 has none): it checks for 3.9 from the newer Python.
 if "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
-    echo "test.sh: mypy cephtui" >&2
-    "$VENV/bin/python" -m mypy cephtui
+    stage "mypy cephtui" "$VENV/bin/python" -m mypy cephtui || failed=1
 else
     echo "test.sh: no mypy on Python 3.9 (pyproject.toml); the host's type check covers 3.9" >&2
 fi
 set +e
-"$VENV/bin/python" -m pytest "$@"
+stage "pytest (host: $(ceph --version 2>/dev/null | awk '{print $3, $5}'))" "$VENV/bin/python" -m pytest "$@"
 rc=$?
 set -e
 if [ "$rc" -eq 5 ]; then
     echo "test.sh: pytest collected no tests; that is a failure" >&2
-    exit 1
+    failed=1
+elif [ "$rc" -ne 0 ]; then
+    failed=1
 fi
-exit "$rc"
+
+if [ "$matrix" = 1 ]; then
+    stage "Python 3.9 / 3.13 / 3.14 unit+replay" bash "$ROOT/scripts/test_pythons.sh" || failed=1
+    stage "release tier: reef" bash "$ROOT/scripts/test_release.sh" reef || failed=1
+    stage "release tier: tentacle" bash "$ROOT/scripts/test_release.sh" tentacle || failed=1
+fi
+
+echo "test.sh: summary (wall $(($(date +%s) - started)) s)" >&2
+for line in "${times[@]}"; do echo "  $line" >&2; done
+exit "$failed"
