@@ -56,6 +56,10 @@ def _run(argv: Sequence[str], cwd: Path, timeout: float = TIMEOUT) -> str:
             "install the cluster's own release of ceph-common")
     if res.returncode != 0:
         msg = "\n".join(s.strip() for s in (res.stderr, res.stdout) if s.strip())
+        if "error decoding" in msg:  # the map's encoding is newer than this tool (Pacific's on Tentacle's)
+            msg += (f"\n{argv[0]} ({tool_version(argv[0]) or 'unknown version'}) cannot decode this cluster's "
+                    "map, probably written by a newer Ceph release: install the cluster's own release of "
+                    "ceph-common")
         raise CrushToolError(msg or f"{argv[0]} failed with exit code {res.returncode}")
     return res.stdout
 
