@@ -2,8 +2,9 @@
 
 Keys are dropped when `auth ls` is parsed and shown only on the explicit
 reveal screen; this is the safety net for the rest: error texts, the audit
-log, the log. A cephx key is the base64 of a 12-byte header and a 16-byte
-secret: 40 characters starting "AQ" (type 1, AES) and ending "==".
+log, the log. A cephx key is the base64 of a 12-byte header and its secret:
+40 characters starting "AQ" (type 1, AES-128, 16 bytes, ending "=="), or since
+Tentacle 60 characters starting "Ag" (type 2, 32 bytes, ending "=").
 """
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ import re
 from pathlib import Path
 
 MASK = "[secret redacted]"
-_KEY = re.compile(r"AQ[A-Za-z0-9+/]{36,38}={0,2}")
+_KEY = re.compile(r"Ag[A-Za-z0-9+/]{56,58}={0,2}|AQ[A-Za-z0-9+/]{36,38}={0,2}")
 # `key = …` in a keyring, `"key": "…"` in JSON, `--key=…`/`secret=…` on a command line, and the
 # mon's "error setting modifier for [client.x] type=key val=…" that echoes a malformed key back.
 _ASSIGNED = re.compile(r"""(?i)(\b(?:key|secret)\b["']?\s*[:=]\s*["']?|\btype=key val=)([A-Za-z0-9+/=]{8,}\S*)""")
 
 
 def redact(text: str) -> str:
-    if "AQ" not in text and "key" not in text.lower() and "secret" not in text.lower():
+    if "AQ" not in text and "Ag" not in text and "key" not in text.lower() and "secret" not in text.lower():
         return text  # the common case: nothing to scan
     return _KEY.sub(MASK, _ASSIGNED.sub(lambda m: m.group(1) + MASK, text))
 

@@ -151,3 +151,14 @@ def test_pool_and_auth_operations() -> None:
         ops.auth_get_or_create("bob", {"mon": "allow r"})
     with pytest.raises(ValueError, match="at least one capability"):
         ops.auth_caps("client.x", {"mon": " "})
+
+
+def test_tentacle_keys_are_masked_whole() -> None:
+    """Tentacle's 60-character type-2 keys (this one from its `ceph-authtool --gen-print-key`), bare in
+    a message as well as assigned: none of it may be left."""
+    from cephtui.ceph.secrets import MASK, redact
+
+    key = "AgAlewRrJf4pECAAwD3AzvaUcbNFZ1xCuA7q8phYUeuetJ6f36WSFp1wILE="
+    for text in (f"bad {key} here", f"key = {key}", f'{{"key": "{key}"}}'):
+        out = redact(text)
+        assert MASK in out and not any(key[i:i + 12] in out for i in range(0, len(key) - 12)), out
