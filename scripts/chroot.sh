@@ -6,10 +6,12 @@
 #                                          # same paths
 #   scripts/chroot.sh path SUITE           # where it lives
 #   scripts/chroot.sh umount SUITE         # undo the mounts `run` left in place
+#   scripts/chroot.sh rm SUITE             # unmount, then delete it (to start over)
 #
 # SUITE is a Debian suite: bullseye (Ceph 14.2, Python 3.9), trixie (18.2 Reef, 3.13) or
 # forky (20.2 Tentacle, 3.14). The chroot is a cache: CEPHTUI_CHROOTS (default
-# ~/.cache/cephtui/chroots) holds one directory per suite; delete it to start over.
+# ~/.cache/cephtui/chroots) holds one directory per suite. Delete one only with `rm SUITE`: while
+# mounted, a chroot holds this host's /tmp, /dev and the checkout, which a plain `rm -rf` would empty.
 #
 # Each distro quirk is handled here on purpose, and said on stderr when it is:
 #  - apt: the Release files of a suite under development can be past their Valid-Until date
@@ -51,11 +53,24 @@ mount_all() {  # idempotent: several runs may share one chroot, so mounts stay u
     cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
 }
 
-umount_all() {
+mounts_under() {  # every mount point inside the chroot, deepest first
+    awk -v d="$1/" 'index($2, d) == 1 {print $2}' /proc/self/mounts | sort -r
+}
+
+umount_all() {  # every mount under the chroot: other checkouts' binds too, not only this one's
     local dir=$1 m
-    for m in "$dir$ROOT" "$dir/tmp" "$dir/dev" "$dir/sys" "$dir/proc"; do
-        if mountpoint -q "$m"; then umount -R "$m" || umount -R -l "$m"; fi
+    for m in $(mounts_under "$dir"); do
+        umount "$m" 2>/dev/null || umount -l "$m"
     done
+}
+
+remove() {
+    local dir=$1
+    umount_all "$dir"
+    # A bind mount is on the same filesystem as what it shows, so --one-file-system would not stop rm
+    # from going through one: refuse while any remains.
+    [ -z "$(mounts_under "$dir")" ] || die "still mounted under $dir: $(mounts_under "$dir" | tr '\n' ' ')"
+    rm -rf --one-file-system "$dir"
 }
 
 copy_host_config() {  # CA bundle and pip configuration, so pip inside reaches PyPI as the host does
@@ -80,7 +95,7 @@ build() {
         say "installing debootstrap"; apt-get install -y -q debootstrap >&2; }
     mkdir -p "$BASE"
     if [ ! -x "$dir/usr/bin/apt-get" ] || [ ! -f "$dir/.debootstrap-done" ]; then
-        rm -rf "$dir"
+        [ -e "$dir" ] && remove "$dir"
         local script=()
         if [ ! -e "/usr/share/debootstrap/scripts/$suite" ]; then
             # This host's debootstrap predates the suite (bookworm's knows no forky): sid's script
@@ -146,7 +161,7 @@ run() {
 [ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, mount, chroot)"
 cmd=${1:-}
 suite=${2:-}
-[ -n "$cmd" ] && [ -n "$suite" ] || die "usage: chroot.sh build|run|path|umount SUITE [-- CMD...]"
+[ -n "$cmd" ] && [ -n "$suite" ] || die "usage: chroot.sh build|run|path|umount|rm SUITE [-- CMD...]"
 suite_ok "$suite"
 shift 2
 case "$cmd" in
@@ -154,5 +169,6 @@ case "$cmd" in
     run) run "$suite" "$@";;
     path) echo "$BASE/$suite";;
     umount) umount_all "$BASE/$suite";;
-    *) die "unknown command '$cmd' (build, run, path or umount)";;
+    rm) remove "${BASE:?}/$suite"; say "$suite: removed";;
+    *) die "unknown command '$cmd' (build, run, path, umount or rm)";;
 esac
