@@ -309,10 +309,13 @@ def test_this_hosts_tools_on_each_releases_maps(fix: Path) -> None:
     om = (fix / "osdmap.bin").read_bytes()
     try:
         info = crushtool.osdmap_dump(om)
+        mapped = crushtool.map_pgs(om)
     except crushtool.CrushToolError as e:
         assert _major(fix) > local, f"{fix}: {e}"  # only a newer release's map may fail
-        assert "error decoding osdmap" in str(e)
-        assert "cannot decode this cluster's map, probably written by a newer Ceph release" in str(e)
-        assert f"osdmaptool ({crushtool.tool_version('osdmaptool')})" in str(e)  # names this tool's release
+        # Either the tool cannot decode it (Pacific's osdmaptool on Tentacle's map) or it decodes and then
+        # crashes mapping it (Nautilus' on Pacific's): both said in one line naming this tool's release.
+        decode = "error decoding osdmap" in str(e) and "probably written by a newer Ceph release" in str(e)
+        assert decode or "crashed (SIG" in str(e), str(e)
+        assert f"osdmaptool ({crushtool.tool_version('osdmaptool')})" in str(e)
         return
-    assert len(crushtool.map_pgs(om)) == sum(p["pg_num"] for p in info["pools"])
+    assert len(mapped) == sum(p["pg_num"] for p in info["pools"])
