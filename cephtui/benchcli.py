@@ -7,8 +7,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from .ceph import ops
-from .ceph.bench import (
+from cephtui.ceph import ops
+from cephtui.ceph.bench.engine import (
     LATENCY_PRESET,
     BenchEngine,
     BenchError,
@@ -19,8 +19,8 @@ from .ceph.bench import (
     run_bench,
     write_refusal,
 )
-from .ceph.benchhistory import BenchHistory
-from .ceph.benchpool import (
+from cephtui.ceph.bench.history import BenchHistory
+from cephtui.ceph.bench.pool import (
     bench_operation,
     explain_temp_pool_refusal,
     temp_pool_create_ops,
@@ -28,7 +28,7 @@ from .ceph.benchpool import (
     temp_pool_name,
     temp_pool_pg_num,
 )
-from .ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
 
 
 def params_from_args(args: argparse.Namespace, pool: str) -> BenchParams:
@@ -105,7 +105,7 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
 
 def _cleanup(spec: ConnectionSpec, args: argparse.Namespace, audit: ops.AuditLog) -> int:
     """`rados -p P cleanup [--run-name N]`: removes what a write (ours or native) left behind."""
-    from .ceph.bench import DEFAULT_METADATA, BenchSession, cleanup_run
+    from cephtui.ceph.bench.engine import DEFAULT_METADATA, BenchSession, cleanup_run
 
     if not args.pool:
         print("cephtui bench: cleanup needs --pool", file=sys.stderr)

@@ -40,12 +40,21 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__
-from .ceph.bench import MODES, BenchError, parse_size
-from .ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, local_release, split_ceph_args
-from .ceph.format import human_bytes, human_rate
-from .cliargs import LibradosOptions, UsageError, split_argv
-from .config import EXAMPLE, MIN_REFRESH, ConfigError, Connection, Settings, check_stop_cmd, config_path, load_config
+from cephtui import __version__
+from cephtui.ceph.bench.engine import MODES, BenchError, parse_size
+from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, local_release, split_ceph_args
+from cephtui.ceph.format import human_bytes, human_rate
+from cephtui.cliargs import LibradosOptions, UsageError, split_argv
+from cephtui.config import (
+    EXAMPLE,
+    MIN_REFRESH,
+    ConfigError,
+    Connection,
+    Settings,
+    check_stop_cmd,
+    config_path,
+    load_config,
+)
 
 COMMANDS = ("snapshot", "bench", "config", "remove")
 USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
@@ -146,7 +155,7 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     r = cmds["remove"] = sub.add_parser(
         "remove", allow_abbrev=False, help="remove or replace OSDs headless, resumable",
         description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
-    from .removecli import add_arguments
+    from cephtui.removecli import add_arguments
     add_arguments(r)
     return p, cmds
 
@@ -315,10 +324,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if args.command == "snapshot":
             return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
         if args.command == "bench":
-            from .benchcli import bench_command
+            from cephtui.benchcli import bench_command
             return bench_command(client, spec, args)
         if args.command == "remove":
-            from .removecli import remove_command
+            from cephtui.removecli import remove_command
             return remove_command(client, spec, args, settings.osd_stop_cmd, read_only=read_only)
         source = settings.source("read_only")
         why = (f"read_only = true in {settings.path} ({source}); --read-write overrides it"
@@ -383,7 +392,7 @@ def config_command(settings: Settings, spec: ConnectionSpec, extra: Sequence[str
 
 
 def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> int:
-    from .ceph.snapshot import SnapshotBuilder
+    from cephtui.ceph.snapshot.builder import SnapshotBuilder
 
     snap = SnapshotBuilder(client).build(pg_table=pg_table)
     if as_json:
@@ -414,8 +423,8 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
 def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",
             read_only: bool = False, theme: str | None = None, bench_defaults: Any = None,
             read_only_why: str = "", config_file: str | None = None) -> int:
-    from .ceph.secrets import log_to_file
-    from .ui.app import CephTUI
+    from cephtui.ceph.secrets import log_to_file
+    from cephtui.ui.app import CephTUI
 
     log_to_file()  # errors the UI summarises ("see the log") land here, secrets masked
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,

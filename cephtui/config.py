@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .ceph.bench import MODES, BenchError, BenchParams, MiB, parse_size
-from .ceph.workflows.removal import PLACEHOLDERS
+from cephtui.ceph.bench.engine import MODES, BenchError, BenchParams, MiB, parse_size
+from cephtui.ceph.workflows.removal import PLACEHOLDERS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -523,7 +523,7 @@ def _check_common(key: str, value: Any) -> Any:
 def _librados_refusal(name: str, value: str) -> str | None:
     """Why the local librados would not take this option (checked against its own option table, without
     connecting: librados itself silently skips an unknown name), or None; None too without rados."""
-    from .cliargs import LibradosOptions
+    from cephtui.cliargs import LibradosOptions
 
     lib = LibradosOptions()
     try:
@@ -559,7 +559,7 @@ ThemeNames = Callable[[], Sequence[str]]
 def available_themes() -> list[str] | None:
     """Theme names from cephtui.ui.themes (looked up only when a theme is set); None if it cannot say."""
     try:
-        from .ui.themes import theme_names
+        from cephtui.ui.themes import theme_names
     except ImportError:
         return None
     try:

@@ -135,6 +135,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not any(a in _NO_CHECK for a in args):
             print(missing_rados_message(e), file=sys.stderr)
             return 1
-    from .cli import main as cli_main
+    from cephtui.cli import main as cli_main
 
     return cli_main(argv)

@@ -22,11 +22,11 @@ import threading
 import time
 from typing import Any, TextIO
 
-from .ceph import ops
-from .ceph.client import CephClient, CephError, ConnectionSpec
-from .ceph.coerce import as_dict, dicts
-from .ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
-from .ceph.workflows.removal import (
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.coerce import as_dict, dicts
+from cephtui.ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
+from cephtui.ceph.workflows.removal import (
     KIND,
     OVERRIDES,
     Removal,
@@ -36,7 +36,7 @@ from .ceph.workflows.removal import (
     preflight,
     stop_command,
 )
-from .ceph.workflows.store import WorkflowConflict, WorkflowStore
+from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 
 log = logging.getLogger(__name__)
 EXIT = {"done": 0, "failed": 1, "blocked": 3, "aborted": 4}
@@ -169,7 +169,7 @@ def _apply_options(state: Removal, args: argparse.Namespace) -> None:
 
 def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, stop_cmd: str,
                    read_only: bool = False) -> int:
-    from .ceph.secrets import log_to_file
+    from cephtui.ceph.secrets import log_to_file
     log_to_file()  # an internal error goes there (secrets masked), not as a traceback on the terminal
     store = WorkflowStore(client=client)
     if args.status:
@@ -228,7 +228,7 @@ def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Name
 
 
 def _conflict(store: WorkflowStore, ids: list[int], others: list[dict[str, Any]]) -> str:
-    from .ceph.workflows.store import conflict_text
+    from cephtui.ceph.workflows.store import conflict_text
     return conflict_text(ids, others)
 
 

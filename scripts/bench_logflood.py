@@ -201,8 +201,8 @@ async def measure(conf: str, seconds: float, threads: int, idle: float) -> dict[
 
 def callback_cost(n: int = 200_000) -> dict[str, float]:
     """µs per librados log callback: the previous one (decode, datetime, LogEntry, lock) and the current one."""
-    from cephtui.ceph.clusterlog import ClusterLog
-    from cephtui.ceph.models import LogEntry
+    from cephtui.ceph.snapshot.clusterlog import ClusterLog
+    from cephtui.ceph.snapshot.models import LogEntry
 
     pending: Any = __import__("collections").deque(maxlen=1000)
     lock = threading.Lock()

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
-from cephtui.ceph.snapshot import SnapshotBuilder  # noqa: E402
+from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
 CEPHTUI = str(ROOT / ".venv" / "bin" / "cephtui")
 # A tmux server of this run's own: no other user's sessions or environment, ended at the end of the run.

@@ -31,7 +31,7 @@ from cephtui.ceph.client import (  # noqa: E402
     loads,  # noqa: E402
 )
 from cephtui.ceph.recording import RecordingClient, command_key  # noqa: E402
-from cephtui.ceph.snapshot import STUCK_KINDS, SnapshotBuilder  # noqa: E402
+from cephtui.ceph.snapshot.builder import STUCK_KINDS, SnapshotBuilder  # noqa: E402
 
 
 def record(client: CephClient, path: Path, scenario: str, expect: frozenset[str] = frozenset()) -> None:

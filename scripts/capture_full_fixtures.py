@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from capturelib import note_capture, outdir, sandbox, start_sandbox, wait_for  # noqa: E402
 
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
-from cephtui.ceph.fillcalc import project_removal  # noqa: E402
+from cephtui.ceph.ops.fillcalc import project_removal  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
-from cephtui.ceph.snapshot import SnapshotBuilder  # noqa: E402
+from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 from cephtui.ceph.workflows.removal import preflight  # noqa: E402
 
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]

@@ -24,9 +24,9 @@ from typing import Any
 
 import msgspec
 
-from .commands import CommandTable
-from .mgrgate import MgrGate, active_addr
-from .secrets import redact
+from cephtui.ceph.commands import CommandTable
+from cephtui.ceph.mgrgate import MgrGate, active_addr
+from cephtui.ceph.secrets import redact
 
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
     import rados

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .client import CephClient, CephError, ConnectionSpec, error_for, loads
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec, error_for, loads
 
 
 def command_key(target: str, prefix: str, args: dict[str, Any]) -> str:

@@ -21,39 +21,39 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane, TextArea
 
-from ..ceph import ops
-from ..ceph.client import CephClient, CephError, CephTimeout
-from ..ceph.clusterlog import ClusterLog
-from ..ceph.models import ClusterSnapshot
-from ..ceph.secrets import redact
-from ..ceph.snapshot import SnapshotBuilder
-from ..ceph.workflows.queue import driven_elsewhere, indicator, queue_rows
-from ..ceph.workflows.removal import KIND, Removal, RemovalEngine
-from ..ceph.workflows.store import WorkflowConflict, WorkflowStore
-from . import jump as jumps
-from . import navigation as nav
-from . import palette
-from .messages import PollFailed, SnapshotReady
-from .panes.activity import ActivityPane
-from .panes.bench import BenchPane
-from .panes.crush import CrushPane
-from .panes.health import HealthPane
-from .panes.maintenance import MaintenancePane
-from .panes.osds import OSDsPane
-from .panes.pgs import PGsPane
-from .panes.pools import PoolsPane
-from .panes.users import UsersPane
-from .readonly import WHY, mutating_action, refusal
-from .screens.removal import RemovalScreen, ResumeScreen, StopChoice
-from .themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
-from .widgets.confirm import ConfirmScreen, Outcome
-from .widgets.dialog import close_like_escape
-from .widgets.footer import CephFooter
-from .widgets.preview_view import preview_for
-from .widgets.promptbar import PromptBar
-from .widgets.statusbar import StatusBar
-from .widgets.virtualtable import VirtualTable
-from .wizards.form import Builder, Field, FormScreen
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient, CephError, CephTimeout
+from cephtui.ceph.secrets import redact
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.clusterlog import ClusterLog
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.workflows.queue import driven_elsewhere, indicator, queue_rows
+from cephtui.ceph.workflows.removal import KIND, Removal, RemovalEngine
+from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
+from cephtui.ui import jump as jumps
+from cephtui.ui import navigation as nav
+from cephtui.ui import palette
+from cephtui.ui.messages import PollFailed, SnapshotReady
+from cephtui.ui.panes.activity import ActivityPane
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.health import HealthPane
+from cephtui.ui.panes.maintenance import MaintenancePane
+from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.panes.pgs import PGsPane
+from cephtui.ui.panes.pools import PoolsPane
+from cephtui.ui.panes.users import UsersPane
+from cephtui.ui.readonly import WHY, mutating_action, refusal
+from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen, StopChoice
+from cephtui.ui.themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
+from cephtui.ui.widgets.confirm import ConfirmScreen, Outcome
+from cephtui.ui.widgets.dialog import close_like_escape
+from cephtui.ui.widgets.footer import CephFooter
+from cephtui.ui.widgets.preview_view import preview_for
+from cephtui.ui.widgets.promptbar import PromptBar
+from cephtui.ui.widgets.statusbar import StatusBar
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
@@ -842,7 +842,7 @@ class CephTUI(App[None]):
         self.push_screen(FormScreen(title, fields, build, help, warn), done)
 
     def action_help(self) -> None:
-        from .help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`
+        from cephtui.ui.help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -862,7 +862,7 @@ class CephTUI(App[None]):
                             self.action_help)
         if screen is not self.screen_stack[0]:
             return  # a dialog is open: the tabs' actions are for the main screen
-        from .help import ACTION_TEXT
+        from cephtui.ui.help import ACTION_TEXT
 
         for (key, title), pane in zip(TABS, self.panes):
             for binding in pane_bindings(pane):

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from .widgets.dialog import Dialog
+from cephtui.ui.widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.
 EVERYWHERE = (

@@ -11,9 +11,9 @@ from typing import Any, Union
 from textual.widget import Widget
 from textual.widgets import DataTable, Input
 
-from .jump import row_names
-from .widgets.filterinput import FilterInput
-from .widgets.virtualtable import VirtualTable
+from cephtui.ui.jump import row_names
+from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.virtualtable import VirtualTable
 
 Table = Union[VirtualTable[Any], DataTable[Any]]
 

@@ -98,7 +98,7 @@ def current() -> Palette:
     """The palette in use; before any app set one, cephtui's default theme's."""
     global _current
     if _current is None:
-        from .themes import DEFAULT_THEME, builtin_themes_dir, read_theme
+        from cephtui.ui.themes import DEFAULT_THEME, builtin_themes_dir, read_theme
         _current = Palette.from_theme(read_theme(builtin_themes_dir() / f"{DEFAULT_THEME}.json"))
     return _current
 

@@ -54,7 +54,7 @@ def builtin_themes_dir() -> Path:
 
 def user_config_dir() -> Path:
     """$XDG_CONFIG_HOME/cephtui, ~/.config/cephtui when it is unset: where the config file lives."""
-    from ..config import default_path  # one rule for the XDG directory (config never imports textual)
+    from cephtui.config import default_path  # one rule for the XDG directory (config never imports textual)
     return default_path().parent
 
 
@@ -64,7 +64,7 @@ def user_themes_dir() -> Path:
 
 def user_config_file() -> Path:
     """The config file where `theme = "..."` keeps a choice: $CEPHTUI_CONFIG, else user_config_dir()/config.toml."""
-    from ..config import config_path  # the config module's own answer (it never imports textual)
+    from cephtui.config import config_path  # the config module's own answer (it never imports textual)
     return config_path()[0]
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.caps import CapsError, validate
+from cephtui.ceph.ops.caps import CapsError, validate
 from tests.conftest import Sandbox
 from tests.unit.test_caps import MON_VERIFIED
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph.client import CephClient, CephError, CephUnknownCommand, ConnectionSpec, local_release
-from cephtui.ceph.snapshot import SnapshotBuilder
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from tests.conftest import Sandbox, wait_until
 
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
+from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, cli, rank_results
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
-from cephtui.ceph.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, cli, rank_results
 from tests.conftest import Sandbox
 
 MiB = 1024 * 1024

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from cephtui.ceph.models import ClusterSnapshot
-from cephtui.ceph.osdtree import BucketInfo, OSDInfo
-from cephtui.ceph.snapshot import SnapshotBuilder
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo
 from tests.conftest import Sandbox
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from cephtui.ceph import ops
-from cephtui.ceph.osdtree import BucketInfo
+from cephtui.ceph.snapshot.osdtree import BucketInfo
 from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox

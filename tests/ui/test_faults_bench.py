@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from cephtui.ceph.bench import STALL_NOTABLE, BenchParams, run_bench
+from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchParams, run_bench
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
-from cephtui.ceph.fillcalc import pct
+from cephtui.ceph.ops.fillcalc import pct
 from cephtui.ceph.workflows.removal import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
@@ -203,7 +203,7 @@ async def test_removal_preflight_refuses_a_move_past_backfillfull(full_box: Sand
 
     The ratios are set from the projection itself (between the fullest OSD now and after the move),
     with the cluster's own commands; then the cluster is filled again for the tests after this one."""
-    from cephtui.ceph.fillcalc import project_removal
+    from cephtui.ceph.ops.fillcalc import project_removal
 
     client = CephClient(ConnectionSpec(conffile=str(full_box.conf), op_timeout=10)).connect()
     try:

@@ -37,7 +37,7 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Select, TextArea
 
-import cephtui.ceph.bench as bench_mod
+import cephtui.ceph.bench.engine as bench_mod
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
@@ -168,7 +168,7 @@ class HandleSpy:
 
 
 class RadosModuleSpy:
-    """Stands in for the `rados` module inside cephtui.ceph.bench: its own handles get the spy too."""
+    """Stands in for the `rados` module inside cephtui.ceph.bench.engine: its own handles get the spy too."""
 
     def __init__(self, real: Any, rec: Recorder) -> None:
         self._real, self._rec = real, rec

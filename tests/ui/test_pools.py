@@ -260,7 +260,7 @@ async def test_wizard_pg_num_power_of_two_share_and_the_clusters_autoscale_defau
     """Issue 16 item 9: pg_num 3 needs a typed confirmation; the calculator starts from an even share with the
     existing pools (not 100 %); autoscale follows the mons' osd_pool_default_pg_autoscale_mode (the sandbox's
     ceph.conf says off, Ceph's own default is on); the autoscaler's outlook is shown; creating moves no data."""
-    from cephtui.ceph import pgcalc
+    from cephtui.ceph.ops import pgcalc
 
     running = sandbox.ceph("config", "show", "mon.a")
     default_mode = next(o["value"] for o in running if o["name"] == "osd_pool_default_pg_autoscale_mode")

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import parse
 from cephtui.ceph.recording import ReplayClient
+from cephtui.ceph.snapshot import parse
 from cephtui.ui.app import TABS, CephTUI
 from tests.releases import answer, release_dirs
-
-from .helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, text_of, wait_for
 
 CAPTURES = [pytest.param(d / f"{name}.json", id=f"{d.name}-{name}") for d in release_dirs()
             for name in ("healthy", "osd_down", "full") if (d / f"{name}.json").is_file()]

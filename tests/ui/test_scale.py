@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import parse
-from cephtui.ceph.pgfilter import PGFilter
 from cephtui.ceph.recording import ReplayClient, command_key
-from cephtui.ceph.snapshot import SnapshotBuilder
+from cephtui.ceph.snapshot import parse
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.pgfilter import PGFilter
 from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.virtualtable import VirtualTable
-
-from .helpers import SIZE, wait_for
+from tests.ui.helpers import SIZE, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 OSDS, PGS = 2000, 40_000

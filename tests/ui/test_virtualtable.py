@@ -5,7 +5,7 @@ import msgspec
 import pytest
 from textual.app import App, ComposeResult
 
-from cephtui.ceph.models import PGBrief
+from cephtui.ceph.snapshot.models import PGBrief
 from cephtui.ui.panes.pgs import PG_COLUMNS, locate_pg, pg_cells
 from cephtui.ui.widgets.virtualtable import VirtualTable
 

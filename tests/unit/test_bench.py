@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import bench
-from cephtui.ceph.bench import BenchError, BenchParams, BenchResult, Sample
-from cephtui.ceph.benchhistory import BenchHistory, comparable, compare, export_csv, export_json, write_export
-from cephtui.ceph.benchpool import explain_temp_pool_refusal, temp_pool_create_ops, temp_pool_pg_num
+from cephtui.ceph.bench import engine as bench
+from cephtui.ceph.bench.engine import BenchError, BenchParams, BenchResult, Sample
+from cephtui.ceph.bench.history import BenchHistory, comparable, compare, export_csv, export_json, write_export
+from cephtui.ceph.bench.pool import explain_temp_pool_refusal, temp_pool_create_ops, temp_pool_pg_num
 
 NATIVE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "bench" / "native.json").read_text())
 
@@ -176,7 +176,7 @@ def test_lent_buffers_hold_each_ops_contents() -> None:
 
 
 def test_history_is_scoped_to_one_cluster(tmp_path: Path) -> None:
-    from cephtui.ceph.benchhistory import scope
+    from cephtui.ceph.bench.history import scope
 
     mine, other, unknown = _result(cluster="f-1", started_at=1.0), _result(cluster="f-2", started_at=2.0), \
         _result(cluster="", started_at=3.0)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph import caps
-from cephtui.ceph.caps import CapsError, cli_caps, parse_caps_list, validate
+from cephtui.ceph.ops import caps
+from cephtui.ceph.ops.caps import CapsError, cli_caps, parse_caps_list, validate
 
 # The corpus (tests/fixtures/caps/corpus.json) was sent to a real monitor of each release (a sandbox
 # cluster) as `auth caps client.probe SERVICE TEXT` by scripts/capture_caps_verdicts.py; each

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.clusterlog import ClusterLog
 from cephtui.ceph.recording import ReplayClient
-from cephtui.ceph.snapshot import LOG_KEEP, SnapshotBuilder
+from cephtui.ceph.snapshot.builder import LOG_KEEP, SnapshotBuilder
+from cephtui.ceph.snapshot.clusterlog import ClusterLog
 from tests.releases import release_params
 
 

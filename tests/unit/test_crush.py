@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph import crush as C
-from cephtui.ceph import crushtool, ops, preview
-from cephtui.ceph.crushtool import NONE_OSD
+from cephtui.ceph import ops
+from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.crush import model as C
+from cephtui.ceph.crush.crushtool import NONE_OSD
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"
 needs_tools = pytest.mark.skipif(bool(crushtool.missing_tools()), reason="crushtool/osdmaptool not installed")

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import crushtool, ops, preview
-from cephtui.ceph import maintenance as mt
-from cephtui.ceph.models import FlagState
+from cephtui.ceph import ops
+from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.snapshot.models import FlagState
+from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ui.panes.maintenance import flag_rows
 from cephtui.ui.widgets.confirm import impact_of, same_names
 from tests.unit.test_crush import reads_fixture_osdmap

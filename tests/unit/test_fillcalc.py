@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench import Sample, diagnose_osdmap, longest_stall, write_refusal
-from cephtui.ceph.fillcalc import pct, project_removal
+from cephtui.ceph.bench.engine import Sample, diagnose_osdmap, longest_stall, write_refusal
+from cephtui.ceph.ops.fillcalc import pct, project_removal
 from cephtui.ceph.recording import ReplayClient
-from cephtui.ceph.snapshot import SnapshotBuilder
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.workflows.removal import preflight
 from tests.releases import release_dirs
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from cephtui.ceph import hoststats
-from cephtui.ceph.hoststats import HostSample, HostSampler, NicRate, bottleneck_hint, physical_disks
+from cephtui.ceph.bench import hoststats
+from cephtui.ceph.bench.hoststats import HostSample, HostSampler, NicRate, bottleneck_hint, physical_disks
 
 MiB = 1024 * 1024
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import maintenance as mt
-from cephtui.ceph.models import FlagState
+from cephtui.ceph.snapshot.models import FlagState
+from cephtui.ceph.workflows import maintenance as mt
 
 HOSTS = {"node1": (0, 1, 2), "node2": (3, 4), "empty": ()}
 FSID = "aaaaaaaa-0000"

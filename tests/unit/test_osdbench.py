@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph import osdbench
-from cephtui.ceph.client import CephClient, CephError, CephTimeout, loads
-from cephtui.ceph.osdbench import (
+from cephtui.ceph.bench import osdbench
+from cephtui.ceph.bench.osdbench import (
     DEFAULT_BLOCK,
     DEFAULT_TOTAL,
     OSDBench,
@@ -22,6 +21,7 @@ from cephtui.ceph.osdbench import (
     parse_bench_reply,
     rank_results,
 )
+from cephtui.ceph.client import CephClient, CephError, CephTimeout, loads
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "osdbench" / "replies.json"
 MiB = 1024 * 1024

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import osdmap
+from cephtui.ceph.snapshot import osdmap
 from tests.releases import FIXTURES, raw_out, release_params
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.osdtree import BucketInfo, OSDFilter, selected_osds, view
 from cephtui.ceph.recording import ReplayClient
-from cephtui.ceph.snapshot import SnapshotBuilder
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDFilter, selected_osds, view
 from tests.releases import release_dirs
 
 # Each test runs once per release whose captures are under tests/fixtures/<release>/.

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import parse
 from cephtui.ceph.client import loads
+from cephtui.ceph.snapshot import parse
 from tests.releases import answer, major_of, num_pgs, release_params
 
 OSD_DOWN = release_params("osd_down")

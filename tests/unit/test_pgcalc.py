@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph import pgcalc
-from cephtui.ceph.pgcalc import check_pg_num, pg_budget, suggest, warn_pg_per_osd
+from cephtui.ceph.ops import pgcalc
+from cephtui.ceph.ops.pgcalc import check_pg_num, pg_budget, suggest, warn_pg_per_osd
 
 
 @pytest.mark.parametrize("osds,size,share,target,raw,pg_num", [

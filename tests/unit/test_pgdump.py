@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import parse, pgdump
-from cephtui.ceph.models import PGBrief
-from cephtui.ceph.pgfilter import pgid_key
+from cephtui.ceph.snapshot import parse, pgdump
+from cephtui.ceph.snapshot.models import PGBrief
+from cephtui.ceph.snapshot.pgfilter import pgid_key
 from tests.releases import FIXTURES, num_pgs, raw_out, release_params
 
 OSD_DOWN = release_params("osd_down")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph import crush, poolplan
-from cephtui.ceph.poolplan import PoolPlan
+from cephtui.ceph.crush import model as crush
+from cephtui.ceph.ops import poolplan
+from cephtui.ceph.ops.poolplan import PoolPlan
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"
 

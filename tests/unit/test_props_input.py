@@ -16,16 +16,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cephtui.ceph import caps, ops, pgcalc, poolplan, preview
 from cephtui.ceph import format as fmt
-from cephtui.ceph import maintenance as mt
-from cephtui.ceph.bench import BenchError, BenchParams, parse_size, percentile, stddev
-from cephtui.ceph.benchhistory import BenchHistory
-from cephtui.ceph.crush import parse_crush
-from cephtui.ceph.crushtool import exact_weights
-from cephtui.ceph.osdbench import OSDBenchParams
-from cephtui.ceph.parse import parse_pg_brief
-from cephtui.ceph.pgfilter import PGFilter, pgid_key
+from cephtui.ceph import ops
+from cephtui.ceph.bench.engine import BenchError, BenchParams, parse_size, percentile, stddev
+from cephtui.ceph.bench.history import BenchHistory
+from cephtui.ceph.bench.osdbench import OSDBenchParams
+from cephtui.ceph.crush import preview
+from cephtui.ceph.crush.crushtool import exact_weights
+from cephtui.ceph.crush.model import parse_crush
+from cephtui.ceph.ops import caps, pgcalc, poolplan
+from cephtui.ceph.snapshot.parse import parse_pg_brief
+from cephtui.ceph.snapshot.pgfilter import PGFilter, pgid_key
+from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import removal
 from tests.unit.test_props_strategies import (
     CRASHES,
@@ -398,7 +400,7 @@ def test_preview_summary(info: Any, before: dict[str, tuple[int, ...]], after: d
 @given(st.one_of(json_value, st.lists(st.one_of(st.integers(-2, 5), st.text(max_size=6)), max_size=3)))
 @FAST
 def test_preview_osd_ids(v: Any) -> None:
-    from cephtui.ceph.crushtool import CrushToolError
+    from cephtui.ceph.crush.crushtool import CrushToolError
     out = must_not_crash(lambda: preview._osd_ids(v), (CrushToolError,))
     assert isinstance(out, (list, CrushToolError))
 
@@ -424,7 +426,7 @@ def test_exact_weights_of_the_capture_changes_only_weights() -> None:
                                                "1.1 raw ([1,2], p1) up ([1,2], p1) acting ([1,2], p1)"]))
 @FAST
 def test_map_pgs_output(junk: str, line: str) -> None:
-    from cephtui.ceph.crushtool import parse_pg_map
+    from cephtui.ceph.crush.crushtool import parse_pg_map
     out = parse_pg_map(junk + "\n" + line + "\n" + junk)
     assert all(isinstance(v, tuple) and all(isinstance(i, int) for i in v) for v in out.values())
 
@@ -563,7 +565,7 @@ def test_pool_plan(plan: poolplan.PoolPlan, with_map: bool) -> None:
 @FAST
 def test_bottleneck_hint(cpu: float, core: float, own: float | None, bench: float,
                          nics: list[tuple[int, float, bool]]) -> None:
-    from cephtui.ceph.hoststats import HostSample, NicRate, bottleneck_hint
+    from cephtui.ceph.bench.hoststats import HostSample, NicRate, bottleneck_hint
     sample = HostSample(at=1.0, interval=1.0, cpu_count=2, cpu_percent=cpu, per_core_percent=(core, cpu),
                         busiest_core=0, busiest_core_percent=core, process_cpu_percent=own, mem_used=1, mem_total=2,
                         disk_read_bps=0.0, disk_write_bps=0.0, disks=(),
@@ -576,7 +578,7 @@ def test_bottleneck_hint(cpu: float, core: float, own: float | None, bench: floa
 @given(st.integers(-5, 10**7), st.integers(-5, 10**9), st.integers(-5, 10**9))
 @FAST
 def test_small_calculators(osds: int, total: int, block: int) -> None:
-    from cephtui.ceph.benchpool import temp_pool_pg_num
+    from cephtui.ceph.bench.pool import temp_pool_pg_num
     pg = temp_pool_pg_num(osds)
     assert pgcalc.is_power_of_two(pg) and 8 <= pg <= 1024
     p = rejects_clearly(OSDBenchParams, total, block)
@@ -585,7 +587,7 @@ def test_small_calculators(osds: int, total: int, block: int) -> None:
 
 
 def _result(**kw: Any) -> Any:
-    from cephtui.ceph.bench import BenchResult, Sample
+    from cephtui.ceph.bench.engine import BenchResult, Sample
     nums = {f: 1.5 for f in ("total_time_run", "bandwidth", "stddev_bandwidth", "max_bandwidth", "min_bandwidth",
                              "average_iops", "stddev_iops", "average_latency", "stddev_latency", "max_latency",
                              "min_latency", "latency_p50", "latency_p95", "latency_p99")}
@@ -600,7 +602,7 @@ RESULT_DICT = json.loads(json.dumps(_result().to_dict()))  # as the history file
 @given(st.lists(damaged(RESULT_DICT).map(json.dumps), min_size=1, max_size=3))
 @QUICK
 def test_bench_history_runs_are_usable(lines: list[str]) -> None:
-    from cephtui.ceph.benchhistory import comparable, compare, export_csv, export_json
+    from cephtui.ceph.bench.history import comparable, compare, export_csv, export_json
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "h.jsonl"
         path.write_text("\n".join([json.dumps(RESULT_DICT), *lines]))
@@ -616,7 +618,7 @@ def test_bench_history_runs_are_usable(lines: list[str]) -> None:
 @given(st.one_of(st.text(max_size=40), json_value.map(json.dumps), st.just(json.dumps(CRUSH_DUMP)[:-3])))
 @FAST
 def test_tool_json(out: str) -> None:
-    from cephtui.ceph.crushtool import CrushToolError, tool_json
+    from cephtui.ceph.crush.crushtool import CrushToolError, tool_json
     got = must_not_crash(lambda: tool_json(out, "crushtool --dump"), (CrushToolError,))
     assert isinstance(got, dict) or "crushtool --dump" in str(got)
 

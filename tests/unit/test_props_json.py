@@ -19,9 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephtui.ceph import maintenance as mt
-from cephtui.ceph import parse, pools, users
-from cephtui.ceph.crush import (
+from cephtui.ceph.crush.model import (
     CrushMap,
     check_add_bucket,
     check_ec_profile,
@@ -33,7 +31,8 @@ from cephtui.ceph.crush import (
     iter_tree,
     parse_crush,
 )
-from cephtui.ceph.models import (
+from cephtui.ceph.snapshot import parse, pools, users
+from cephtui.ceph.snapshot.models import (
     Capacity,
     Health,
     IORates,
@@ -47,7 +46,8 @@ from cephtui.ceph.models import (
     Ratios,
     Recovery,
 )
-from cephtui.ceph.osdtree import SORTS, OSDFilter, OSDTable, OSDTableBuilder, build_table, selected_osds, view
+from cephtui.ceph.snapshot.osdtree import SORTS, OSDFilter, OSDTable, OSDTableBuilder, build_table, selected_osds, view
+from cephtui.ceph.workflows import maintenance as mt
 from tests.unit.test_props_strategies import FAST, QUICK, SCENARIOS, answer, damaged, fixture_json, json_value
 
 # ------------------------------------------------------------------ the model checker
@@ -57,10 +57,11 @@ _HINTS: dict[type, dict[str, Any]] = {}
 
 def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
-        import cephtui.ceph.crush  # noqa: E401,F401
+        import cephtui.ceph.crush.model  # noqa: E401,F401
         ns: dict[str, Any] = {}
-        for m in ("cephtui.ceph.models", "cephtui.ceph.crush", "cephtui.ceph.osdtree", "cephtui.ceph.pools",
-                  "cephtui.ceph.users", "cephtui.ceph.osdbench", "cephtui.ceph.pgdump"):
+        for m in ("cephtui.ceph.snapshot.models", "cephtui.ceph.crush.model", "cephtui.ceph.snapshot.osdtree",
+                  "cephtui.ceph.snapshot.pools", "cephtui.ceph.snapshot.users", "cephtui.ceph.bench.osdbench",
+                  "cephtui.ceph.snapshot.pgdump"):
             ns.update(vars(__import__(m, fromlist=["_"])))
         _HINTS[cls] = typing.get_type_hints(cls, globalns=ns) if sys.version_info >= (3, 10) else _hints_39(cls, ns)
     return _HINTS[cls]
@@ -361,7 +362,7 @@ def test_osd_table(scenario: str) -> None:
         _use_table(t, text)
         # The builder's cached statics give the same table on the next refresh.
         b = OSDTableBuilder()
-        from cephtui.ceph.osdtree import latency_from_json, usage_from_json
+        from cephtui.ceph.snapshot.osdtree import latency_from_json, usage_from_json
         first = b.build(tree, usage_from_json(df), latency_from_json(perf), dump, None, shadow)
         assert b.build(tree, usage_from_json(df), latency_from_json(perf), dump, None, shadow) == first
     check()

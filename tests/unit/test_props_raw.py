@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cephtui.ceph import osdbench, parse, pgdump
-from cephtui.ceph.bench import BenchError, Metadata, decode_metadata, encode_metadata
+from cephtui.ceph.bench import osdbench
+from cephtui.ceph.bench.engine import BenchError, Metadata, decode_metadata, encode_metadata
 from cephtui.ceph.client import loads
-from cephtui.ceph.models import PGBrief, StuckPG
-from cephtui.ceph.osdmap import KEPT, lean_dump
-from cephtui.ceph.osdtree import latency_from_json, latency_from_raw, usage_from_json, usage_from_raw
-from cephtui.ceph.parse import ParseError
+from cephtui.ceph.snapshot import parse, pgdump
+from cephtui.ceph.snapshot.models import PGBrief, StuckPG
+from cephtui.ceph.snapshot.osdmap import KEPT, lean_dump
+from cephtui.ceph.snapshot.osdtree import latency_from_json, latency_from_raw, usage_from_json, usage_from_raw
+from cephtui.ceph.snapshot.parse import ParseError
 from tests.unit.test_props_json import model
 from tests.unit.test_props_strategies import (
     FAST,
@@ -138,7 +139,7 @@ def test_generic_stuck(d: Any) -> None:
 @pytest.mark.parametrize("scenario", ("nearfull", "osd_down"))
 def test_lean_dump(scenario: str) -> None:
     good = raw_answer(scenario, "mon", "osd dump")
-    defaults = msgspec.structs.asdict(__import__("cephtui.ceph.osdmap", fromlist=["_Dump"])._Dump())
+    defaults = msgspec.structs.asdict(__import__("cephtui.ceph.snapshot.osdmap", fromlist=["_Dump"])._Dump())
 
     @given(damaged_bytes(good))
     @FAST

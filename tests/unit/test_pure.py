@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from cephtui.ceph.format import human_bytes, human_duration
-from cephtui.ceph.models import IORates, PGBrief, Recovery
-from cephtui.ceph.pgfilter import PGFilter, pgid_key
+from cephtui.ceph.snapshot.models import IORates, PGBrief, Recovery
+from cephtui.ceph.snapshot.pgfilter import PGFilter, pgid_key
 from cephtui.cli import parse_command_line
 
 PG = PGBrief("3.1a", "active+undersized+degraded", (0, 1), (0, 1), 0, 0)
@@ -79,7 +79,7 @@ def test_cluster_side_never_imports_textual() -> None:
 
 
 def test_fill_colours_follow_the_clusters_own_ratios() -> None:
-    from cephtui.ceph.models import Ratios
+    from cephtui.ceph.snapshot.models import Ratios
     from cephtui.ui import palette
     from cephtui.ui.panes.health import fill_style
 

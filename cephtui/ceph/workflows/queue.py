@@ -5,8 +5,8 @@ import os
 import time
 from typing import Any
 
-from .removal import Removal
-from .store import origin
+from cephtui.ceph.workflows.removal import Removal
+from cephtui.ceph.workflows.store import origin
 
 DRIVER_FRESH = 60.0  # s: a running workflow another process updated this recently is being driven there
 

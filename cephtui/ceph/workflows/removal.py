@@ -26,14 +26,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .. import crushtool, ops
-from ..client import CephError, CephMgrDown, CephTimeout
-from ..coerce import as_dict, as_float, as_list, as_str, as_strs, dicts
-from ..coerce import as_int as _i
-from ..fillcalc import project_removal
-from ..parse import _pg_stats_list
-from ..preview import fetch_osdmap
-from .store import WorkflowStore
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
+from cephtui.ceph.coerce import as_dict, as_float, as_list, as_str, as_strs, dicts
+from cephtui.ceph.coerce import as_int as _i
+from cephtui.ceph.crush import crushtool
+from cephtui.ceph.crush.preview import fetch_osdmap
+from cephtui.ceph.ops.fillcalc import project_removal
+from cephtui.ceph.snapshot.parse import _pg_stats_list
+from cephtui.ceph.workflows.store import WorkflowStore
 
 KIND = "removal"
 STEPS = ("preflight", "drain", "wait_safe", "stop", "remove", "replace", "backfill", "done")

@@ -25,8 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..private import replace_text
-from ..secrets import redact_value
+from cephtui.ceph.private import replace_text
+from cephtui.ceph.secrets import redact_value
 
 PREFIX = "cephtui/workflows"
 META = "_cephtui"  # stored next to the state's own fields; Removal.from_json ignores unknown keys
@@ -96,7 +96,7 @@ class WorkflowStore:
         return self._fsid
 
     def _fallback(self, what: str, e: Exception) -> None:
-        from ..client import CephPermissionError, CephReadOnly
+        from cephtui.ceph.client import CephPermissionError, CephReadOnly
         msg = getattr(e, "message", "") or str(e)
         if isinstance(e, CephReadOnly):
             why = "read-only mode: nothing is written to the cluster"
@@ -128,7 +128,7 @@ class WorkflowStore:
         self.client.mon_raw("config-key set", inbuf=text.encode(), key=self.key(kind, wf_id))
 
     def _cluster_rm(self, kind: str, wf_id: str) -> None:
-        from ..client import CephError
+        from cephtui.ceph.client import CephError
         try:
             self.client.mon_raw("config-key rm", key=self.key(kind, wf_id))
         except CephError as e:
@@ -177,7 +177,7 @@ class WorkflowStore:
             return
         if not new and not self._worth_writing(wf_id, data):
             return
-        from ..client import CephError
+        from cephtui.ceph.client import CephError
         try:
             self._cluster_put(kind, wf_id, data)
         except CephError as e:
@@ -202,7 +202,7 @@ class WorkflowStore:
         cache = self._cache_all(kind)
         if not self.in_cluster:
             return [cache[k] for k in sorted(cache)]
-        from ..client import CephError
+        from cephtui.ceph.client import CephError
         try:
             remote = self._cluster_dump(kind)
         except CephError as e:
@@ -242,7 +242,7 @@ class WorkflowStore:
     def delete(self, kind: str, wf_id: str) -> None:
         self.path(kind, wf_id).unlink(missing_ok=True)
         if self.in_cluster:
-            from ..client import CephError
+            from cephtui.ceph.client import CephError
             try:
                 self._cluster_rm(kind, wf_id)
             except CephError as e:
@@ -263,7 +263,7 @@ class WorkflowStore:
 
     def _settle_race(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
         """Two machines that checked at the same moment both wrote: the later start gives way."""
-        from ..client import CephError
+        from cephtui.ceph.client import CephError
         try:
             remote = self._cluster_dump(kind)
         except CephError:
@@ -277,7 +277,7 @@ class WorkflowStore:
             raise WorkflowConflict(conflict_text(_osds(data), earlier), earlier)
 
     def _push(self, kind: str, wf_id: str, d: dict[str, Any]) -> None:
-        from ..client import CephError
+        from cephtui.ceph.client import CephError
         try:
             self._cluster_put(kind, wf_id, d)
         except CephError as e:

@@ -20,10 +20,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from ...ceph.private import replace_text
-from ...ceph.workflows.store import state_dir
-from .. import palette
-from ..widgets.tables import set_subtitle, sync_table
+from cephtui.ceph.private import replace_text
+from cephtui.ceph.workflows.store import state_dir
+from cephtui.ui import palette
+from cephtui.ui.widgets.tables import set_subtitle, sync_table
 
 
 def result_cell(entry: dict[str, Any]) -> Text:

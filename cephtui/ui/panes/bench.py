@@ -22,8 +22,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
-from ...ceph import ops
-from ...ceph.bench import (
+from cephtui.ceph import ops
+from cephtui.ceph.bench.engine import (
     LATENCY_PRESET,
     STALL_NOTABLE,
     BenchEngine,
@@ -36,8 +36,11 @@ from ...ceph.bench import (
     run_bench,
     write_refusal,
 )
-from ...ceph.benchhistory import BenchHistory, export_csv, export_json, scope, write_export
-from ...ceph.benchpool import (
+from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, scope, write_export
+from cephtui.ceph.bench.hoststats import HostSample, HostSampler, bottleneck_hint
+from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
+from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
+from cephtui.ceph.bench.pool import (
     TEMP_POOL_PREFIX,
     bench_operation,
     explain_temp_pool_refusal,
@@ -46,18 +49,15 @@ from ...ceph.benchpool import (
     temp_pool_name,
     temp_pool_pg_num,
 )
-from ...ceph.client import CephError
-from ...ceph.format import human_bytes, human_rate
-from ...ceph.hoststats import HostSample, HostSampler, bottleneck_hint
-from ...ceph.models import ClusterSnapshot
-from ...ceph.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
-from ...ceph.osdbench import cli as osd_bench_cli
-from ...config import BenchDefaults
-from .. import palette
-from ..readonly import GuardedActions
-from ..screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
-from ..widgets.tables import sync_table
-from ..wizards.form import Field, FormScreen
+from cephtui.ceph.client import CephError
+from cephtui.ceph.format import human_bytes, human_rate
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.config import BenchDefaults
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
+from cephtui.ui.widgets.tables import sync_table
+from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 

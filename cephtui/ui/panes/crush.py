@@ -19,14 +19,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Static
 
-from ...ceph import crush, ops
-from ...ceph.crush import CrushMap
-from ...ceph.models import ClusterSnapshot
-from .. import palette
-from ..readonly import GuardedActions
-from ..widgets.tables import set_subtitle, sync_table
-from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import Field
+from cephtui.ceph import ops
+from cephtui.ceph.crush import model as crush
+from cephtui.ceph.crush.model import CrushMap
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.tables import set_subtitle, sync_table
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import Field
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
 # Below 140 columns: name, weight and type in view; the rest is a left/right scroll away.
@@ -306,6 +307,6 @@ class CrushPane(GuardedActions, Vertical):
         self.app.confirm_operations([op])  # type: ignore[attr-defined]
 
     def action_edit_text(self) -> None:
-        from ..screens.crush_editor import CrushEditorScreen
+        from cephtui.ui.screens.crush_editor import CrushEditorScreen
 
         self.app.push_screen(CrushEditorScreen(self.app.client))  # type: ignore[attr-defined]

@@ -11,11 +11,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, RichLog, Static
 
-from ...ceph.format import human_bytes, human_rate, percent
-from ...ceph.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
-from .. import palette
-from ..widgets.statusbar import health_badge
-from ..widgets.tables import sync_static, sync_table
+from cephtui.ceph.format import human_bytes, human_rate, percent
+from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
+from cephtui.ui import palette
+from cephtui.ui.widgets.statusbar import health_badge
+from cephtui.ui.widgets.tables import sync_static, sync_table
 
 # Styles as palette specs (roles, not colours): palette.style() turns them into the theme's colours.
 SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}

@@ -21,15 +21,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ...ceph import maintenance as mt
-from ...ceph import ops
-from ...ceph.client import CephError
-from ...ceph.models import ClusterSnapshot, FlagState
-from .. import palette
-from ..readonly import GuardedActions
-from ..widgets.dialog import Dialog
-from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import Field, FormScreen
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephError
+from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
+from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 

@@ -10,16 +10,26 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from ...ceph import ops
-from ...ceph.format import human_bytes
-from ...ceph.models import ClusterSnapshot
-from ...ceph.osdtree import SORTS, BucketInfo, OSDFilter, OSDInfo, OSDTable, TreeRow, osd_names, selected_osds, view
-from .. import palette
-from ..readonly import GuardedActions
-from ..widgets.filterinput import FilterInput
-from ..widgets.tables import set_subtitle, sync_static
-from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import Field, FormScreen, readable
+from cephtui.ceph import ops
+from cephtui.ceph.format import human_bytes
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.osdtree import (
+    SORTS,
+    BucketInfo,
+    OSDFilter,
+    OSDInfo,
+    OSDTable,
+    TreeRow,
+    osd_names,
+    selected_osds,
+    view,
+)
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.tables import set_subtitle, sync_static
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import Field, FormScreen, readable
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
@@ -395,7 +405,7 @@ class OSDsPane(GuardedActions, Vertical):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
-        from ...ceph.workflows.removal import Removal, StopCommandError, check_stop_template
+        from cephtui.ceph.workflows.removal import Removal, StopCommandError, check_stop_template
 
         ids = self.targets()
         if not ids:
@@ -437,20 +447,20 @@ class OSDsPane(GuardedActions, Vertical):
             def go(start: bool | None) -> None:
                 if start:
                     self.app.start_removal(plan)  # type: ignore[attr-defined]
-            from ..screens.removal import PlanScreen
+            from cephtui.ui.screens.removal import PlanScreen
             self.app.push_screen(PlanScreen(plan, self.app.client), go)  # type: ignore[attr-defined]
 
         self.app.push_screen(form, planned)
 
     def action_removals(self) -> None:
         """The queue of every removal (the cluster's, colleagues' too); enter opens one."""
-        from ..screens.removal_queue import RemovalQueueScreen
+        from cephtui.ui.screens.removal_queue import RemovalQueueScreen
         self.app.push_screen(RemovalQueueScreen())
 
     def action_detail(self) -> None:
         row = self.current_row()
         if row is None or not row.is_osd:
             return
-        from ..screens.osd_detail import OSDDetailScreen
+        from cephtui.ui.screens.osd_detail import OSDDetailScreen
 
         self.app.push_screen(OSDDetailScreen(self.app.client, row.node))  # type: ignore[attr-defined,arg-type]

@@ -11,14 +11,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Static
 
-from ...ceph.format import human_duration, human_rate, percent
-from ...ceph.models import ClusterSnapshot, PGBrief, StuckPG
-from ...ceph.pgfilter import PGColumns, PGFilter, pgid_key
-from .. import palette
-from ..widgets.filterinput import FilterInput
-from ..widgets.tables import set_subtitle, sync_static, sync_table
-from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import readable
+from cephtui.ceph.format import human_duration, human_rate, percent
+from cephtui.ceph.snapshot.models import ClusterSnapshot, PGBrief, StuckPG
+from cephtui.ceph.snapshot.pgfilter import PGColumns, PGFilter, pgid_key
+from cephtui.ui import palette
+from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import readable
 
 # Flags worth their own counter, in the order an admin scans them.
 FLAGS = ("active", "clean", "degraded", "undersized", "peering", "stale", "incomplete", "inconsistent",

@@ -18,17 +18,18 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from ...ceph import ops, pgcalc, poolplan
-from ...ceph.client import CephClient, CephError
-from ...ceph.format import human_bytes, human_rate, percent
-from ...ceph.models import ClusterSnapshot
-from ...ceph.poolplan import PoolPlan
-from ...ceph.pools import PoolInfo
-from .. import palette
-from ..readonly import GuardedActions
-from ..widgets.dialog import Dialog
-from ..widgets.tables import sync_table
-from ..wizards.form import Field
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.format import human_bytes, human_rate, percent
+from cephtui.ceph.ops import pgcalc, poolplan
+from cephtui.ceph.ops.poolplan import PoolPlan
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.pools import PoolInfo
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.tables import sync_table
+from cephtui.ui.wizards.form import Field
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
 COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
@@ -220,7 +221,7 @@ class PoolsPane(GuardedActions, Vertical):
         return p
 
     def action_create(self) -> None:
-        from ..wizards.pool import PoolWizard
+        from cephtui.ui.wizards.pool import PoolWizard
 
         snap = self.snap
         osd_count = snap.osds.in_ if snap else 1

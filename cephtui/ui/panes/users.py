@@ -22,16 +22,16 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Input, Static
 
-from ...ceph import ops
-from ...ceph.models import ClusterSnapshot
-from ...ceph.users import AuthEntity
-from .. import palette
-from ..readonly import GuardedActions
-from ..widgets.filterinput import FilterInput
-from ..widgets.tables import set_subtitle
-from ..widgets.virtualtable import VirtualTable
-from ..wizards.form import readable
-from ..wizards.user import CreateUserWizard, caps_diff, edit_caps_form
+from cephtui.ceph import ops
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.users import AuthEntity
+from cephtui.ui import palette
+from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.tables import set_subtitle
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import readable
+from cephtui.ui.wizards.user import CreateUserWizard, caps_diff, edit_caps_form
 
 COLUMNS = (("entity", 30), ("mon", 28), ("mgr", 24), ("osd", 36), ("mds", 22))
 SEPARATOR_KEY = "\x00daemons"
@@ -292,7 +292,7 @@ class UsersPane(GuardedActions, Vertical):
         e = self._need_selected()
         if e is None:
             return
-        from ..screens.users_keys import KeyScreen
+        from cephtui.ui.screens.users_keys import KeyScreen
 
         self.app.push_screen(KeyScreen(self.app.client, e.name, self._audit))  # type: ignore[attr-defined]
 
@@ -300,7 +300,7 @@ class UsersPane(GuardedActions, Vertical):
         e = self._need_selected()
         if e is None:
             return
-        from ..screens.users_keys import ExportKeyringScreen, default_keyring_path
+        from cephtui.ui.screens.users_keys import ExportKeyringScreen, default_keyring_path
 
         def done(path: str | None) -> None:
             if path:

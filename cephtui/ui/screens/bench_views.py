@@ -13,13 +13,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ...benchcli import summary_lines
-from ...ceph.bench import STALL_NOTABLE, BenchResult
-from ...ceph.benchhistory import comparable, compare
-from ...ceph.ops import Operation
-from .. import palette
-from ..widgets.confirm import command_block
-from ..widgets.dialog import Dialog
+from cephtui.benchcli import summary_lines
+from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchResult
+from cephtui.ceph.bench.history import comparable, compare
+from cephtui.ceph.ops import Operation
+from cephtui.ui import palette
+from cephtui.ui.widgets.confirm import command_block
+from cephtui.ui.widgets.dialog import Dialog
 
 MODAL_CSS = """
 {name} {{ align: center middle; }}

@@ -17,12 +17,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static, TextArea
 
-from ...ceph import crushtool, ops
-from ...ceph.client import CephClient, CephError
-from .. import palette
-from ..widgets.dialog import Dialog
-from ..widgets.preview_view import preview_map_for
-from ..wizards.form import readable
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.crush import crushtool
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.preview_view import preview_map_for
+from cephtui.ui.wizards.form import readable
 
 
 def diff_text(old: str, new: str) -> Text:

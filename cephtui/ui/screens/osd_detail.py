@@ -13,11 +13,11 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ...ceph.client import CephClient, CephError
-from ...ceph.format import human_bytes
-from ...ceph.osdtree import OSDInfo
-from .. import palette
-from ..widgets.dialog import Dialog
+from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.format import human_bytes
+from cephtui.ceph.snapshot.osdtree import OSDInfo
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
 
 METADATA_KEYS = (
     ("hostname", "host"), ("devices", "devices"), ("osd_objectstore", "objectstore"),

@@ -21,9 +21,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
-from ...ceph.client import CephError
-from ...ceph.format import human_duration, human_rate
-from ...ceph.workflows.removal import (
+from cephtui.ceph.client import CephError
+from cephtui.ceph.format import human_duration, human_rate
+from cephtui.ceph.workflows.removal import (
     OVERRIDES,
     STEPS,
     Check,
@@ -35,8 +35,8 @@ from ...ceph.workflows.removal import (
     preflight,
     stop_command,
 )
-from .. import palette
-from ..widgets.dialog import Dialog
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
 LEVEL_MARK = {"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖", "override": "⚠!"}

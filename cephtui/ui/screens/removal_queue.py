@@ -16,8 +16,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ...ceph.workflows.queue import driven_elsewhere
-from .. import palette
+from cephtui.ceph.workflows.queue import driven_elsewhere
+from cephtui.ui import palette
 
 STATUS_ROLE = {"running": "ok", "paused": "warn", "blocked": "bold err", "failed": "bold err", "done": "muted",
                "aborted": "muted"}

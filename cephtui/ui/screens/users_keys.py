@@ -20,11 +20,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ...ceph import ops
-from ...ceph.client import CephError
-from .. import palette
-from ..widgets.dialog import Dialog
-from ..wizards.form import readable
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephError
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.wizards.form import readable
 
 log = logging.getLogger("cephtui")
 

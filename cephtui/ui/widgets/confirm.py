@@ -20,10 +20,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Static
 
-from ...ceph import ops as ops_mod
-from ...ceph.client import CephError
-from .. import palette
-from .dialog import Dialog
+from cephtui.ceph import ops as ops_mod
+from cephtui.ceph.client import CephError
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
 
 log = logging.getLogger("cephtui")
 

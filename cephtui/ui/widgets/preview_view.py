@@ -7,11 +7,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ...ceph import crushtool, ops, preview
-from ...ceph.client import CephClient
-from ...ceph.format import human_bytes
-from .. import palette
-from .confirm import PreviewUnavailable
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.format import human_bytes
+from cephtui.ui import palette
+from cephtui.ui.widgets.confirm import PreviewUnavailable
 
 
 def render(p: preview.Preview) -> RenderableType:

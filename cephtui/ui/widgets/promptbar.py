@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Static
 
-from ..jump import complete
+from cephtui.ui.jump import complete
 
 PROMPTS = {"jump": ":", "search": "/"}
 PLACEHOLDERS = {

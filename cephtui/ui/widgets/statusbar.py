@@ -6,10 +6,10 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from ...ceph.maintenance import Maintenance, banner_items, banner_short, fit_banner
-from ...ceph.models import ClusterSnapshot
-from .. import palette
-from .tables import sync_static
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.workflows.maintenance import Maintenance, banner_items, banner_short, fit_banner
+from cephtui.ui import palette
+from cephtui.ui.widgets.tables import sync_static
 
 BADGE_ROLE = {"OK": "ok", "WARN": "warn", "ERR": "err"}  # in the theme's success/warning/error colours
 

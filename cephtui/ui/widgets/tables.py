@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from .. import palette
+from cephtui.ui import palette
 
 Cell = Union[str, Text, int, float]
 

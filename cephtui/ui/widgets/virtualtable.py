@@ -21,7 +21,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..palette import contrast
+from cephtui.ui.palette import contrast
 
 T = TypeVar("T")
 Cell = tuple[str, str]  # text, rich style string

@@ -20,10 +20,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...ceph.ops import Operation
-from .. import palette
-from ..widgets.confirm import command_block
-from ..widgets.dialog import Dialog
+from cephtui.ceph.ops import Operation
+from cephtui.ui import palette
+from cephtui.ui.widgets.confirm import command_block
+from cephtui.ui.widgets.dialog import Dialog
 
 Builder = Callable[[dict[str, str]], Sequence[Operation]]
 log = logging.getLogger("cephtui")

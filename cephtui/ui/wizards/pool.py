@@ -18,13 +18,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
-from ...ceph import pgcalc, poolplan
-from ...ceph.crush import CrushMap
-from ...ceph.ops import AUTOSCALE_MODES, check_name
-from ...ceph.poolplan import ClusterDefaults, PoolPlan
-from .. import palette
-from ..widgets.dialog import Dialog
-from .form import readable
+from cephtui.ceph.crush.model import CrushMap
+from cephtui.ceph.ops import AUTOSCALE_MODES, check_name, pgcalc, poolplan
+from cephtui.ceph.ops.poolplan import ClusterDefaults, PoolPlan
+from cephtui.ui import palette
+from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.wizards.form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
 NEW_PROFILE = "(new profile)"

@@ -22,11 +22,11 @@ from rich.text import Text
 from textual.app import App
 from textual.widgets import Select
 
-from ...ceph import caps as caps_mod
-from ...ceph import ops
-from ...ceph.users import AuthEntity
-from .. import palette
-from .form import Field, FormScreen
+from cephtui.ceph import ops
+from cephtui.ceph.ops import caps as caps_mod
+from cephtui.ceph.snapshot.users import AuthEntity
+from cephtui.ui import palette
+from cephtui.ui.wizards.form import Field, FormScreen
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
     ("rbd", "RBD client (profile rbd on chosen pools)"),

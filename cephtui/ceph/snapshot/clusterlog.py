@@ -11,9 +11,9 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from .client import CephClient, CephError
-from .models import LogEntry
-from .parse import parse_log
+from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.snapshot.models import LogEntry
+from cephtui.ceph.snapshot.parse import parse_log
 
 CHANNELS = ("cluster",)
 # librados hands the channel over as bytes (str in some binding versions): match both without decoding.

@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from . import crushtool
-from .client import CephError
-from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
-from .crushtool import NONE_OSD
-from .format import human_bytes
-from .ops import Operation
-from .parse import _pg_stats_list
+from cephtui.ceph.client import CephError
+from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, dicts
+from cephtui.ceph.crush import crushtool
+from cephtui.ceph.crush.crushtool import NONE_OSD
+from cephtui.ceph.format import human_bytes
+from cephtui.ceph.ops import Operation
+from cephtui.ceph.snapshot.parse import _pg_stats_list
 
 PG_DUMP_LIMIT = 50_000  # above this, estimate bytes per PG from `df` instead of a full `pg dump`
 

@@ -13,9 +13,9 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
-from .client import loads
-from .coerce import as_dict, as_float, as_int, as_list, as_str, as_strs, dicts
-from .models import (
+from cephtui.ceph.client import loads
+from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, as_strs, dicts
+from cephtui.ceph.snapshot.models import (
     SEVERITY_ORDER,
     Capacity,
     Health,

@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from .coerce import as_dict, dicts
-from .parse import loads_answer
+from cephtui.ceph.coerce import as_dict, dicts
+from cephtui.ceph.snapshot.parse import loads_answer
 
 
 class _OSD(msgspec.Struct, gc=False):

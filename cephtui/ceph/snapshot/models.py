@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any, Optional
 import msgspec
 
 if TYPE_CHECKING:  # osdtree and crush import models; the snapshot only refers to their types
-    from .crush import CrushMap
-    from .osdtree import OSDTable
-    from .pgfilter import PGColumns
-    from .pools import PoolInfo
-    from .users import AuthEntity
+    from cephtui.ceph.crush.model import CrushMap
+    from cephtui.ceph.snapshot.osdtree import OSDTable
+    from cephtui.ceph.snapshot.pgfilter import PGColumns
+    from cephtui.ceph.snapshot.pools import PoolInfo
+    from cephtui.ceph.snapshot.users import AuthEntity
 
 SEVERITY_ORDER = {"HEALTH_OK": 0, "HEALTH_WARN": 1, "HEALTH_ERR": 2}
 

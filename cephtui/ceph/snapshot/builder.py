@@ -12,12 +12,12 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from . import osdmap, osdtree, parse, pgdump
-from . import pools as pools_mod
-from . import users as users_mod
-from .client import CephError, CephMgrDown, CephPermissionError, CephTimeout
-from .mgrgate import NO_MGR
-from .models import (
+from cephtui.ceph.client import CephError, CephMgrDown, CephPermissionError, CephTimeout
+from cephtui.ceph.mgrgate import NO_MGR
+from cephtui.ceph.snapshot import osdmap, osdtree, parse, pgdump
+from cephtui.ceph.snapshot import pools as pools_mod
+from cephtui.ceph.snapshot import users as users_mod
+from cephtui.ceph.snapshot.models import (
     ROUTINE_FLAGS,
     ClusterSnapshot,
     FlagState,
@@ -28,7 +28,7 @@ from .models import (
     Ratios,
     StuckPG,
 )
-from .pgdump import STUCK_KINDS
+from cephtui.ceph.snapshot.pgdump import STUCK_KINDS
 
 DEFAULT_STUCK_THRESHOLD = 300  # mon_pg_stuck_threshold's default, when the config cannot be read
 # `pg dump_stuck` carries a full pg_stat per PG (6.6 MB for 3,000 stuck PGs, ~50 ms to decode here).
@@ -326,7 +326,7 @@ class SnapshotBuilder:
 
     def _crush_map(self, ask: Any, epoch: int) -> Any:
         if epoch != self._crush_epoch or self._crush is None:
-            from . import crush  # the CRUSH model is only needed while its pane is shown
+            from cephtui.ceph.crush import model as crush
             dump = ask("mon", "osd crush dump", "osd crush dump")
             if dump is None:
                 return self._crush

@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from . import ops
-from .coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
-from .models import ROUTINE_FLAGS, FlagState
-from .private import replace_text
+from cephtui.ceph import ops
+from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
+from cephtui.ceph.private import replace_text
+from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, FlagState
 
 STATE_FILE = "maintenance.json"
 STATE_VERSION = 1

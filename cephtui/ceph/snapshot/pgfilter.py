@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate, compress, repeat
 
-from .models import PGBrief
+from cephtui.ceph.snapshot.models import PGBrief
 
 MANY = 80_000  # matches above which testing every pgid beats finding each match
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .coerce import as_dict, as_float, as_int, as_list, as_str, dicts
+from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 
 TOOLS = ("crushtool", "osdmaptool")
 TIMEOUT = 120.0

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .coerce import as_dict, as_str, dicts
-from .ops import check_name
+from cephtui.ceph.coerce import as_dict, as_str, dicts
+from cephtui.ceph.ops import check_name
 
 FIXED = 0x10000  # the dump gives weights as 16.16 fixed point
 RULE_TYPES = {1: "replicated", 3: "erasure", 5: "msr_firstn", 6: "msr_indep"}

@@ -34,8 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .client import CephError, ConnectionSpec
-from .coerce import as_int
+from cephtui.ceph.client import CephError, ConnectionSpec
+from cephtui.ceph.coerce import as_int
 
 try:
     import rados

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .coerce import as_dict, as_str, dicts
+from cephtui.ceph.coerce import as_dict, as_str, dicts
 
 DAEMON_TYPES = ("mon", "mgr", "osd", "mds")
 

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Protocol
 
-from .client import CephClient, CephError, ConnectionSpec
-from .coerce import as_float, as_int
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.coerce import as_float, as_int
 
 KiB = 1024
 MiB = 1024 * KiB

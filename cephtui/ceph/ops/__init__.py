@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from .client import CephError, CephPermissionError, CephReadOnly
-from .private import open_append
-from .secrets import redact, redact_value
+from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly
+from cephtui.ceph.private import open_append
+from cephtui.ceph.secrets import redact, redact_value
 
 # CrushWrapper::is_valid_crush_name / the mon's goodchars for names and locations.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .coerce import as_float, as_int, as_list
+from cephtui.ceph.coerce import as_float, as_int, as_list
 
 DEFAULT_RATIOS = (0.85, 0.90, 0.95)  # nearfull, backfillfull, full: Ceph's defaults
 

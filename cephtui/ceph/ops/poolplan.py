@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import ops
-from .crush import CrushMap
+from cephtui.ceph import ops
+from cephtui.ceph.crush.model import CrushMap
 
 APPLICATIONS = ("rbd", "cephfs", "rgw")
 

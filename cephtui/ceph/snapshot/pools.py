@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .coerce import as_dict, as_str, dicts
-from .coerce import as_float as _f
-from .coerce import as_int as _i
-from .models import PoolUsage
+from cephtui.ceph.coerce import as_dict, as_str, dicts
+from cephtui.ceph.coerce import as_float as _f
+from cephtui.ceph.coerce import as_int as _i
+from cephtui.ceph.snapshot.models import PoolUsage
 
 TYPES = {1: "replicated", 3: "erasure"}
 

@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from .models import PGBrief, PoolPGStates, StateCount, StuckPG
-from .parse import parse_stamp
-from .pgfilter import PGColumns, pgid_key
+from cephtui.ceph.snapshot.models import PGBrief, PoolPGStates, StateCount, StuckPG
+from cephtui.ceph.snapshot.parse import parse_stamp
+from cephtui.ceph.snapshot.pgfilter import PGColumns, pgid_key
 
 SLICE = 1 << 20  # bytes per decoder call: ~6 ms of GIL here
 _NEXT = b'},{"pgid":'  # element boundary: every PG entry starts with its pgid, in every release we read
@@ -332,7 +332,7 @@ def classify_stuck(entries: Sequence[Any], threshold: float, now: float) -> tupl
 
 def generic_stuck(d: Any) -> list[_Stuck]:
     """The same entries from an answer already parsed generically (shapes the fast path declines)."""
-    from .parse import _ints, _pg_stats_list
+    from cephtui.ceph.snapshot.parse import _ints, _pg_stats_list
     out = []
     for p in _pg_stats_list(d, "stuck_pg_stats"):
         out.append(_Stuck(pgid=str(p.get("pgid", "")), state=str(p.get("state", "")), up=_ints(p.get("up")),

@@ -13,10 +13,10 @@ from typing import Any, Optional, Union
 
 import msgspec
 
-from .coerce import as_dict, as_str, as_strs, dicts
-from .coerce import as_float as _f
-from .coerce import as_int as _i
-from .models import Ratios
+from cephtui.ceph.coerce import as_dict, as_str, as_strs, dicts
+from cephtui.ceph.coerce import as_float as _f
+from cephtui.ceph.coerce import as_int as _i
+from cephtui.ceph.snapshot.models import Ratios
 
 # Per-OSD state bits of the osdmap worth showing (`osd dump` osds[].state).
 FLAG_STATES = ("noout", "nodown", "noup", "noin", "destroyed", "new", "full", "backfillfull", "nearfull")
@@ -197,7 +197,7 @@ def usage_from_raw(raw: bytes) -> dict[int, Usage]:
     try:
         return {u.id: u for u in _DF.decode(raw).nodes if u.id >= 0}
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec: invalid UTF-8 in a string
-        from .parse import loads_answer  # raises ParseError when the bytes are not JSON at all
+        from cephtui.ceph.snapshot.parse import loads_answer  # raises ParseError when the bytes are not JSON at all
         return usage_from_json(loads_answer(raw, "osd df"))
 
 
@@ -218,7 +218,7 @@ def latency_from_raw(raw: bytes) -> dict[int, tuple[int, int]]:
     try:
         perf = _PERF.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):  # msgspec: invalid UTF-8 in a string
-        from .parse import loads_answer  # raises ParseError when the bytes are not JSON at all
+        from cephtui.ceph.snapshot.parse import loads_answer  # raises ParseError when the bytes are not JSON at all
         return latency_from_json(loads_answer(raw, "osd perf"))
     infos = perf.osdstats.osd_perf_infos if perf.osdstats is not None else perf.osd_perf_infos
     return {p.id: (p.perf_stats.commit_latency_ms, p.perf_stats.apply_latency_ms) for p in infos}

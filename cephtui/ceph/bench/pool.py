@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import time
 
-from . import ops
-from .bench import BenchParams
-from .ops import Operation
+from cephtui.ceph import ops
+from cephtui.ceph.bench.engine import BenchParams
+from cephtui.ceph.ops import Operation
 
 TEMP_POOL_PREFIX = "cephtui-bench-"
 TEMP_POOL_APP = "benchmark"

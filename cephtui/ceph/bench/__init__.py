@@ -1,0 +1,1 @@
+"""Benchmarks: the rados-bench engine, its history, the temporary pool, per-OSD bench, host load."""
