@@ -15,7 +15,6 @@ Nothing here is typed by hand: the files are what Ceph answered.
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -23,11 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from capturelib import note_capture, outdir, sandbox, start_sandbox, wait_for  # noqa: E402
+from capturelib import captured_cluster, sandbox, wait_for  # noqa: E402
 
 from cephtui.ceph.client import (  # noqa: E402
     CephClient,
-    ConnectionSpec,
     loads,  # noqa: E402
 )
 from cephtui.ceph.recording import RecordingClient, command_key  # noqa: E402
@@ -64,12 +62,8 @@ def checks(client: CephClient) -> set[str]:
 
 
 def main() -> int:
-    d = tempfile.mkdtemp(prefix="ctfix-", dir="/tmp")
-    conf, quirks = start_sandbox(d, "--pool", "rbd:32", "--pool", "data:16")
-    client = CephClient(ConnectionSpec(conffile=conf)).connect()
-    try:
-        version = client.mon("version")["version"]
-        out = outdir(sys.argv, version)
+    with captured_cluster("ctfix-", sys.argv, "--pool", "rbd:32", "--pool", "data:16") as cap:
+        client, out = cap.client, cap.out
         with client.handle.open_ioctx("rbd") as io:
             for i in range(200):
                 io.write_full(f"obj{i}", bytes(64 * 1024))
@@ -79,14 +73,14 @@ def main() -> int:
         time.sleep(3)  # and one more stats report, so that every daemon's figures agree
         record(client, out / "healthy.json", "HEALTH_OK, 3/3 OSDs up and in, all PGs active+clean")
 
-        sandbox("kill", d, "osd.2")
+        sandbox("kill", cap.dir, "osd.2")
         wait_for("PG_DEGRADED", lambda: {"OSD_DOWN", "PG_DEGRADED"} <= checks(client))
         # PGs count as stuck after mon_pg_stuck_threshold (60 s) without being clean.
         wait_for("stuck PGs", lambda: client.mgr("pg dump_stuck", stuckops=["unclean"])["stuck_pg_stats"], 150)
         record(client, out / "osd_down.json", "osd.2 stopped: OSD_DOWN, PGs undersized+degraded",
                frozenset({"OSD_DOWN", "PG_DEGRADED"}))
-        sandbox("revive", d, "osd.2")
-        sandbox("start", d)  # waits for HEALTH_OK again
+        sandbox("revive", cap.dir, "osd.2")
+        sandbox("start", cap.dir)  # waits for HEALTH_OK again
 
         # Half the least-used OSD's use: every OSD is past it, whatever this release's BlueStore
         # overhead (Pacific's OSDs reported 3% used, Reef's 0.4%, Nautilus's 10% for the same data;
@@ -103,10 +97,7 @@ def main() -> int:
                frozenset(expect))
         client.mon_raw("osd rm-noout", ids=["0"])
         client.mon_raw("osd set-nearfull-ratio", ratio=0.85)
-        note_capture(out, ["healthy.json", "osd_down.json", "nearfull.json"], Path(__file__).name, version, quirks)
-    finally:
-        client.close()
-        sandbox("stop", d, "--purge")
+        cap.note(["healthy.json", "osd_down.json", "nearfull.json"], __file__)
     return 0
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from capturelib import note_capture, outdir, sandbox, start_sandbox, wait_for  # noqa: E402
+from capturelib import captured_cluster, wait_for  # noqa: E402
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
 from cephtui.ceph.ops.fillcalc import project_removal  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
@@ -69,12 +68,8 @@ def set_ratios(client: CephClient, nearfull: float, backfillfull: float, full: f
 
 
 def main() -> int:
-    d = tempfile.mkdtemp(prefix="ctfull-", dir="/tmp")
-    conf, quirks = start_sandbox(d, "--pool", "full:16")
-    client = CephClient(ConnectionSpec(conffile=conf)).connect()
-    try:
-        version = client.mon("version")["version"]
-        out = outdir(sys.argv, version)
+    with captured_cluster("ctfull-", sys.argv, "--pool", "full:16") as cap:
+        client, out = cap.client, cap.out
         client.mon_raw("osd pool set", pool="full", var="size", val="2")
         with client.handle.open_ioctx("full") as io:
             for i in range(75):
@@ -100,15 +95,11 @@ def main() -> int:
         record(client, out / "removal_backfillfull.json",
                f"ratios moved: after removing osd.1 the fullest OSD passes backfillfull ({u:.4f} now, {p:.4f} after)")
 
-        subprocess.run([*FILL, conf, "full"], check=True, stdout=sys.stderr)
+        subprocess.run([*FILL, cap.conf, "full"], check=True, stdout=sys.stderr)
         time.sleep(3)
         record(client, out / "full.json", "filled on purpose (scripts/fill_sandbox.py): OSD_FULL and POOL_FULL",
                snapshot=True)
-        note_capture(out, ["removal_ok.json", "removal_nearfull.json", "removal_backfillfull.json", "full.json"],
-                     Path(__file__).name, version, quirks)
-    finally:
-        client.close()
-        sandbox("stop", d, "--purge")
+        cap.note(["removal_ok.json", "removal_nearfull.json", "removal_backfillfull.json", "full.json"], __file__)
     return 0
 
 

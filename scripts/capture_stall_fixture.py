@@ -13,7 +13,6 @@ bench's diagnosis asks them. Stops and purges the sandbox after. Nothing typed b
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,19 +20,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from capturelib import note_capture, outdir, sandbox, start_sandbox  # noqa: E402
+from capturelib import captured_cluster, sandbox  # noqa: E402
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephError  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 
 
 def main() -> int:
-    d = tempfile.mkdtemp(prefix="ctstall-", dir="/tmp")
-    conf, quirks = start_sandbox(d, "--pool", "strict:8")
-    client = CephClient(ConnectionSpec(conffile=conf)).connect()
-    try:
-        version = client.mon("version")["version"]
-        out = outdir(sys.argv, version)
+    with captured_cluster("ctstall-", sys.argv, "--pool", "strict:8") as cap:
+        client, out = cap.client, cap.out
         client.mon_raw("osd pool set", pool="strict", var="min_size", val="3")
         try:  # Octopus and later refuse size 1 unless allowed; Nautilus has no such option
             client.mon_raw("config set", who="global", name="mon_allow_pool_size_one", value="true")
@@ -43,7 +38,7 @@ def main() -> int:
         client.mon_raw("osd pool create", pool="one", pg_num=8)
         client.mon_raw("osd pool set", pool="one", var="size", val="1", yes_i_really_mean_it=True)
         time.sleep(5)
-        sandbox("kill", d, "osd.1", "--hard")
+        sandbox("kill", cap.dir, "osd.1", "--hard")
         deadline = time.monotonic() + 60
         while any(o["osd"] == 1 and o["up"] for o in client.mon("osd dump")["osds"]):
             if time.monotonic() > deadline:
@@ -63,13 +58,10 @@ def main() -> int:
                 rec.mon("osd map", pool=pool, object=name)
         rec.save(out / "osd_map_stall.json", {
             "scenario": "osd.1 killed (SIGKILL); pool strict size 3 min_size 3, pool one size 1; osd map of objects",
-            "ceph_version": version, "objects": names,
+            "ceph_version": cap.version, "objects": names,
             "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         print(f"wrote {out / 'osd_map_stall.json'}", file=sys.stderr)
-        note_capture(out, ["osd_map_stall.json"], Path(__file__).name, version, quirks)
-    finally:
-        client.close()
-        sandbox("stop", d, "--purge")
+        cap.note(["osd_map_stall.json"], __file__)
     return 0
 
 

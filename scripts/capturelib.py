@@ -16,8 +16,11 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +57,39 @@ def start_sandbox(d: str, *args: str) -> tuple[str, list[str]]:
     for q in quirks:
         print(f"capture: sandbox quirk: {q}", file=sys.stderr)
     return res.stdout.strip().splitlines()[-1], quirks
+
+
+@dataclass(frozen=True)
+class Capture:
+    """A capture's own sandbox: the connected client, where the files go, the cluster's version, its quirks."""
+    client: Any  # CephClient; imported in captured_cluster, once the script has put the checkout on sys.path
+    dir: str
+    conf: str
+    out: Path
+    version: str
+    quirks: list[str]
+
+    def note(self, files: list[str], script: str) -> None:
+        note_capture(self.out, files, Path(script).name, self.version, self.quirks)
+
+
+@contextmanager
+def captured_cluster(prefix: str, argv: list[str], *sandbox_args: str) -> Iterator[Capture]:
+    """A new sandbox (`sandbox.py start DIR SANDBOX_ARGS`) for one capture script, stopped and purged after.
+
+    OUTDIR is argv[1] when given, else tests/fixtures/<the cluster's release>/.
+    """
+    from cephtui.ceph.client import CephClient, ConnectionSpec
+
+    d = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    conf, quirks = start_sandbox(d, *sandbox_args)
+    client = CephClient(ConnectionSpec(conffile=conf)).connect()
+    try:
+        version = client.mon("version")["version"]
+        yield Capture(client, d, conf, outdir(argv, version), version, quirks)
+    finally:
+        client.close()
+        sandbox("stop", d, "--purge")
 
 
 def wait_for(what: str, cond: Callable[[], Any], timeout: float = 90.0) -> None:
