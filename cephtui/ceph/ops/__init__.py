@@ -13,10 +13,8 @@ compute which PGs would move before anything is applied.
 from __future__ import annotations
 
 import errno
-import getpass
 import json
 import math
-import os
 import re
 import shlex
 import threading
@@ -29,6 +27,7 @@ from typing import Any, Protocol
 from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly
 from cephtui.ceph.private import open_append
 from cephtui.ceph.secrets import redact, redact_value
+from cephtui.paths import audit_log_path, login
 
 # CrushWrapper::is_valid_crush_name / the mon's goodchars for names and locations.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -78,14 +77,6 @@ class Runner(Protocol):
 
 # ------------------------------------------------------------------ audit log
 
-def default_audit_path() -> Path:
-    env = os.environ.get("CEPHTUI_AUDIT_LOG")
-    if env:
-        return Path(env)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "cephtui" / "audit.log"
-
-
 class AuditLog:
     """Append-only JSON lines: who ran what against which cluster, and what the cluster said.
 
@@ -97,7 +88,7 @@ class AuditLog:
     """
 
     def __init__(self, path: Path | None = None, cluster: str = "", entity: str = "") -> None:
-        self.path = path or default_audit_path()
+        self.path = path or audit_log_path()
         self.cluster = cluster
         self.entity = entity
         self.session: list[dict[str, Any]] = []  # appended from worker threads; read by the UI
@@ -109,7 +100,7 @@ class AuditLog:
             found = _ERRNO_RE.search(message)
             rc = 0 if ok else -(int(found.group(1)) if found else 1)
         entry = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": _user(), "identity": self.entity,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": login(), "identity": self.entity,
             "fsid": self.cluster, "cli": redact(op.cli), "command": redact_value(op.command), "rc": rc,
             "ok": ok, "message": redact(message.strip()),
         }
@@ -141,13 +132,6 @@ class AuditLog:
 
 
 _ERRNO_RE = re.compile(r"\[errno (\d+)\]")
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:
-        return "?"
 
 
 def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: str = "") -> str | None:

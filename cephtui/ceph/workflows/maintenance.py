@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import secrets
 import time
@@ -33,6 +32,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, FlagState
+from cephtui.paths import login, state_dir
 
 STATE_FILE = "maintenance.json"
 STATE_VERSION = 1
@@ -87,17 +87,8 @@ def fold_pause(flags: Sequence[FlagState]) -> list[FlagState]:
 
 # ------------------------------------------------------------------ state directory
 
-def default_state_dir() -> Path:
-    """$CEPHTUI_STATE_DIR, else $XDG_STATE_HOME/cephtui, else ~/.local/state/cephtui."""
-    env = os.environ.get("CEPHTUI_STATE_DIR")
-    if env:
-        return Path(env)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "cephtui"
-
-
 def default_state_path() -> Path:
-    return default_state_dir() / STATE_FILE
+    return state_dir() / STATE_FILE
 
 
 # ------------------------------------------------------------------ flags now set
@@ -316,14 +307,6 @@ def flag_ops(keys: Sequence[FlagKey], on: bool) -> list[ops.Operation]:
     return out
 
 
-def _user() -> str:
-    try:
-        import getpass
-        return getpass.getuser()
-    except Exception:
-        return "?"
-
-
 def plan_enter(target: Target, extra: Sequence[str], now_set: Iterable[FlagKey], fsid: str,
                user: str | None = None, now: float | None = None) -> tuple[Maintenance, list[ops.Operation]]:
     """The record (state "entering") and the commands: only flags not already set, owned by it."""
@@ -340,7 +323,7 @@ def plan_enter(target: Target, extra: Sequence[str], now_set: Iterable[FlagKey],
     name = target.host or "osd" + "-".join(str(i) for i in target.osds[:4])
     m = Maintenance(id=f"{name}-{stamp}-{secrets.token_hex(2)}", fsid=fsid, target=target, set_by_it=owned,
                     kept=tuple(k for k in wanted if k not in owned), owned=owned, started=t,
-                    user=user if user is not None else _user())
+                    user=user if user is not None else login())
     return m, flag_ops(owned, True)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.secrets import redact_value
+from cephtui.paths import state_dir
 
 PREFIX = "cephtui/workflows"
 META = "_cephtui"  # stored next to the state's own fields; Removal.from_json ignores unknown keys
@@ -35,14 +36,6 @@ KEEP_FINISHED_COUNT = 20
 MAX_VALUE = 60_000  # bytes; the mon refuses config-key values over mon_config_key_max_entry_size (64 KiB)
 FINISHED = ("done", "aborted")
 HEARTBEAT = 10.0  # seconds between cluster writes of an unchanged workflow (its progress, `updated`)
-
-
-def state_dir() -> Path:
-    env = os.environ.get("CEPHTUI_STATE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "cephtui"
 
 
 def whoami(entity: str = "") -> str:
