@@ -405,7 +405,8 @@ class OSDsPane(GuardedActions, Vertical):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
-        from cephtui.ceph.workflows.removal import Removal, StopCommandError, check_stop_template
+        from cephtui.ceph.workflows.removal import Removal, StopCommandError
+        from cephtui.ceph.workflows.removal_stop import check_stop_template
 
         ids = self.targets()
         if not ids:
