@@ -28,6 +28,8 @@ from cephtui.ceph.ops import caps, pgcalc, poolplan
 from cephtui.ceph.snapshot.parse import parse_pg_brief
 from cephtui.ceph.snapshot.pgfilter import PGFilter, pgid_key
 from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ceph.workflows import maintenance_banner as mbanner
+from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ceph.workflows import removal, removal_checks, removal_stop
 from tests.unit.test_props_strategies import (
     CRASHES,
@@ -251,7 +253,7 @@ def test_maintenance_target_and_flags(s: str, h: dict[str, list[int]], flags: st
     t = rejects_clearly(mt.parse_target, s, h)
     if isinstance(t, mt.Target):
         assert t.osds and all(isinstance(i, int) and i >= 0 for i in t.osds)
-        m, todo = mt.plan_enter(t, (), set(), "fsid", user="u", now=0.0)
+        m, todo = mplan.plan_enter(t, (), set(), "fsid", user="u", now=0.0)
         assert all(isinstance(op, ops.Operation) for op in todo)
     f = rejects_clearly(mt.parse_extra_flags, flags)
     if isinstance(f, tuple):
@@ -529,8 +531,8 @@ def test_maintenance_records_load_and_render(records: list[dict[str, Any]]) -> N
             return
         for m in store.records:  # what the banner and the state file do with a loaded record
             assert isinstance(json.dumps(m.to_json()), str)
-            mt.banner_items([m], [], now=0.0)
-            mt.plan_exit(m, set(), store.records).explanation(m)
+            mbanner.banner_items([m], [], now=0.0)
+            mplan.plan_exit(m, set(), store.records).explanation(m)
 
 
 def test_maintenance_state_file_with_a_huge_number() -> None:
