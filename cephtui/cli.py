@@ -42,8 +42,9 @@ from typing import Any
 
 from cephtui import __version__
 from cephtui.ceph.bench.engine import MODES, BenchError, parse_size
-from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, local_release, split_ceph_args
+from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, split_ceph_args
 from cephtui.ceph.format import human_bytes, human_rate
+from cephtui.ceph.releases import local_release
 from cephtui.cliargs import LibradosOptions, UsageError, split_argv
 from cephtui.config.example import EXAMPLE
 from cephtui.config.load import load_config
