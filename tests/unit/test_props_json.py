@@ -46,7 +46,8 @@ from cephtui.ceph.snapshot.models import (
     Ratios,
     Recovery,
 )
-from cephtui.ceph.snapshot.osdtree import SORTS, OSDFilter, OSDTable, OSDTableBuilder, build_table, selected_osds, view
+from cephtui.ceph.snapshot.osdtree import OSDTable, OSDTableBuilder, build_table
+from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, selected_osds, view
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_plan as mplan
 from tests.unit.test_props_strategies import FAST, QUICK, SCENARIOS, answer, damaged, fixture_json, json_value

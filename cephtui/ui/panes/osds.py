@@ -13,17 +13,8 @@ from textual.widgets import Input, Static
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ceph.snapshot.osdtree import (
-    SORTS,
-    BucketInfo,
-    OSDFilter,
-    OSDInfo,
-    OSDTable,
-    TreeRow,
-    osd_names,
-    selected_osds,
-    view,
-)
+from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
+from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.widgets.filterinput import FilterInput
