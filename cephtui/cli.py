@@ -24,7 +24,7 @@ goes to librados when librados' own option table knows it (e.g. `--mon_host=10.0
 config file (no -c, no CEPH_CONF, no /etc/ceph/$cluster.conf), cephtui connects without one, as `rados -m`
 does (the keyring from -k or librados' default paths).
 
-The config file (cephtui/config.py; --config, $CEPHTUI_CONFIG, else
+The config file (cephtui/config/; --config, $CEPHTUI_CONFIG, else
 $XDG_CONFIG_HOME/cephtui/config.toml) gives defaults and per-cluster profiles; a
 flag given on the command line (or in CEPH_ARGS) wins over it. A bad config file
 exits with status 2 before any connection.
