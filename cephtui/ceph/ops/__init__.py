@@ -1,7 +1,7 @@
 """Typed mutating operations: each knows its exact `ceph` CLI equivalent, runs, and is audited.
 
 A pane never sends a mutating command itself. It builds an `Operation` with one
-of the factories below (which reject bad values with a clear ValueError before
+of the factories (which reject bad values with a clear ValueError before
 anything is sent), shows `op.cli` to the operator, asks, and then calls `run`.
 `run` writes one JSON line per attempt to the audit log, success or refusal,
 and raises CephError carrying the monitor's own text when the cluster refuses.
