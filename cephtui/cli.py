@@ -24,7 +24,7 @@ goes to librados when librados' own option table knows it (e.g. `--mon_host=10.0
 config file (no -c, no CEPH_CONF, no /etc/ceph/$cluster.conf), cephtui connects without one, as `rados -m`
 does (the keyring from -k or librados' default paths).
 
-The config file (cephtui/config.py; --config, $CEPHTUI_CONFIG, else
+The config file (cephtui/config/; --config, $CEPHTUI_CONFIG, else
 $XDG_CONFIG_HOME/cephtui/config.toml) gives defaults and per-cluster profiles; a
 flag given on the command line (or in CEPH_ARGS) wins over it. A bad config file
 exits with status 2 before any connection.
@@ -42,19 +42,15 @@ from typing import Any
 
 from cephtui import __version__
 from cephtui.ceph.bench.engine import MODES, BenchError, parse_size
-from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, local_release, split_ceph_args
+from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, split_ceph_args
 from cephtui.ceph.format import human_bytes, human_rate
+from cephtui.ceph.releases import local_release
 from cephtui.cliargs import LibradosOptions, UsageError, split_argv
-from cephtui.config import (
-    EXAMPLE,
-    MIN_REFRESH,
-    ConfigError,
-    Connection,
-    Settings,
-    check_stop_cmd,
-    config_path,
-    load_config,
-)
+from cephtui.config.example import EXAMPLE
+from cephtui.config.load import load_config
+from cephtui.config.model import MIN_REFRESH, ConfigError, Connection, Settings
+from cephtui.config.schema import check_stop_cmd
+from cephtui.paths import config_path
 
 COMMANDS = ("snapshot", "bench", "config", "remove")
 USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
@@ -209,10 +205,23 @@ def spec_from_args(args: argparse.Namespace, extra: Sequence[str],
                           connect_timeout=max(1, args.connect_timeout), op_timeout=max(1, args.timeout))
 
 
+def theme_names() -> list[str] | None:
+    """The UI's theme names for the config's `theme` check, imported only when a file sets one (the config
+    never imports the UI, and textual is slow to import); None if the UI cannot say."""
+    try:
+        from cephtui.ui.themes import theme_names as names
+    except ImportError:
+        return None
+    try:
+        return names()
+    except Exception:
+        return None
+
+
 def effective_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
     """The config file (and profile), then every flag given on the command line over it.
     ConfigError for the file; parser.error (exit 2) for a bad flag."""
-    settings = load_config(args.config, args.profile)
+    settings = load_config(args.config, args.profile, themes=theme_names)
     if args.refresh is not None:
         if not args.refresh >= MIN_REFRESH:  # also NaN
             parser.error(f"--refresh must be at least {MIN_REFRESH:g} seconds")

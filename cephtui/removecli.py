@@ -26,16 +26,10 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
 from cephtui.ceph.coerce import as_dict, dicts
 from cephtui.ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
-from cephtui.ceph.workflows.removal import (
-    KIND,
-    OVERRIDES,
-    Removal,
-    RemovalEngine,
-    StopCommandError,
-    check_stop_template,
-    preflight,
-    stop_command,
-)
+from cephtui.ceph.workflows.removal import KIND, OVERRIDES, Removal, StopCommandError
+from cephtui.ceph.workflows.removal_checks import preflight
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
+from cephtui.ceph.workflows.removal_stop import check_stop_template, stop_command
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 
 log = logging.getLogger(__name__)

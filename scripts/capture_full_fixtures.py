@@ -37,7 +37,7 @@ from cephtui.ceph.client import CephClient  # noqa: E402
 from cephtui.ceph.ops.fillcalc import project_removal  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
-from cephtui.ceph.workflows.removal import preflight  # noqa: E402
+from cephtui.ceph.workflows.removal_checks import preflight  # noqa: E402
 
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]
 REMOVING = [1]

@@ -28,7 +28,8 @@ from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.workflows.queue import driven_elsewhere, indicator, queue_rows
-from cephtui.ceph.workflows.removal import KIND, Removal, RemovalEngine
+from cephtui.ceph.workflows.removal import KIND, Removal
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav

@@ -23,6 +23,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import BUILTIN_THEMES, Theme
 
 import cephtui
+from cephtui.paths import config_dir, config_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,8 +55,7 @@ def builtin_themes_dir() -> Path:
 
 def user_config_dir() -> Path:
     """$XDG_CONFIG_HOME/cephtui, ~/.config/cephtui when it is unset: where the config file lives."""
-    from cephtui.config import default_path  # one rule for the XDG directory (config never imports textual)
-    return default_path().parent
+    return config_dir()
 
 
 def user_themes_dir() -> Path:
@@ -64,7 +64,6 @@ def user_themes_dir() -> Path:
 
 def user_config_file() -> Path:
     """The config file where `theme = "..."` keeps a choice: $CEPHTUI_CONFIG, else user_config_dir()/config.toml."""
-    from cephtui.config import config_path  # the config module's own answer (it never imports textual)
     return config_path()[0]
 
 

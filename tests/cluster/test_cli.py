@@ -345,7 +345,7 @@ def test_a_keyring_this_librados_cannot_read(sandbox: Sandbox) -> None:
     the forky chroot; tests/fixtures/keyrings): its aes256k key (type 2) is 60 characters. librados before
     Tentacle fails to load it ("auth: failed to load ...: (5) Input/output error") and said only
     "cannot connect as client.admin: Input/output error"."""
-    from cephtui.ceph.client import local_release
+    from cephtui.ceph.releases import local_release
 
     keyring = FIXTURES / "keyrings" / "tentacle-client.admin.keyring"
     res, took = run("-c", str(sandbox.conf), "-k", str(keyring), "snapshot", timeout=30)

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, CephError, CephUnknownCommand, ConnectionSpec, local_release
+from cephtui.ceph.client import CephClient, CephError, CephUnknownCommand, ConnectionSpec
+from cephtui.ceph.releases import local_release
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from tests.conftest import Sandbox, wait_until
 

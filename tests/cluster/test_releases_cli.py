@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import local_release
+from cephtui.ceph.releases import local_release
 from tests.conftest import ROOT
 
 CHROOTS = Path(os.environ.get("CEPHTUI_CHROOTS") or

@@ -9,7 +9,8 @@ import pytest
 
 from cephtui.ceph.bench.engine import MiB
 from cephtui.ceph.client import CephClient, ConnectionSpec
-from cephtui.config import BenchDefaults, parse_config
+from cephtui.config.load import parse_config
+from cephtui.config.model import BenchDefaults
 from cephtui.ui.app import CephTUI
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox

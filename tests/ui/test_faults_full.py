@@ -21,7 +21,7 @@ import pytest
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.ops.fillcalc import pct
-from cephtui.ceph.workflows.removal import preflight
+from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen

@@ -40,6 +40,7 @@ from textual.widgets import Input, Select, TextArea
 import cephtui.ceph.bench.engine as bench_mod
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.paths import audit_log_path
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.screens.crush_editor import CrushEditorScreen, DiscardScreen
@@ -281,7 +282,7 @@ def cluster_unchanged(sandbox: Sandbox) -> Iterator[None]:
 
 
 def audit_lines() -> int:
-    path = ops.default_audit_path()
+    path = audit_log_path()
     try:
         return len(path.read_text(encoding="utf-8").splitlines())
     except FileNotFoundError:

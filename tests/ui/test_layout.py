@@ -20,7 +20,8 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Sparkline
 
-from cephtui.ceph.workflows.removal import Removal, RemovalEngine
+from cephtui.ceph.workflows.removal import Removal
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen

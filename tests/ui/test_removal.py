@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select, Static
 
 from cephtui.ceph.client import CephClient, ConnectionSpec
-from cephtui.ceph.workflows.removal import RemovalEngine
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from cephtui import cli
-from cephtui.ceph.client import local_release
+from cephtui.ceph.releases import local_release
 
 ROOT = Path(__file__).resolve().parents[2]
 

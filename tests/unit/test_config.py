@@ -16,19 +16,12 @@ from hypothesis import strategies as st
 from cephtui import cli
 from cephtui.ceph.bench.engine import BenchError, BenchParams, MiB
 from cephtui.ceph.client import CephClient
-from cephtui.config import (
-    EXAMPLE,
-    BenchDefaults,
-    ConfigError,
-    Connection,
-    Settings,
-    config_path,
-    default_path,
-    line_of,
-    load_config,
-    locate_keys,
-    parse_config,
-)
+from cephtui.config.example import EXAMPLE
+from cephtui.config.load import load_config, parse_config
+from cephtui.config.locate import line_of, locate_keys
+from cephtui.config.model import BenchDefaults, ConfigError, Connection, Settings
+from cephtui.paths import config_path, default_path
+from cephtui.ui.themes import theme_names
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -200,7 +193,7 @@ def flags(text: str, tmp_path: Path, *argv: str) -> tuple[Settings, Any]:
 
 
 def test_flags_win_over_profile_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "load_config", lambda p, prof: load_config(p, prof, themes=themes))
+    monkeypatch.setattr(cli, "theme_names", themes)
     s, spec = flags(FULL, tmp_path, "--refresh", "0.5", "--read-write", "--id", "admin", "-c", "/x/ceph.conf",
                     "--mon-host", "127.0.0.1:1", "bench", "-t", "32", "--no-cleanup", "-b", "8K")
     assert s.refresh == 0.5 and s.source("refresh") == "flag --refresh"
@@ -219,7 +212,7 @@ def test_flags_win_over_profile_and_file(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_profile_connection_reaches_the_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "load_config", lambda p, prof: load_config(p, prof, themes=themes))
+    monkeypatch.setattr(cli, "theme_names", themes)
     _, spec = flags(FULL, tmp_path, "--profile", "prod")
     assert (spec.name, spec.cluster, spec.conffile, spec.keyring) == ("client.cephtui", "prod", None, None)
     assert spec.extra_args == ("--mon-host", "10.0.0.1,10.0.0.2")
@@ -414,19 +407,19 @@ def test_example_loads_cleanly_with_every_profile_and_the_real_themes(tmp_path: 
         assert cli.main(["config", "--example"]) == 0
     assert out.getvalue() == EXAMPLE
     path.write_text(out.getvalue())
-    s = load_config(path)  # real theme names
+    s = load_config(path, themes=theme_names)  # real theme names
     assert s.profiles == ("lab", "prod") and s.profile is None
     assert s.bench == BenchDefaults() and s.refresh == 2.0 and not s.read_only  # it changes no default
-    lab = load_config(path, "lab")
+    lab = load_config(path, "lab", themes=theme_names)
     assert lab.refresh == 1.0 and lab.bench.pool == "rbd" and lab.connection.entity == "client.admin"
-    prod = load_config(path, "prod")
+    prod = load_config(path, "prod", themes=theme_names)
     assert prod.read_only and prod.connection.entity == "client.cephtui"
     assert prod.osd_stop_cmd == "ssh {host} systemctl stop ceph-osd@{id}"
     # every commented-out key still loads once uncommented
     uncommented = "\n".join(line.removeprefix("# ") if " = " in line and line.startswith("# ") and "[" not in line
                             else line for line in EXAMPLE.splitlines())
     assert uncommented != EXAMPLE
-    both = parse_config(uncommented, str(path))
+    both = parse_config(uncommented, str(path), themes=theme_names)
     assert both.profile == "lab" and both.theme == "cephtui"
     assert both.connection.keyring == "/etc/ceph/ceph.client.admin.keyring"
 

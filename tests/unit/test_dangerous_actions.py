@@ -13,6 +13,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.crush import crushtool, preview
 from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ui.panes.maintenance import flag_rows
 from cephtui.ui.widgets.confirm import impact_of, same_names
 from tests.unit.test_crush import reads_fixture_osdmap
@@ -86,7 +87,7 @@ def test_pause_shows_as_one_row_and_a_lone_half_is_explained() -> None:
     assert [r.flag for r in rows][0] == "noout" and [r.flag for r in rows if not r.scope][-1] == "pause"
     lone = next(r for r in flag_rows([FlagState("pausewr", "", 3.0)], []) if r.flag == "pause")
     assert not lone.is_set and lone.partial == "pausewr" and "WRITES" in mt.PAUSE_PARTIAL["pausewr"]
-    assert mt.banner_items([], both) [0].startswith("pause since")
+    assert mbanner.banner_items([], both) [0].startswith("pause since")
 
 
 # ------------------------------------------------------------------ the Impact line comes from the preview

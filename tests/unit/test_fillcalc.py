@@ -15,7 +15,7 @@ from cephtui.ceph.bench.engine import Sample, diagnose_osdmap, longest_stall, wr
 from cephtui.ceph.ops.fillcalc import pct, project_removal
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
-from cephtui.ceph.workflows.removal import preflight
+from cephtui.ceph.workflows.removal_checks import preflight
 from tests.releases import release_dirs
 
 STATES = ("removal_ok", "removal_nearfull", "removal_backfillfull", "full")

@@ -9,6 +9,8 @@ import pytest
 
 from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ceph.workflows import maintenance_banner as mbanner
+from cephtui.ceph.workflows import maintenance_plan as mplan
 
 HOSTS = {"node1": (0, 1, 2), "node2": (3, 4), "empty": ()}
 FSID = "aaaaaaaa-0000"
@@ -69,72 +71,72 @@ def test_parse_extra_flags() -> None:
 
 def test_enter_sets_only_what_is_not_set_and_owns_only_that() -> None:
     target = mt.Target("node1", (0, 1, 2))
-    m, ops_ = mt.plan_enter(target, ("noscrub", "nodeep-scrub"), {("noscrub", "")}, FSID, user="alice", now=T0)
+    m, ops_ = mplan.plan_enter(target, ("noscrub", "nodeep-scrub"), {("noscrub", "")}, FSID, user="alice", now=T0)
     assert [op.cli for op in ops_] == ["ceph osd set-group noout node1", "ceph osd set nodeep-scrub"]
     assert m.owned == (("noout", "node1"), ("nodeep-scrub", ""))
     assert m.kept == (("noscrub", ""),)
     assert m.state == "entering" and m.user == "alice" and m.fsid == FSID
-    assert "Already set by someone else" in mt.enter_explanation(m) and "noscrub" in mt.enter_explanation(m)
+    assert "Already set by someone else" in mplan.enter_explanation(m) and "noscrub" in mplan.enter_explanation(m)
 
 
 def test_enter_on_osds_scopes_noout_to_each_osd() -> None:
-    m, ops_ = mt.plan_enter(mt.Target("", (3, 4)), (), {("noout", "osd.3")}, FSID, now=T0)
+    m, ops_ = mplan.plan_enter(mt.Target("", (3, 4)), (), {("noout", "osd.3")}, FSID, now=T0)
     assert [op.cli for op in ops_] == ["ceph osd set-group noout osd.4"]
     assert m.owned == (("noout", "osd.4"),) and m.kept == (("noout", "osd.3"),)
 
 
 def test_exit_restores_exactly_what_enter_set() -> None:
     before = {("nodeep-scrub", "")}  # set by hand before the maintenance
-    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), before, FSID, now=T0)
-    m = mt.finish_enter(m, ok(ops_), ran=True, now=T0 + 1)
+    m, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), before, FSID, now=T0)
+    m = mplan.finish_enter(m, ok(ops_), ran=True, now=T0 + 1)
     assert m is not None and m.state == "active"
     during = before | {("noout", "node1"), ("noscrub", "")}
-    plan = mt.plan_exit(m, during)
+    plan = mplan.plan_exit(m, during)
     assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1", "ceph osd unset noscrub"]
     assert plan.left_alone == (("nodeep-scrub", ""),)
     assert "Leaves alone (set by someone else): nodeep-scrub" in plan.explanation(m)
-    done = mt.finish_exit(m, plan, ok(plan.operations), now=T0 + 60)
+    done = mplan.finish_exit(m, plan, ok(plan.operations), now=T0 + 60)
     assert done.state == "done" and done.ended == T0 + 60 and done.owned == ()
     assert any("exit done" in s.what for s in done.steps)
 
 
 def test_exit_skips_flags_someone_already_unset() -> None:
-    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
-    m = mt.finish_enter(m, ok(ops_), ran=True)
+    m, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
+    m = mplan.finish_enter(m, ok(ops_), ran=True)
     assert m is not None
-    plan = mt.plan_exit(m, {("noout", "node1")})  # noscrub was unset by hand meanwhile
+    plan = mplan.plan_exit(m, {("noout", "node1")})  # noscrub was unset by hand meanwhile
     assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1"]
     assert plan.already_gone == (("noscrub", ""),)
-    assert mt.finish_exit(m, plan, ok(plan.operations)).state == "done"
+    assert mplan.finish_exit(m, plan, ok(plan.operations)).state == "done"
 
 
 def test_failed_enter_step_is_not_owned_and_failed_exit_stays_active() -> None:
-    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "norebalance"), set(), FSID, now=T0)
+    m, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "norebalance"), set(), FSID, now=T0)
     results = [(ops_[0], True, ""), (ops_[1], False, "refused [errno 1]")]  # the third never ran
-    m2 = mt.finish_enter(m, results, ran=True)
+    m2 = mplan.finish_enter(m, results, ran=True)
     assert m2 is not None and m2.owned == (("noout", "node1"),) and m2.kept == ()
     assert [s.ok for s in m2.steps] == [True, False]
-    assert mt.finish_enter(m, [], ran=False) is None  # cancelled: no record
-    assert mt.finish_enter(m, [(ops_[0], False, "no")], ran=True) is None  # nothing set at all
+    assert mplan.finish_enter(m, [], ran=False) is None  # cancelled: no record
+    assert mplan.finish_enter(m, [(ops_[0], False, "no")], ran=True) is None  # nothing set at all
 
-    plan = mt.plan_exit(m2, {("noout", "node1")})
-    left = mt.finish_exit(m2, plan, [(plan.operations[0], False, "timeout")])
+    plan = mplan.plan_exit(m2, {("noout", "node1")})
+    left = mplan.finish_exit(m2, plan, [(plan.operations[0], False, "timeout")])
     assert left.state == "active" and left.owned == (("noout", "node1"),)
 
 
 def test_a_flag_another_maintenance_needs_is_handed_over_not_unset() -> None:
-    a, ops_a = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
-    a = mt.finish_enter(a, ok(ops_a), ran=True)
-    b, ops_b = mt.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("noscrub", ""), ("noout", "node1")}, FSID)
-    b = mt.finish_enter(b, ok(ops_b), ran=True)
+    a, ops_a = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, now=T0)
+    a = mplan.finish_enter(a, ok(ops_a), ran=True)
+    b, ops_b = mplan.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("noscrub", ""), ("noout", "node1")}, FSID)
+    b = mplan.finish_enter(b, ok(ops_b), ran=True)
     assert a is not None and b is not None and b.kept == (("noscrub", ""),)
     now_set = {("noscrub", ""), ("noout", "node1"), ("noout", "node2")}
-    plan = mt.plan_exit(a, now_set, [a, b])
+    plan = mplan.plan_exit(a, now_set, [a, b])
     assert [op.cli for op in plan.operations] == ["ceph osd unset-group noout node1"]
     assert plan.handed_over == ((("noscrub", ""), b.id),)
-    b2 = mt.hand_over([b], plan)[0]
+    b2 = mplan.hand_over([b], plan)[0]
     assert ("noscrub", "") in b2.owned  # b now unsets it at its own exit
-    assert [op.cli for op in mt.plan_exit(b2, now_set - {("noout", "node1")}, []).operations] == [
+    assert [op.cli for op in mplan.plan_exit(b2, now_set - {("noout", "node1")}, []).operations] == [
         "ceph osd unset-group noout node2", "ceph osd unset noscrub"]
 
 
@@ -142,7 +144,7 @@ def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "maintenance.json"
     store = mt.MaintenanceStore.open(path)
     assert store.records == [] and store.error == ""
-    m, ops_ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), {("nodeep-scrub", "")},
+    m, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), {("nodeep-scrub", "")},
                             FSID, user="alice", now=T0)
     store.put(m)
     data = json.loads(path.read_text())
@@ -154,15 +156,15 @@ def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
     assert rec["restore"] == rec["flags_set"]  # written before anything runs: may have set all of these
     assert rec["user"] == "alice" and rec["started"].startswith("2024-03-05T14:02:00")
 
-    active = mt.finish_enter(m, ok(ops_), ran=True)
+    active = mplan.finish_enter(m, ok(ops_), ran=True)
     assert active is not None
     store.put(active)
     again = mt.MaintenanceStore.open(path)  # a restarted cephtui
     assert again.active(FSID) == [active]
     assert again.active("other-fsid") == []
 
-    plan = mt.plan_exit(active, {("noout", "node1"), ("noscrub", ""), ("nodeep-scrub", "")})
-    again.put(mt.finish_exit(active, plan, ok(plan.operations)))
+    plan = mplan.plan_exit(active, {("noout", "node1"), ("noscrub", ""), ("nodeep-scrub", "")})
+    again.put(mplan.finish_exit(active, plan, ok(plan.operations)))
     third = mt.MaintenanceStore.open(path)
     assert third.records == [] and third.history[-1].id == m.id and third.history[-1].state == "done"
     # The history keeps what it set and what it left alone; nothing is left to restore.
@@ -191,47 +193,47 @@ def test_state_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_banner_groups_owned_flags_under_the_maintenance() -> None:
-    m, ops_ = mt.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("nodeep-scrub", "")}, FSID, now=T0)
-    m = mt.finish_enter(m, ok(ops_), ran=True)
+    m, ops_ = mplan.plan_enter(mt.Target("node2", (3, 4)), ("noscrub",), {("nodeep-scrub", "")}, FSID, now=T0)
+    m = mplan.finish_enter(m, ok(ops_), ran=True)
     assert m is not None
     flags = [FlagState("nodeep-scrub", "", T0 - 420), FlagState("noout", "node2", T0 + 2),
              FlagState("noscrub", "", T0 + 2)]
-    items = mt.banner_items([m], flags, first_poll=T0 - 3600, now=T0 + 10)
+    items = mbanner.banner_items([m], flags, first_poll=T0 - 3600, now=T0 + 10)
     assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
     # Present at the first poll: it may be older than that.
-    assert mt.banner_items([], flags[:1], first_poll=T0 - 420, now=T0) == ["nodeep-scrub since ≤13:55"]
-    assert mt.banner_short([m], flags) == "1 maintenance, 1 flag (tab 7)"
-    assert mt.banner_items([], []) == [] and mt.banner_short([], []) == ""
+    assert mbanner.banner_items([], flags[:1], first_poll=T0 - 420, now=T0) == ["nodeep-scrub since ≤13:55"]
+    assert mbanner.banner_short([m], flags) == "1 maintenance, 1 flag (tab 7)"
+    assert mbanner.banner_items([], []) == [] and mbanner.banner_short([], []) == ""
 
 
 def test_instructions_name_every_daemon() -> None:
-    text = "\n".join(mt.instructions(mt.Target("vm", (0, 1, 2))))
+    text = "\n".join(mplan.instructions(mt.Target("vm", (0, 1, 2))))
     assert "systemctl stop ceph-osd@0 ceph-osd@1 ceph-osd@2" in text
     assert "ceph orch host maintenance enter vm" in text and "ceph orch host maintenance exit vm" in text
-    assert "ceph orch daemon stop osd.3" in "\n".join(mt.instructions(mt.Target("", (3,))))
+    assert "ceph orch daemon stop osd.3" in "\n".join(mplan.instructions(mt.Target("", (3,))))
 
 
 def test_every_cluster_flag_is_explained() -> None:
     from cephtui.ceph.ops import CLUSTER_FLAGS
 
     assert set(mt.FLAG_HELP) == set(CLUSTER_FLAGS)
-    assert "ok-to-stop: yes for osd.0" in mt.ok_to_stop_summary({"ok_to_stop": True, "osds": [0],
+    assert "ok-to-stop: yes for osd.0" in mplan.ok_to_stop_summary({"ok_to_stop": True, "osds": [0],
                                                                  "ok_become_degraded": ["1.0"]})
 
 
 def test_fit_banner_keeps_whole_items_then_counts() -> None:
     items = ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
     full = "⚑ " + " · ".join(items)
-    assert mt.fit_banner(items, "1 maintenance, 1 flag (tab 7)", len(full)) == full
-    assert mt.fit_banner(items, "x", len(full) - 1) == "⚑ " + items[0] + " · +1 more (tab 7)"
-    assert mt.fit_banner(items, "1 maintenance, 1 flag (tab 7)", 20) == "⚑ 1 maintenance, 1 flag (tab 7)"
+    assert mbanner.fit_banner(items, "1 maintenance, 1 flag (tab 7)", len(full)) == full
+    assert mbanner.fit_banner(items, "x", len(full) - 1) == "⚑ " + items[0] + " · +1 more (tab 7)"
+    assert mbanner.fit_banner(items, "1 maintenance, 1 flag (tab 7)", 20) == "⚑ 1 maintenance, 1 flag (tab 7)"
 
 
 def test_two_cephtuis_writing_the_state_file_keep_each_others_records(tmp_path: Path) -> None:
     path = tmp_path / "maintenance.json"
     one, two = mt.MaintenanceStore.open(path), mt.MaintenanceStore.open(path)
-    a, _ = mt.plan_enter(mt.Target("node1", (0, 1, 2)), (), set(), FSID)
-    b, _ = mt.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID)
+    a, _ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), (), set(), FSID)
+    b, _ = mplan.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID)
     one.put(a)
     two.put(b)  # two never saw a in memory
     assert [r.id for r in mt.MaintenanceStore.open(path).records] == [a.id, b.id]

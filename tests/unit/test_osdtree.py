@@ -7,7 +7,8 @@ import pytest
 
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
-from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDFilter, selected_osds, view
+from cephtui.ceph.snapshot.osdtree import BucketInfo
+from cephtui.ceph.snapshot.osdview import OSDFilter, selected_osds, view
 from tests.releases import release_dirs
 
 # Each test runs once per release whose captures are under tests/fixtures/<release>/.

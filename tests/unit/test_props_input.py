@@ -28,7 +28,9 @@ from cephtui.ceph.ops import caps, pgcalc, poolplan
 from cephtui.ceph.snapshot.parse import parse_pg_brief
 from cephtui.ceph.snapshot.pgfilter import PGFilter, pgid_key
 from cephtui.ceph.workflows import maintenance as mt
-from cephtui.ceph.workflows import removal
+from cephtui.ceph.workflows import maintenance_banner as mbanner
+from cephtui.ceph.workflows import maintenance_plan as mplan
+from cephtui.ceph.workflows import removal, removal_checks, removal_stop
 from tests.unit.test_props_strategies import (
     CRASHES,
     FAST,
@@ -251,7 +253,7 @@ def test_maintenance_target_and_flags(s: str, h: dict[str, list[int]], flags: st
     t = rejects_clearly(mt.parse_target, s, h)
     if isinstance(t, mt.Target):
         assert t.osds and all(isinstance(i, int) and i >= 0 for i in t.osds)
-        m, todo = mt.plan_enter(t, (), set(), "fsid", user="u", now=0.0)
+        m, todo = mplan.plan_enter(t, (), set(), "fsid", user="u", now=0.0)
         assert all(isinstance(op, ops.Operation) for op in todo)
     f = rejects_clearly(mt.parse_extra_flags, flags)
     if isinstance(f, tuple):
@@ -464,14 +466,14 @@ def test_removal_checks(dump: Any, df: Any, pgs: Any, status: Any, safe: Any, os
     # preflight's capacity check (fillcalc.project_removal) is not covered here: it is someone else's
     # module, in progress; it gets the captured osd dump / osd df, the rest of preflight the damaged ones.
     intact = FakeClient({**client.answers, "osd dump": OSD_DOWN_DUMP, "osd df": OSD_DOWN_DF})
-    for c in (removal.preflight(intact, osds), removal.preflight(FakeClient({**client.answers, "osd df": OSD_DOWN_DF,
-                                                                             "osd dump": {}}), osds)):
+    damaged_dump = FakeClient({**client.answers, "osd df": OSD_DOWN_DF, "osd dump": {}})
+    for c in (removal_checks.preflight(intact, osds), removal_checks.preflight(damaged_dump, osds)):
         assert all(ch.level in ("ok", "warn", "block", "wait") and ch.detail for ch in c)
-    ok, why = removal.safe_to_destroy(client, osds)
+    ok, why = removal_checks.safe_to_destroy(client, osds)
     assert isinstance(ok, bool) and why
-    progress = removal.drain_progress(client, osds)
+    progress = removal_checks.drain_progress(client, osds)
     assert isinstance(progress["pgs_not_clean"], int)
-    assert all(isinstance(p, str) for p in removal.last_copy_pgs(client, osds))
+    assert all(isinstance(p, str) for p in removal_checks.last_copy_pgs(client, osds))
 
 
 @given(st.one_of(json_value, damaged(removal.Removal(osds=[1, 2]).to_json())))
@@ -487,7 +489,7 @@ def test_removal_state(d: Any) -> None:
 @given(text, st.integers(0, 10**6), text)
 @FAST
 def test_stop_command(template: str, osd: int, host: str) -> None:
-    cmd = removal.stop_command(template or "ssh {host} systemctl stop ceph-osd@{id}", osd, host)
+    cmd = removal_stop.stop_command(template or "ssh {host} systemctl stop ceph-osd@{id}", osd, host)
     assert cmd is None or str(osd) in cmd or "{id}" not in (template or "{id}")
 
 
@@ -529,8 +531,8 @@ def test_maintenance_records_load_and_render(records: list[dict[str, Any]]) -> N
             return
         for m in store.records:  # what the banner and the state file do with a loaded record
             assert isinstance(json.dumps(m.to_json()), str)
-            mt.banner_items([m], [], now=0.0)
-            mt.plan_exit(m, set(), store.records).explanation(m)
+            mbanner.banner_items([m], [], now=0.0)
+            mplan.plan_exit(m, set(), store.records).explanation(m)
 
 
 def test_maintenance_state_file_with_a_huge_number() -> None:

@@ -46,8 +46,10 @@ from cephtui.ceph.snapshot.models import (
     Ratios,
     Recovery,
 )
-from cephtui.ceph.snapshot.osdtree import SORTS, OSDFilter, OSDTable, OSDTableBuilder, build_table, selected_osds, view
+from cephtui.ceph.snapshot.osdtree import OSDTable, OSDTableBuilder, build_table
+from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, selected_osds, view
 from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ceph.workflows import maintenance_plan as mplan
 from tests.unit.test_props_strategies import FAST, QUICK, SCENARIOS, answer, damaged, fixture_json, json_value
 
 # ------------------------------------------------------------------ the model checker
@@ -419,4 +421,4 @@ def test_maintenance_readers(scenario: str) -> None:
 @given(json_value)
 @FAST
 def test_ok_to_stop_summary(d: Any) -> None:
-    assert mt.ok_to_stop_summary(d).startswith("ok-to-stop")
+    assert mplan.ok_to_stop_summary(d).startswith("ok-to-stop")

@@ -8,7 +8,9 @@ import pytest
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
-from cephtui.ceph.workflows.removal import Removal, RemovalEngine, stop_command, unfinished
+from cephtui.ceph.workflows.removal import Removal, unfinished
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
+from cephtui.ceph.workflows.removal_stop import stop_command
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.screens.removal import planned_commands
 
@@ -105,7 +107,7 @@ class PreflightCluster:
 
 
 def _pgs_check(pgs: list[dict[str, Any]]) -> tuple[str, str]:
-    from cephtui.ceph.workflows.removal import preflight
+    from cephtui.ceph.workflows.removal_checks import preflight
 
     c = next(c for c in preflight(PreflightCluster(pgs), [2]) if c.name == "pgs")
     return c.level, c.detail
@@ -127,7 +129,8 @@ def test_preflight_tells_settling_from_trouble() -> None:
 # ------------------------------------------------------------------ issue 16: stop command, preflight, gate
 
 def test_the_stop_template_is_checked_before_anything_runs() -> None:
-    from cephtui.ceph.workflows.removal import StopCommandError, check_stop_template, stop_argv
+    from cephtui.ceph.workflows.removal import StopCommandError
+    from cephtui.ceph.workflows.removal_stop import check_stop_template, stop_argv
 
     with pytest.raises(StopCommandError, match=r"\{hots\}"):
         check_stop_template("ssh {hots} systemctl stop ceph-osd@{id}", False)
@@ -218,7 +221,7 @@ def test_the_gate_must_hold_over_the_stats_period() -> None:
 
 
 def test_pg_is_clean_allows_only_background_work() -> None:
-    from cephtui.ceph.workflows.removal import pg_is_clean
+    from cephtui.ceph.workflows.removal_checks import pg_is_clean
 
     assert pg_is_clean("active+clean") and pg_is_clean("active+clean+scrubbing+deep")
     for s in ("active+clean+remapped", "active+recovering+degraded", "peering", "active+clean+inconsistent",
@@ -241,7 +244,7 @@ class OverrideCluster(PreflightCluster):
 
 
 def test_preflight_blockers_are_lifted_only_by_their_named_override() -> None:
-    from cephtui.ceph.workflows.removal import preflight
+    from cephtui.ceph.workflows.removal_checks import preflight
 
     clean = [{"pgid": "1.0", "state": "active+clean", "acting": [0, 2]}]
     checks = {c.name: c for c in preflight(OverrideCluster(clean), [2])}

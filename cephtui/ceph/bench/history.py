@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.bench.engine import BenchResult
+from cephtui.paths import data_dir
 
 # Columns of the CSV export and of the comparison, in the order an admin reads a rados bench summary.
 METRICS: tuple[tuple[str, str, str, bool], ...] = (
@@ -44,11 +45,7 @@ CSV_FIELDS = ("started_at", "cluster", "pool", "mode", "threads", "op_size", "ob
 
 
 def default_history_path() -> Path:
-    env = os.environ.get("CEPHTUI_DATA_DIR")
-    if env:
-        return Path(env) / "bench-history.jsonl"
-    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(data) / "cephtui" / "bench-history.jsonl"
+    return data_dir() / "bench-history.jsonl"
 
 
 @dataclass(frozen=True)

@@ -15,24 +15,25 @@ and "class ssd" for a device class.
 
 Pure: no Textual, no cluster calls. The UI fetches `osd dump` / `osd tree`
 and runs the operations through its confirm dialog.
+
+This module: the flags, the target, the record and its state file; maintenance_plan the commands to
+enter and exit (and ok-to-stop, the operator's instructions); maintenance_banner the status-bar text.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph import ops
 from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, FlagState
+from cephtui.paths import state_dir
 
 STATE_FILE = "maintenance.json"
 STATE_VERSION = 1
@@ -87,17 +88,8 @@ def fold_pause(flags: Sequence[FlagState]) -> list[FlagState]:
 
 # ------------------------------------------------------------------ state directory
 
-def default_state_dir() -> Path:
-    """$CEPHTUI_STATE_DIR, else $XDG_STATE_HOME/cephtui, else ~/.local/state/cephtui."""
-    env = os.environ.get("CEPHTUI_STATE_DIR")
-    if env:
-        return Path(env)
-    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(state) / "cephtui"
-
-
 def default_state_path() -> Path:
-    return default_state_dir() / STATE_FILE
+    return state_dir() / STATE_FILE
 
 
 # ------------------------------------------------------------------ flags now set
@@ -207,11 +199,11 @@ class Step:
     ok: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"time": _iso(self.time), "ts": self.time, "what": self.what, "ok": self.ok}
+        return {"time": iso_time(self.time), "ts": self.time, "what": self.what, "ok": self.ok}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Step:
-        return cls(_ts(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
+        return cls(as_timestamp(d.get("ts", 0.0)), str(d.get("what", "")), bool(d.get("ok", True)))
 
 
 @dataclass(frozen=True)
@@ -247,11 +239,11 @@ class Maintenance:
             "id": self.id, "fsid": self.fsid,
             "target": {"host": self.target.host, "osds": list(self.target.osds)},
             "state": self.state,
-            "flags_set": [_key_json(k) for k in self.set_by_it],
-            "flags_kept": [_key_json(k) for k in self.kept],
-            "restore": [_key_json(k) for k in self.owned],
-            "started": _iso(self.started), "started_ts": self.started,
-            "ended": _iso(self.ended) if self.ended is not None else None, "ended_ts": self.ended,
+            "flags_set": [key_json(k) for k in self.set_by_it],
+            "flags_kept": [key_json(k) for k in self.kept],
+            "restore": [key_json(k) for k in self.owned],
+            "started": iso_time(self.started), "started_ts": self.started,
+            "ended": iso_time(self.ended) if self.ended is not None else None, "ended_ts": self.ended,
             "user": self.user,
             "steps": [s.to_json() for s in self.steps],
         }
@@ -259,19 +251,19 @@ class Maintenance:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Maintenance:
         t = d.get("target") or {}
-        set_by_it = tuple(_key_from(x) for x in d.get("flags_set") or ())
-        kept = tuple(_key_from(x) for x in d.get("flags_kept") or ())
-        owned = tuple(_key_from(x) for x in d["restore"]) if "restore" in d else set_by_it
+        set_by_it = tuple(key_from(x) for x in d.get("flags_set") or ())
+        kept = tuple(key_from(x) for x in d.get("flags_kept") or ())
+        owned = tuple(key_from(x) for x in d["restore"]) if "restore" in d else set_by_it
         return cls(id=str(d["id"]), fsid=str(d.get("fsid", "")),
                    target=Target(str(t.get("host") or ""), tuple(int(i) for i in t.get("osds") or ())),
                    set_by_it=set_by_it, kept=kept, owned=owned,
-                   started=_ts(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
+                   started=as_timestamp(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
                    state=str(d.get("state", "active")),
-                   ended=_ts(d["ended_ts"]) if d.get("ended_ts") is not None else None,
+                   ended=as_timestamp(d["ended_ts"]) if d.get("ended_ts") is not None else None,
                    steps=tuple(Step.from_json(s) for s in d.get("steps") or ()))
 
 
-def _ts(v: Any) -> float:
+def as_timestamp(v: Any) -> float:
     """A timestamp from the state file; ValueError (reported by MaintenanceStore.load) for one that is
     not a time, e.g. 1e400 or 10**400: time.localtime() would raise on it in the banner later."""
     try:
@@ -283,242 +275,18 @@ def _ts(v: Any) -> float:
     return t
 
 
-def _key_json(k: FlagKey) -> dict[str, str]:
+def key_json(k: FlagKey) -> dict[str, str]:
     return {"flag": k[0], "scope": k[1]}
 
 
-def _key_from(x: Any) -> FlagKey:
+def key_from(x: Any) -> FlagKey:
     if isinstance(x, Mapping):
         return (str(x.get("flag", "")), str(x.get("scope", "")))
     return (str(x), "")
 
 
-def _iso(ts: float | None) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts is not None else ""
-
-
-# ------------------------------------------------------------------ planning
-
-def flag_ops(keys: Sequence[FlagKey], on: bool) -> list[ops.Operation]:
-    """Cluster flags one command each (in the given order); scoped flags one set-group per flag."""
-    out: list[ops.Operation] = []
-    scoped: dict[str, list[str]] = {}
-    for flag, scope in keys:
-        if scope:
-            scoped.setdefault(flag, []).append(who_of(scope))
-    done: set[str] = set()
-    for flag, scope in keys:
-        if not scope:
-            out.append(ops.flag_set(flag, on))
-        elif flag not in done:
-            done.add(flag)
-            out.append(ops.group_flag_set(flag, scoped[flag], on))
-    return out
-
-
-def _user() -> str:
-    try:
-        import getpass
-        return getpass.getuser()
-    except Exception:
-        return "?"
-
-
-def plan_enter(target: Target, extra: Sequence[str], now_set: Iterable[FlagKey], fsid: str,
-               user: str | None = None, now: float | None = None) -> tuple[Maintenance, list[ops.Operation]]:
-    """The record (state "entering") and the commands: only flags not already set, owned by it."""
-    if not target.osds:
-        raise ValueError("no OSD chosen")
-    bad = [f for f in extra if f not in EXTRA_FLAGS]
-    if bad:
-        raise ValueError(f"'{bad[0]}' is not a maintenance flag ({', '.join(EXTRA_FLAGS)})")
-    current = set(now_set)
-    wanted: list[FlagKey] = [("noout", s) for s in target.noout_scopes] + [(f, "") for f in extra]
-    owned = tuple(k for k in wanted if k not in current)
-    t = time.time() if now is None else now
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(t))
-    name = target.host or "osd" + "-".join(str(i) for i in target.osds[:4])
-    m = Maintenance(id=f"{name}-{stamp}-{secrets.token_hex(2)}", fsid=fsid, target=target, set_by_it=owned,
-                    kept=tuple(k for k in wanted if k not in owned), owned=owned, started=t,
-                    user=user if user is not None else _user())
-    return m, flag_ops(owned, True)
-
-
-def enter_explanation(m: Maintenance) -> str:
-    osds = ", ".join(f"osd.{i}" for i in m.target.osds)
-    lines = [f"Maintenance of {m.target.label} ({osds})." if m.target.host else f"Maintenance of {osds}."]
-    if m.set_by_it:
-        lines.append("Sets (and unsets again at exit): " + ", ".join(flag_label(k) for k in m.set_by_it) + ".")
-    if m.kept:
-        lines.append("Already set by someone else, so left alone now and at exit: "
-                     + ", ".join(flag_label(k) for k in m.kept) + ".")
-    return "\n".join(lines)
-
-
-def apply_results(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, str]], on: bool,
-                  now: float | None = None) -> Maintenance:
-    """Fold the confirm dialog's results into the record: which owned flags are really set/unset now.
-
-    Entering (on=True): an owned flag whose command failed or never ran is not owned after all.
-    Exiting (on=False): an owned flag whose unset succeeded is no longer owned.
-    """
-    def succeeded(keys: Sequence[FlagKey]) -> set[FlagKey]:
-        won: set[FlagKey] = set()
-        for op, ok, _ in results:
-            args = dict(op.args)
-            if not ok:
-                continue
-            if op.prefix in ("osd set", "osd unset"):
-                won.add((str(args.get("key", "")), ""))
-            elif op.prefix in ("osd set-group", "osd unset-group"):
-                whos = set(args.get("who") or ())
-                won |= {k for k in keys if k[1] and k[0] == args.get("flags") and who_of(k[1]) in whos}
-        return won & set(keys)
-
-    out = m
-    for op, ok, message in results:
-        out = out.log(("ran: " if ok else "refused: ") + op.cli + (f" ({message.strip()})" if message.strip() else ""),
-                      ok, now)
-    if on:
-        won = succeeded(m.owned)
-        out = replace(out, owned=tuple(k for k in m.owned if k in won),
-                      set_by_it=tuple(k for k in m.set_by_it if k in won))
-    else:
-        gone = succeeded(m.owned)
-        out = replace(out, owned=tuple(k for k in m.owned if k not in gone))
-    return out
-
-
-@dataclass(frozen=True)
-class ExitPlan:
-    operations: tuple[ops.Operation, ...]
-    unset: tuple[FlagKey, ...]  # owned and still set: unset now
-    already_gone: tuple[FlagKey, ...]  # owned but no longer set (someone unset it): nothing to do
-    handed_over: tuple[tuple[FlagKey, str], ...]  # owned, still needed by another active maintenance (its id)
-    left_alone: tuple[FlagKey, ...]  # never ours: set by someone else before we came
-
-    def explanation(self, m: Maintenance) -> str:
-        lines = [f"Exit maintenance of {m.target.label} (entered {_hm(m.started)} by {m.user or '?'})."]
-        if self.unset:
-            lines.append("Unsets what this maintenance set: " + ", ".join(flag_label(k) for k in self.unset) + ".")
-        if self.left_alone:
-            lines.append("Leaves alone (set by someone else): " + ", ".join(flag_label(k) for k in self.left_alone)
-                         + ".")
-        if self.already_gone:
-            lines.append("Already unset by someone: " + ", ".join(flag_label(k) for k in self.already_gone) + ".")
-        for k, other in self.handed_over:
-            lines.append(f"Keeps {flag_label(k)}: maintenance {other} still needs it (it now owns it).")
-        return "\n".join(lines)
-
-
-def plan_exit(m: Maintenance, now_set: Iterable[FlagKey], others: Sequence[Maintenance] = ()) -> ExitPlan:
-    current = set(now_set)
-    needing: dict[FlagKey, str] = {}
-    for o in others:
-        if o.id != m.id and o.active and o.fsid == m.fsid:
-            for k in o.wanted:
-                needing.setdefault(k, o.id)
-    unset: list[FlagKey] = []
-    gone: list[FlagKey] = []
-    handed: list[tuple[FlagKey, str]] = []
-    for k in m.owned:
-        if k not in current:
-            gone.append(k)
-        elif k in needing:
-            handed.append((k, needing[k]))
-        else:
-            unset.append(k)
-    return ExitPlan(tuple(flag_ops(unset, False)), tuple(unset), tuple(gone), tuple(handed),
-                    tuple(k for k in m.kept if k not in m.owned))
-
-
-def finish_enter(m: Maintenance, results: Sequence[tuple[ops.Operation, bool, str]], ran: bool,
-                 now: float | None = None) -> Maintenance | None:
-    """The record after the enter dialog closed; None when nothing was set at all (cancelled, or refused)."""
-    if not ran or (m.owned and not any(ok for _, ok, _ in results)):
-        return None
-    return replace(apply_results(m, results, True, now), state="active")
-
-
-def finish_exit(m: Maintenance, plan: ExitPlan, results: Sequence[tuple[ops.Operation, bool, str]],
-                now: float | None = None) -> Maintenance:
-    """The record after the exit dialog: done when nothing it owns is left set, else still active."""
-    t = time.time() if now is None else now
-    out = apply_results(m, results, False, t)
-    settled = set(plan.already_gone) | {k for k, _ in plan.handed_over}
-    out = replace(out, owned=tuple(k for k in out.owned if k not in settled))
-    if plan.already_gone:
-        out = out.log("already unset by someone: " + ", ".join(flag_label(k) for k in plan.already_gone), True, t)
-    if plan.handed_over:
-        out = out.log("handed over: " + ", ".join(f"{flag_label(k)} to {o}" for k, o in plan.handed_over), True, t)
-    if out.owned:
-        return replace(out, state="active").log("exit incomplete: still set " + ", ".join(
-            flag_label(k) for k in out.owned), False, t)
-    return replace(out, state="done", ended=t).log("exit done", True, t)
-
-
-def hand_over(records: Sequence[Maintenance], plan: ExitPlan) -> list[Maintenance]:
-    """Give flags kept for another maintenance to it: it now owns them (and unsets them at its exit)."""
-    out = []
-    for r in records:
-        gifts = tuple(k for k, other in plan.handed_over if other == r.id and k not in r.owned)
-        out.append(replace(r, owned=r.owned + gifts).log(
-            "took over " + ", ".join(flag_label(k) for k in gifts)) if gifts else r)
-    return out
-
-
-# ------------------------------------------------------------------ ok-to-stop
-
-def ok_to_stop_summary(result: Any) -> str:
-    r = as_dict(result)
-    osds = ", ".join(f"osd.{i}" for i in as_strs(r.get("osds")))
-    degraded = len(as_list(r.get("ok_become_degraded")))
-    text = f"ok-to-stop: yes for {osds or 'the chosen OSDs'}"
-    if degraded:
-        text += (f"; {degraded} PG(s) will be degraded (still active) while they are down: "
-                 "the cluster stays available but has less redundancy")
-    return text + "."
-
-
-OK_TO_STOP_REFUSED = (
-    "The mgr says stopping these OSDs now would leave placement groups without enough copies to serve IO "
-    "(below min_size) or would stop the last copy: clients would hang on those PGs until the OSDs are back. "
-    "Usual causes: the cluster is not HEALTH_OK (other OSDs down, PGs degraded or recovering), or this host "
-    "holds more replicas than the pools can lose (few hosts, failure domain osd). Wait for recovery, fix the "
-    "other problem, or maintain fewer OSDs at a time. Setting the flags is harmless in itself; stopping the "
-    "daemons is what would cause the outage.")
-
-
-# ------------------------------------------------------------------ instructions
-
-def instructions(target: Target) -> list[str]:
-    """What to run on the host: the daemons are stopped there, not through the mon."""
-    ids = " ".join(f"ceph-osd@{i}" for i in target.osds)
-    host = target.host or "the host(s) of these OSDs"
-    lines = [
-        f"On {host}, once the flags are set:",
-        f"  systemctl stop {ids}" + ("      # or: systemctl stop ceph-osd.target" if target.host else ""),
-    ]
-    if target.host:
-        lines.append(f"  cephadm clusters: ceph orch host maintenance enter {target.host}   (stops every daemon "
-                     "of the host)")
-    else:
-        lines.append("  cephadm clusters: " + "; ".join(f"ceph orch daemon stop osd.{i}" for i in target.osds))
-    lines += [
-        "Do the work (reboot, disk, firmware …), then start them again:",
-        f"  systemctl start {ids}" + ("     # or: systemctl start ceph-osd.target" if target.host else ""),
-    ]
-    if target.host:
-        lines.append(f"  cephadm clusters: ceph orch host maintenance exit {target.host}")
-    else:
-        lines.append("  cephadm clusters: " + "; ".join(f"ceph orch daemon start osd.{i}" for i in target.osds))
-    lines.append("Wait until the OSDs are up and PGs active+clean, then Exit maintenance here (x).")
-    return lines
-
-
-# ------------------------------------------------------------------ banner
-
-def _hm(ts: float, now: float | None = None) -> str:
+def clock_time(ts: float, now: float | None = None) -> str:
+    """HH:MM today, else "Mon DD HH:MM" (local time)."""
     now = time.time() if now is None else now
     lt, ln = time.localtime(ts), time.localtime(now)
     if (lt.tm_year, lt.tm_yday) == (ln.tm_year, ln.tm_yday):
@@ -526,57 +294,8 @@ def _hm(ts: float, now: float | None = None) -> str:
     return time.strftime("%b %d %H:%M", lt)
 
 
-def since_text(ts: float, first_poll: float | None = None, now: float | None = None) -> str:
-    """HH:MM, or ≤HH:MM when it was already set at cephtui's first poll (it may be older)."""
-    older = first_poll is not None and ts <= first_poll + 1.0
-    return ("≤" if older else "") + _hm(ts, now)
-
-
-def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState], first_poll: float | None = None,
-                 now: float | None = None) -> list[str]:
-    """One short phrase per active maintenance and per other flag, for the header."""
-    items: list[str] = []
-    flags = fold_pause(flags)
-    owned: set[FlagKey] = set()
-    for m in maintenances:
-        if not m.active:
-            continue
-        owned |= set(m.owned)
-        extra = [flag_label(k) if k[1] else k[0] for k in m.owned if not (k[0] == "noout" and k[1])]
-        state = "" if m.state == "active" else f" ({m.state})"
-        items.append(f"maintenance: {m.target.label} since {_hm(m.started, now)}{state}"
-                     + (f" +{' +'.join(extra)}" if extra else ""))
-    for f in flags:
-        if (f.flag, f.scope) in owned:
-            continue
-        items.append(f"{f.label} since {since_text(f.seen_since, first_poll, now)}"
-                     + (" (by someone else)" if maintenances else ""))
-    return items
-
-
-def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:
-    n_m = sum(m.active for m in maintenances)
-    flags = fold_pause(flags)
-    owned = {k for m in maintenances if m.active for k in m.owned}
-    n_f = sum((f.flag, f.scope) not in owned for f in flags)
-    parts = []
-    if n_m:
-        parts.append(f"{n_m} maintenance" + ("s" if n_m > 1 else ""))
-    if n_f:
-        parts.append(f"{n_f} flag" + ("s" if n_f > 1 else ""))
-    return ", ".join(parts) + " (tab 7)" if parts else ""
-
-
-def fit_banner(items: Sequence[str], short: str, room: int) -> str:
-    """As many whole items as fit in `room` cells, then '+N more', else the short count."""
-    full = "⚑ " + " · ".join(items)
-    if len(full) <= room:
-        return full
-    for n in range(len(items) - 1, 0, -1):
-        text = "⚑ " + " · ".join(items[:n]) + f" · +{len(items) - n} more (tab 7)"
-        if len(text) <= room:
-            return text
-    return "⚑ " + short
+def iso_time(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts is not None else ""
 
 
 # ------------------------------------------------------------------ the state file

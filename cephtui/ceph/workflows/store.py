@@ -17,7 +17,6 @@ and the cache, by whichever cephtui lists the queue next.
 from __future__ import annotations
 
 import errno as errno_mod
-import getpass
 import json
 import os
 import socket
@@ -27,6 +26,7 @@ from typing import Any
 
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.secrets import redact_value
+from cephtui.paths import login, state_dir
 
 PREFIX = "cephtui/workflows"
 META = "_cephtui"  # stored next to the state's own fields; Removal.from_json ignores unknown keys
@@ -37,19 +37,10 @@ FINISHED = ("done", "aborted")
 HEARTBEAT = 10.0  # seconds between cluster writes of an unchanged workflow (its progress, `updated`)
 
 
-def state_dir() -> Path:
-    env = os.environ.get("CEPHTUI_STATE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "cephtui"
-
-
 def whoami(entity: str = "") -> str:
     """`user@host` (and the cephx entity): who started or drives a workflow, as the queue shows it."""
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
+    user = login()
+    if user == "?":  # no login name: the uid at least tells two operators apart
         user = str(os.getuid())
     return f"{user}@{socket.gethostname()}" + (f" ({entity})" if entity else "")
 

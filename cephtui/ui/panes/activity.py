@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from cephtui.ceph.private import replace_text
-from cephtui.ceph.workflows.store import state_dir
+from cephtui.paths import state_dir
 from cephtui.ui import palette
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 

@@ -52,7 +52,7 @@ from cephtui.ceph.bench.pool import (
 from cephtui.ceph.client import CephError
 from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.config import BenchDefaults
+from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen

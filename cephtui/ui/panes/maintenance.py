@@ -25,6 +25,8 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
 from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
 from cephtui.ceph.workflows import maintenance as mt
+from cephtui.ceph.workflows import maintenance_banner as mbanner
+from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ui import palette
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.widgets.dialog import Dialog
@@ -237,7 +239,7 @@ class MaintenancePane(GuardedActions, Vertical):
     def _maint_cells(self, m: mt.Maintenance) -> tuple[tuple[str, str], ...]:
         s = palette.style
         style = s("bold warn" if m.state == "active" else "bold err")
-        return ((m.target.label, "bold"), (m.state, style), (mt.since_text(m.started), ""), (m.user, s("muted")),
+        return ((m.target.label, "bold"), (m.state, style), (mbanner.since_text(m.started), ""), (m.user, s("muted")),
                 (", ".join(mt.flag_label(k) for k in m.owned) or "-", s("info")),
                 (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
@@ -250,7 +252,7 @@ class MaintenancePane(GuardedActions, Vertical):
         s = palette.style
         on = r.is_set or bool(r.partial)
         state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
-        since = mt.since_text(r.since, self.first_poll) if r.since is not None else ""
+        since = mbanner.since_text(r.since, self.first_poll) if r.since is not None else ""
         owner = r.owner or ("someone else" if on else "")
         state = "set" if r.is_set else ({"pauserd": "reads", "pausewr": "writes"}.get(r.partial) or "-")
         return ((r.flag, "bold" if on else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
@@ -268,14 +270,14 @@ class MaintenancePane(GuardedActions, Vertical):
                 style=palette.style("muted")))
             return
         t = Text()
-        t.append(f"{m.target.label}: maintenance {m.state} since {mt.since_text(m.started)} by {m.user}\n",
+        t.append(f"{m.target.label}: maintenance {m.state} since {mbanner.since_text(m.started)} by {m.user}\n",
                  style="bold")
-        for line in mt.instructions(m.target):
+        for line in mplan.instructions(m.target):
             cmd = line.startswith("  ")
             t.append(line + "\n", style=palette.style("bold info") if cmd else "")
         if m.steps:
             last = m.steps[-1]
-            t.append(f"last step: {mt.since_text(last.time)} {last.what}",
+            t.append(f"last step: {mbanner.since_text(last.time)} {last.what}",
                      style=palette.style("muted" if last.ok else "err"))
         howto.update(t)
 
@@ -371,7 +373,7 @@ class MaintenancePane(GuardedActions, Vertical):
                 if set(m.target.osds) & set(target.osds):
                     raise ValueError(f"{m.target.label} is already in maintenance (exit it first, or choose "
                                      "other OSDs)")
-            m, operations = mt.plan_enter(target, extra, now_set, fsid)
+            m, operations = mplan.plan_enter(target, extra, now_set, fsid)
             if not operations:
                 raise ValueError("everything asked for is already set by someone else ("
                                  + ", ".join(mt.flag_label(k) for k in m.kept) + "): nothing to set or restore")
@@ -409,7 +411,7 @@ class MaintenancePane(GuardedActions, Vertical):
         client = self.app.client  # type: ignore[attr-defined]
         try:
             result: Any = client.mgr("osd ok-to-stop", ids=[str(i) for i in m.target.osds])
-            ok, text = True, mt.ok_to_stop_summary(result)
+            ok, text = True, mplan.ok_to_stop_summary(result)
         except CephError as e:
             ok, text = False, f"{e.message} [errno {e.errno}]"
         except Exception as e:  # never leave the pane busy
@@ -425,7 +427,7 @@ class MaintenancePane(GuardedActions, Vertical):
         body = Text()
         body.append(f"$ ceph osd ok-to-stop {osds}\n", style=palette.style("bold info"))
         body.append(f"{text}\n\n", style=palette.style("bold err"))
-        body.append(mt.OK_TO_STOP_REFUSED + "\n\n")
+        body.append(mplan.OK_TO_STOP_REFUSED + "\n\n")
         body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
                     "until ok-to-stop agrees (or you accept the outage).", style=palette.style("warn"))
 
@@ -444,12 +446,12 @@ class MaintenancePane(GuardedActions, Vertical):
             return
         explain = Text()
         explain.append_text(preflight)
-        explain.append("\n" + mt.enter_explanation(m))
+        explain.append("\n" + mplan.enter_explanation(m))
         explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
                        style=palette.style("muted"))
 
         def done(outcome: Any) -> None:
-            entered = mt.finish_enter(m, outcome.results, outcome.ran)
+            entered = mplan.finish_enter(m, outcome.results, outcome.ran)
             if entered is None:
                 try:
                     self.store.drop(m.id)
@@ -489,7 +491,7 @@ class MaintenancePane(GuardedActions, Vertical):
         m = self.store.get(mid)
         if m is None or not m.active:
             return
-        plan = mt.plan_exit(m, now_set, self.store.active(m.fsid))
+        plan = mplan.plan_exit(m, now_set, self.store.active(m.fsid))
         if not plan.operations:
             self._finish_exit(m, plan, [])
             self.app.notify(f"{m.target.label}: nothing left to unset; maintenance ended.\n"
@@ -515,11 +517,11 @@ class MaintenancePane(GuardedActions, Vertical):
 
         self.app.confirm_operations(list(plan.operations), explain=explain, on_done=done)  # type: ignore[attr-defined]
 
-    def _finish_exit(self, m: mt.Maintenance, plan: mt.ExitPlan, results: list[Any]) -> None:
-        finished = mt.finish_exit(m, plan, results)
+    def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
+        finished = mplan.finish_exit(m, plan, results)
         try:
             if plan.handed_over:
-                self.store.put_all(mt.hand_over(self.store.records, plan))
+                self.store.put_all(mplan.hand_over(self.store.records, plan))
             self.store.put(finished)
         except OSError as e:
             self.app.notify(f"Could not write the state file: {e}", severity="error", timeout=20)

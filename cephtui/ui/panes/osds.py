@@ -13,17 +13,8 @@ from textual.widgets import Input, Static
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ceph.snapshot.osdtree import (
-    SORTS,
-    BucketInfo,
-    OSDFilter,
-    OSDInfo,
-    OSDTable,
-    TreeRow,
-    osd_names,
-    selected_osds,
-    view,
-)
+from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
+from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.widgets.filterinput import FilterInput
@@ -405,7 +396,8 @@ class OSDsPane(GuardedActions, Vertical):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
-        from cephtui.ceph.workflows.removal import Removal, StopCommandError, check_stop_template
+        from cephtui.ceph.workflows.removal import Removal, StopCommandError
+        from cephtui.ceph.workflows.removal_stop import check_stop_template
 
         ids = self.targets()
         if not ids:

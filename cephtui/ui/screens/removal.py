@@ -23,18 +23,10 @@ from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from cephtui.ceph.client import CephError
 from cephtui.ceph.format import human_duration, human_rate
-from cephtui.ceph.workflows.removal import (
-    OVERRIDES,
-    STEPS,
-    Check,
-    Removal,
-    RemovalEngine,
-    StopCommandError,
-    check_stop_template,
-    describe_stop,
-    preflight,
-    stop_command,
-)
+from cephtui.ceph.workflows.removal import OVERRIDES, STEPS, Check, Removal, StopCommandError
+from cephtui.ceph.workflows.removal_checks import preflight
+from cephtui.ceph.workflows.removal_engine import RemovalEngine
+from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop, stop_command
 from cephtui.ui import palette
 from cephtui.ui.widgets.dialog import Dialog
 

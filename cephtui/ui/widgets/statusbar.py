@@ -7,7 +7,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ceph.workflows.maintenance import Maintenance, banner_items, banner_short, fit_banner
+from cephtui.ceph.workflows.maintenance import Maintenance
+from cephtui.ceph.workflows.maintenance_banner import banner_items, banner_short, fit_banner
 from cephtui.ui import palette
 from cephtui.ui.widgets.tables import sync_static
 

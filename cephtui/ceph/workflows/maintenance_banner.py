@@ -1,0 +1,67 @@
+"""The status bar's maintenance banner: what is under maintenance and which flags, since when, fitted to
+the room."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cephtui.ceph.snapshot.models import FlagState
+from cephtui.ceph.workflows.maintenance import (
+    FlagKey,
+    Maintenance,
+    clock_time,
+    flag_label,
+    fold_pause,
+)
+
+
+def since_text(ts: float, first_poll: float | None = None, now: float | None = None) -> str:
+    """HH:MM, or ≤HH:MM when it was already set at cephtui's first poll (it may be older)."""
+    older = first_poll is not None and ts <= first_poll + 1.0
+    return ("≤" if older else "") + clock_time(ts, now)
+
+
+def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState], first_poll: float | None = None,
+                 now: float | None = None) -> list[str]:
+    """One short phrase per active maintenance and per other flag, for the header."""
+    items: list[str] = []
+    flags = fold_pause(flags)
+    owned: set[FlagKey] = set()
+    for m in maintenances:
+        if not m.active:
+            continue
+        owned |= set(m.owned)
+        extra = [flag_label(k) if k[1] else k[0] for k in m.owned if not (k[0] == "noout" and k[1])]
+        state = "" if m.state == "active" else f" ({m.state})"
+        items.append(f"maintenance: {m.target.label} since {clock_time(m.started, now)}{state}"
+                     + (f" +{' +'.join(extra)}" if extra else ""))
+    for f in flags:
+        if (f.flag, f.scope) in owned:
+            continue
+        items.append(f"{f.label} since {since_text(f.seen_since, first_poll, now)}"
+                     + (" (by someone else)" if maintenances else ""))
+    return items
+
+
+def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:
+    n_m = sum(m.active for m in maintenances)
+    flags = fold_pause(flags)
+    owned = {k for m in maintenances if m.active for k in m.owned}
+    n_f = sum((f.flag, f.scope) not in owned for f in flags)
+    parts = []
+    if n_m:
+        parts.append(f"{n_m} maintenance" + ("s" if n_m > 1 else ""))
+    if n_f:
+        parts.append(f"{n_f} flag" + ("s" if n_f > 1 else ""))
+    return ", ".join(parts) + " (tab 7)" if parts else ""
+
+
+def fit_banner(items: Sequence[str], short: str, room: int) -> str:
+    """As many whole items as fit in `room` cells, then '+N more', else the short count."""
+    full = "⚑ " + " · ".join(items)
+    if len(full) <= room:
+        return full
+    for n in range(len(items) - 1, 0, -1):
+        text = "⚑ " + " · ".join(items[:n]) + f" · +{len(items) - n} more (tab 7)"
+        if len(text) <= room:
+            return text
+    return "⚑ " + short
