@@ -10,8 +10,8 @@ Without --conf it starts (and afterwards stops) its own sandbox cluster.
                 and vs one bare `status` mon command on the same handle (the floor)
 
 --pyz PYZ times the first paint of `/usr/bin/python3 PYZ` against the venv-installed `cephtui`, side by
-side in the same run, launches interleaved: cold (each pyz launch with a new, empty PEX_ROOT, so it unpacks
-everything first) and warm (one PEX_ROOT, unpacked once beforehand), and prints the ratios.
+side in the same run, launches interleaved: cold (each pyz launch with a new, empty SHIV_ROOT, so it unpacks
+everything first) and warm (one SHIV_ROOT, unpacked once beforehand), and prints the ratios.
 """
 from __future__ import annotations
 
@@ -104,26 +104,26 @@ def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
         # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
         # from pip): unset for both, as on an admin's shell.
         print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
-    root = Path(tempfile.mkdtemp(prefix="ctbench-pexroot-", dir="/tmp"))
+    root = Path(tempfile.mkdtemp(prefix="ctbench-shivroot-", dir="/tmp"))
     pyz_cmd = [python, pyz]
     try:
         warm_root = root / "warm"
-        first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)})  # unpack once: what "warm" means
+        first_paint(conf, pyz_cmd, {"SHIV_ROOT": str(warm_root)})  # unpack once: what "warm" means
         first_paint(conf)  # and the installed one's pyc and page cache, likewise
         installed, cold, warm = [], [], []
         for i in range(runs):
             installed.append(first_paint(conf))
             cold_root = root / f"cold{i}"
-            cold.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(cold_root)}))
+            cold.append(first_paint(conf, pyz_cmd, {"SHIV_ROOT": str(cold_root)}))
             shutil.rmtree(cold_root, ignore_errors=True)
-            warm.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)}))
+            warm.append(first_paint(conf, pyz_cmd, {"SHIV_ROOT": str(warm_root)}))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     m = statistics.median
     size = os.path.getsize(pyz) / 1e6
     print(f"first paint, median of {runs} launches each, interleaved; {pyz} ({size:.1f} MB) run by {python}")
     print(f"  installed (.venv/bin/cephtui)          {ms(m(installed))}   runs: {fmt(installed)}")
-    print(f"  pyz cold (empty PEX_ROOT)              {ms(m(cold))}   ratio {m(cold) / m(installed):.2f}"
+    print(f"  pyz cold (empty SHIV_ROOT)             {ms(m(cold))}   ratio {m(cold) / m(installed):.2f}"
           f"   runs: {fmt(cold)}")
     print(f"  pyz warm (unpacked before)             {ms(m(warm))}   ratio {m(warm) / m(installed):.2f}"
           f"   runs: {fmt(warm)}")
