@@ -16,14 +16,15 @@
 #    per Python (_core.cpython-39-x86_64-linux-gnu.so, ...), so the six sit side by side in msgspec/.
 #    psutil is one abi3 wheel.
 #  - the pure-Python dependencies are resolved once, for 3.9 (the oldest), and serve every Python.
-#  - bytecode: each Python found here compiles the whole site-packages (__pycache__/*.cpython-3X.pyc,
-#    unchecked-hash: valid without a look at the source), so a node's first start compiles nothing.
-#    A Python not found here gets no .pyc in the file and compiles on its first start (the build
-#    says which). Looked for: python3.X on PATH, ~/.pyenv/versions/3.X*/bin/python3.X, then the
-#    release chroots (scripts/chroot.sh, as root) for 3.9, 3.13 and 3.14.
-#  - shiv leaves .pyc files out of its archive, and its __main__.py goes straight to its bootstrap:
-#    this script adds the .pyc files to the archive afterwards and puts its own __main__.py in (the
-#    Python and machine checks, and the fallback to a temporary cache when $HOME is not writable).
+#  - what a start of cephtui does not import (pygments, markdown-it and kin) is zipped into
+#    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path: shiv unpacks about 500
+#    files instead of about 1,000 on a node's first start, and the zipped modules import from the
+#    zip when first used (the help screen's Markdown).
+#  - no bytecode is shipped: each Python writes its own into the unpacked directory on its first
+#    start (shiv leaves .pyc files out anyway; bytecode for six Pythons costs more to unpack than to
+#    compile, and does not fit in 15 MB: docs/install-pyz.md).
+#  - shiv's __main__.py goes straight to its bootstrap: this script puts its own in front (the
+#    Python and machine checks, and a temporary cache when $HOME is not writable).
 #  - aarch64 is not carried: psutil's abi3 module has the same file name on both architectures.
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
@@ -41,14 +42,13 @@ OUT=${CEPHTUI_PYZ_OUT:-$ROOT/dist/cephtui.pyz}
 PYTHONS=(3.9 3.10 3.11 3.12 3.13 3.14)
 # manylinux2014 = glibc 2.17: every supported distribution (EL8 has 2.28, bullseye 2.31).
 PLATFORM=manylinux2014_x86_64
-declare -A SUITE_OF=([3.9]=bullseye [3.13]=trixie [3.14]=forky)
 
 say() { echo "build-pyz: $*" >&2; }
 force=0
 for a in "$@"; do
     case "$a" in
         --force) force=1;;
-        -h|--help) sed -n '2,31p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) sed -n '2,32p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
         *) say "unknown argument '$a' (--force, --help)"; exit 2;;
     esac
 done
