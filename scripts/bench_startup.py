@@ -117,10 +117,6 @@ def bench(conf: str, runs: int) -> None:
 
 def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
     """First paint of the pyz, cold and warm, against the venv-installed command, interleaved."""
-    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-        # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
-        # from pip): unset for both, as on an admin's shell.
-        print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
     root = Path(tempfile.mkdtemp(prefix="ctbench-shivroot-", dir="/tmp"))
     pyz_cmd = [python, pyz]
     try:
@@ -161,6 +157,12 @@ def main() -> int:
     p.add_argument("--pyz", help="time this pyz's first paint (cold and warm) against the installed cephtui")
     p.add_argument("--python", default="/usr/bin/python3", help="the Python that runs the pyz (default: %(default)s)")
     args = p.parse_args()
+
+    if args.pyz and os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
+        # from pip): unset for both, as on an admin's shell. Before the tmux server starts: the
+        # commands inherit its environment.
+        print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
 
     def run(conf: str) -> None:
         # The server stays up between launches (it would exit with its last session, racing the next one).
