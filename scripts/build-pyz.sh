@@ -191,20 +191,21 @@ if os.uname().machine != "x86_64":
 
 # For cephtui's messages (which Python to run this file with).
 os.environ["CEPHTUI_PYZ"] = os.path.abspath(sys.argv[0])
+# Where shiv unpacks: SHIV_ROOT or ~/.shiv. When that cannot be written (a read-only $HOME), a temporary
+# directory instead, with a warning, removed at exit: shiv itself would stop with a traceback.
 _tmp_root = None
-if not os.environ.get("SHIV_ROOT"):
-    _root = os.path.expanduser("~/.shiv")
-    try:
-        os.makedirs(_root, exist_ok=True)
-        _ok = os.access(_root, os.W_OK | os.X_OK)
-    except OSError:
-        _ok = False
-    if not _ok:
-        import tempfile
-        _tmp_root = tempfile.mkdtemp(prefix="cephtui-pyz-")
-        os.environ["SHIV_ROOT"] = _tmp_root
-        sys.stderr.write("cephtui.pyz: %s cannot be written, unpacking into the temporary %s instead (removed "
-                         "at exit; set SHIV_ROOT to a writable directory to keep it)\n" % (_root, _tmp_root))
+_root = os.path.expanduser(os.environ.get("SHIV_ROOT") or "~/.shiv")
+try:
+    os.makedirs(_root, exist_ok=True)
+    _ok = os.access(_root, os.W_OK | os.X_OK)
+except OSError:
+    _ok = False
+if not _ok:
+    import tempfile
+    _tmp_root = tempfile.mkdtemp(prefix="cephtui-pyz-")
+    os.environ["SHIV_ROOT"] = _tmp_root
+    sys.stderr.write("cephtui.pyz: %s cannot be written, unpacking into the temporary %s instead (removed "
+                     "at exit; set SHIV_ROOT to a writable directory to keep it)\n" % (_root, _tmp_root))
 
 import _bootstrap  # noqa: E402  (shiv's)
 

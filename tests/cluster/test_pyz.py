@@ -131,13 +131,14 @@ def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env
     assert "/site-packages/_cephtui_lazy.zip/markdown_it/" in res.stdout, res.stdout
 
 
-def test_pyz_with_an_unwritable_home_falls_back_to_a_temporary_cache(pyz: Path, run_env: dict[str, str],
-                                                                     tmp_path: Path) -> None:
-    # HOME below a regular file: nothing can be made there, even as root
+@pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
+def test_pyz_with_an_unwritable_cache_falls_back_to_a_temporary_one(variable: str, pyz: Path,
+                                                                    run_env: dict[str, str], tmp_path: Path) -> None:
+    # HOME (the default ~/.shiv), or SHIV_ROOT, below a regular file: nothing can be made there, even as root
     blocker = tmp_path / "file"
     blocker.write_text("")
     env = {k: v for k, v in run_env.items() if k != "SHIV_ROOT"}
-    env["HOME"] = str(blocker / "home")
+    env[variable] = str(blocker / "dir")
     res = _run(pyz, ["--version"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().startswith("cephtui ")
