@@ -123,6 +123,10 @@ for whl in sorted(src.glob("msgspec-*.whl")):
                 (dest / name).chmod(0o755)
 EOF
 rm -rf "$work/site-packages/bin"  # console scripts (pygments, markdown-it): not used here
+# pip's record of where each wheel came from (this build's temporary directory): without it the same
+# inputs make the same file, and the same shiv build id (the name of the directory a node unpacks to).
+rm -f "$work"/site-packages/*.dist-info/direct_url.json
+sed -i '/\.dist-info\/direct_url\.json,/d' "$work"/site-packages/*.dist-info/RECORD
 so_count=$(ls "$work"/site-packages/msgspec/_core.cpython-3*-x86_64-linux-gnu.so | wc -l)
 [ "$so_count" -eq "${#PYTHONS[@]}" ] || { say "expected ${#PYTHONS[@]} msgspec modules, found $so_count"; exit 1; }
 # What a start of cephtui imports (its CLI, and its TUI up to the first screen) stays as files, which
@@ -156,8 +160,10 @@ with zipfile.ZipFile(site / "_cephtui_lazy.zip", "w", zipfile.ZIP_DEFLATED) as z
         for top in sorted(tops):
             path = site / top
             for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
-                if f.is_file() and "__pycache__" not in f.parts:
-                    z.write(f, f.relative_to(site).as_posix())
+                if f.is_file() and "__pycache__" not in f.parts:  # fixed times: the same inputs, the same zip
+                    info = zipfile.ZipInfo(f.relative_to(site).as_posix(), (1980, 1, 1, 0, 0, 0))
+                    info.external_attr = (f.stat().st_mode & 0o777 | 0o100000) << 16
+                    z.writestr(info, f.read_bytes(), zipfile.ZIP_DEFLATED)
             shutil.rmtree(path) if path.is_dir() else path.unlink()
 (site / "_cephtui_lazy.pth").write_text("_cephtui_lazy.zip\n")
 print("build-pyz: unpacked: %s; zipped (imported on use): %s" % (
