@@ -10,8 +10,8 @@ Without --conf it starts (and afterwards stops) its own sandbox cluster.
                 and vs one bare `status` mon command on the same handle (the floor)
 
 --pyz PYZ times the first paint of `/usr/bin/python3 PYZ` against the venv-installed `cephtui`, side by
-side in the same run, launches interleaved: cold (each pyz launch with a new, empty PEX_ROOT, so it unpacks
-everything first) and warm (one PEX_ROOT, unpacked once beforehand), and prints the ratios.
+side in the same run, launches interleaved: cold (each pyz launch with a new, empty SHIV_ROOT, so it unpacks
+everything first) and warm (one SHIV_ROOT, unpacked once beforehand), and prints the ratios.
 """
 from __future__ import annotations
 
@@ -44,6 +44,20 @@ def ceph_s(conf: str) -> float:
 
 def first_paint(conf: str, command: list[str] | None = None, env: dict[str, str] | None = None) -> float:
     """Seconds from launch until the screen shows HEALTH_. env: extra variables for the command."""
+    return paint_and_cpu(conf, command, env)[0]
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system, all threads) that a running process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def paint_and_cpu(conf: str, command: list[str] | None = None,
+                  env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds until the screen shows HEALTH_, CPU seconds the process used until then).
+
+    The CPU time hardly depends on what else the machine runs, the wall time does."""
     session = f"ctbench{time.monotonic_ns()}"
     cmd = [*(command or [CEPHTUI]), "-c", conf]
     if env:  # set for the command itself: the tmux server may be older than this process's environment
@@ -55,7 +69,10 @@ def first_paint(conf: str, command: list[str] | None = None, env: dict[str, str]
             screen = subprocess.run([*TMUX, "capture-pane", "-p", "-t", session], capture_output=True,
                                     text=True).stdout
             if "HEALTH_" in screen:
-                return time.perf_counter() - t0
+                wall = time.perf_counter() - t0
+                pid = subprocess.run([*TMUX, "display-message", "-p", "-t", session, "#{pane_pid}"],
+                                     capture_output=True, text=True, check=True).stdout.strip()
+                return wall, process_cpu(int(pid))
             if time.perf_counter() - t0 > 20:
                 raise SystemExit("cephtui did not paint health within 20 s:\n" + screen)
             time.sleep(0.01)
@@ -100,33 +117,33 @@ def bench(conf: str, runs: int) -> None:
 
 def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
     """First paint of the pyz, cold and warm, against the venv-installed command, interleaved."""
-    if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
-        # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
-        # from pip): unset for both, as on an admin's shell.
-        print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
-    root = Path(tempfile.mkdtemp(prefix="ctbench-pexroot-", dir="/tmp"))
+    root = Path(tempfile.mkdtemp(prefix="ctbench-shivroot-", dir="/tmp"))
     pyz_cmd = [python, pyz]
     try:
         warm_root = root / "warm"
-        first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)})  # unpack once: what "warm" means
+        first_paint(conf, pyz_cmd, {"SHIV_ROOT": str(warm_root)})  # unpack once: what "warm" means
         first_paint(conf)  # and the installed one's pyc and page cache, likewise
-        installed, cold, warm = [], [], []
+        installed: list[tuple[float, float]] = []
+        cold: list[tuple[float, float]] = []
+        warm: list[tuple[float, float]] = []
         for i in range(runs):
-            installed.append(first_paint(conf))
+            installed.append(paint_and_cpu(conf))
             cold_root = root / f"cold{i}"
-            cold.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(cold_root)}))
+            cold.append(paint_and_cpu(conf, pyz_cmd, {"SHIV_ROOT": str(cold_root)}))
             shutil.rmtree(cold_root, ignore_errors=True)
-            warm.append(first_paint(conf, pyz_cmd, {"PEX_ROOT": str(warm_root)}))
+            warm.append(paint_and_cpu(conf, pyz_cmd, {"SHIV_ROOT": str(warm_root)}))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     m = statistics.median
     size = os.path.getsize(pyz) / 1e6
-    print(f"first paint, median of {runs} launches each, interleaved; {pyz} ({size:.1f} MB) run by {python}")
-    print(f"  installed (.venv/bin/cephtui)          {ms(m(installed))}   runs: {fmt(installed)}")
-    print(f"  pyz cold (empty PEX_ROOT)              {ms(m(cold))}   ratio {m(cold) / m(installed):.2f}"
-          f"   runs: {fmt(cold)}")
-    print(f"  pyz warm (unpacked before)             {ms(m(warm))}   ratio {m(warm) / m(installed):.2f}"
-          f"   runs: {fmt(warm)}")
+    print(f"first paint, median of {runs} launches each, interleaved; {pyz} ({size:.1f} MB) run by {python};"
+          f" load average {os.getloadavg()[0]:.1f}")
+    base_wall, base_cpu = m(w for w, _ in installed), m(c for _, c in installed)
+    for label, runs_ in (("installed (.venv/bin/cephtui)", installed), ("pyz cold (empty SHIV_ROOT)", cold),
+                         ("pyz warm (unpacked before)", warm)):
+        wall, cpu = m(w for w, _ in runs_), m(c for _, c in runs_)
+        print(f"  {label:30s} wall {ms(wall)} ratio {wall / base_wall:.2f}   cpu {ms(cpu)} ratio "
+              f"{cpu / base_cpu:.2f}   wall runs: {fmt([w for w, _ in runs_])}")
 
 
 def fmt(values: list[float]) -> str:
@@ -140,6 +157,12 @@ def main() -> int:
     p.add_argument("--pyz", help="time this pyz's first paint (cold and warm) against the installed cephtui")
     p.add_argument("--python", default="/usr/bin/python3", help="the Python that runs the pyz (default: %(default)s)")
     args = p.parse_args()
+
+    if args.pyz and os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+        # Python would never cache the unpacked modules' bytecode (the installed ones came with theirs
+        # from pip): unset for both, as on an admin's shell. Before the tmux server starts: the
+        # commands inherit its environment.
+        print("note: PYTHONDONTWRITEBYTECODE unset for this measure")
 
     def run(conf: str) -> None:
         # The server stays up between launches (it would exit with its last session, racing the next one).

@@ -1,46 +1,54 @@
 #!/usr/bin/env bash
 # Builds dist/cephtui.pyz: cephtui and its dependencies in one file, for CPython 3.9 to 3.14 on
-# manylinux x86_64 and aarch64, run by the node's own python3 with the node's own `rados`.
+# manylinux x86_64, run by the node's own python3 with the node's own `rados`.
 #
 #   scripts/build-pyz.sh            # builds, or says it is up to date (inputs unchanged)
 #   scripts/build-pyz.sh --force    # builds even so
 #
-# Tool: pex (pinned below), installed from PyPI into a build venv of its own (.venv-pyzbuild). One
-# PEX holds the wheels of every target (msgspec has one compiled wheel per Python version, psutil one
-# abi3 wheel per architecture) and picks the right ones when it starts; shiv or zipapp hold one
-# site-packages for one interpreter.
+# Tool: shiv (pinned below), installed from PyPI into a build venv of its own (.venv-pyzbuild).
+# A shiv file is a zipapp holding one site-packages; its bootstrap unpacks it once under SHIV_ROOT
+# (default ~/.shiv) and puts it on sys.path *before* the system site-packages: `rados` comes from
+# the distribution (python3-rados), everything else from the pyz even where the distribution has its
+# own copy. One process, no venv.
 #
-# How it runs (see docs/install-pyz.md):
-#  - venv mode: the first run unpacks the wheels under PEX_ROOT (default ~/.cache/pex) and makes a
-#    venv there for the Python that runs it; later runs re-exec straight into that venv.
-#  - the venv has the system site-packages *after* its own: `rados` comes from the distribution
-#    (python3-rados), everything else from the pyz even when the distribution has its own copy.
-#  - an unwritable PEX_ROOT (read-only $HOME) falls back to a temporary one, with a warning.
+# One site-packages for six Pythons:
+#  - msgspec 0.20.0 is the one release with wheels for cp39 to cp314; its compiled module is named
+#    per Python (_core.cpython-39-x86_64-linux-gnu.so, ...), so the six sit side by side in msgspec/.
+#    psutil is one abi3 wheel.
+#  - the pure-Python dependencies are resolved once, for 3.9 (the oldest), and serve every Python.
+#  - what a start of cephtui does not import (pygments, markdown-it and kin) is zipped into
+#    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path: shiv unpacks about 500
+#    files instead of about 1,000 on a node's first start, and the zipped modules import from the
+#    zip when first used (the help screen's Markdown).
+#  - no bytecode is shipped: each Python writes its own into the unpacked directory on its first
+#    start (shiv leaves .pyc files out anyway; bytecode for six Pythons costs more to unpack than to
+#    compile, and does not fit in 15 MB: docs/install-pyz.md).
+#  - shiv's __main__.py goes straight to its bootstrap: this script puts its own in front (the
+#    Python and machine checks, and a temporary cache when $HOME is not writable).
+#  - aarch64 is not carried: psutil's abi3 module has the same file name on both architectures.
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
 # pyproject.toml, README.md, this script. The wheels come from PyPI (or the pip configuration's
-# mirror) on each build; pex caches the downloads (~/.cache/pex, or PEX_ROOT).
+# mirror) on each build.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SELF=$ROOT/scripts/build-pyz.sh
-PEX_VERSION=2.105.2
-SETUPTOOLS_VERSION=84.2.1
-# The pip pex resolves with (pex fetches it from PyPI): its default, a patched pip 20.3.4 with the
-# legacy resolver, cannot be trusted with extras and markers.
+SHIV_VERSION=1.0.8
 PIP_VERSION=26.2.1
+SETUPTOOLS_VERSION=84.2.1
+MSGSPEC_VERSION=0.20.0
 BUILD_VENV=${CEPHTUI_PYZ_BUILD_VENV:-$ROOT/.venv-pyzbuild}
 OUT=${CEPHTUI_PYZ_OUT:-$ROOT/dist/cephtui.pyz}
-PYTHONS=(39 310 311 312 313 314)
-ARCHES=(${CEPHTUI_PYZ_ARCHES:-x86_64 aarch64})
+PYTHONS=(3.9 3.10 3.11 3.12 3.13 3.14)
 # manylinux2014 = glibc 2.17: every supported distribution (EL8 has 2.28, bullseye 2.31).
-GLIBC_TAG=manylinux2014
+PLATFORM=manylinux2014_x86_64
 
 say() { echo "build-pyz: $*" >&2; }
 force=0
 for a in "$@"; do
     case "$a" in
         --force) force=1;;
-        -h|--help) sed -n '2,22p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) sed -n '2,32p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
         *) say "unknown argument '$a' (--force, --help)"; exit 2;;
     esac
 done
@@ -56,7 +64,8 @@ sources() {
 }
 inputs_hash() {
     {
-        echo "pex=$PEX_VERSION pip=$PIP_VERSION setuptools=$SETUPTOOLS_VERSION pythons=${PYTHONS[*]} arches=${ARCHES[*]}"
+        echo "shiv=$SHIV_VERSION pip=$PIP_VERSION setuptools=$SETUPTOOLS_VERSION msgspec=$MSGSPEC_VERSION"
+        echo "pythons=${PYTHONS[*]} platform=$PLATFORM"
         sha256sum < "$SELF"
         sources | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
@@ -69,41 +78,163 @@ if [ "$force" -eq 0 ] && [ -f "$OUT" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")"
     exit 0
 fi
 
-if [ ! -x "$BUILD_VENV/bin/pex" ] || [ "$("$BUILD_VENV/bin/pex" --version)" != "$PEX_VERSION" ]; then
-    say "build venv $BUILD_VENV: pex==$PEX_VERSION setuptools==$SETUPTOOLS_VERSION from PyPI"
+if [ ! -x "$BUILD_VENV/bin/shiv" ] || [ "$("$BUILD_VENV/bin/shiv" --version)" != "shiv, version $SHIV_VERSION" ] \
+        || [ "$("$BUILD_VENV/bin/pip" --version | cut -d' ' -f2)" != "$PIP_VERSION" ]; then
+    say "build venv $BUILD_VENV: shiv==$SHIV_VERSION pip==$PIP_VERSION setuptools==$SETUPTOOLS_VERSION from PyPI"
     [ -x "$BUILD_VENV/bin/python" ] || /usr/bin/python3 -m venv "$BUILD_VENV"
-    "$BUILD_VENV/bin/pip" install -q --disable-pip-version-check "pex==$PEX_VERSION" \
-        "setuptools==$SETUPTOOLS_VERSION" >&2
+    "$BUILD_VENV/bin/pip" install -q --disable-pip-version-check "pip==$PIP_VERSION" "shiv==$SHIV_VERSION" \
+        "setuptools==$SETUPTOOLS_VERSION" wheel >&2
 fi
+PIP=("$BUILD_VENV/bin/pip" --disable-pip-version-check)
 
 work=$(mktemp -d /tmp/cephtui-pyz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-# The wheel is built from a copy: the checkout gets no build/ or egg-info. (pex can take the
-# project directory itself, but then drops textual's markdown-it-py[linkify] extra: pex 2.105.2.)
-mkdir -p "$work/src" "$work/wheel"
+# The wheel is built from a copy: the checkout gets no build/ or egg-info.
+mkdir -p "$work/src" "$work/wheel" "$work/base" "$work/msgspec" "$work/site-packages"
 sources | tar --null -T - -cf - | tar -xf - -C "$work/src"
-"$BUILD_VENV/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation --no-index \
-    -w "$work/wheel" "$work/src" >&2
+"${PIP[@]}" wheel -q --no-deps --no-build-isolation --no-index -w "$work/wheel" "$work/src" >&2
 wheel=$(ls "$work"/wheel/cephtui-*.whl)
 
-platforms=()
-for arch in "${ARCHES[@]}"; do
-    for v in "${PYTHONS[@]}"; do
-        platforms+=(--platform "${GLIBC_TAG}_${arch}-cp-${v}-cp${v}")
-    done
+target() {  # pip's options for one target Python (markers are still evaluated for the running one)
+    echo --only-binary :all: --platform "$PLATFORM" --python-version "$1" --implementation cp --abi "cp${1/./}"
+}
+# Everything, resolved for the oldest Python. tomli is named because pip evaluates cephtui's
+# `python_version < '3.11'` marker for the Python it runs on, not for --python-version.
+say "resolving for CPython ${PYTHONS[0]} ($PLATFORM), msgspec $MSGSPEC_VERSION"
+# shellcheck disable=SC2046
+"${PIP[@]}" download -q $(target "${PYTHONS[0]}") -d "$work/base" "$wheel" "msgspec==$MSGSPEC_VERSION" \
+    "tomli>=1.1" >&2
+# shellcheck disable=SC2046
+"${PIP[@]}" install -q --no-deps --no-compile $(target "${PYTHONS[0]}") --target "$work/site-packages" \
+    "$work"/base/*.whl >&2
+# The other Pythons' msgspec: only their compiled module, next to the first one.
+for v in "${PYTHONS[@]:1}"; do
+    # shellcheck disable=SC2046
+    "${PIP[@]}" download -q --no-deps $(target "$v") -d "$work/msgspec" "msgspec==$MSGSPEC_VERSION" >&2
 done
-say "pex $PEX_VERSION: CPython ${PYTHONS[*]} on ${ARCHES[*]} (${GLIBC_TAG})"
+"$BUILD_VENV/bin/python" - "$work/msgspec" "$work/site-packages" <<'EOF'
+import pathlib, sys, zipfile
+src, dest = map(pathlib.Path, sys.argv[1:])
+for whl in sorted(src.glob("msgspec-*.whl")):
+    with zipfile.ZipFile(whl) as z:
+        for name in z.namelist():
+            if name.startswith("msgspec/") and name.endswith(".so"):
+                (dest / name).write_bytes(z.read(name))
+                (dest / name).chmod(0o755)
+EOF
+rm -rf "$work/site-packages/bin"  # console scripts (pygments, markdown-it): not used here
+# pip's record of where each wheel came from (this build's temporary directory): without it the same
+# inputs make the same file, and the same shiv build id (the name of the directory a node unpacks to).
+rm -f "$work"/site-packages/*.dist-info/direct_url.json
+sed -i '/\.dist-info\/direct_url\.json,/d' "$work"/site-packages/*.dist-info/RECORD
+so_count=$(ls "$work"/site-packages/msgspec/_core.cpython-3*-x86_64-linux-gnu.so | wc -l)
+[ "$so_count" -eq "${#PYTHONS[@]}" ] || { say "expected ${#PYTHONS[@]} msgspec modules, found $so_count"; exit 1; }
+# What a start of cephtui imports (its CLI, and its TUI up to the first screen) stays as files, which
+# shiv unpacks; the distributions it does not import (pygments, markdown-it and their kin: the help
+# screen's Markdown, syntax highlighting) go into one zip inside site-packages, named by a .pth file,
+# and are imported from it (zipimport) when first used: one file to unpack instead of ~450.
+cat > "$work/startup_packages.py" <<'EOF'
+import importlib, sys
+site = sys.argv[1]
+sys.path.insert(0, site)
+# cephtui's entry points, and the textual modules its first screen loads at run time (not on import)
+NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.ui.app", "textual.drivers.linux_driver"]
+for name in NAMES:
+    importlib.import_module(name)
+print("\n".join(sorted({n.split(".")[0] for n, m in list(sys.modules.items())
+                        if (getattr(m, "__file__", None) or "").startswith(site + "/")})))
+EOF
+(cd /tmp && "$BUILD_VENV/bin/python" "$work/startup_packages.py" "$work/site-packages") > "$work/startup.txt"
+"$BUILD_VENV/bin/python" - "$work/site-packages" "$work/startup.txt" <<'EOF'
+import os, pathlib, shutil, sys, zipfile
+site, startup = pathlib.Path(sys.argv[1]), set(pathlib.Path(sys.argv[2]).read_text().split())
+startup.add("tomli")  # what cephtui imports instead of tomllib before 3.11 (the list above is from 3.11)
+lazy, kept = [], []
+for rec in sorted(site.glob("*.dist-info/RECORD")):
+    tops = {line.split(",")[0].split("/")[0] for line in rec.read_text().splitlines() if line}
+    tops = {t for t in tops if t not in (".", "..") and (site / t).exists()}  # not ../../bin/...
+    mods = {t[:-3] if t.endswith(".py") else t for t in tops if not t.endswith((".dist-info", ".data"))}
+    (kept if mods & startup or not mods else lazy).append((rec.parent.name, tops))
+with zipfile.ZipFile(site / "_cephtui_lazy.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    for _, tops in lazy:
+        for top in sorted(tops):
+            path = site / top
+            for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
+                if f.is_file() and "__pycache__" not in f.parts:  # fixed times: the same inputs, the same zip
+                    info = zipfile.ZipInfo(f.relative_to(site).as_posix(), (1980, 1, 1, 0, 0, 0))
+                    info.external_attr = (f.stat().st_mode & 0o777 | 0o100000) << 16
+                    z.writestr(info, f.read_bytes(), zipfile.ZIP_DEFLATED)
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+(site / "_cephtui_lazy.pth").write_text("_cephtui_lazy.zip\n")
+print("build-pyz: unpacked: %s; zipped (imported on use): %s" % (
+    " ".join(n.split("-")[0] for n, _ in kept), " ".join(n.split("-")[0] for n, _ in lazy)), file=sys.stderr)
+EOF
+
+# The archive: shiv's, with its __main__.py replaced.
+"$BUILD_VENV/bin/shiv" --site-packages "$work/site-packages" --entry-point cephtui.launcher:main \
+    --python "/usr/bin/env python3" --reproducible \
+    --output-file "$work/shiv.pyz" >&2
+cat > "$work/__main__.py" <<'EOF'
+# cephtui.pyz: checks this Python and machine, picks the cache directory, then runs shiv's bootstrap
+# (which unpacks site-packages there once and starts cephtui). Kept to the syntax of old Pythons so
+# that they get the message rather than a SyntaxError.
+import os
+import sys
+
+
+def _fail(text):
+    sys.stderr.write("cephtui.pyz: " + text + "\n")
+    sys.exit(1)
+
+
+if not ((3, 9) <= sys.version_info[:2] <= (3, 14)) or sys.implementation.name != "cpython":
+    _fail("this file runs on CPython 3.9 to 3.14, not %s %d.%d (%s): run it with another python3, or "
+          "install cephtui with pip" % (sys.implementation.name, sys.version_info[0], sys.version_info[1],
+                                        sys.executable))
+if os.uname().machine != "x86_64":
+    _fail("this file carries compiled modules for x86_64 only, not %s: install cephtui with pip "
+          "instead" % os.uname().machine)
+
+# For cephtui's messages (which Python to run this file with).
+os.environ["CEPHTUI_PYZ"] = os.path.abspath(sys.argv[0])
+# Where shiv unpacks: SHIV_ROOT or ~/.shiv. When that cannot be written (a read-only $HOME), a temporary
+# directory instead, with a warning, removed at exit: shiv itself would stop with a traceback.
+_tmp_root = None
+_root = os.path.expanduser(os.environ.get("SHIV_ROOT") or "~/.shiv")
+try:
+    os.makedirs(_root, exist_ok=True)
+    _ok = os.access(_root, os.W_OK | os.X_OK)
+except OSError:
+    _ok = False
+if not _ok:
+    import tempfile
+    _tmp_root = tempfile.mkdtemp(prefix="cephtui-pyz-")
+    os.environ["SHIV_ROOT"] = _tmp_root
+    sys.stderr.write("cephtui.pyz: %s cannot be written, unpacking into the temporary %s instead (removed "
+                     "at exit; set SHIV_ROOT to a writable directory to keep it)\n" % (_root, _tmp_root))
+
+import _bootstrap  # noqa: E402  (shiv's)
+
+try:
+    _bootstrap.bootstrap()
+finally:
+    if _tmp_root is not None:
+        import shutil
+        shutil.rmtree(_tmp_root, ignore_errors=True)
+EOF
+"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/cephtui.pyz" <<'EOF'
+import pathlib, sys, zipfile
+shiv_pyz, main, out = map(pathlib.Path, sys.argv[1:])
+with open(shiv_pyz, "rb") as f:
+    shebang = f.readline()
+with zipfile.ZipFile(shiv_pyz) as src, open(out, "wb") as raw:
+    raw.write(shebang)
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, main.read_bytes() if info.filename == "__main__.py" else src.read(info))
+out.chmod(0o755)
+EOF
 mkdir -p "$(dirname "$OUT")"
-# --venv + --venv-system-site-packages: see the header. --python-shebang: any python3 on PATH (the
-# PEX picks its wheels at run time; pex cannot derive one shebang for several targets).
-# --no-emit-warnings is not given: the read-only PEX_ROOT fallback warning must stay visible.
-"$BUILD_VENV/bin/pex" "$wheel" \
-    --pip-version "$PIP_VERSION" --no-allow-pip-version-fallback \
-    --entry-point cephtui.launcher:main \
-    "${platforms[@]}" \
-    --venv --venv-system-site-packages \
-    --python-shebang "/usr/bin/env python3" \
-    --output-file "$work/cephtui.pyz" >&2
 mv "$work/cephtui.pyz" "$OUT"
 echo "$want" > "$stamp"
 say "built $OUT ($(du -h "$OUT" | cut -f1))"

@@ -1,7 +1,7 @@
 """The one-file build: scripts/build-pyz.sh makes dist/cephtui.pyz, the distribution's python3 runs it.
 
 The build is skipped when its inputs are unchanged (the script hashes them), so only the first run after
-a change pays for it (about a minute and a half: pex resolves the wheels of every target from PyPI).
+a change pays for it (about 20 seconds: pip fetches the wheels from PyPI, shiv packs them).
 When the build fails and PyPI does not answer either, the test skips saying so; any other build failure
 fails it.
 
@@ -9,16 +9,19 @@ The release chroots (scripts/chroot.sh: bullseye 3.9, trixie 3.13, forky 3.14), 
 run the same snapshot with their own /usr/bin/python3, which has python3-rados and no pip; a chroot not
 built yet is skipped (building one takes minutes: `scripts/chroot.sh build SUITE`).
 
-Every run is from a cwd outside the repo with a PEX_ROOT of the test's own (a fresh one per session: the
+Every run is from a cwd outside the repo with a SHIV_ROOT of the test's own (a fresh one per session: the
 first run unpacks, as on a node) and without PYTHONPATH: what runs is the pyz's own copy of cephtui and
 of its dependencies, and the distribution's `rados`.
 """
 from __future__ import annotations
 
+import glob
+import io
 import json
 import os
 import re
 import subprocess
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -34,7 +37,7 @@ PYTHONS = ("39", "310", "311", "312", "313", "314")
 
 
 def _pypi_reachable() -> bool:
-    res = subprocess.run([str(ROOT / ".venv" / "bin" / "pip"), "index", "versions", "pex",
+    res = subprocess.run([str(ROOT / ".venv" / "bin" / "pip"), "index", "versions", "shiv",
                           "--disable-pip-version-check"], capture_output=True, text=True, timeout=60)
     return res.returncode == 0
 
@@ -45,7 +48,7 @@ def pyz() -> Path:
                          timeout=900)
     if res.returncode != 0:
         if not _pypi_reachable():
-            pytest.skip("PyPI is unreachable: scripts/build-pyz.sh cannot fetch pex and the wheels")
+            pytest.skip("PyPI is unreachable: scripts/build-pyz.sh cannot fetch shiv and the wheels")
         pytest.fail(f"scripts/build-pyz.sh failed:\n{res.stderr[-4000:]}")
     assert res.stdout.strip().splitlines()[-1] == str(PYZ)
     return PYZ
@@ -55,8 +58,8 @@ def pyz() -> Path:
 def run_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "CEPH_ARGS", "CEPH_CONF", "PYTHONDONTWRITEBYTECODE", "VIRTUAL_ENV")
-           and not k.startswith("PEX")}
-    env["PEX_ROOT"] = str(tmp_path_factory.mktemp("pex_root"))
+           and not k.startswith("SHIV_")}
+    env["SHIV_ROOT"] = str(tmp_path_factory.mktemp("shiv_root"))
     env["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
     return env
 
@@ -70,18 +73,26 @@ def _run(pyz: Path, args: list[str], env: dict[str, str], cwd: Path, extra: dict
 def test_pyz_contents(pyz: Path) -> None:
     assert pyz.stat().st_size <= BUDGET_BYTES, f"{pyz.stat().st_size / 1e6:.1f} MB is over the 15 MB budget"
     with zipfile.ZipFile(pyz) as z:
-        info = json.loads(z.read("PEX-INFO"))
-    assert info["entry_point"] == "cephtui.launcher:main"
-    # venv mode, the distribution's site-packages after the pyz's own (where rados comes from)
-    assert info["venv"] is True and info["venv_system_site_packages"] is True
-    dists = list(info["distributions"])
-    for arch in ("x86_64", "aarch64"):
-        for v in PYTHONS:
-            assert any(d.startswith("msgspec-") and f"-cp{v}-cp{v}-" in d and arch in d for d in dists), (v, arch)
-        assert any(d.startswith("psutil-") and "abi3" in d and arch in d for d in dists), arch
-    for name in ("cephtui", "textual", "rich", "tomli"):  # tomli: Python 3.9 and 3.10 only, by marker
-        assert any(d.startswith(f"{name}-") for d in dists), name
-    assert not any(d.startswith("rados") for d in dists)
+        env = json.loads(z.read("environment.json"))
+        names = set(z.namelist())
+        main = z.read("__main__.py").decode()
+        with zipfile.ZipFile(io.BytesIO(z.read("site-packages/_cephtui_lazy.zip"))) as lazy:
+            zipped = {n.split("/")[0] for n in lazy.namelist()}
+        pth = z.read("site-packages/_cephtui_lazy.pth").decode().split()
+    assert env["entry_point"] == "cephtui.launcher:main"
+    assert "_bootstrap/__init__.py" in names  # shiv's bootstrap, started by our own __main__.py
+    assert "_bootstrap.bootstrap()" in main and "SHIV_ROOT" in main
+    # one site-packages: msgspec's compiled module for each Python, side by side; psutil's abi3 one
+    for v in PYTHONS:
+        assert f"site-packages/msgspec/_core.cpython-{v}-x86_64-linux-gnu.so" in names, v
+    assert any(n.startswith("site-packages/psutil/") and n.endswith(".abi3.so") for n in names)
+    for name in ("cephtui", "textual", "rich", "tomli"):  # tomli: Python 3.9 and 3.10 only
+        assert f"site-packages/{name}/__init__.py" in names, name
+    # what the first start does not import, in one zip that a .pth file puts on sys.path
+    assert pth == ["_cephtui_lazy.zip"]
+    assert {"pygments", "markdown_it"} <= zipped
+    assert not {"cephtui", "textual", "rich"} & zipped
+    assert not any("rados" in n for n in names | zipped)
 
 
 def test_pyz_snapshot_matches_ceph(pyz: Path, sandbox: Sandbox, run_env: dict[str, str], tmp_path: Path) -> None:
@@ -103,31 +114,61 @@ WHERE = "import json, rados, textual, msgspec, cephtui; print(json.dumps({m.__na
 
 def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env: dict[str, str],
                                                                tmp_path: Path) -> None:
-    res = _run(pyz, ["-c", WHERE], run_env, tmp_path, {"PEX_INTERPRETER": "1"})
+    res = _run(pyz, ["-c", WHERE], run_env, tmp_path, {"SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
     where = {k: Path(v).resolve() for k, v in json.loads(res.stdout.strip().splitlines()[-1]).items()}
     system = subprocess.run([PYTHON, "-c", "import rados; print(rados.__file__)"], capture_output=True, text=True,
                             cwd=tmp_path, env=run_env, timeout=30)
     assert system.returncode == 0, system.stderr
     assert where["rados"] == Path(system.stdout.strip()).resolve()
-    pex_root = Path(run_env["PEX_ROOT"]).resolve()
+    shiv_root = Path(run_env["SHIV_ROOT"]).resolve()
     for name in ("textual", "msgspec", "cephtui"):
-        assert where[name].is_relative_to(pex_root), (name, where[name])
+        assert where[name].is_relative_to(shiv_root), (name, where[name])
+    # the zipped ones import from the zip, the help screen's Markdown among them
+    res = _run(pyz, ["-c", "import markdown_it, cephtui.ui.help; print(markdown_it.__file__)"], run_env, tmp_path,
+               {"SHIV_INTERPRETER": "1"})
+    assert res.returncode == 0, res.stderr
+    assert "/site-packages/_cephtui_lazy.zip/markdown_it/" in res.stdout, res.stdout
 
 
-def test_pyz_with_an_unwritable_home_falls_back_to_a_temporary_cache(pyz: Path, run_env: dict[str, str],
-                                                                     tmp_path: Path) -> None:
-    # HOME below a regular file: nothing can be made there, even as root
+@pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
+def test_pyz_with_an_unwritable_cache_falls_back_to_a_temporary_one(variable: str, pyz: Path,
+                                                                    run_env: dict[str, str], tmp_path: Path) -> None:
+    # HOME (the default ~/.shiv), or SHIV_ROOT, below a regular file: nothing can be made there, even as root
     blocker = tmp_path / "file"
     blocker.write_text("")
-    env = {k: v for k, v in run_env.items() if k not in ("PEX_ROOT", "XDG_CACHE_HOME")}
-    env["HOME"] = str(blocker / "home")
+    env = {k: v for k, v in run_env.items() if k != "SHIV_ROOT"}
+    env[variable] = str(blocker / "dir")
     res = _run(pyz, ["--version"], env, tmp_path)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().startswith("cephtui ")
-    m = re.search(r"un-writeable, falling back to a temporary PEX_ROOT of (\S+) ", res.stderr)
+    m = re.search(r"cannot be written, unpacking into the temporary (\S+) instead", res.stderr)
     assert m, res.stderr
-    assert not Path(m.group(1)).exists(), "the temporary PEX_ROOT is left behind"
+    assert "Traceback" not in res.stderr
+    assert Path(m.group(1)).is_relative_to(Path(tempfile.gettempdir()))
+    assert not Path(m.group(1)).exists(), "the temporary SHIV_ROOT is left behind"
+
+
+def test_pyz_refuses_a_python_it_does_not_carry_modules_for(pyz: Path, run_env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    # A Python older than 3.9 (EL8's 3.6, a cephadm image built on CentOS 8) gets one line, no traceback.
+    candidates = ["python3.6", "python3.7", "python3.8",
+                  *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.[678].*/bin/python3.[678]")))]
+    old = next((p for p in candidates if _runs(p)), None)
+    if old is None:
+        pytest.skip("no Python older than 3.9 here (python3.6, 3.7 or 3.8)")
+    res = subprocess.run([old, str(pyz), "--version"], capture_output=True, text=True, cwd=tmp_path, env=run_env,
+                         timeout=60)
+    assert res.returncode == 1
+    assert res.stderr.startswith("cephtui.pyz: this file runs on CPython 3.9 to 3.14, not cpython 3."), res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def _runs(python: str) -> bool:
+    try:
+        return subprocess.run([python, "-c", "pass"], capture_output=True, timeout=30).returncode == 0
+    except OSError:
+        return False
 
 
 CHROOT_SH = ROOT / "scripts" / "chroot.sh"
@@ -156,16 +197,16 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
                          "u.find_spec('pip') is not None)")
     assert version.returncode == 0, version.stderr
     assert version.stdout.split() == [SUITES[suite], "False"], "expected the suite's Python, without pip"
-    # its own PEX_ROOT under the shared /tmp: the chroot's Python makes its own venv there
-    res = _in_chroot(suite, "env", f"PEX_ROOT={tmp_path / 'pex_root'}", "/usr/bin/python3", str(pyz),
+    # its own SHIV_ROOT under the shared /tmp: what a node's first run unpacks
+    res = _in_chroot(suite, "env", f"SHIV_ROOT={tmp_path / 'shiv_root'}", "/usr/bin/python3", str(pyz),
                      "-c", str(sandbox.conf), "snapshot", "--json")
     assert res.returncode == 0, res.stderr
     snap = json.loads(res.stdout)
     assert snap["fsid"] == sandbox.ceph("fsid")["fsid"]
     assert snap["osds"]["total"] == 3
-    where = _in_chroot(suite, "env", f"PEX_ROOT={tmp_path / 'pex_root'}", "PEX_INTERPRETER=1", "/usr/bin/python3",
+    where = _in_chroot(suite, "env", f"SHIV_ROOT={tmp_path / 'shiv_root'}", "SHIV_INTERPRETER=1", "/usr/bin/python3",
                        str(pyz), "-c", "import rados, textual; print(rados.__file__); print(textual.__file__)")
     assert where.returncode == 0, where.stderr
     rados_file, textual_file = where.stdout.strip().splitlines()[-2:]
     assert rados_file.startswith("/usr/lib/python3/dist-packages/rados.cpython-"), rados_file
-    assert textual_file.startswith(str(tmp_path / "pex_root")), textual_file
+    assert textual_file.startswith(str(tmp_path / "shiv_root")), textual_file
