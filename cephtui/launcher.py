@@ -77,6 +77,8 @@ def venv_without_system_site(prefix: str | None = None, base_prefix: str | None 
 
 
 VENV_FIX = "`/usr/bin/python3 -m venv --system-site-packages DIR`"
+# Set by the one-file build (dist/cephtui.pyz) to its own path before cephtui starts.
+PYZ_ENV = "CEPHTUI_PYZ"
 PIPX_FIX = "`pipx install --system-site-packages --python /usr/bin/python3 PATH-OR-URL`"
 
 
@@ -86,8 +88,8 @@ def missing_rados_message(error: BaseException | None = None, *, in_isolated_ven
                           prefix: str | None = None, pyz: str | None = None) -> str:
     """The paragraph printed when `import rados` fails. Every input can be given, for the tests.
 
-    pyz: the one-file build being run (pex sets $PEX to it); then the fix is to run it with another
-    Python, not to install anything.
+    pyz: the one-file build being run (its __main__ sets $CEPHTUI_PYZ to it, scripts/build-pyz.sh); then
+    the fix is to run it with another Python, not to install anything.
     """
     isolated = venv_without_system_site() if in_isolated_venv is None else in_isolated_venv
     mods = find_distro_modules() if modules is None else list(modules)
@@ -95,9 +97,9 @@ def missing_rados_message(error: BaseException | None = None, *, in_isolated_ven
     ver = f"{sys.version_info[0]}.{sys.version_info[1]}" if version is None else version
     search = {os.path.realpath(p) for p in (sys.path if path is None else path) if p}
     venv = sys.prefix if prefix is None else prefix
-    pyz = os.environ.get("PEX") if pyz is None else pyz
+    pyz = os.environ.get(PYZ_ENV) if pyz is None else pyz
     if pyz and executable is None:
-        exe = os.path.realpath(exe)  # not the pyz's own venv under PEX_ROOT: the Python that ran it
+        exe = os.path.realpath(exe)  # the Python that ran it, not a symlink to it
     own_python = (f"run it with the distribution's own Python: `/usr/bin/python3 {pyz}`" if pyz else
                   f"install cephtui with the distribution's own /usr/bin/python3 ({VENV_FIX}, or {PIPX_FIX})")
 

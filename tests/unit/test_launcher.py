@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import cephtui
+from cephtui import launcher
 from cephtui.launcher import DistroModule, find_distro_modules, missing_rados_message, venv_without_system_site
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,7 +172,7 @@ def test_message_for_a_python_that_does_not_look_in_the_distros_directory() -> N
 
 
 def test_message_for_the_pyz_says_which_python_to_run_it_with() -> None:
-    # dist/cephtui.pyz (pex) sets $PEX to itself; its venv under PEX_ROOT sees the system site-packages
+    # dist/cephtui.pyz sets $CEPHTUI_PYZ to itself; it runs on the Python that ran it, with its site-packages
     pyz = "/root/cephtui.pyz"
     text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12", pyz=pyz)
     assert_names_the_packages(text)
@@ -180,3 +181,13 @@ def test_message_for_the_pyz_says_which_python_to_run_it_with() -> None:
     assert "pipx" not in text and "venv" not in text
     unseen = message(modules=[DEBIAN_311], path=["/opt/py/lib/python3.11/site-packages"], pyz=pyz)
     assert f"does not look in {DEBIAN_311.directory}: run it with" in unseen
+
+
+def test_the_pyz_variable_is_the_one_the_build_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the launcher and scripts/build-pyz.sh's __main__ must agree on the name, or a pyz run by a Python
+    # without rados is told to install cephtui instead of which Python to run the file with
+    build = (Path(__file__).resolve().parents[2] / "scripts" / "build-pyz.sh").read_text()
+    assert f'os.environ["{launcher.PYZ_ENV}"] = ' in build
+    monkeypatch.setenv(launcher.PYZ_ENV, "/root/cephtui.pyz")
+    text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12")
+    assert "run it with the distribution's own Python: `/usr/bin/python3 /root/cephtui.pyz`" in text
