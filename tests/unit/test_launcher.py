@@ -189,5 +189,5 @@ def test_the_pyz_variable_is_the_one_the_build_sets(monkeypatch: pytest.MonkeyPa
     build = (Path(__file__).resolve().parents[2] / "scripts" / "build-pyz.sh").read_text()
     assert f'os.environ["{launcher.PYZ_ENV}"] = ' in build
     monkeypatch.setenv(launcher.PYZ_ENV, "/root/cephtui.pyz")
-    text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12")
+    text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12", pyz=None)
     assert "run it with the distribution's own Python: `/usr/bin/python3 /root/cephtui.pyz`" in text
