@@ -8,18 +8,10 @@ import threading
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import (
-    LATENCY_PRESET,
-    BenchEngine,
-    BenchError,
-    BenchParams,
-    BenchResult,
-    Sample,
-    parse_size,
-    run_bench,
-    write_refusal,
-)
+from cephtui.ceph.bench.diagnosis import write_refusal
+from cephtui.ceph.bench.engine import BenchEngine, run_bench
 from cephtui.ceph.bench.history import BenchHistory
+from cephtui.ceph.bench.params import LATENCY_PRESET, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import (
     bench_operation,
     explain_temp_pool_refusal,
@@ -28,6 +20,7 @@ from cephtui.ceph.bench.pool import (
     temp_pool_name,
     temp_pool_pg_num,
 )
+from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
 
 
@@ -105,7 +98,9 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
 
 def _cleanup(spec: ConnectionSpec, args: argparse.Namespace, audit: ops.AuditLog) -> int:
     """`rados -p P cleanup [--run-name N]`: removes what a write (ours or native) left behind."""
-    from cephtui.ceph.bench.engine import DEFAULT_METADATA, BenchSession, cleanup_run
+    from cephtui.ceph.bench.engine import BenchSession
+    from cephtui.ceph.bench.params import DEFAULT_METADATA
+    from cephtui.ceph.bench.removal import cleanup_run
 
     if not args.pool:
         print("cephtui bench: cleanup needs --pool", file=sys.stderr)

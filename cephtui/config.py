@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.bench.engine import MODES, BenchError, BenchParams, MiB, parse_size
+from cephtui.ceph.bench.params import MODES, BenchError, BenchParams, MiB, parse_size
 from cephtui.ceph.workflows.removal import PLACEHOLDERS
 
 if sys.version_info >= (3, 11):

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench.engine import BenchParams, run_bench
+from cephtui.ceph.bench.engine import run_bench
+from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.client import ConnectionSpec
 
 ROOT = Path(__file__).resolve().parents[2]

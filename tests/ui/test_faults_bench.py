@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchParams, run_bench
+from cephtui.ceph.bench.engine import run_bench
+from cephtui.ceph.bench.params import BenchParams
+from cephtui.ceph.bench.results import STALL_NOTABLE
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.bench.engine import BenchResult
+from cephtui.ceph.bench.results import BenchResult
 
 # Columns of the CSV export and of the comparison, in the order an admin reads a rados bench summary.
 METRICS: tuple[tuple[str, str, str, bool], ...] = (

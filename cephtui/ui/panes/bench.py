@@ -23,23 +23,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import (
-    LATENCY_PRESET,
-    STALL_NOTABLE,
-    BenchEngine,
-    BenchError,
-    BenchParams,
-    BenchResult,
-    MiB,
-    Progress,
-    parse_size,
-    run_bench,
-    write_refusal,
-)
+from cephtui.ceph.bench.diagnosis import write_refusal
+from cephtui.ceph.bench.engine import BenchEngine, run_bench
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler, bottleneck_hint
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
+from cephtui.ceph.bench.params import LATENCY_PRESET, BenchError, BenchParams, MiB, parse_size
 from cephtui.ceph.bench.pool import (
     TEMP_POOL_PREFIX,
     bench_operation,
@@ -49,6 +39,7 @@ from cephtui.ceph.bench.pool import (
     temp_pool_name,
     temp_pool_pg_num,
 )
+from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult, Progress
 from cephtui.ceph.client import CephError
 from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.snapshot.models import ClusterSnapshot

@@ -14,8 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from cephtui.benchcli import summary_lines
-from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchResult
 from cephtui.ceph.bench.history import comparable, compare
+from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
 from cephtui.ui.widgets.confirm import command_block
