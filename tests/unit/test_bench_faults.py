@@ -79,8 +79,8 @@ def _result_with(samples: list[tuple[int, int, int]]) -> Any:
 
 
 def test_a_stall_of_seconds_is_said_in_the_pane_and_the_detail_a_hiccup_is_not() -> None:
-    from cephtui.ui.panes.bench import _stall_text
     from cephtui.ui.screens.bench_views import result_table
+    from cephtui.ui.screens.bench_views import stall_text as _stall_text
     from tests.ui.helpers import plain
 
     stalled = _result_with([(1, 90, 16), (2, 0, 16), (3, 0, 16), (4, 0, 16), (5, 0, 16), (6, 80, 16)])

@@ -1,4 +1,5 @@
-"""What a run measured: per-second samples, the result (saved in the history), live progress."""
+"""What a run measured: per-second samples, the result (saved in the history), live progress, and the
+summary `rados bench` prints."""
 from __future__ import annotations
 
 import dataclasses
@@ -140,3 +141,39 @@ def longest_stall(samples: Sequence[Sample]) -> tuple[int, int] | None:
         else:
             length = 0
     return best
+
+
+def summary_line(r: BenchResult) -> str:
+    return (f"{r.params.mode} {r.ops} ops in {r.total_time_run:.2f}s: {r.bandwidth:.2f} MiB/s, "
+            f"{r.average_iops:.0f} IOPS, avg lat {r.average_latency * 1000:.2f} ms, "
+            f"p99 {r.latency_p99 * 1000:.2f} ms")
+
+
+def summary_lines(r: BenchResult) -> list[tuple[str, str]]:
+    """The `rados bench` summary, field for field, plus percentiles and failures."""
+    what = "writes" if r.params.mode == "write" else "reads"
+    size = "Write size" if r.params.mode == "write" else "Read size"
+    rows = [
+        ("Total time run", f"{r.total_time_run:.4f}"),
+        (f"Total {what} made", str(r.ops)),
+        (size, str(r.op_size)),
+        ("Object size", str(r.object_size)),
+        ("Bandwidth (MB/sec)", f"{r.bandwidth:.3f}"),
+        ("Stddev Bandwidth", f"{r.stddev_bandwidth:.4f}"),
+        ("Max bandwidth (MB/sec)", f"{r.max_bandwidth:.3f}"),
+        ("Min bandwidth (MB/sec)", f"{r.min_bandwidth:.3f}"),
+        ("Average IOPS", f"{int(r.average_iops)}"),
+        ("Stddev IOPS", f"{r.stddev_iops:.4f}"),
+        ("Max IOPS", str(r.max_iops)),
+        ("Min IOPS", str(r.min_iops)),
+        ("Average Latency(s)", f"{r.average_latency:.6f}"),
+        ("Stddev Latency(s)", f"{r.stddev_latency:.6f}"),
+        ("Max latency(s)", f"{r.max_latency:.6f}"),
+        ("Min latency(s)", f"{r.min_latency:.6f}"),
+        ("Latency p50/p95/p99(s)", f"{r.latency_p50:.6f} / {r.latency_p95:.6f} / {r.latency_p99:.6f}"),
+    ]
+    if r.failed_ops:
+        rows.append(("Failed ops", str(r.failed_ops)))
+    if r.verify_errors:
+        rows.append(("Contents not correct", str(r.verify_errors)))
+    return rows
