@@ -189,3 +189,33 @@ def test_history_is_scoped_to_one_cluster(tmp_path: Path) -> None:
     assert scope([mine], "f-1").note(tmp_path) == ""
     nothing = scope([mine, unknown], "")  # fsid not known yet: nothing is shown as this cluster's
     assert nothing.runs == () and nothing.other_clusters == 1
+
+
+def test_a_note_to_run_rados_cleanup_goes_with_the_temporary_pool() -> None:
+    from cephtui.ceph.bench.engine import BenchEngine
+    from cephtui.ceph.bench.service import went_with_the_pool
+
+    p = BenchParams(pool="cephtui-bench-x", cleanup=False, run_name="r1")
+    kept = BenchEngine(None, p)._cleanup(hung=False)  # the engine's own words: objects kept for reads
+    engine = BenchEngine(None, replace(p, cleanup=True))
+    engine._live.finished = 3
+    skipped = engine._cleanup(hung=True)  # an error: cleanup skipped, `rados cleanup` suggested
+    for note in (kept, skipped):
+        assert "rados -p cephtui-bench-x cleanup" in note
+        r = went_with_the_pool(_result(params=p, cleanup_note=note))
+        assert r.cleanup_note == "the temporary pool cephtui-bench-x was deleted with its objects"
+    for note in ("cleanup removed 7 objects", None):  # still true once the pool is gone
+        assert went_with_the_pool(_result(params=p, cleanup_note=note)).cleanup_note == note
+
+
+def test_compare_picks_marked_runs_else_the_one_before() -> None:
+    from cephtui.ceph.bench.history import pick_pair
+
+    a, b, c = (_result(started_at=float(i), pid=i) for i in (1, 2, 3))
+    d = _result(started_at=4.0, pid=4, params=BenchParams(pool="rbd", mode="seq"))
+    runs, key = [a, b, c, d], (lambda r: str(r.pid))
+    assert pick_pair(runs, {"1", "3"}, d, key) == (a, c)  # the last two marked
+    assert pick_pair(runs, {"3"}, a, key) == (a, c)  # one marked and the current one, oldest first
+    assert pick_pair(runs, {"3"}, c, key) == (b, c)  # the current one is the marked one: the run before it
+    assert pick_pair(runs, set(), d, key) == "Mark two runs with space, then c."  # no earlier seq run
+    assert pick_pair([], set(), None, key) == "No runs yet."

@@ -14,6 +14,7 @@ Two rules they used to disagree on:
 """
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -35,6 +36,8 @@ from cephtui.ceph.bench.results import BenchResult, Sample, summary_line
 from cephtui.ceph.client import CephError
 from cephtui.ceph.ops import Operation
 from cephtui.ceph.snapshot.parse import parse_osd_stat
+
+log = logging.getLogger("cephtui")
 
 CREATING, CONNECTING, DELETING = "creating the temporary pool", "connecting", "deleting the temporary pool"
 
@@ -167,7 +170,10 @@ class BenchRun:
     def _delete_temp(self) -> str:
         """Delete the temporary pool; what went wrong, and what to do, if it is still there."""
         op = temp_pool_delete_op(self.params.pool)
-        self._step(DELETING, op)
+        try:
+            self._step(DELETING, op)
+        except Exception:  # a caller that can no longer show it (the app quitting) must not keep the pool
+            log.exception("bench: on_step failed before deleting the temporary pool")
         try:
             ops.run(self.client, op, self.audit)
         except CephError as e:

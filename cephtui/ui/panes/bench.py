@@ -1,11 +1,8 @@
 """Bench: a live `rados bench`, this host's load beside it, the history of runs, and per-OSD bench.
 
-A run is one linear flow (a worker awaiting each dialog, then the run): the form, the plan with
-the cluster's numbers, Run or Cancel, then the bench-run service (cephtui.ceph.bench.service,
-shared with `cephtui bench`) in a thread. A half-second timer reads the engine's progress (a
-lock and a copy, never the cluster) into sparklines, so the UI stays responsive even at 4 KiB
-ops. Every run is saved to the history, which lists, compares and exports runs. The forms are in
-ui/screens/bench_forms.py, what is drawn in ui/screens/bench_views.py.
+A run is one linear worker: the form, the plan, Run or Cancel, then the bench-run service (shared with
+`cephtui bench`) in a thread. A half-second timer copies the engine's progress into sparklines, so the UI
+stays responsive even at 4 KiB ops. Forms: ui/screens/bench_forms.py; drawing: ui/screens/bench_views.py.
 """
 from __future__ import annotations
 
@@ -26,7 +23,7 @@ from textual.widgets import DataTable, ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import BenchEngine
-from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, scope, write_export
+from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
@@ -264,22 +261,11 @@ class BenchPane(GuardedActions, Vertical):
         self._render_history()
 
     def action_compare(self) -> None:
-        marked = [r for r in self.history if self._key(r) in self.marked]
-        cur = self._cursor_run()
-        if len(marked) >= 2:
-            a, b = marked[-2], marked[-1]
-        elif len(marked) == 1 and cur is not None and self._key(cur) not in self.marked:
-            a, b = sorted((marked[0], cur), key=lambda r: r.started_at)
-        elif cur is not None:
-            earlier = [r for r in self.history if r.started_at < cur.started_at and r.params.mode == cur.params.mode]
-            if not earlier:
-                self.app.notify("Mark two runs with space, then c.", severity="warning")
-                return
-            a, b = earlier[-1], cur
+        pair = pick_pair(self.history, self.marked, self._cursor_run(), self._key)
+        if isinstance(pair, str):
+            self.app.notify(pair, severity="warning")
         else:
-            self.app.notify("No runs yet.", severity="warning")
-            return
-        self.app.push_screen(CompareScreen(a, b))
+            self.app.push_screen(CompareScreen(*pair))
 
     def action_export(self) -> None:
         if not self.history:
@@ -306,9 +292,7 @@ class BenchPane(GuardedActions, Vertical):
 
     # ------------------------------------------------------------ a run
     def _pool_names(self) -> tuple[str, ...]:
-        if self.snap is None:
-            return ()
-        return tuple(p.name for p in self.snap.capacity.pools)
+        return tuple(p.name for p in self.snap.capacity.pools) if self.snap is not None else ()
 
     def action_new_run(self) -> None:
         if not self._busy():
@@ -417,7 +401,10 @@ class BenchPane(GuardedActions, Vertical):
             self._render_sparklines(result.samples[-SPARK_POINTS:])
             self._render_final(result)
         text, spec = views.run_message(result, failure)
-        self._say(text, spec) if text else self._render_status()
+        if text:
+            self._say(text, spec)
+        else:
+            self._render_status()
         if spec == "bold err":
             self.app.notify(result.error if result is not None and result.error else failure, severity="error",
                             timeout=15)
@@ -430,7 +417,8 @@ class BenchPane(GuardedActions, Vertical):
     def action_stop(self) -> None:
         if self.bench_run is not None:  # running, or still creating its temporary pool or connecting
             self.bench_run.stop()
-            self._say("stopping: waiting for the ops in flight…", "warn")
+            self._say("stopping: waiting for the ops in flight…" if self.engine is not None else
+                      "stopping before the run starts…", "warn")
         elif self.osd_bench is not None:
             self.osd_bench.stop()
             self._say("stopping after the current OSD…", "warn")
