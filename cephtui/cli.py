@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cephtui import __version__
-from cephtui.ceph.bench.engine import MODES, BenchError, parse_size
+from cephtui.ceph.bench.params import MODES, BenchError, parse_size
 from cephtui.ceph.client import CephClient, CephConnectError, CephError, ConnectionSpec, split_ceph_args
 from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.releases import local_release

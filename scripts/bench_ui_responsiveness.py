@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cephtui.ceph.bench.engine import BenchParams, run_bench  # noqa: E402
+from cephtui.ceph.bench.engine import run_bench  # noqa: E402
+from cephtui.ceph.bench.params import BenchParams  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 
 BEAT = 0.02

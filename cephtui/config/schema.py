@@ -8,7 +8,7 @@ import re
 from dataclasses import fields
 from typing import Any
 
-from cephtui.ceph.bench.engine import MODES, BenchError, BenchParams, parse_size
+from cephtui.ceph.bench.params import MODES, BenchError, BenchParams, parse_size
 from cephtui.ceph.workflows.removal import PLACEHOLDERS
 from cephtui.config.model import MIN_REFRESH, BenchDefaults
 

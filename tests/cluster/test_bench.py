@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench.engine import BenchParams, run_bench
+from cephtui.ceph.bench.engine import run_bench
+from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.client import ConnectionSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +176,59 @@ def test_permission_denied_is_explained(sandbox: Any, tmp_path: Path) -> None:
     finally:
         subprocess.run(["ceph", "-c", str(sandbox.conf), "auth", "del", "client.benchro"], capture_output=True)
     assert bench_objects(sandbox.conf, "rbd") == []
+
+
+def test_cli_temporary_pool_is_deleted_and_the_note_says_the_objects_went_with_it(sandbox: Any) -> None:
+    """--temp-pool --no-cleanup: the objects stay for reads, then go with the pool. `rados cleanup` on a pool
+    that is gone, which the note used to suggest here, would only fail."""
+    before = [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
+    sandbox.ceph("config", "set", "global", "mon_allow_pool_size_one", "true")
+    try:
+        res = subprocess.run([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "bench", "--temp-pool",
+                              "--seconds", "2", "-b", "64K", "--no-cleanup", "--json", "--no-save"],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert res.returncode == 0, res.stderr
+        out = json.loads(res.stdout)
+        pool = out["pool"]
+        assert pool.startswith("cephtui-bench-") and out["ops"] > 0 and out["error"] is None
+        assert out["cleanup_note"] == f"the temporary pool {pool} was deleted with its objects"
+        in_osds = sandbox.ceph("osd", "stat")["num_in_osds"]
+        pg = {1: 8, 2: 8, 3: 16}[in_osds]
+        assert f"+ ceph osd pool create {pool} {pg} {pg} replicated" in res.stderr, res.stderr
+        assert f"+ ceph osd pool delete {pool} {pool} --yes-i-really-really-mean-it" in res.stderr
+    finally:
+        sandbox.ceph("config", "rm", "global", "mon_allow_pool_size_one")
+    assert [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")] == before
+
+
+def test_the_temporary_pool_is_sized_from_osd_stat_when_the_plan_is_made(sandbox: Any, tmp_path: Path) -> None:
+    """The cluster's count of OSDs in at that moment, for the CLI and the Bench tab alike (the tab used its
+    last snapshot, which can be a poll behind an OSD marked out)."""
+    from cephtui.ceph import ops
+    from cephtui.ceph.bench.service import BenchRun
+    from cephtui.ceph.client import CephClient
+
+    client = CephClient(ConnectionSpec(conffile=str(sandbox.conf))).connect()
+    audit = ops.AuditLog(path=tmp_path / "audit.jsonl")
+    params = BenchParams(pool="cephtui-bench-sizing")
+    try:
+        assert sandbox.ceph("osd", "stat")["num_in_osds"] == 3
+        assert BenchRun(client, params, audit, temp=True).plan()[0].cli == \
+            "ceph osd pool create cephtui-bench-sizing 16 16 replicated"
+        sandbox.ceph("osd", "out", "2")
+        try:
+            run = BenchRun(client, params, audit, temp=True)
+            plan = run.plan()
+        finally:
+            sandbox.ceph("osd", "in", "2")
+        assert [op.cli for op in plan] == [
+            "ceph osd pool create cephtui-bench-sizing 8 8 replicated",
+            "ceph osd pool set cephtui-bench-sizing size 1 --yes-i-really-mean-it",
+            "ceph osd pool application enable cephtui-bench-sizing benchmark",
+            "rados bench -p cephtui-bench-sizing 10 write -t 16 -b 4194304 --no-hints",
+            "ceph osd pool delete cephtui-bench-sizing cephtui-bench-sizing --yes-i-really-really-mean-it"]
+        assert run.pg_num() == 8  # what was confirmed is what runs, though osd.2 is back in
+        assert not (tmp_path / "audit.jsonl").exists()  # planning sends nothing
+    finally:
+        client.close()
+        sandbox.heal()

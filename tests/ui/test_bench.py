@@ -274,8 +274,8 @@ async def test_history_shows_only_this_clusters_runs(make_app: Any, sandbox: San
     """Issue 16: the history listed runs of other clusters measured from the same machine."""
     from dataclasses import replace
 
-    from cephtui.ceph.bench.engine import BenchParams
     from cephtui.ceph.bench.history import BenchHistory
+    from cephtui.ceph.bench.params import BenchParams
     from tests.unit.test_bench import _result
 
     fsid = sandbox.ceph("fsid")["fsid"]

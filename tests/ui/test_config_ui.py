@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench.engine import MiB
+from cephtui.ceph.bench.params import MiB
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.config.load import parse_config
 from cephtui.config.model import BenchDefaults

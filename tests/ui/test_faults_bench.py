@@ -7,6 +7,8 @@ answers keys; then brings the OSD back and waits for HEALTH_OK.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -15,7 +17,9 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchParams, run_bench
+from cephtui.ceph.bench.engine import run_bench
+from cephtui.ceph.bench.params import BenchParams
+from cephtui.ceph.bench.results import STALL_NOTABLE
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
@@ -34,6 +38,13 @@ def own_history(tmp_path: Path, monkeypatch: Any) -> Path:
 def crash(sandbox: Sandbox, daemon: str) -> None:
     """SIGKILL: the daemon dies without telling the mon (its peers report it)."""
     sandbox.tool("kill", str(sandbox.dir), daemon, "--hard")
+
+
+def freeze(sandbox: Sandbox, daemon: str) -> None:
+    """SIGSTOP: the daemon stops answering (a hung disk would look the same) until crash() ends it."""
+    pid = json.loads((sandbox.dir / "pids" / f"{daemon}.json").read_text())["pid"]
+    assert str(sandbox.conf).encode() in Path(f"/proc/{pid}/cmdline").read_bytes(), "not the sandbox's daemon"
+    os.kill(pid, signal.SIGSTOP)
 
 
 def pool_names(sandbox: Sandbox) -> list[str]:
@@ -187,6 +198,8 @@ async def test_osd_crash_during_its_per_osd_bench_is_reported_and_the_sweep_goes
             await pilot.press("o")
             await pilot.pause(0.2)
             await fill(app, pilot, {"osds": "1,2", "total": "2G", "block": "4M"})
+            # osd.1 hangs before its bench is sent, so it cannot finish before the crash (2 GiB take 2 s here).
+            freeze(sandbox, "osd.1")
             await submit_and_run(app, pilot)
             await wait_for(pilot, lambda: "benching osd.1" in pane.osd_progress, 20, "osd.1's bench to start")
             await pilot.pause(0.3)

@@ -9,26 +9,28 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.bench import engine as bench
-from cephtui.ceph.bench.engine import BenchError, BenchParams, BenchResult, Sample
+from cephtui.ceph.bench import stats, wire
+from cephtui.ceph.bench.diagnosis import explain_errno
 from cephtui.ceph.bench.history import BenchHistory, comparable, compare, export_csv, export_json, write_export
+from cephtui.ceph.bench.params import BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import explain_temp_pool_refusal, temp_pool_create_ops, temp_pool_pg_num
+from cephtui.ceph.bench.results import BenchResult, Sample
 
 NATIVE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "bench" / "native.json").read_text())
 
 
 def test_metadata_matches_what_native_rados_bench_wrote() -> None:
     raw = bytes.fromhex(NATIVE["metadata_hex"])
-    meta = bench.decode_metadata(raw)
+    meta = wire.decode_metadata(raw)
     pid = int(NATIVE["object_prefix"].rsplit("_", 1)[1])
     assert (meta.object_size, meta.op_size, meta.pid, meta.num_ops) == (16384, 8192, pid, NATIVE["total_writes_made"])
     assert meta.num_objects == (NATIVE["total_writes_made"] + 1) // 2
     # and we encode byte for byte what native encodes, so native seq/rand/cleanup read ours
-    assert bench.encode_metadata(16384, meta.num_ops, pid, 8192) == raw
+    assert wire.encode_metadata(16384, meta.num_ops, pid, 8192) == raw
 
 
 def test_op_contents_match_native_byte_for_byte() -> None:
-    contents = bench._Contents(8192)
+    contents = wire.Contents(8192)
     # object1 holds ops 2 and 3 (two 8 KiB ops per 16 KiB object)
     assert contents(2)[:64] == bytes.fromhex(NATIVE["object1_op0_head_hex"])
     assert contents(3)[:64] == bytes.fromhex(NATIVE["object1_op1_head_hex"])
@@ -39,26 +41,26 @@ def test_op_contents_match_native_byte_for_byte() -> None:
 
 
 def test_tiny_ops_truncate_the_header_like_snprintf() -> None:
-    assert bench.op_header(7, 8) == b"I'm the\0"
-    assert len(bench._Contents(8)(7)) == 8
+    assert wire.op_header(7, 8) == b"I'm the\0"
+    assert len(wire.Contents(8)(7)) == 8
 
 
 def test_object_naming_is_native() -> None:
-    prefix = bench.object_prefix("vm", 14170)
-    assert bench.object_name(prefix, 1) == NATIVE["object_prefix"] + "_object1"
-    assert len(bench.hostname()) <= 29
+    prefix = wire.object_prefix("vm", 14170)
+    assert wire.object_name(prefix, 1) == NATIVE["object_prefix"] + "_object1"
+    assert len(wire.hostname()) <= 29
 
 
 @pytest.mark.parametrize("text,expected", [("4096", 4096), ("4K", 4096), ("4KiB", 4096), ("4k", 4096),
                                            ("4M", 4 << 20), ("1G", 1 << 30), ("0.5K", 512), (65536, 65536)])
 def test_parse_size(text: str | int, expected: int) -> None:
-    assert bench.parse_size(text) == expected
+    assert parse_size(text) == expected
 
 
 @pytest.mark.parametrize("text", ["", "abc", "-4K", "0", "1.5", "nan", "inf", "4X"])
 def test_parse_size_refuses(text: str) -> None:
     with pytest.raises(BenchError):
-        bench.parse_size(text)
+        parse_size(text)
 
 
 @pytest.mark.parametrize("kw,message", [
@@ -79,18 +81,18 @@ def test_cli_equivalent() -> None:
 
 
 def test_statistics_follow_obj_bencher() -> None:
-    assert bench.stddev([5.0]) == 0.0
-    assert bench.stddev([1.0, 2.0, 3.0, 4.0]) == pytest.approx(1.2909944)  # sample stddev (n-1)
+    assert stats.stddev([5.0]) == 0.0
+    assert stats.stddev([1.0, 2.0, 3.0, 4.0]) == pytest.approx(1.2909944)  # sample stddev (n-1)
     values = sorted(float(i) for i in range(1, 101))
-    assert (bench.percentile(values, 50), bench.percentile(values, 99), bench.percentile(values, 100)) == \
+    assert (stats.percentile(values, 50), stats.percentile(values, 99), stats.percentile(values, 100)) == \
         (50.0, 99.0, 100.0)
-    assert bench.percentile([], 99) == 0.0
+    assert stats.percentile([], 99) == 0.0
 
 
 @pytest.mark.parametrize("code,words", [(28, "full"), (122, "full"), (110, "no reply"), (1, "permission"),
                                         (13, "permission"), (2, "missing")])
 def test_errors_are_explained(code: int, words: str) -> None:
-    assert words in bench.explain_errno(code, "seq", "rbd", 30)
+    assert words in explain_errno(code, "seq", "rbd", 30)
 
 
 def _result(**kw: object) -> BenchResult:
@@ -165,7 +167,7 @@ def test_result_dict_round_trip_tolerates_unknown_keys() -> None:
 
 
 def test_lent_buffers_hold_each_ops_contents() -> None:
-    contents = bench._Contents(8192)
+    contents = wire.Contents(8192)
     first = contents.lend(2)
     assert first == contents(2) and first[:64] == bytes.fromhex(NATIVE["object1_op0_head_hex"])
     contents.give_back(first)
@@ -187,3 +189,33 @@ def test_history_is_scoped_to_one_cluster(tmp_path: Path) -> None:
     assert scope([mine], "f-1").note(tmp_path) == ""
     nothing = scope([mine, unknown], "")  # fsid not known yet: nothing is shown as this cluster's
     assert nothing.runs == () and nothing.other_clusters == 1
+
+
+def test_a_note_to_run_rados_cleanup_goes_with_the_temporary_pool() -> None:
+    from cephtui.ceph.bench.engine import BenchEngine
+    from cephtui.ceph.bench.service import went_with_the_pool
+
+    p = BenchParams(pool="cephtui-bench-x", cleanup=False, run_name="r1")
+    kept = BenchEngine(None, p)._cleanup(hung=False)  # the engine's own words: objects kept for reads
+    engine = BenchEngine(None, replace(p, cleanup=True))
+    engine._live.finished = 3
+    skipped = engine._cleanup(hung=True)  # an error: cleanup skipped, `rados cleanup` suggested
+    for note in (kept, skipped):
+        assert "rados -p cephtui-bench-x cleanup" in note
+        r = went_with_the_pool(_result(params=p, cleanup_note=note))
+        assert r.cleanup_note == "the temporary pool cephtui-bench-x was deleted with its objects"
+    for note in ("cleanup removed 7 objects", None):  # still true once the pool is gone
+        assert went_with_the_pool(_result(params=p, cleanup_note=note)).cleanup_note == note
+
+
+def test_compare_picks_marked_runs_else_the_one_before() -> None:
+    from cephtui.ceph.bench.history import pick_pair
+
+    a, b, c = (_result(started_at=float(i), pid=i) for i in (1, 2, 3))
+    d = _result(started_at=4.0, pid=4, params=BenchParams(pool="rbd", mode="seq"))
+    runs, key = [a, b, c, d], (lambda r: str(r.pid))
+    assert pick_pair(runs, {"1", "3"}, d, key) == (a, c)  # the last two marked
+    assert pick_pair(runs, {"3"}, a, key) == (a, c)  # one marked and the current one, oldest first
+    assert pick_pair(runs, {"3"}, c, key) == (b, c)  # the current one is the marked one: the run before it
+    assert pick_pair(runs, set(), d, key) == "Mark two runs with space, then c."  # no earlier seq run
+    assert pick_pair([], set(), None, key) == "No runs yet."

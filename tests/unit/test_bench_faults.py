@@ -44,7 +44,7 @@ def test_timed_out_ops_say_what_their_pgs_wait_for(path: Path) -> None:
     """osd_map_stall.json: osd.1 killed; `osd map` of objects in a min_size-3 pool and in a size-1 pool."""
     import json
 
-    from cephtui.ceph.bench.engine import diagnose_osdmap, waiting_on
+    from cephtui.ceph.bench.diagnosis import diagnose_osdmap, waiting_on
     from cephtui.ceph.recording import ReplayClient
 
     client = ReplayClient.load(path)
@@ -66,7 +66,8 @@ def test_timed_out_ops_say_what_their_pgs_wait_for(path: Path) -> None:
 
 
 def _result_with(samples: list[tuple[int, int, int]]) -> Any:
-    from cephtui.ceph.bench.engine import BenchParams, BenchResult, Sample
+    from cephtui.ceph.bench.params import BenchParams
+    from cephtui.ceph.bench.results import BenchResult, Sample
 
     s = tuple(Sample(sec=sec, finished=0, ops=ops, mib_s=0.0, avg_lat=0.0, max_lat=0.0, in_flight=inf)
               for sec, ops, inf in samples)
@@ -78,8 +79,8 @@ def _result_with(samples: list[tuple[int, int, int]]) -> Any:
 
 
 def test_a_stall_of_seconds_is_said_in_the_pane_and_the_detail_a_hiccup_is_not() -> None:
-    from cephtui.ui.panes.bench import _stall_text
     from cephtui.ui.screens.bench_views import result_table
+    from cephtui.ui.screens.bench_views import stall_text as _stall_text
     from tests.ui.helpers import plain
 
     stalled = _result_with([(1, 90, 16), (2, 0, 16), (3, 0, 16), (4, 0, 16), (5, 0, 16), (6, 80, 16)])

@@ -14,7 +14,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from cephtui import cli
-from cephtui.ceph.bench.engine import BenchError, BenchParams, MiB
+from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.client import CephClient
 from cephtui.config.example import EXAMPLE
 from cephtui.config.load import load_config, parse_config

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench.engine import Sample, diagnose_osdmap, longest_stall, write_refusal
+from cephtui.ceph.bench.diagnosis import diagnose_osdmap, write_refusal
+from cephtui.ceph.bench.results import Sample, longest_stall
 from cephtui.ceph.ops.fillcalc import pct, project_removal
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot.builder import SnapshotBuilder

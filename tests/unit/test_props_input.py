@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from cephtui.ceph import format as fmt
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import BenchError, BenchParams, parse_size, percentile, stddev
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.osdbench import OSDBenchParams
+from cephtui.ceph.bench.params import BenchError, BenchParams, parse_size
+from cephtui.ceph.bench.stats import percentile, stddev
 from cephtui.ceph.crush import preview
 from cephtui.ceph.crush.crushtool import exact_weights
 from cephtui.ceph.crush.model import parse_crush
@@ -589,7 +590,7 @@ def test_small_calculators(osds: int, total: int, block: int) -> None:
 
 
 def _result(**kw: Any) -> Any:
-    from cephtui.ceph.bench.engine import BenchResult, Sample
+    from cephtui.ceph.bench.results import BenchResult, Sample
     nums = {f: 1.5 for f in ("total_time_run", "bandwidth", "stddev_bandwidth", "max_bandwidth", "min_bandwidth",
                              "average_iops", "stddev_iops", "average_latency", "stddev_latency", "max_latency",
                              "min_latency", "latency_p50", "latency_p95", "latency_p99")}

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cephtui.ceph.bench import osdbench
-from cephtui.ceph.bench.engine import BenchError, Metadata, decode_metadata, encode_metadata
+from cephtui.ceph.bench.params import BenchError
+from cephtui.ceph.bench.wire import Metadata, decode_metadata, encode_metadata
 from cephtui.ceph.client import loads
 from cephtui.ceph.snapshot import parse, pgdump
 from cephtui.ceph.snapshot.models import PGBrief, StuckPG

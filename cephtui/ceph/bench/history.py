@@ -10,12 +10,12 @@ import io
 import json
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.bench.engine import BenchResult
+from cephtui.ceph.bench.results import BenchResult
 from cephtui.paths import data_dir
 
 # Columns of the CSV export and of the comparison, in the order an admin reads a rados bench summary.
@@ -145,6 +145,22 @@ def write_export(path: str, text: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     return p
+
+
+def pick_pair(runs: Sequence[BenchResult], marked: Collection[str], current: BenchResult | None,
+              key: Callable[[BenchResult], str]) -> tuple[BenchResult, BenchResult] | str:
+    """Which two runs `c` compares: the last two marked; one marked and the current one; else the current one
+    and the run before it of the same mode. A string says why there is no pair."""
+    chosen = [r for r in runs if key(r) in marked]
+    if len(chosen) >= 2:
+        return chosen[-2], chosen[-1]
+    if len(chosen) == 1 and current is not None and key(current) not in marked:
+        a, b = sorted((chosen[0], current), key=lambda r: r.started_at)
+        return a, b
+    if current is None:
+        return "No runs yet."
+    earlier = [r for r in runs if r.started_at < current.started_at and r.params.mode == current.params.mode]
+    return (earlier[-1], current) if earlier else "Mark two runs with space, then c."
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import os
 import time
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import BenchParams
+from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.ops import Operation
 
 TEMP_POOL_PREFIX = "cephtui-bench-"

@@ -1,4 +1,5 @@
-"""Bench dialogs: confirm a run, one run's full summary, two runs side by side."""
+"""Bench views: the live and final summaries, table rows, and the dialogs (confirm a run, one run's full
+summary, two runs side by side). Rendering only: the Bench pane keeps the state."""
 from __future__ import annotations
 
 import time
@@ -13,9 +14,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from cephtui.benchcli import summary_lines
-from cephtui.ceph.bench.engine import STALL_NOTABLE, BenchResult
 from cephtui.ceph.bench.history import comparable, compare
+from cephtui.ceph.bench.hoststats import HostSample, bottleneck_hint
+from cephtui.ceph.bench.osdbench import OSDBenchResult, RankedOSD, rank_results
+from cephtui.ceph.bench.params import MiB
+from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult, Progress, Sample, summary_lines
+from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
 from cephtui.ui.widgets.confirm import command_block
@@ -34,6 +38,158 @@ MODAL_CSS = """
 
 def _with_unit(unit: str) -> Callable[[float], str]:
     return lambda v: f"{v:.2f} {unit}".strip()
+
+
+# ------------------------------------------------------------------ the pane's live view and tables
+
+HISTORY_COLUMNS = (("when", 16), ("mode", 5), ("pool", 14), ("op size", 7), ("thr", 3), ("MiB/s", 8),
+                   ("IOPS", 7), ("avg ms", 8), ("p99 ms", 8), ("status", 7))
+OSD_COLUMNS = (("#", 2), ("osd", 7), ("MiB/s", 8), ("IOPS", 6), ("time", 6), ("×median", 7), ("", 34))
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def size_text(n: int) -> str:
+    return human_bytes(n).replace(" ", "").replace(".0", "")
+
+
+def stall_text(r: BenchResult) -> str:
+    """'stalled 12 s (from second 3)': the longest stretch with ops in flight and none completing."""
+    stall = r.longest_stall
+    if stall is None or stall[1] < STALL_NOTABLE:
+        return ""
+    first, length = stall
+    return f"stalled {length} s from second {first} (ops in flight, none completed)"
+
+
+def progress_text(p: Progress, phase: str) -> Text:
+    """The live line under the sparklines while a run goes on."""
+    mib = p.finished * p.op_size / MiB / p.elapsed if p.elapsed > 0 else 0.0
+    t = Text()
+    t.append(f"{phase or p.phase}", style=palette.style("bold warn"))
+    t.append(f" · {p.elapsed:.0f}/{p.seconds:.0f} s · {p.finished} ops")
+    if p.failed:
+        t.append(f" ({p.failed} failed)", style=palette.style("err"))
+    t.append(f" · {p.in_flight} in flight · avg {mib:.2f} MiB/s · avg lat {ms(p.avg_latency)}")
+    return t
+
+
+def final_text(r: BenchResult) -> Text:
+    """The line a finished run leaves under the sparklines."""
+    t = Text()
+    t.append(f"{r.status} ",
+             style=palette.style("bold err" if r.error else "bold warn" if r.stopped else "bold ok"))
+    t.append(f"{r.params.mode} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
+             f"in {r.total_time_run:.2f} s")
+    if r.failed_ops:
+        t.append(f" ({r.failed_ops} failed)", style=palette.style("err"))
+    stall = stall_text(r)
+    if stall:
+        t.append(f" · {stall}", style=palette.style("bold warn"))
+    t.append(f" · {r.bandwidth:.2f} MiB/s (σ {r.stddev_bandwidth:.2f}) · {r.average_iops:.0f} IOPS · "
+             f"lat avg {ms(r.average_latency)} p50 {ms(r.latency_p50)} p95 {ms(r.latency_p95)} "
+             f"p99 {ms(r.latency_p99)} max {ms(r.max_latency)}")
+    return t
+
+
+def spark_series(samples: Sequence[Sample]) -> list[tuple[str, list[float], Text]]:
+    """(widget key, data, label) for the three sparklines."""
+    bw = [s.mib_s for s in samples]
+    iops = [float(s.ops) for s in samples]
+    lat = [s.avg_lat * 1000 for s in samples]
+    out = []
+    # The numbers before any note: on 80 columns the end of the line is cut.
+    for key, data, label, fmt, note in (("bw", bw, "MiB/s", "{:.1f}", ""), ("iops", iops, "IOPS", "{:.0f}", ""),
+                                        ("lat", lat, "latency ms", "{:.2f}", "  (avg of each second)")):
+        cur = fmt.format(data[-1]) if data else "-"
+        top = fmt.format(max(data)) if data else "-"
+        low = fmt.format(min(data)) if data else "-"
+        out.append((key, data, Text.assemble((label, "bold"), f"  now {cur}  min {low}  max {top}",
+                                             (note, palette.style("muted")))))
+    return out
+
+
+def host_table(h: HostSample, mib_s: float) -> Table:
+    """This host's load beside the run, with a bottleneck hint when the host is what limits it."""
+    t = Table.grid(padding=(0, 1))
+    t.add_column(style="bold")
+    t.add_column()
+    cores = " ".join(f"{c:.0f}" for c in h.per_core_percent)
+    t.add_row("CPU", f"{h.cpu_percent or 0:.0f}% (cores {cores})")
+    t.add_row("cephtui", f"{h.process_cpu_percent or 0:.0f}% of a core")
+    t.add_row("memory", f"{human_bytes(h.mem_used)} / {human_bytes(h.mem_total)}")
+    t.add_row("disk", f"{human_rate(h.disk_read_bps or 0)} rd, {human_rate(h.disk_write_bps or 0)} wr")
+    t.add_row("network", f"{human_rate(h.net_rx_bps or 0)} rx, {human_rate(h.net_tx_bps or 0)} tx")
+    t.add_row("loopback", f"{human_rate(h.loopback_rx_bps or 0)}")
+    hint = bottleneck_hint(h, mib_s)
+    if hint:
+        t.add_row(Text("bottleneck", style=palette.style("bold err")), Text(hint, style=palette.style("err")))
+    return t
+
+
+def status_text(running: str | None, osd_progress: str | None, message: Text) -> Text:
+    """The pane's top line: what runs (its command, or its phase) or the per-OSD bench's progress, else the keys;
+    then the last message."""
+    t = Text(" ")
+    if running is not None:
+        t.append("RUNNING ", style=palette.badge("warn"))
+        t.append(running, style=palette.style("info"))
+        t.append("  x stops")
+    elif osd_progress is not None:
+        t.append("OSD BENCH ", style=palette.badge("warn"))
+        t.append(osd_progress + "  x stops after the current OSD")
+    else:
+        t.append("idle", style="bold")
+        t.append(" · b new run · l latency (4 KiB, 1 thread) · o per-OSD bench")
+    if message.plain:
+        t.append("  ")
+        t.append_text(message)
+    return t
+
+
+def run_message(result: BenchResult | None, failure: str) -> tuple[str, str]:
+    """What the status line says when a run ends, and its palette spec ("" and "" when there is nothing)."""
+    if result is not None and result.error:
+        return f"✖ {result.error} {failure}".strip(), "bold err"
+    if failure:
+        return f"✖ {failure}", "bold err"
+    if result is None:
+        return "", ""
+    stall = stall_text(result)
+    return (f"{'⚠' if stall else '✔'} {'stopped early: partial results' if result.stopped else 'done'} · "
+            + (f"{stall} · " if stall else "") + f"{result.cleanup_note or ''}", "warn" if stall else "ok")
+
+
+def osd_bench_message(results: Sequence[OSDBenchResult], failure: str) -> tuple[str, str]:
+    """What the status line says when the per-OSD bench ends, and its palette spec."""
+    if failure:
+        return f"✖ per-OSD bench: {failure}", "bold err"
+    errors = [r for r in results if not r.ok]
+    slow = [f"osd.{r.osd}" for r in rank_results(results).outliers if r.flag == "slow"]
+    return (f"✔ per-OSD bench: {len(results)} OSD(s)" + (f", {len(errors)} failed" if errors else "")
+            + (f", slow: {', '.join(slow)}" if slow else ", no slow outlier"), "warn" if slow or errors else "ok")
+
+
+def history_row(r: BenchResult, marked: bool) -> tuple[str | Text, ...]:
+    style = palette.style("err" if r.error else "warn" if r.stopped else "")
+    mark = "✔ " if marked else "  "
+    return (Text(mark + time.strftime("%m-%d %H:%M:%S", time.localtime(r.started_at)),
+                 style="bold" if marked else ""), r.params.mode, r.params.pool,
+            size_text(r.op_size), str(r.params.threads), f"{r.bandwidth:.2f}", f"{r.average_iops:.0f}",
+            f"{r.average_latency * 1000:.2f}", f"{r.latency_p99 * 1000:.2f}", Text(r.status, style=style))
+
+
+def osd_row(row: RankedOSD) -> tuple[str | Text, ...]:
+    r = row.result
+    s = palette.style
+    flag = {"slow": Text("◀ slow (< 0.7 × median): rerun to confirm", style=s("bold err")),
+            "fast": Text("▶ fast (> 1.5 × median)", style=s("warn")),
+            "error": Text(r.error or "error", style=s("err"))}.get(row.flag, Text(""))
+    return (str(row.rank or "-"), f"osd.{r.osd}", f"{r.mib_per_sec:.1f}" if r.ok else "-",
+            f"{r.iops:.0f}" if r.ok else "-", f"{r.elapsed_sec:.1f}s" if r.ok else "-",
+            f"{row.ratio:.2f}" if row.ratio is not None else "-", flag)
 
 
 class BenchConfirmScreen(Dialog[bool]):
