@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from textual.widget import Widget
+
+from cephtui.ui.handle import cephtui_app
+
 WHY = "cephtui was started with --read-only"
 
 
@@ -16,13 +20,13 @@ def refusal(what: str, why: str = WHY) -> str:
     return f"Read-only mode: {what} is disabled ({why})."
 
 
-class GuardedActions:
-    """Mixin for panes: MUTATING maps action names to what they do, for the refusal message."""
+class GuardedActions(Widget):
+    """Base of the panes (ui/pane.py): MUTATING maps action names to what they do, for the refusal message."""
 
     MUTATING: ClassVar[dict[str, str]] = {}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MUTATING and getattr(getattr(self, "app", None), "read_only", False):
+        if action in self.MUTATING and cephtui_app(self).read_only:
             return None  # None: the footer shows the key dimmed
         return True
 

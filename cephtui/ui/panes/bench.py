@@ -54,7 +54,7 @@ from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.config import BenchDefaults
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Pane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from cephtui.ui.widgets.tables import sync_table
 from cephtui.ui.wizards.form import Field, FormScreen
@@ -76,7 +76,23 @@ def _size(n: int) -> str:
     return human_bytes(n).replace(" ", "").replace(".0", "")
 
 
-class BenchPane(GuardedActions, Vertical):
+class BenchPane(Pane):
+    HELP = ("Runs use `rados bench` semantics (16 × 4 MiB by default, same object names and metadata), so native "
+            "`rados bench seq|rand` reads what cephtui wrote with cleanup off, `rados cleanup` removes it, and the "
+            "other way round. Every run is saved to `~/.local/share/cephtui/bench-history.jsonl`. Headless: `cephtui "
+            "bench --pool P --seconds S --mode write|seq|rand [--json]`.")
+    ACTION_HELP = {
+        "new_run": ("new run: pool (or a temporary size-1 pool), write / seq / rand, seconds, ops in flight, op and "
+                    "object size; shows the equivalent `rados bench` command"),
+        "latency_run": "latency run: 4 KiB, one op at a time (what most workloads feel)",
+        "repeat": "repeat the last run",
+        "stop": "stop the run (ops in flight finish; partial results are kept)",
+        "osd_bench": ("per-OSD bench: `ceph tell osd.N bench` on every (or chosen) OSD, one at a time, ranked, "
+                      "outliers flagged"),
+        "mark": "mark a run in the history",
+        "compare": "compare two marked runs side by side",
+        "export": "export the marked (or all) runs as CSV or JSON",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "new_run": "a benchmark run (it writes to a pool)",
@@ -165,8 +181,7 @@ class BenchPane(GuardedActions, Vertical):
 
     # ------------------------------------------------------------ live view
     def _visible(self) -> bool:
-        tabs = getattr(self.app, "tabs", None)
-        return tabs is None or tabs.active == "bench"
+        return self.cephtui.tabs.active == "bench"
 
     def _tick(self) -> None:
         self._ticks += 1
@@ -267,7 +282,7 @@ class BenchPane(GuardedActions, Vertical):
     def _load_history(self) -> None:
         loaded = self.history_store.load()
         try:
-            fsid = self.app.client.fsid()  # type: ignore[attr-defined]  # librados' own copy: no round trip
+            fsid = self.cephtui.client.fsid()  # librados' own copy: no round trip
         except Exception:  # not connected yet: the first snapshot brings it (show)
             fsid = ""
         self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped, fsid)
@@ -413,7 +428,7 @@ class BenchPane(GuardedActions, Vertical):
             return
         last = self.last_params[0] if self.last_params else None
         # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
-        d = getattr(self.app, "bench_defaults", None) or BenchDefaults()
+        d = self.cephtui.bench_defaults or BenchDefaults()
         pools = self._pool_names()
         pool = last.pool if last and last.pool in pools else d.pool if d.pool and (d.pool in pools or not pools) \
             else next((p for p in pools if p == "rbd"), "")
@@ -535,7 +550,7 @@ class BenchPane(GuardedActions, Vertical):
 
     @work(thread=True, exit_on_error=False, group="bench", description="bench run")
     def _run_worker(self, p: BenchParams, temp: bool) -> None:
-        app: Any = self.app
+        app = self.cephtui
         client, audit = app.client, app.audit
         result: BenchResult | None = None
         failure = ""
@@ -732,7 +747,7 @@ class BenchPane(GuardedActions, Vertical):
 
     @work(thread=True, exit_on_error=False, group="osd-bench", description="per-OSD bench")
     def _osd_worker(self, p: OSDBenchParams, ids: tuple[int, ...] | None) -> None:
-        app: Any = self.app
+        app = self.cephtui
         failure = ""
         client = None
         try:
