@@ -74,6 +74,7 @@ def pane_bindings(pane: Widget) -> list[Binding]:
 
 
 class CephTUI(Removals, Poller, Moving):
+    CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "cephtui"
     # Every screen (dialogs too) carries one class of each: app.tcss fits 80x24 and fills 200x60 by them.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (180, "-wide")]

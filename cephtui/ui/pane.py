@@ -22,7 +22,6 @@ from textual.containers import Vertical
 
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui.handle import cephtui_app
-from cephtui.ui.readonly import GuardedActions
 
 if TYPE_CHECKING:
     from cephtui.ui.app import CephTUI
@@ -43,9 +42,11 @@ class Fetch:
 NOTHING_MORE = Fetch()
 
 
-class Pane(GuardedActions, Vertical):
-    """Base of every tab's pane: the defaults of the contract above."""
+class Pane(Vertical):
+    """Base of every tab's pane: the defaults of the contract above. One base class only: Textual's CSS
+    type names (`OSDsPane`, `Vertical`) follow the first base, so a mixin before Vertical would hide it."""
 
+    MUTATING: ClassVar[dict[str, str]] = {}  # action -> what it changes ("marking OSDs out")
     HELP: ClassVar[str] = ""
     ACTION_HELP: ClassVar[dict[str, str]] = {}
 
@@ -53,6 +54,11 @@ class Pane(GuardedActions, Vertical):
     def cephtui(self) -> CephTUI:
         """The running app, typed: its services (client, audit, confirm_operations …) without getattr."""
         return cephtui_app(self)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.MUTATING and self.cephtui.read_only:
+            return None  # None: the footer shows the key dimmed, the app refuses it and says why
+        return True
 
     def show(self, snap: ClusterSnapshot) -> None:
         raise NotImplementedError(f"{type(self).__name__}.show")

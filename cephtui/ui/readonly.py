@@ -7,11 +7,9 @@ the client itself refuses any command the cluster's own table marks "w".
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from textual.widget import Widget
-
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.pane import Pane
 
 WHY = "cephtui was started with --read-only"
 
@@ -20,15 +18,8 @@ def refusal(what: str, why: str = WHY) -> str:
     return f"Read-only mode: {what} is disabled ({why})."
 
 
-class GuardedActions(Widget):
-    """Base of the panes (ui/pane.py): MUTATING maps action names to what they do, for the refusal message."""
-
-    MUTATING: ClassVar[dict[str, str]] = {}
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MUTATING and cephtui_app(self).read_only:
-            return None  # None: the footer shows the key dimmed
-        return True
+# What keeps the guard: every pane's MUTATING and check_action (ui/pane.py).
+GuardedActions = Pane
 
 
 def mutating_action(target: Any, action: str) -> str | None:
