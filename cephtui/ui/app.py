@@ -33,7 +33,7 @@ from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
 from cephtui.ui.navigation import Moving
-from cephtui.ui.pane import Fetch, Pane, tab_of
+from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
 from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.crush import CrushPane
@@ -275,7 +275,7 @@ class CephTUI(Removals, Poller, Moving):
         # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
         self.call_after_refresh(pane.focus_table)
         # What a tab fetches only while shown (its table): fill it now, not at the next tick.
-        if pane.fetch() != Fetch() and not self._polling:
+        if pane.fetch() != NOTHING_MORE and not self._polling:
             self._schedule(0)
 
     # ------------------------------------------------------------ actions

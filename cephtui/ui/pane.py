@@ -1,8 +1,8 @@
 """The contract every tab's pane keeps; the app, `?`, the palette, `:` and --read-only rely on it alone.
 
 A pane is one tab's body. The app calls, on the UI thread:
-  show(snap)     with every snapshot while the tab is shown (and always for ALWAYS_SHOWN tabs, see
-                 ui/registry.py); a hidden tab gets the latest snapshot when it is opened.
+  show(snap)     with every snapshot while the tab is shown (and always for the registry's
+                 always_shown tabs); a hidden tab gets the latest snapshot when it is opened.
   retheme()      after a theme change: draw again, in the new colours, what the pane keeps between snapshots.
   focus_table()  when the tab is opened: focus what its keys act on.
   fetch()        before each poll while the tab is shown: the snapshot parts it needs (costly ones only
@@ -46,6 +46,7 @@ class Pane(Vertical):
     """Base of every tab's pane: the defaults of the contract above. One base class only: Textual's CSS
     type names (`OSDsPane`, `Vertical`) follow the first base, so a mixin before Vertical would hide it."""
 
+    DEFAULT_CSS = "Pane { height: 1fr; }"  # the tab's whole body
     MUTATING: ClassVar[dict[str, str]] = {}  # action -> what it changes ("marking OSDs out")
     HELP: ClassVar[str] = ""
     ACTION_HELP: ClassVar[dict[str, str]] = {}
@@ -73,7 +74,7 @@ class Pane(Vertical):
         return NOTHING_MORE
 
     def is_match(self, table: object, index: int) -> bool:
-        """Without a filter of its own every row matches (`n` then walks the `/` search instead)."""
+        """Does row `index` match the pane's filter box (only asked while it holds text)? Default: every row."""
         return True
 
 

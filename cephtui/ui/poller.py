@@ -24,7 +24,7 @@ from cephtui.ceph.snapshot.clusterlog import ClusterLog
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import jump as jumps
 from cephtui.ui.messages import PollFailed, SnapshotReady
-from cephtui.ui.pane import Fetch, Pane, tab_of
+from cephtui.ui.pane import NOTHING_MORE, Fetch, Pane, tab_of
 from cephtui.ui.panes.health import HealthPane
 from cephtui.ui.widgets.statusbar import StatusBar
 
@@ -72,7 +72,7 @@ class Poller(App[None]):
         self._poll_started = time.monotonic()
         self.set_timer(self._stall_after, self._watchdog)  # on time, not at the next 0.5 s tick
         shown = next((p for p in self.panes if tab_of(p) == self.tabs.active), None)
-        self._poll(shown.fetch() if shown is not None else Fetch())
+        self._poll(shown.fetch() if shown is not None else NOTHING_MORE)
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, fetch: Fetch) -> None:
