@@ -157,7 +157,7 @@ class PoolsPane(Pane):
 
     # ------------------------------------------------------------ rendering
     def fetch(self) -> Fetch:
-        return Fetch(crush=True, pools=True)  # the rules, for the create and size forms
+        return Fetch(crush=True, pools=True)  # the CRUSH map: the plans' warnings and the create wizard
 
     def show(self, snap: ClusterSnapshot) -> None:
         if snap.pool_table is None:
@@ -245,7 +245,7 @@ class PoolsPane(Pane):
             notes = poolplan.warnings(plan, snap.crush if snap else None)
             explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
             self.cephtui.confirm_operations(poolplan.plan_ops(plan), explain=explain,
-                                        undo=poolplan.undo_ops)
+                                            undo=poolplan.undo_ops)
 
         client = self.cephtui.client
         self.app.push_screen(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
