@@ -7,8 +7,6 @@ the client itself refuses any command the cluster's own table marks "w".
 """
 from __future__ import annotations
 
-from typing import Any
-
 from cephtui.ui.pane import Pane
 
 WHY = "cephtui was started with --read-only"
@@ -22,7 +20,6 @@ def refusal(what: str, why: str = WHY) -> str:
 GuardedActions = Pane
 
 
-def mutating_action(target: Any, action: str) -> str | None:
-    """What `action` on `target` would change, if it is a mutating action, else None."""
-    table = getattr(type(target), "MUTATING", None)
-    return table.get(action) if isinstance(table, dict) else None
+def mutating_action(target: object, action: str) -> str | None:
+    """What `action` on `target` (the app, a screen, a pane) would change, if it is a pane's mutating action."""
+    return target.MUTATING.get(action) if isinstance(target, Pane) else None
