@@ -111,7 +111,6 @@ class Moving(App[None]):
         self.set_focus(None)
         self.tabs.active = key
 
-    # ------------------------------------------------------------ moving around (less / k9s habits)
     @property
     def active_pane(self) -> Pane:
         key = self.tabs.active
@@ -132,7 +131,7 @@ class Moving(App[None]):
     def action_jump(self) -> None:
         n = self._jump_names
         self.prompt.open("jump", completions=suggestions(n.pools, n.osds, sorted(self.available_themes),
-                                                               n.users, n.buckets))
+                                                          n.users, n.buckets))
 
     def action_search(self) -> None:
         """`/` on a tab without a filter of its own: find rows by their text (less's search)."""
@@ -157,8 +156,8 @@ class Moving(App[None]):
         """Put the cursor on the row called `name`: the tab's data may still be coming, so try a while."""
         table = table_of(pane, None)
         index = named_row(table, name) if table is not None else None
-        if index is not None:
-            move(table, index)  # type: ignore[arg-type]
+        if table is not None and index is not None:
+            move(table, index)
         elif time.monotonic() < until and pane is self._shown_pane():
             self.set_timer(0.25, lambda: self._reveal(pane, name, until))
 
@@ -182,7 +181,7 @@ class Moving(App[None]):
         elif self._search.get(self.tabs.active):
             what = f"search '{self._search[self.tabs.active]}'"
             index, wrapped = find(table, text_matcher(table, self._search[self.tabs.active]),
-                                      cursor(table), step)
+                                  cursor(table), step)
         else:
             self.notify("Nothing to match: `/` first (filter or search).", timeout=3)
             return
