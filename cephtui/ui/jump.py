@@ -1,6 +1,7 @@
 """`:` jumps, k9s style: a tab by name, or straight to an OSD, PG, pool, user or bucket.
 
-Pure: what a typed line means. The app does it (switch tab, filter, put the cursor on a row).
+Pure: what a typed line means (the tab names come from ui/registry.py). The app does it (switch tab,
+filter, put the cursor on a row).
 """
 from __future__ import annotations
 
@@ -9,18 +10,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# Tab key -> what an admin may type for it (the first is the tab's own name).
-TAB_NAMES: dict[str, tuple[str, ...]] = {
-    "health": ("health", "h", "status", "s", "ceph"),
-    "pgs": ("pgs", "pg", "placement"),
-    "osds": ("osds", "osd", "o", "tree"),
-    "crush": ("crush", "c", "buckets", "rules"),
-    "pools": ("pools", "pool", "p", "df"),
-    "users": ("users", "user", "u", "auth", "caps"),
-    "maintenance": ("maintenance", "maint", "m", "flags"),
-    "bench": ("bench", "b", "benchmark"),
-    "activity": ("activity", "a", "audit", "log", "history"),
-}
+from cephtui.ui.registry import TABS
+
+# Tab key -> what an admin may type for it (the first is the tab's own name), from the tab registry.
+TAB_NAMES: dict[str, tuple[str, ...]] = {t.key: (t.key, *t.aliases) for t in TABS}
 COMMANDS = ("quit", "q", "help", "theme")
 PGID = re.compile(r"^\d+\.[0-9a-f]+$")
 OSD = re.compile(r"^osd\.(\d+)$")

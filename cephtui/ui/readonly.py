@@ -7,7 +7,7 @@ the client itself refuses any command the cluster's own table marks "w".
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from cephtui.ui.pane import Pane
 
 WHY = "cephtui was started with --read-only"
 
@@ -16,18 +16,10 @@ def refusal(what: str, why: str = WHY) -> str:
     return f"Read-only mode: {what} is disabled ({why})."
 
 
-class GuardedActions:
-    """Mixin for panes: MUTATING maps action names to what they do, for the refusal message."""
-
-    MUTATING: ClassVar[dict[str, str]] = {}
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MUTATING and getattr(getattr(self, "app", None), "read_only", False):
-            return None  # None: the footer shows the key dimmed
-        return True
+# What keeps the guard: every pane's MUTATING and check_action (ui/pane.py).
+GuardedActions = Pane
 
 
-def mutating_action(target: Any, action: str) -> str | None:
-    """What `action` on `target` would change, if it is a mutating action, else None."""
-    table = getattr(type(target), "MUTATING", None)
-    return table.get(action) if isinstance(table, dict) else None
+def mutating_action(target: object, action: str) -> str | None:
+    """What `action` on `target` (the app, a screen, a pane) would change, if it is a pane's mutating action."""
+    return target.MUTATING.get(action) if isinstance(target, Pane) else None

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Select
 
 from cephtui.ceph.bench.params import MiB
 from cephtui.ceph.client import CephClient, ConnectionSpec
@@ -50,8 +51,9 @@ async def open_form(app: CephTUI, latency: bool = False) -> tuple[dict[str, str]
         pane = app.bench_pane
         # The action, not its key: the key binding is being renamed.
         pane.action_latency_run() if latency else pane.action_new_run()
-        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.query("#field-op_timeout"),
-                       5, "the new-run form")
+        # mounted, not only composed: a Select takes its initial value in its own Mount handler
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.query("#field-op_timeout")
+                       and all(w.is_mounted for w in app.screen.query(Select)), 5, "the new-run form, mounted")
         form = app.screen
         assert isinstance(form, FormScreen)
         values = form.values()

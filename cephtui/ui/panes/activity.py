@@ -20,9 +20,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from cephtui.ceph import ops
 from cephtui.ceph.private import replace_text
 from cephtui.paths import state_dir
 from cephtui.ui import palette
+from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 
 
@@ -43,7 +45,14 @@ def session_script(entries: list[dict[str, Any]], identity: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-class ActivityPane(Vertical):
+class ActivityPane(Pane):
+    HELP = ("What the cluster answered, accepted or refused, also goes to the audit log "
+            "(`~/.local/state/cephtui/audit.log`, or `$CEPHTUI_AUDIT_LOG`, mode 0600).")
+    ACTION_HELP = {
+        "copy": "copy the selected command's CLI line",
+        "copy_all": "copy all of this session's commands",
+        "export": "write this session's commands, the monitor's answers as comments, to a 0600 script",
+    }
     BINDINGS = [
         Binding("c", "copy", "Copy command"),
         Binding("C", "copy_all", "Copy all"),
@@ -72,8 +81,8 @@ class ActivityPane(Vertical):
         self.refresh_entries()
 
     @property
-    def audit(self) -> Any:
-        return getattr(self.app, "audit", None)
+    def audit(self) -> ops.AuditLog:
+        return self.cephtui.audit
 
     def entries(self) -> list[dict[str, Any]]:
         audit = self.audit
@@ -110,7 +119,7 @@ class ActivityPane(Vertical):
         parts = [f"audit log: [b]{escape(str(audit.path))}[/] (0600, every session)" if audit is not None else ""]
         if audit is not None and audit.write_error:
             parts.append(palette.markup("bold err", f"⚠ not written: {escape(audit.write_error)}"))
-        if getattr(self.app, "read_only", False):
+        if self.cephtui.read_only:
             parts.append(palette.markup("bold warn", "read-only session: nothing is sent"))
         parts.append("c copy · C copy all · e export as a script")
         self.query_one("#activity-summary", Static).update(" · ".join(p for p in parts if p))

@@ -12,7 +12,6 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -35,7 +34,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Pane
 from cephtui.ui.screens import bench_views as views
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
@@ -46,7 +45,23 @@ log = logging.getLogger("cephtui")
 SPARK_POINTS = 300  # seconds of history the sparklines keep
 
 
-class BenchPane(GuardedActions, Vertical):
+class BenchPane(Pane):
+    HELP = ("Runs use `rados bench` semantics (16 × 4 MiB by default, same object names and metadata), so native "
+            "`rados bench seq|rand` reads what cephtui wrote with cleanup off, `rados cleanup` removes it, and the "
+            "other way round. Every run is saved to `~/.local/share/cephtui/bench-history.jsonl`. Headless: `cephtui "
+            "bench --pool P --seconds S --mode write|seq|rand [--json]`.")
+    ACTION_HELP = {
+        "new_run": ("new run: pool (or a temporary size-1 pool), write / seq / rand, seconds, ops in flight, op and "
+                    "object size; shows the equivalent `rados bench` command"),
+        "latency_run": "latency run: 4 KiB, one op at a time (what most workloads feel)",
+        "repeat": "repeat the last run",
+        "stop": "stop the run (ops in flight finish; partial results are kept)",
+        "osd_bench": ("per-OSD bench: `ceph tell osd.N bench` on every (or chosen) OSD, one at a time, ranked, "
+                      "outliers flagged"),
+        "mark": "mark a run in the history",
+        "compare": "compare two marked runs side by side",
+        "export": "export the marked (or all) runs as CSV or JSON",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "new_run": "a benchmark run (it writes to a pool)",
@@ -136,8 +151,7 @@ class BenchPane(GuardedActions, Vertical):
 
     # ------------------------------------------------------------ live view
     def _visible(self) -> bool:
-        tabs = getattr(self.app, "tabs", None)
-        return tabs is None or tabs.active == "bench"
+        return self.cephtui.tabs.active == "bench"
 
     def _tick(self) -> None:
         self._ticks += 1
@@ -200,7 +214,7 @@ class BenchPane(GuardedActions, Vertical):
     def _load_history(self) -> None:
         loaded = self.history_store.load()
         try:
-            fsid = self.app.client.fsid()  # type: ignore[attr-defined]  # librados' own copy: no round trip
+            fsid = self.cephtui.client.fsid()  # librados' own copy: no round trip
         except Exception:  # not connected yet: the first snapshot brings it (show)
             fsid = ""
         self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped, fsid)
@@ -328,7 +342,7 @@ class BenchPane(GuardedActions, Vertical):
         """The form (not for a repeat), the plan with the cluster's numbers, Run or Cancel, the run."""
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
-            d = getattr(self.app, "bench_defaults", None) or BenchDefaults()
+            d = self.cephtui.bench_defaults or BenchDefaults()
             form, params_of = run_form(latency=latency, last=self.last_params[0] if self.last_params else None,
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
@@ -360,7 +374,7 @@ class BenchPane(GuardedActions, Vertical):
         self._run_flow(repeat=(p, temp), ask=False)
 
     def _bench_run(self, p: BenchParams, temp: bool) -> BenchRun:
-        app: Any = self.app
+        app = self.cephtui
         client, audit = app.client, app.audit
         return BenchRun(client, p, audit, temp=temp, history=self.history_store,
                         on_step=lambda phase, op: self.app.call_from_thread(self._set_phase, phase),
@@ -449,7 +463,7 @@ class BenchPane(GuardedActions, Vertical):
 
     @work(thread=True, exit_on_error=False, group="osd-bench", description="per-OSD bench")
     def _osd_worker(self, p: OSDBenchParams, ids: tuple[int, ...] | None) -> None:
-        app: Any = self.app
+        app = self.cephtui
         failure = ""
         client = None
         try:

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
 from cephtui.ceph import ops
@@ -24,7 +24,7 @@ from cephtui.ceph.crush import model as crush
 from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field
@@ -74,7 +74,17 @@ def _cells(r: CrushRow) -> tuple[tuple[str, str], ...]:
             (r.alg, ""), (f"{r.weight:.5f}", ""), ("" if r.is_device else str(r.items), ""), (r.device_class, ""))
 
 
-class CrushPane(GuardedActions, Vertical):
+class CrushPane(Pane):
+    HELP = ("Changes to CRUSH are previewed offline with `crushtool` and `osdmaptool`: how many PGs per pool change "
+            "their up set and roughly how much data would move. Without those tools (or when the preview fails) "
+            "applying needs a second confirmation.")
+    ACTION_HELP = {
+        "move": "move a bucket or an OSD",
+        "remove_bucket": "remove an empty bucket",
+        "remove_rule": "remove an unused rule",
+        "new_ec": "new EC profile and its rule",
+        "edit_text": "edit the map as text: `ctrl+s` compiles and shows the diff, `ctrl+a` previews and applies",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "add_bucket": "adding a CRUSH bucket",
@@ -137,6 +147,9 @@ class CrushPane(GuardedActions, Vertical):
         if self.cmap is not None:  # show() skips an unchanged map: draw the rules in the new colours here
             self._draw_rules(self.cmap)
 
+    def fetch(self) -> Fetch:
+        return Fetch(crush=True)
+
     def show(self, snap: ClusterSnapshot) -> None:
         if snap.crush is None and (why := snap.missing("osd crush dump")) is not None:
             set_subtitle(self.hierarchy, f"⚠ CRUSH map unavailable: {why}")
@@ -192,7 +205,7 @@ class CrushPane(GuardedActions, Vertical):
             self.app.notify("The CRUSH map has not been read yet.", severity="warning")
             return
 
-        self.app.form_then_confirm(title, fields, lambda v: build(cmap, v), help)  # type: ignore[attr-defined]
+        self.cephtui.form_then_confirm(title, fields, lambda v: build(cmap, v), help)
 
     def _bucket_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.cmap.real_buckets()) if self.cmap else ()
@@ -257,7 +270,7 @@ class CrushPane(GuardedActions, Vertical):
         except ValueError as e:
             self.app.notify(str(e), severity="error", timeout=10)
             return
-        self.app.confirm_operations([op])  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations([op])
 
     def action_new_rule(self) -> None:
         roots = tuple(b.name for b in self.cmap.roots()) if self.cmap else ()
@@ -304,9 +317,9 @@ class CrushPane(GuardedActions, Vertical):
         except ValueError as e:
             self.app.notify(str(e), severity="error", timeout=10)
             return
-        self.app.confirm_operations([op])  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations([op])
 
     def action_edit_text(self) -> None:
         from cephtui.ui.screens.crush_editor import CrushEditorScreen
 
-        self.app.push_screen(CrushEditorScreen(self.app.client))  # type: ignore[attr-defined]
+        self.app.push_screen(CrushEditorScreen(self.cephtui.client))

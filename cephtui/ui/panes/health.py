@@ -14,6 +14,7 @@ from textual.widgets import DataTable, RichLog, Static
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
 from cephtui.ui import palette
+from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.statusbar import health_badge
 from cephtui.ui.widgets.tables import sync_static, sync_table
 
@@ -186,7 +187,11 @@ def log_line(e: LogEntry) -> Text:
     return t
 
 
-class HealthPane(Vertical):
+class HealthPane(Pane):
+    HELP = ("Cluster name and fsid, the health badge (OK / WARN / ERR), the connection state and the age of the data "
+            "shown are in the header. When the monitors stop answering, the last data stays on screen with its age "
+            "and cephtui keeps retrying; it recovers by itself.")
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="health-top"):
             with Vertical(id="health-left"):
@@ -271,7 +276,7 @@ class HealthPane(Vertical):
 
     def retheme(self) -> None:
         """The log keeps lines as drawn: draw the ones the last snapshot still holds again, in the new colours."""
-        snap = getattr(self.app, "snapshot", None)
+        snap = self.cephtui.snapshot
         if snap is None or self._log_upto is None:
             return
         first = snap.log_total - len(snap.log) + 1

@@ -28,7 +28,7 @@ from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, FormScreen
@@ -124,7 +124,14 @@ class PreflightScreen(Dialog[bool]):
         self.dismiss(True)
 
 
-class MaintenancePane(GuardedActions, Vertical):
+class MaintenancePane(Pane):
+    HELP = "While maintenance or a risky flag is on, the header shows it and since when."
+    ACTION_HELP = {
+        "enter_maintenance": ("enter maintenance for a host or OSDs (ok-to-stop checked; noout on that host only, "
+                              "plus the flags you pick)"),
+        "exit_maintenance": "exit maintenance (unsets only what it set)",
+        "toggle_flag": "toggle the cluster flag under the cursor",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "enter_maintenance": "entering maintenance",
@@ -217,9 +224,7 @@ class MaintenancePane(GuardedActions, Vertical):
         return True
 
     def _publish(self) -> None:
-        bar = getattr(self.app, "statusbar", None)
-        if bar is not None and hasattr(bar, "set_maintenances"):
-            bar.set_maintenances(tuple(self.active()))
+        self.cephtui.statusbar.set_maintenances(tuple(self.active()))
 
     def _refresh(self) -> None:
         active = self.active()
@@ -332,7 +337,7 @@ class MaintenancePane(GuardedActions, Vertical):
         if on and row.flag in DANGER:
             explain += "\nDo not leave it set unattended: u on this row unsets it."
         explain = explain.strip()
-        self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations([op], explain=explain)
 
     # ------------------------------------------------------------ enter
     def action_enter_maintenance(self) -> None:
@@ -349,7 +354,7 @@ class MaintenancePane(GuardedActions, Vertical):
     @work(thread=True, exit_on_error=False, group="maint", description="fetch osd tree and osd dump")
     def _fetch_maps(self, then: Callable[[Any, Any], None]) -> None:
         """`osd tree` and `osd dump` off the UI thread; `then(tree, dump)` runs back on it."""
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.cephtui.client
         try:
             tree, dump = client.mon("osd tree"), client.mon("osd dump")
         except Exception as e:
@@ -408,7 +413,7 @@ class MaintenancePane(GuardedActions, Vertical):
 
     @work(thread=True, exit_on_error=False, group="maint", description="osd ok-to-stop")
     def _preflight(self, m: mt.Maintenance, operations: list[ops.Operation]) -> None:
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.cephtui.client
         try:
             result: Any = client.mgr("osd ok-to-stop", ids=[str(i) for i in m.target.osds])
             ok, text = True, mplan.ok_to_stop_summary(result)
@@ -464,7 +469,7 @@ class MaintenancePane(GuardedActions, Vertical):
                 self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
                                 "tab), and press x here when they are back up.", timeout=10)
 
-        self.app.confirm_operations(operations, explain=explain, on_done=done)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations(operations, explain=explain, on_done=done)
 
     def _select(self, mid: str) -> None:
         rows = self.mtable.rows
@@ -515,7 +520,7 @@ class MaintenancePane(GuardedActions, Vertical):
                 return
             self._finish_exit(current, plan, list(outcome.results))
 
-        self.app.confirm_operations(list(plan.operations), explain=explain, on_done=done)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations(list(plan.operations), explain=explain, on_done=done)
 
     def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
         finished = mplan.finish_exit(m, plan, results)

@@ -16,7 +16,7 @@ from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
 from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle, sync_static
 from cephtui.ui.widgets.virtualtable import VirtualTable
@@ -49,7 +49,32 @@ def _w(x: float) -> str:
     return f"{x:.5f}"
 
 
-class OSDsPane(GuardedActions, Vertical):
+class OSDsPane(Pane):
+    HELP = ("The removal wizard: preflight (capacity after the move, ok-to-stop, other PGs, flags that stall "
+            "recovery), drain (mark out, or CRUSH weight 0), wait until `ceph osd safe-to-destroy` says yes, stop "
+            "the daemon (`--osd-stop-cmd`, the orchestrator, systemd here, or you), destroy (replacement) or purge, "
+            "then for a replacement wait for the new OSD with the same id, and follow backfill to active+clean. `p` "
+            "pauses or resumes, `a` aborts (OSDs not yet destroyed are marked back in). The state is saved after "
+            "every step; a restarted cephtui offers to resume.")
+    ACTION_HELP = {
+        "focus_filter": ("filter: `osd.3` or `3`, a host or bucket, a class (`ssd`), a state (`up`, `down`, `in`, "
+                         "`out`, `destroyed`) or a flag (`noout`, `nearfull` …)"),
+        "detail": "detail of the OSD under the cursor: metadata, its PGs by state",
+        "mark": ("mark / unmark an OSD; actions apply to the marked OSDs, else to the cursor row (a bucket row means "
+                 "every OSD under it)"),
+        "sort": "sort: tree, utilisation, latency, PG count",
+        "shadow": "show / hide the device-class shadow trees (`default~hdd`)",
+        "collapse": "fold the bucket under the cursor (or the OSD's host)",
+        "expand": "unfold the bucket under the cursor",
+        "fold_hosts": "fold or unfold every host",
+        "out": "mark out, with a preview of the PGs that remap",
+        "crush_weight": "CRUSH weight (previewed)",
+        "reweight": "reweight (0..1)",
+        "device_class": "set the device class (previewed)",
+        "noout": "toggle per-OSD noout",
+        "remove": "guided removal or replacement of the selected OSD(s)",
+        "removals": "the removal queue: every removal or replacement (colleagues' too), enter opens one",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "out": "marking OSDs out",
@@ -154,6 +179,9 @@ class OSDsPane(GuardedActions, Vertical):
     def on_resize(self, event: events.Resize) -> None:
         self.vtable.set_columns(*column_layout(self.app.size.width))
 
+    def fetch(self) -> Fetch:
+        return Fetch(osd_tree=True, shadow=self.show_shadow)
+
     def show(self, snap: ClusterSnapshot) -> None:
         self.missing = snap.missing("osd tree") if snap.osd_table is None else None
         self.usage_missing = snap.missing("osd df", "osd perf")
@@ -247,7 +275,7 @@ class OSDsPane(GuardedActions, Vertical):
     def action_shadow(self) -> None:
         self.show_shadow = not self.show_shadow
         self._summary()
-        self.app.action_refresh_now()  # type: ignore[attr-defined]
+        self.cephtui.action_refresh_now()
 
     def action_collapse(self) -> None:
         """Fold the bucket under the cursor; on an OSD (or a folded bucket), fold its parent."""
@@ -330,7 +358,7 @@ class OSDsPane(GuardedActions, Vertical):
         except ValueError as e:
             self.app.notify(str(e), severity="error")
             return
-        self.app.confirm_operations(operations)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations(operations)
 
     def action_out(self) -> None:
         self._act(lambda ids: [ops.osd_out(ids)])
@@ -359,7 +387,7 @@ class OSDsPane(GuardedActions, Vertical):
         def guarded(values: dict[str, str]) -> list[ops.Operation]:
             return ops.require_names(build(values), ids, bucket)
 
-        self.app.form_then_confirm(title, fields, guarded, help)  # type: ignore[attr-defined]
+        self.cephtui.form_then_confirm(title, fields, guarded, help)
 
     def action_reweight(self) -> None:
         ids = self.targets()
@@ -403,7 +431,7 @@ class OSDsPane(GuardedActions, Vertical):
         if not ids:
             self.app.notify("No OSD selected.", severity="warning")
             return
-        busy = {i for e in self.app.removals.values() if not e.state.finished  # type: ignore[attr-defined]
+        busy = {i for e in self.cephtui.removals.values() if not e.state.finished
                 for i in e.state.osds}
         if busy & set(ids):
             self.app.notify(f"{osd_names(sorted(busy & set(ids)))} already in a removal (P shows it).",
@@ -424,7 +452,7 @@ class OSDsPane(GuardedActions, Vertical):
             Field("mode", "What", "remove", choices=("remove", "replace")),
             Field("drain", "Drain by", "out", choices=("out", "crush0")),
             Field("stop", "Stop command ({id} = OSD id; empty: systemd here, else you stop it)",
-                  self.app.osd_stop_cmd),  # type: ignore[attr-defined]
+                  self.cephtui.osd_stop_cmd),
             Field("shell", "Run the stop command through /bin/sh (&&, pipes)", "no", choices=("no", "yes")),
         ], build, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the new "
                        "disk). Drain by out keeps CRUSH weights; crush0 sets the CRUSH weight to 0.")
@@ -438,9 +466,9 @@ class OSDsPane(GuardedActions, Vertical):
 
             def go(start: bool | None) -> None:
                 if start:
-                    self.app.start_removal(plan)  # type: ignore[attr-defined]
+                    self.cephtui.start_removal(plan)
             from cephtui.ui.screens.removal import PlanScreen
-            self.app.push_screen(PlanScreen(plan, self.app.client), go)  # type: ignore[attr-defined]
+            self.app.push_screen(PlanScreen(plan, self.cephtui.client), go)
 
         self.app.push_screen(form, planned)
 
@@ -455,4 +483,4 @@ class OSDsPane(GuardedActions, Vertical):
             return
         from cephtui.ui.screens.osd_detail import OSDDetailScreen
 
-        self.app.push_screen(OSDDetailScreen(self.app.client, row.node))  # type: ignore[attr-defined,arg-type]
+        self.app.push_screen(OSDDetailScreen(self.cephtui.client, row.node))  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from cephtui.ceph import ops
@@ -26,7 +26,7 @@ from cephtui.ceph.ops.poolplan import PoolPlan
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 from cephtui.ui.wizards.form import Field
@@ -99,7 +99,17 @@ class PoolDetailScreen(Dialog[None]):
         self.app.call_from_thread(self.query_one("#pool-detail", Static).update, body)
 
 
-class PoolsPane(GuardedActions, Vertical):
+class PoolsPane(Pane):
+    HELP = "If a step of a multi-step change fails, the dialog says which, what already happened, and offers Undo."
+    ACTION_HELP = {
+        "create": ("create-pool wizard: name, type (replicated / erasure), application, size and min_size, pg_num "
+                   "from the PG calculator (its working shown), autoscale mode"),
+        "detail": "every setting of the pool (`ceph osd pool get POOL all`)",
+        "size": "size and min_size",
+        "pg_num": "pg_num (split or merge: data moves)",
+        "quota": "quotas (`10G`; `0` removes)",
+        "delete": "delete (type the pool's name)",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "create": "creating a pool",
@@ -146,6 +156,9 @@ class PoolsPane(GuardedActions, Vertical):
         self.table.focus()
 
     # ------------------------------------------------------------ rendering
+    def fetch(self) -> Fetch:
+        return Fetch(crush=True, pools=True)  # the CRUSH map: the plans' warnings and the create wizard
+
     def show(self, snap: ClusterSnapshot) -> None:
         if snap.pool_table is None:
             return
@@ -212,7 +225,7 @@ class PoolsPane(GuardedActions, Vertical):
     # ------------------------------------------------------------ actions
     def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
               help: str = "", warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
-        self.app.form_then_confirm(title, fields, build, help, warn)  # type: ignore[attr-defined]
+        self.cephtui.form_then_confirm(title, fields, build, help, warn)
 
     def _need_pool(self) -> PoolInfo | None:
         p = self.selected()
@@ -231,10 +244,10 @@ class PoolsPane(GuardedActions, Vertical):
                 return
             notes = poolplan.warnings(plan, snap.crush if snap else None)
             explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
-            self.app.confirm_operations(poolplan.plan_ops(plan), explain=explain,  # type: ignore[attr-defined]
-                                        undo=poolplan.undo_ops)
+            self.cephtui.confirm_operations(poolplan.plan_ops(plan), explain=explain,
+                                            undo=poolplan.undo_ops)
 
-        client = self.app.client  # type: ignore[attr-defined]
+        client = self.cephtui.client
         self.app.push_screen(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
                                         [(p.pg_num_target, p.size) for p in self.pools],
                                         shares=[pgcalc.PoolShare(p.name, p.used, p.target_ratio) for p in self.pools],
@@ -243,7 +256,7 @@ class PoolsPane(GuardedActions, Vertical):
     def action_detail(self) -> None:
         p = self._need_pool()
         if p is not None:
-            self.app.push_screen(PoolDetailScreen(self.app.client, p))  # type: ignore[attr-defined]
+            self.app.push_screen(PoolDetailScreen(self.cephtui.client, p))
 
     def action_size(self) -> None:
         p = self._need_pool()
@@ -371,4 +384,4 @@ class PoolsPane(GuardedActions, Vertical):
             return
         explain = Text(f"{p.name} holds {p.objects} objects, {human_bytes(p.stored)}; all of it is destroyed.",
                        style=palette.style("bold err"))
-        self.app.confirm_operations([ops.pool_delete(p.name)], explain=explain)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations([ops.pool_delete(p.name)], explain=explain)

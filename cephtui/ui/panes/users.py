@@ -26,7 +26,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
-from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
@@ -76,7 +76,19 @@ def why_protected(entity: AuthEntity, me: str) -> str:
     return ""
 
 
-class UsersPane(GuardedActions, Vertical):
+class UsersPane(Pane):
+    HELP = ("Every action shows the exact `ceph` command first and asks; destroying ones want the name typed. Keys "
+            "never enter a snapshot: a key is fetched only when you ask to see or export it.")
+    ACTION_HELP = {
+        "new_user": ("create a user from a template (RBD client, CephFS client, RGW, read-only monitoring, custom); "
+                     "every cap checked before sending"),
+        "edit_caps": "edit caps (Ceph replaces all of them: old and new side by side first)",
+        "export_keyring": "export the keyring to a new file with mode 0600",
+        "delete": "delete (typed name)",
+        "force_delete": "force-delete a daemon's key or the identity cephtui uses",
+        "toggle_daemons": "show or hide daemons' and bootstrap keys",
+        "focus_filter": "filter by name or cap text",
+    }
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "new_user": "creating a user",
@@ -127,8 +139,7 @@ class UsersPane(GuardedActions, Vertical):
 
     @property
     def me(self) -> str:
-        client = getattr(self.app, "client", None)
-        return str(client.spec.name) if client is not None else ""
+        return str(self.cephtui.client.spec.name)
 
     # ------------------------------------------------------------ rendering
     @staticmethod
@@ -150,6 +161,9 @@ class UsersPane(GuardedActions, Vertical):
                 cap = cap[:width - 1] + "…"  # the Selected box below shows it whole
             cells.append((cap, "") if cap else ("-", palette.style("muted")))
         return tuple(cells)
+
+    def fetch(self) -> Fetch:
+        return Fetch(users=True)
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.pool_names = tuple(p.name for p in snap.capacity.pools)
@@ -233,7 +247,7 @@ class UsersPane(GuardedActions, Vertical):
 
     @property
     def _audit(self) -> ops.AuditLog | None:
-        return getattr(self.app, "audit", None)
+        return self.cephtui.audit
 
     # ------------------------------------------------------------ filter / view
     @on(FilterInput.Applied, "#users-filter")
@@ -272,7 +286,7 @@ class UsersPane(GuardedActions, Vertical):
             self.app.notify(f"Created {name}. Select it and press x to export its keyring (mode 0600).",
                             timeout=8)
 
-        CreateUserWizard(self.app, self.pool_names, {e.name for e in self.entities}, created).start()
+        CreateUserWizard(self.cephtui, self.pool_names, {e.name for e in self.entities}, created).start()
 
     def action_edit_caps(self) -> None:
         e = self._need_selected()
@@ -284,9 +298,9 @@ class UsersPane(GuardedActions, Vertical):
                 return
             new = dict(zip(result[0].command["caps"][::2], result[0].command["caps"][1::2]))
             explain = caps_diff(e.name, e.caps_dict, new, is_self=e.name == self.me, is_daemon=e.is_daemon)
-            self.app.confirm_operations(result, explain=explain)  # type: ignore[attr-defined]
+            self.cephtui.confirm_operations(result, explain=explain)
 
-        edit_caps_form(e, done, self.app)
+        edit_caps_form(e, done, self.cephtui)
 
     def action_reveal_key(self) -> None:
         e = self._need_selected()
@@ -294,7 +308,7 @@ class UsersPane(GuardedActions, Vertical):
             return
         from cephtui.ui.screens.users_keys import KeyScreen
 
-        self.app.push_screen(KeyScreen(self.app.client, e.name, self._audit))  # type: ignore[attr-defined]
+        self.app.push_screen(KeyScreen(self.cephtui.client, e.name, self._audit))
 
     def action_export_keyring(self) -> None:
         e = self._need_selected()
@@ -306,7 +320,7 @@ class UsersPane(GuardedActions, Vertical):
             if path:
                 self.app.notify(f"Keyring of {e.name} written to {path} (mode 0600).")
 
-        self.app.push_screen(ExportKeyringScreen(self.app.client, e.name,  # type: ignore[attr-defined]
+        self.app.push_screen(ExportKeyringScreen(self.cephtui.client, e.name,
                                                  default_keyring_path(e.name), self._audit), done)
 
     def action_delete(self) -> None:
@@ -336,4 +350,4 @@ class UsersPane(GuardedActions, Vertical):
         elif force:
             explain = Text(f"{e.name} is an ordinary client: a plain delete (D) would do.",
                            style=palette.style("muted"))
-        self.app.confirm_operations([op], explain=explain)  # type: ignore[attr-defined]
+        self.cephtui.confirm_operations([op], explain=explain)

@@ -21,6 +21,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError
 from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
+from cephtui.ui.handle import cephtui_app
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.preview_view import preview_map_for
 from cephtui.ui.wizards.form import readable
@@ -237,8 +238,8 @@ class CrushEditorScreen(Screen[None]):
             if getattr(outcome, "ok", False):
                 self._reload()  # the edits are the cluster's now: nothing to ask
 
-        self.app.confirm_operations([op], explain="The edited map replaces the running one as a whole.",  # type: ignore[attr-defined]
-                                    preview=preview_map_for(self.client, self.compiled), on_done=done)
+        cephtui_app(self).confirm_operations([op], explain="The edited map replaces the running one as a whole.",
+                                             preview=preview_map_for(self.client, self.compiled), on_done=done)
 
     def action_close(self) -> None:
         self._unless_dirty("Close the editor and discard your edits?", "Discard and close",

@@ -28,6 +28,7 @@ from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop, stop_command
 from cephtui.ui import palette
+from cephtui.ui.handle import cephtui_app
 from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
@@ -304,7 +305,7 @@ class RemovalScreen(Screen[None]):
             self.app.run_worker(self.engine.pause, thread=True, group="workflow-control")
         elif not self.state.finished:
             if self.state.step in BEFORE_STOP:  # the stop is still ahead: its method may change now
-                configured = getattr(self.app, "osd_stop_cmd", "") or ""
+                configured = cephtui_app(self).osd_stop_cmd or ""
                 self.app.push_screen(ResumeScreen(self.state, configured, interrupted=False),
                                      self._resume_chosen)
             else:
@@ -321,7 +322,7 @@ class RemovalScreen(Screen[None]):
                 self.engine.resume()
             else:
                 self.engine.resume(choice.template, choice.shell)
-            self.app.call_from_thread(self.app._tick_workflows)  # type: ignore[attr-defined]
+            self.app.call_from_thread(cephtui_app(self).tick_workflows)
         self.app.run_worker(go, thread=True, group="workflow-control")
 
     def action_abort(self) -> None:
@@ -332,7 +333,7 @@ class RemovalScreen(Screen[None]):
             self.render_state()
             return
         self.confirm_abort = False
-        self.app.abort_workflow(self.engine)  # type: ignore[attr-defined]
+        cephtui_app(self).abort_workflow(self.engine)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from cephtui.ceph.workflows.queue import driven_elsewhere
 from cephtui.ui import palette
+from cephtui.ui.handle import cephtui_app
 
 STATUS_ROLE = {"running": "ok", "paused": "warn", "blocked": "bold err", "failed": "bold err", "done": "muted",
                "aborted": "muted"}
@@ -52,7 +53,7 @@ class RemovalQueueScreen(Screen[None]):
         table.focus()
 
     def render_rows(self) -> None:
-        rows = self.app.removal_rows()  # type: ignore[attr-defined]
+        rows = cephtui_app(self).removal_rows()
         table = self.query_one(DataTable)
         if [r["id"] for r in rows] != [r["id"] for r in self._rows]:
             keep = self._rows[table.cursor_row]["id"] if self._rows and 0 <= table.cursor_row < len(self._rows) \
@@ -83,7 +84,7 @@ class RemovalQueueScreen(Screen[None]):
 
     def render_detail(self) -> None:
         r = self.selected()
-        problem = self.app.workflow_store.problem  # type: ignore[attr-defined]
+        problem = cephtui_app(self).workflow_store.problem
         t = Text()
         if problem:
             t.append(f"⚠ {problem}\n", style=palette.style("warn"))
@@ -92,10 +93,10 @@ class RemovalQueueScreen(Screen[None]):
                      style=palette.style("muted"))
         else:
             t.append(f"{r['kind']} {', '.join(r['osds'])} · {r['status']} at {r['step']}", style="bold")
-            local = r["id"] in self.app.removals  # type: ignore[attr-defined]
+            local = r["id"] in cephtui_app(self).removals
             if local:
                 t.append(" · in this cephtui", style=palette.style("ok"))
-            elif driven_elsewhere(r, self.app.workflow_store.me):  # type: ignore[attr-defined]
+            elif driven_elsewhere(r, cephtui_app(self).workflow_store.me):
                 t.append(f" · driven by {r['driven_by'] or 'another cephtui'} "
                          f"(updated {time.time() - r['updated']:.0f} s ago): shown only", style=palette.style("warn"))
             if r["waiting_for"]:
@@ -111,7 +112,7 @@ class RemovalQueueScreen(Screen[None]):
     def action_open(self) -> None:
         r = self.selected()
         if r is not None:
-            self.app.open_removal(r["id"])  # type: ignore[attr-defined]
+            cephtui_app(self).open_removal(r["id"])
 
     def action_close(self) -> None:
         self.dismiss(None)

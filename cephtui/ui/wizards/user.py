@@ -14,19 +14,22 @@ services that lose their caps in the error colour.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import App
 from textual.widgets import Select
 
 from cephtui.ceph import ops
 from cephtui.ceph.ops import caps as caps_mod
+from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
 from cephtui.ui.wizards.form import Field, FormScreen
+
+if TYPE_CHECKING:
+    from cephtui.ui.app import CephTUI
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
     ("rbd", "RBD client (profile rbd on chosen pools)"),
@@ -88,9 +91,14 @@ def template_caps(template: str, values: Mapping[str, str], pools: Sequence[str]
     raise ValueError("choose a template")
 
 
-def mon_release(app: Any) -> int:
+class Snapshotted(Protocol):
+    @property
+    def snapshot(self) -> ClusterSnapshot | None: ...
+
+
+def mon_release(app: Snapshotted) -> int:
     """The monitors' Ceph major version from the last snapshot (Pacific's grammar when not known yet)."""
-    snap = getattr(app, "snapshot", None)
+    snap = app.snapshot
     release = snap.mons.release if snap is not None else 0
     return release or caps_mod.PACIFIC
 
@@ -145,7 +153,7 @@ class TemplateForm(FormScreen):
 class CreateUserWizard:
     """Template and name, then the caps per service, then the confirmation dialog with the command."""
 
-    def __init__(self, app: App[Any], pools: Sequence[str], existing: set[str],
+    def __init__(self, app: CephTUI, pools: Sequence[str], existing: set[str],
                  on_created: Callable[[str], None] | None = None) -> None:
         self.app = app
         self.pools = tuple(pools)
@@ -209,7 +217,7 @@ class CreateUserWizard:
             if getattr(outcome, "ok", False) and self.on_created is not None:
                 self.on_created(str(name))
 
-        self.app.confirm_operations(result, explain=explain, on_done=done)  # type: ignore[attr-defined]
+        self.app.confirm_operations(result, explain=explain, on_done=done)
 
 
 PLACEHOLDERS = {
@@ -260,7 +268,7 @@ def caps_diff(entity: str, old: Mapping[str, str], new: Mapping[str, str], is_se
 
 
 def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | None], None],
-                   app: App[Any]) -> None:
+                   app: CephTUI) -> None:
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:

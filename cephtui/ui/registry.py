@@ -1,0 +1,48 @@
+"""The tabs, in order: the one list the app's layout, number keys, polling, `?`, the command palette,
+`:` jump and --read-only read. Adding a tab: one pane file (ui/pane.py says what it implements) and
+one line here."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cephtui.ui.pane import Pane
+from cephtui.ui.panes.activity import ActivityPane
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.health import HealthPane
+from cephtui.ui.panes.maintenance import MaintenancePane
+from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.panes.pgs import PGsPane
+from cephtui.ui.panes.pools import PoolsPane
+from cephtui.ui.panes.users import UsersPane
+
+
+@dataclass(frozen=True)
+class Tab:
+    key: str  # the TabPane's id, `:key` and the help section; its number key is its place in TABS
+    title: str
+    pane: type[Pane]
+    aliases: tuple[str, ...] = ()  # what else `:` takes for it
+    # Shown at every snapshot even while hidden: the pane keeps state the status bar or its forms need.
+    always_shown: bool = False
+
+    @property
+    def pane_id(self) -> str:
+        return f"{self.key}-pane"
+
+
+TABS: tuple[Tab, ...] = (
+    Tab("health", "Health", HealthPane, ("h", "status", "s", "ceph")),
+    Tab("pgs", "PGs", PGsPane, ("pg", "placement")),
+    Tab("osds", "OSDs", OSDsPane, ("osd", "o", "tree")),
+    Tab("crush", "CRUSH", CrushPane, ("c", "buckets", "rules")),
+    Tab("pools", "Pools", PoolsPane, ("pool", "p", "df")),
+    Tab("users", "Users", UsersPane, ("user", "u", "auth", "caps")),
+    Tab("maintenance", "Maintenance", MaintenancePane, ("maint", "m", "flags"), always_shown=True),
+    Tab("bench", "Bench", BenchPane, ("b", "benchmark"), always_shown=True),
+    Tab("activity", "Activity", ActivityPane, ("a", "audit", "log", "history")),
+)
+
+
+def tab(key: str) -> Tab:
+    return next(t for t in TABS if t.key == key)

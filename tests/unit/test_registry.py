@@ -1,0 +1,62 @@
+"""The tab registry and the pane contract: one list the app, `:`, `?` and the palette read, and panes
+that reach the app only through its typed handle."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual.binding import Binding
+
+from cephtui.ui.app import TABS, CephTUI
+from cephtui.ui.jump import TAB_NAMES, resolve
+from cephtui.ui.pane import NOTHING_MORE, Pane
+from cephtui.ui.registry import TABS as REGISTRY
+from cephtui.ui.registry import tab
+
+UI = Path(__file__).resolve().parents[2] / "cephtui" / "ui"
+
+
+def _actions(pane: type[Pane]) -> set[str]:
+    """The actions of the pane's own keys (its class's BINDINGS and its bases')."""
+    return {b.action for cls in pane.__mro__ for b in vars(cls).get("BINDINGS", ()) if isinstance(b, Binding)}
+
+
+def test_one_registry_every_pane_a_pane() -> None:
+    assert len({t.key for t in REGISTRY}) == len({t.title for t in REGISTRY}) == len(REGISTRY)
+    assert len({t.pane for t in REGISTRY}) == len(REGISTRY)  # app.pane(cls) finds one
+    assert all(issubclass(t.pane, Pane) and t.pane is not Pane for t in REGISTRY)
+    assert all("show" in vars(t.pane) for t in REGISTRY)  # the one member without a default
+    assert TABS == tuple((t.key, t.title) for t in REGISTRY)
+    assert tab("osds").pane_id == "osds-pane"
+
+
+def test_number_keys_jump_names_and_help_follow_the_registry() -> None:
+    digits = {b.key: b.action for b in CephTUI.BINDINGS if isinstance(b, Binding) and b.key.isdigit()}
+    assert digits == {str(i): f"show_tab('{t.key}')" for i, t in enumerate(REGISTRY, 1)}
+    assert list(TAB_NAMES) == [t.key for t in REGISTRY]
+    for i, t in enumerate(REGISTRY, 1):
+        assert resolve(str(i)).tab == t.key
+        assert all(resolve(name).tab == t.key for name in (t.key, *t.aliases))
+    from cephtui.ui.help import EVERYWHERE
+
+    assert dict(EVERYWHERE)[f"1…{len(REGISTRY)}"].endswith(", ".join(t.title for t in REGISTRY))
+
+
+def test_help_and_read_only_name_real_actions() -> None:
+    """ACTION_HELP and MUTATING keyed by an action the pane has no key for would be stale text."""
+    for t in REGISTRY:
+        actions = _actions(t.pane)
+        assert set(t.pane.ACTION_HELP) <= actions, (t.key, set(t.pane.ACTION_HELP) - actions)
+        assert set(t.pane.MUTATING) <= actions, (t.key, set(t.pane.MUTATING) - actions)
+        assert t.pane.HELP, f"{t.key}: no HELP prose for `?`"
+
+
+def test_fetch_defaults_to_nothing_more() -> None:
+    assert Pane().fetch() == NOTHING_MORE  # a tab that only shows costs the poll nothing extra
+
+
+def test_panes_reach_the_app_only_through_the_typed_handle() -> None:
+    reach_in = re.compile(r"getattr\((self\.)?app\b|app: Any\b|\.app\.\w+.*type: ignore\[[^]]*attr-defined")
+    found = [f"{p.relative_to(UI)}:{n}: {line.strip()}" for p in sorted(UI.rglob("*.py"))
+             for n, line in enumerate(p.read_text().splitlines(), 1) if reach_in.search(line)]
+    assert found == []
