@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import RenderableType
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -353,38 +354,54 @@ class CephTUI(Removals, Poller, Moving):
 
     def confirm_operations(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                            preview: Callable[[], RenderableType] | None = None,
-                           on_done: Callable[[Outcome], None] | None = None,
                            undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None = None) -> None:
         """Show the commands, confirm, run them in the dialog; refresh once it closes.
 
         Operations that change CRUSH get an offline preview of the PGs they remap
-        unless the caller brings its own.
+        unless the caller brings its own. A flow that goes on afterwards awaits `ask_confirm` instead.
         """
+        screen = self._confirm_screen(operations, explain, preview, undo)
+        if screen is not None:
+            self.push_screen(screen, self._confirmed)
+
+    async def ask_confirm(self, operations: list[ops.Operation], explain: RenderableType | str = "",
+                          preview: Callable[[], RenderableType] | None = None,
+                          undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None = None
+                          ) -> Outcome | None:
+        """The confirm dialog as one step of a flow (await it from a worker): its outcome, None if refused."""
+        screen = self._confirm_screen(operations, explain, preview, undo)
+        if screen is None:
+            return None
+        outcome = await self.push_screen_wait(screen)
+        self._confirmed(outcome)
+        return outcome
+
+    def _confirm_screen(self, operations: list[ops.Operation], explain: RenderableType | str,
+                        preview: Callable[[], RenderableType] | None,
+                        undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None) -> ConfirmScreen | None:
         if self.refuse_if_read_only("changing the cluster (" + "; ".join(op.cli for op in operations) + ")"):
-            return
-
-        def done(outcome: Outcome | None) -> None:
-            self.last_outcome = outcome
-            if outcome is not None and outcome.ran:
-                self.action_refresh_now()
-            if on_done is not None and outcome is not None:
-                on_done(outcome)
-
+            return None
         if preview is None:
             preview = preview_for(self.client, operations)
-        self.push_screen(ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview,
-                                       undo=undo), done)
+        return ConfirmScreen(self.client, operations, self.audit, explain=explain, preview=preview, undo=undo)
+
+    def _confirmed(self, outcome: Outcome | None) -> None:
+        self.last_outcome = outcome
+        if outcome is not None and outcome.ran:
+            self.action_refresh_now()
 
     def form_then_confirm(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",
                           warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
         """A checked form whose operations then go through the confirm dialog: every pane's edit path."""
         if self.refuse_if_read_only(title.lower()):
             return
-        def done(result: list[ops.Operation] | None) -> None:
-            if result:
-                self.confirm_operations(result)
+        self._form_then_confirm(FormScreen(title, fields, build, help, warn))
 
-        self.push_screen(FormScreen(title, fields, build, help, warn), done)
+    @work(group="dialog-flow", description="form, then confirm")
+    async def _form_then_confirm(self, form: FormScreen) -> None:
+        operations = await self.push_screen_wait(form)
+        if operations:
+            await self.ask_confirm(operations)
 
     def action_help(self) -> None:
         from cephtui.ui.help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`

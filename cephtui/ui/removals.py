@@ -119,20 +119,21 @@ class Removals(App[None]):
             self.notify(f"{len(pending)} unfinished OSD removal(s) left as they are: "
                         + refusal("resuming them", self.read_only_why), severity="warning", timeout=10)
             return
-        r = pending[0]
+        self._resume_or_pause(pending[0])
 
-        def done(choice: StopChoice | None) -> None:
-            engine = RemovalEngine(self.client, r, self.workflow_store, self.audit)
-            self.removals[r.id] = engine
-            if choice is not None:
-                # The stop method may have been changed in the dialog (a failing one is not kept for ever).
-                self.run_worker(lambda: engine.resume(choice.template, choice.shell), thread=True,
-                                group="workflow-control")
-                self.push_screen(RemovalScreen(engine))
-            else:
-                # kept, paused, until resumed from the OSDs tab (key P)
-                self.run_worker(engine.pause, thread=True, group="workflow-control")
-        self.push_screen(ResumeScreen(r, self.osd_stop_cmd or ""), done)
+    @work(group="dialog-flow", description="offer to resume a removal")
+    async def _resume_or_pause(self, r: Removal) -> None:
+        choice: StopChoice | None = await self.push_screen_wait(ResumeScreen(r, self.osd_stop_cmd or ""))
+        engine = RemovalEngine(self.client, r, self.workflow_store, self.audit)
+        self.removals[r.id] = engine
+        if choice is not None:
+            # The stop method may have been changed in the dialog (a failing one is not kept for ever).
+            self.run_worker(lambda: engine.resume(choice.template, choice.shell), thread=True,
+                            group="workflow-control")
+            self.push_screen(RemovalScreen(engine))
+        else:
+            # kept, paused, until resumed from the OSDs tab (key P)
+            self.run_worker(engine.pause, thread=True, group="workflow-control")
 
     def start_removal(self, plan: Removal) -> None:
         if self.refuse_if_read_only("removing or replacing an OSD"):

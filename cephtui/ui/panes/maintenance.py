@@ -10,8 +10,8 @@ every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -28,7 +28,9 @@ from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ui import palette
+from cephtui.ui.flows import flow_running, in_thread
 from cephtui.ui.pane import Pane
+from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, FormScreen
@@ -42,46 +44,6 @@ FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set 
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
 DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill", "noin"}
-
-
-@dataclass(frozen=True)
-class FlagRow:
-    flag: str
-    scope: str  # "" cluster-wide
-    is_set: bool
-    since: float | None
-    owner: str  # "maintenance host vm" / "" (someone else)
-    partial: str = ""  # pause only: "pauserd" or "pausewr" when just one of the two is set
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.flag, self.scope)
-
-
-def flag_rows(flags: Sequence[FlagState], maintenances: Sequence[mt.Maintenance]) -> list[FlagRow]:
-    """Every cluster flag, harmless ones first (mt.FLAG_ORDER), then every scoped or unlisted flag set.
-
-    pauserd + pausewr show as one `pause` row (what `osd set pause` sets); a lone one shows on the
-    pause row as partial, with what it means.
-    """
-    flags = mt.fold_pause(flags)
-    now_set = {(f.flag, f.scope): f for f in flags}
-    owners: dict[tuple[str, str], str] = {}
-    for m in maintenances:
-        for k in m.owned:
-            owners.setdefault(k, f"maintenance {m.target.label}")
-    rows = []
-    order = [f for f in mt.FLAG_ORDER if f in ops.CLUSTER_FLAGS] + [f for f in ops.CLUSTER_FLAGS
-                                                                    if f not in mt.FLAG_ORDER]
-    for flag in order:
-        f = now_set.get((flag, ""))
-        partial = next((p for p in mt.PAUSE_PARTS if (p, "") in now_set), "") if flag == "pause" and not f else ""
-        since = f.seen_since if f else (now_set[(partial, "")].seen_since if partial else None)
-        rows.append(FlagRow(flag, "", f is not None, since, owners.get((flag, ""), ""), partial))
-    for f in flags:
-        if (f.scope or f.flag not in ops.CLUSTER_FLAGS) and not (not f.scope and f.flag in mt.PAUSE_PARTS):
-            rows.append(FlagRow(f.flag, f.scope, True, f.seen_since, owners.get((f.flag, f.scope), "")))
-    return rows
 
 
 class PreflightScreen(Dialog[bool]):
@@ -124,6 +86,17 @@ class PreflightScreen(Dialog[bool]):
         self.dismiss(True)
 
 
+def refused_text(m: mt.Maintenance, text: str) -> Text:
+    """What the preflight dialog says when ok-to-stop refuses `m`'s OSDs."""
+    body = Text()
+    body.append(f"$ ceph osd ok-to-stop {' '.join(map(str, m.target.osds))}\n", style=palette.style("bold info"))
+    body.append(f"{text}\n\n", style=palette.style("bold err"))
+    body.append(mplan.OK_TO_STOP_REFUSED + "\n\n")
+    body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
+                "until ok-to-stop agrees (or you accept the outage).", style=palette.style("warn"))
+    return body
+
+
 class MaintenancePane(Pane):
     HELP = "While maintenance or a risky flag is on, the header shows it and since when."
     ACTION_HELP = {
@@ -154,8 +127,6 @@ class MaintenancePane(Pane):
         self.fsid: str | None = None
         self.flags: tuple[FlagState, ...] = ()
         self.first_poll: float | None = None
-        self._plan: tuple[mt.Maintenance, list[ops.Operation]] | None = None
-        self._busy = False  # a preflight / fetch is under way: one flow at a time
 
     def compose(self) -> ComposeResult:
         yield Static(id="maint-summary")
@@ -341,37 +312,36 @@ class MaintenancePane(Pane):
 
     # ------------------------------------------------------------ enter
     def action_enter_maintenance(self) -> None:
-        if self._busy:
+        if flow_running(self, "maint"):
             self.app.notify("Still asking the cluster…")
             return
         if self.store.error:
             self.app.notify(self.store.error, severity="error")
             return
-        self._busy = True
-        self._fetch_maps(lambda tree, dump: self._open_enter_form(
-            mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump), str(dump.get("fsid") or self.fsid or "")))
+        self._enter()
 
-    @work(thread=True, exit_on_error=False, group="maint", description="fetch osd tree and osd dump")
-    def _fetch_maps(self, then: Callable[[Any, Any], None]) -> None:
-        """`osd tree` and `osd dump` off the UI thread; `then(tree, dump)` runs back on it."""
+    async def _read_maps(self) -> tuple[Any, Any] | None:
+        """`osd tree` and `osd dump`, off the UI thread; None (and said why) when the mons do not answer."""
         client = self.cephtui.client
         try:
-            tree, dump = client.mon("osd tree"), client.mon("osd dump")
+            return await in_thread(self, lambda: (client.mon("osd tree"), client.mon("osd dump")),
+                                   "fetch osd tree and osd dump")
         except Exception as e:
-            self.app.call_from_thread(self._failed, "Could not read the OSD map: "
-                                      + (e.message if isinstance(e, CephError) else repr(e)))
+            self.app.notify("Could not read the OSD map: " + (e.message if isinstance(e, CephError) else repr(e)),
+                            severity="error", timeout=10)
+            return None
+
+    @work(group="maint", description="enter maintenance")
+    async def _enter(self) -> None:
+        """Maps, the form, ok-to-stop (and the operator's choice if it says no), then the confirm dialog."""
+        maps = await self._read_maps()
+        if maps is None:
             return
-        self.app.call_from_thread(then, tree, dump)
+        tree, dump = maps
+        hosts, now_set = mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump)
+        fsid = str(dump.get("fsid") or self.fsid or "")
 
-    def _failed(self, message: str) -> None:
-        self._busy = False
-        self.app.notify(message, severity="error", timeout=10)
-
-    def _open_enter_form(self, hosts: dict[str, tuple[int, ...]], now_set: set[tuple[str, str]], fsid: str) -> None:
-        self._busy = False
-        default = next(iter(sorted(hosts)), "")
-
-        def build(v: dict[str, str]) -> list[ops.Operation]:
+        def plan(v: dict[str, str]) -> tuple[mt.Maintenance, list[ops.Operation]]:
             target = mt.parse_target(v["target"], hosts)
             extra = mt.parse_extra_flags(v["flags"])
             for m in self.active():
@@ -382,69 +352,34 @@ class MaintenancePane(Pane):
             if not operations:
                 raise ValueError("everything asked for is already set by someone else ("
                                  + ", ".join(mt.flag_label(k) for k in m.kept) + "): nothing to set or restore")
-            self._plan = (m, operations)
-            return operations
+            return m, operations
 
-        def warn(v: dict[str, str]) -> list[str]:
-            notes = []
-            plan = self._plan
-            if plan is not None and plan[0].kept:
-                notes.append("already set by someone else, left alone now and at exit: "
-                             + ", ".join(mt.flag_label(k) for k in plan[0].kept))
-            if plan is not None:
-                notes.append("checked first (changes nothing): ceph osd ok-to-stop "
-                             + " ".join(map(str, plan[0].target.osds)))
-            return notes
+        def warn(v: dict[str, str]) -> list[str]:  # called only once plan(v) has passed
+            m = plan(v)[0]
+            notes = ["already set by someone else, left alone now and at exit: "
+                     + ", ".join(mt.flag_label(k) for k in m.kept)] if m.kept else []
+            return notes + ["checked first (changes nothing): ceph osd ok-to-stop "
+                            + " ".join(map(str, m.target.osds))]
 
         hosts_text = ", ".join(f"{h} ({len(ids)} OSDs)" for h, ids in sorted(hosts.items())[:6])
-        fields = [Field("target", "Host, or OSD ids (3 4 / osd.3,osd.4)", default),
+        fields = [Field("target", "Host, or OSD ids (3 4 / osd.3,osd.4)", next(iter(sorted(hosts)), "")),
                   Field("flags", f"Also set cluster-wide ({' '.join(mt.EXTRA_FLAGS)}, or none)",
                         " ".join(mt.DEFAULT_EXTRA))]
         help_ = (f"Hosts: {hosts_text or 'none found'}. noout is set only on the chosen host or OSDs, so the rest "
                  "of the cluster still heals. Flags already set by someone else are not touched, now or at exit.")
-
-        def done(result: list[ops.Operation] | None) -> None:
-            if result and self._plan is not None:
-                m, operations = self._plan
-                self._busy = True
-                self._preflight(m, operations)
-
-        self.app.push_screen(FormScreen("Enter maintenance", fields, build, help=help_, warn=warn), done)
-
-    @work(thread=True, exit_on_error=False, group="maint", description="osd ok-to-stop")
-    def _preflight(self, m: mt.Maintenance, operations: list[ops.Operation]) -> None:
-        client = self.cephtui.client
-        try:
-            result: Any = client.mgr("osd ok-to-stop", ids=[str(i) for i in m.target.osds])
-            ok, text = True, mplan.ok_to_stop_summary(result)
-        except CephError as e:
-            ok, text = False, f"{e.message} [errno {e.errno}]"
-        except Exception as e:  # never leave the pane busy
-            ok, text = False, f"could not ask: {e!r}"
-        self.app.call_from_thread(self._after_preflight, m, operations, ok, text)
-
-    def _after_preflight(self, m: mt.Maintenance, operations: list[ops.Operation], ok: bool, text: str) -> None:
-        self._busy = False
-        if ok:
-            self._confirm_enter(m, operations, Text(f"✔ {text}", style=palette.style("ok")))
+        form = FormScreen("Enter maintenance", fields, lambda v: plan(v)[1], help=help_, warn=warn)
+        if not await self.app.push_screen_wait(form):
             return
-        osds = " ".join(map(str, m.target.osds))
-        body = Text()
-        body.append(f"$ ceph osd ok-to-stop {osds}\n", style=palette.style("bold info"))
-        body.append(f"{text}\n\n", style=palette.style("bold err"))
-        body.append(mplan.OK_TO_STOP_REFUSED + "\n\n")
-        body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
-                    "until ok-to-stop agrees (or you accept the outage).", style=palette.style("warn"))
-
-        def chosen(go: bool | None) -> None:
-            if go:
-                self._confirm_enter(m, operations, Text(f"✖ ok-to-stop refused: {text}\nContinuing by your choice: "
-                                                        "stopping these OSDs now makes PGs unavailable.",
-                                                        style=palette.style("bold err")))
-
-        self.app.push_screen(PreflightScreen(f"ok-to-stop says no for {m.target.label}", body), chosen)
-
-    def _confirm_enter(self, m: mt.Maintenance, operations: list[ops.Operation], preflight: Text) -> None:
+        m, operations = plan(form.submitted_values)
+        ok, text = await in_thread(self, lambda: self._ok_to_stop(m.target.osds), "osd ok-to-stop")
+        if ok:
+            preflight = Text(f"✔ {text}", style=palette.style("ok"))
+        elif await self.app.push_screen_wait(PreflightScreen(f"ok-to-stop says no for {m.target.label}",
+                                                             refused_text(m, text))):
+            preflight = Text(f"✖ ok-to-stop refused: {text}\nContinuing by your choice: stopping these OSDs now "
+                             "makes PGs unavailable.", style=palette.style("bold err"))
+        else:
+            return
         # Written before anything runs: a cephtui killed half-way still knows what it may have set.
         m = m.log("enter planned: " + "; ".join(op.cli for op in operations))
         if not self._save(m):
@@ -454,22 +389,31 @@ class MaintenancePane(Pane):
         explain.append("\n" + mplan.enter_explanation(m))
         explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
                        style=palette.style("muted"))
+        outcome = await self.cephtui.ask_confirm(operations, explain=explain)
+        if outcome is None:
+            return
+        entered = mplan.finish_enter(m, outcome.results, outcome.ran)
+        if entered is None:
+            try:
+                self.store.drop(m.id)
+            except OSError as e:
+                self.app.notify(f"Could not write the state file: {e}", severity="error")
+            self._refresh()
+            return
+        if self._save(entered):
+            self._select(entered.id)
+            self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
+                            "tab), and press x here when they are back up.", timeout=10)
 
-        def done(outcome: Any) -> None:
-            entered = mplan.finish_enter(m, outcome.results, outcome.ran)
-            if entered is None:
-                try:
-                    self.store.drop(m.id)
-                except OSError as e:
-                    self.app.notify(f"Could not write the state file: {e}", severity="error")
-                self._refresh()
-                return
-            if self._save(entered):
-                self._select(entered.id)
-                self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
-                                "tab), and press x here when they are back up.", timeout=10)
-
-        self.cephtui.confirm_operations(operations, explain=explain, on_done=done)
+    def _ok_to_stop(self, osds: Sequence[int]) -> tuple[bool, str]:
+        """(ok, what the mgr said); never raises: a failed question is a no (runs on a thread)."""
+        client = self.cephtui.client
+        try:
+            return True, mplan.ok_to_stop_summary(client.mgr("osd ok-to-stop", ids=[str(i) for i in osds]))
+        except CephError as e:
+            return False, f"{e.message} [errno {e.errno}]"
+        except Exception as e:
+            return False, f"could not ask: {e!r}"
 
     def _select(self, mid: str) -> None:
         rows = self.mtable.rows
@@ -484,25 +428,29 @@ class MaintenancePane(Pane):
         if m is None:
             self.app.notify("No maintenance in progress (e enters one).", severity="warning")
             return
-        if self._busy:
+        if flow_running(self, "maint"):
             self.app.notify("Still asking the cluster…")
             return
-        self._busy = True
-        self._fetch_maps(lambda tree, dump: self._confirm_exit(m.id, mt.flags_from_osd_dump(dump),
-                                                                mt.osds_down(tree, m.target.osds)))
+        self._exit(m.id, m.target.osds)
 
-    def _confirm_exit(self, mid: str, now_set: set[tuple[str, str]], down: tuple[int, ...]) -> None:
-        self._busy = False
+    @work(group="maint", description="exit maintenance")
+    async def _exit(self, mid: str, osds: tuple[int, ...]) -> None:
+        """Maps, then the confirm dialog for exactly what this maintenance set (the state file says what)."""
+        maps = await self._read_maps()
+        if maps is None:
+            return
+        tree, dump = maps
         m = self.store.get(mid)
         if m is None or not m.active:
             return
-        plan = mplan.plan_exit(m, now_set, self.store.active(m.fsid))
+        plan = mplan.plan_exit(m, mt.flags_from_osd_dump(dump), self.store.active(m.fsid))
         if not plan.operations:
             self._finish_exit(m, plan, [])
             self.app.notify(f"{m.target.label}: nothing left to unset; maintenance ended.\n"
                             + plan.explanation(m), timeout=10)
             return
         explain = Text(plan.explanation(m))
+        down = mt.osds_down(tree, osds)
         if down:
             names = ", ".join(f"osd.{i}" for i in down)
             them = "it" if len(down) == 1 else "them"
@@ -512,15 +460,14 @@ class MaintenancePane(Pane):
         if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
                 op.cli for op in plan.operations))):
             return
-
-        def done(outcome: Any) -> None:
-            current = self.store.get(mid) or m
-            if not outcome.ran:
-                self._save(replace(current, state="active").log("exit cancelled"))
-                return
-            self._finish_exit(current, plan, list(outcome.results))
-
-        self.cephtui.confirm_operations(list(plan.operations), explain=explain, on_done=done)
+        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain)
+        if outcome is None:
+            return
+        current = self.store.get(mid) or m
+        if not outcome.ran:
+            self._save(replace(current, state="active").log("exit cancelled"))
+            return
+        self._finish_exit(current, plan, list(outcome.results))
 
     def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
         finished = mplan.finish_exit(m, plan, results)

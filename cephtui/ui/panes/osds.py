@@ -424,8 +424,7 @@ class OSDsPane(Pane):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
-        from cephtui.ceph.workflows.removal import Removal, StopCommandError
-        from cephtui.ceph.workflows.removal_stop import check_stop_template
+        from cephtui.ceph.workflows.removal_stop import StopCommandError, check_stop_template
 
         ids = self.targets()
         if not ids:
@@ -457,20 +456,21 @@ class OSDsPane(Pane):
         ], build, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the new "
                        "disk). Drain by out keeps CRUSH weights; crush0 sets the CRUSH weight to 0.")
 
-        def planned(result: list[ops.Operation] | None) -> None:
-            if not result:
-                return
-            v = form.submitted_values
-            plan = Removal(osds=list(ids), replace=v["mode"] == "replace", drain_mode=v["drain"],
-                           stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
+        self._removal(ids, form)
 
-            def go(start: bool | None) -> None:
-                if start:
-                    self.cephtui.start_removal(plan)
-            from cephtui.ui.screens.removal import PlanScreen
-            self.app.push_screen(PlanScreen(plan, self.cephtui.client), go)
+    @work(group="osd-removal", description="removal wizard")
+    async def _removal(self, ids: tuple[int, ...], form: FormScreen) -> None:
+        """The form, then the whole plan with its preflight; the removal starts only from the plan's yes."""
+        from cephtui.ceph.workflows.removal import Removal
+        from cephtui.ui.screens.removal import PlanScreen
 
-        self.app.push_screen(form, planned)
+        if not await self.app.push_screen_wait(form):
+            return
+        v = form.submitted_values
+        plan = Removal(osds=list(ids), replace=v["mode"] == "replace", drain_mode=v["drain"],
+                       stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
+        if await self.app.push_screen_wait(PlanScreen(plan, self.cephtui.client)):
+            self.cephtui.start_removal(plan)
 
     def action_removals(self) -> None:
         """The queue of every removal (the cluster's, colleagues' too); enter opens one."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
@@ -30,6 +31,9 @@ from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 from cephtui.ui.wizards.form import Field
+
+if TYPE_CHECKING:  # the wizard is imported when first opened
+    from cephtui.ui.wizards.pool import PoolWizard
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
 COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
@@ -239,19 +243,22 @@ class PoolsPane(Pane):
         snap = self.snap
         osd_count = snap.osds.in_ if snap else 1
 
-        def done(plan: PoolPlan | None) -> None:
-            if plan is None:
-                return
-            notes = poolplan.warnings(plan, snap.crush if snap else None)
-            explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
-            self.cephtui.confirm_operations(poolplan.plan_ops(plan), explain=explain,
-                                            undo=poolplan.undo_ops)
-
         client = self.cephtui.client
-        self.app.push_screen(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
-                                        [(p.pg_num_target, p.size) for p in self.pools],
-                                        shares=[pgcalc.PoolShare(p.name, p.used, p.target_ratio) for p in self.pools],
-                                        read_defaults=lambda: poolplan.read_defaults(client)), done)
+        self._create(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
+                                [(p.pg_num_target, p.size) for p in self.pools],
+                                shares=[pgcalc.PoolShare(p.name, p.used, p.target_ratio) for p in self.pools],
+                                read_defaults=lambda: poolplan.read_defaults(client)), snap)
+
+    @work(group="pool-wizard", description="pool wizard")
+    async def _create(self, wizard: PoolWizard, snap: ClusterSnapshot | None) -> None:
+        """The wizard's plan, then the confirm dialog with its warnings (and the undo if a step fails)."""
+        plan: PoolPlan | None = await self.app.push_screen_wait(wizard)
+        if plan is None:
+            return
+        notes = poolplan.warnings(plan, snap.crush if snap else None)
+        explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
+        await self.cephtui.ask_confirm(poolplan.plan_ops(plan), explain=explain,
+                                   undo=poolplan.undo_ops)
 
     def action_detail(self) -> None:
         p = self._need_pool()

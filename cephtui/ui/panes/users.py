@@ -11,12 +11,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -31,7 +31,10 @@ from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import readable
-from cephtui.ui.wizards.user import CreateUserWizard, caps_diff, edit_caps_form
+from cephtui.ui.wizards.user import caps_diff, create_user, edit_caps_form
+
+if TYPE_CHECKING:  # the key screens are imported when first opened
+    from cephtui.ui.screens.users_keys import ExportKeyringScreen
 
 COLUMNS = (("entity", 30), ("mon", 28), ("mgr", 24), ("osd", 36), ("mds", 22))
 SEPARATOR_KEY = "\x00daemons"
@@ -281,26 +284,30 @@ class UsersPane(Pane):
             self.app.notify("The users have not been read yet.", severity="warning")
             return
 
-        def created(name: str) -> None:
+        self._new_user(self.pool_names, {e.name for e in self.entities})
+
+    @work(group="user-wizard", description="new cephx user")
+    async def _new_user(self, pools: Sequence[str], existing: set[str]) -> None:
+        name = await create_user(self.cephtui, pools, existing)
+        if name is not None:
             self._select_next = name
             self.app.notify(f"Created {name}. Select it and press x to export its keyring (mode 0600).",
                             timeout=8)
 
-        CreateUserWizard(self.cephtui, self.pool_names, {e.name for e in self.entities}, created).start()
-
     def action_edit_caps(self) -> None:
         e = self._need_selected()
-        if e is None:
+        if e is not None:
+            self._edit_caps(e)
+
+    @work(group="user-wizard", description="edit caps")
+    async def _edit_caps(self, e: AuthEntity) -> None:
+        """The caps form, then old and new side by side in the confirm dialog."""
+        result = await edit_caps_form(e, self.cephtui)
+        if not result:
             return
-
-        def done(result: list[ops.Operation] | None) -> None:
-            if not result:
-                return
-            new = dict(zip(result[0].command["caps"][::2], result[0].command["caps"][1::2]))
-            explain = caps_diff(e.name, e.caps_dict, new, is_self=e.name == self.me, is_daemon=e.is_daemon)
-            self.cephtui.confirm_operations(result, explain=explain)
-
-        edit_caps_form(e, done, self.cephtui)
+        new = dict(zip(result[0].command["caps"][::2], result[0].command["caps"][1::2]))
+        explain = caps_diff(e.name, e.caps_dict, new, is_self=e.name == self.me, is_daemon=e.is_daemon)
+        await self.cephtui.ask_confirm(result, explain=explain)
 
     def action_reveal_key(self) -> None:
         e = self._need_selected()
@@ -316,12 +323,14 @@ class UsersPane(Pane):
             return
         from cephtui.ui.screens.users_keys import ExportKeyringScreen, default_keyring_path
 
-        def done(path: str | None) -> None:
-            if path:
-                self.app.notify(f"Keyring of {e.name} written to {path} (mode 0600).")
+        self._export(ExportKeyringScreen(self.cephtui.client, e.name,
+                                         default_keyring_path(e.name), self._audit), e.name)
 
-        self.app.push_screen(ExportKeyringScreen(self.cephtui.client, e.name,
-                                                 default_keyring_path(e.name), self._audit), done)
+    @work(group="user-wizard", description="export a keyring")
+    async def _export(self, screen: ExportKeyringScreen, name: str) -> None:
+        path = await self.app.push_screen_wait(screen)
+        if path:
+            self.app.notify(f"Keyring of {name} written to {path} (mode 0600).")
 
     def action_delete(self) -> None:
         self._delete(force=False)

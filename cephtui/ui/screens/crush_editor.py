@@ -7,7 +7,6 @@ CRUSH in the meantime.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -23,7 +22,7 @@ from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
 from cephtui.ui.handle import cephtui_app
 from cephtui.ui.widgets.dialog import Dialog
-from cephtui.ui.widgets.preview_view import preview_map_for
+from cephtui.ui.widgets.preview_view import PreviewJob, preview_map_for
 from cephtui.ui.wizards.form import readable
 
 
@@ -134,25 +133,21 @@ class CrushEditorScreen(Screen[None]):
         """Edits the cluster does not have: the text differs from the map last read from it."""
         return self.text != self.original
 
-    def _unless_dirty(self, question: str, verb: str, then: Callable[[], object]) -> None:
-        """Run `then` now, or after the operator agrees to lose the unsaved edits."""
+    async def _may_discard(self, question: str, verb: str) -> bool:
+        """Nothing unsaved, or the operator agreed to lose the unsaved edits (await it from a worker)."""
         if not self.dirty:
-            then()
-            return
+            return True
         n = changed_lines(self.original, self.text)
         detail = (f"{n} line{'' if n == 1 else 's'} differ from the map read at crush version {self.version}; "
                   "nothing of them was applied to the cluster.")
-
-        def answered(discard: bool | None) -> None:
-            if discard:
-                then()
-
-        self.app.push_screen(DiscardScreen(question, detail, verb), answered)
+        discard: bool | None = await self.app.push_screen_wait(DiscardScreen(question, detail, verb))
+        return bool(discard)
 
     # ------------------------------------------------------------ load
-    def action_reload(self) -> None:
-        self._unless_dirty("Reload the map from the cluster and discard your edits?", "Discard and reload",
-                           self._reload)
+    @work(group="crush-editor-flow", description="reload the map")
+    async def action_reload(self) -> None:
+        if await self._may_discard("Reload the map from the cluster and discard your edits?", "Discard and reload"):
+            self._reload()
 
     def _reload(self) -> None:
         self._status(Text("Fetching the map (osd getcrushmap)…", style="italic"))
@@ -234,13 +229,16 @@ class CrushEditorScreen(Screen[None]):
             return
         op = ops.set_crush_map(self.compiled, self.version)
 
-        def done(outcome: object) -> None:
-            if getattr(outcome, "ok", False):
-                self._reload()  # the edits are the cluster's now: nothing to ask
+        self._apply(op, preview_map_for(self.client, self.compiled))
 
-        cephtui_app(self).confirm_operations([op], explain="The edited map replaces the running one as a whole.",
-                                             preview=preview_map_for(self.client, self.compiled), on_done=done)
+    @work(group="crush-editor-flow", description="apply the map")
+    async def _apply(self, op: ops.Operation, preview: PreviewJob) -> None:
+        outcome = await cephtui_app(self).ask_confirm(
+            [op], explain="The edited map replaces the running one as a whole.", preview=preview)
+        if getattr(outcome, "ok", False):
+            self._reload()  # the edits are the cluster's now: nothing to ask
 
-    def action_close(self) -> None:
-        self._unless_dirty("Close the editor and discard your edits?", "Discard and close",
-                           lambda: self.dismiss(None))
+    @work(group="crush-editor-flow", description="close the editor")
+    async def action_close(self) -> None:
+        if await self._may_discard("Close the editor and discard your edits?", "Discard and close"):
+            self.dismiss(None)

@@ -306,13 +306,14 @@ class RemovalScreen(Screen[None]):
         elif not self.state.finished:
             if self.state.step in BEFORE_STOP:  # the stop is still ahead: its method may change now
                 configured = cephtui_app(self).osd_stop_cmd or ""
-                self.app.push_screen(ResumeScreen(self.state, configured, interrupted=False),
-                                     self._resume_chosen)
+                self._ask_and_resume(ResumeScreen(self.state, configured, interrupted=False))
             else:
                 self._resume_with(None)
         self.render_state()
 
-    def _resume_chosen(self, choice: StopChoice | None) -> None:
+    @work(group="removal-resume", description="resume a removal")
+    async def _ask_and_resume(self, dialog: ResumeScreen) -> None:
+        choice: StopChoice | None = await self.app.push_screen_wait(dialog)
         if choice is not None:  # None: cancelled, nothing changes
             self._resume_with(choice)
 

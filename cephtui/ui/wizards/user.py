@@ -13,7 +13,7 @@ services that lose their caps in the error colour.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Group, RenderableType
@@ -150,74 +150,60 @@ class TemplateForm(FormScreen):
         return super()._validate()
 
 
-class CreateUserWizard:
-    """Template and name, then the caps per service, then the confirmation dialog with the command."""
+async def create_user(app: CephTUI, pools: Sequence[str], existing: set[str], template: str = "rbd") -> str | None:
+    """Template and name, then the caps per service, then the confirmation dialog with the command.
 
-    def __init__(self, app: CephTUI, pools: Sequence[str], existing: set[str],
-                 on_created: Callable[[str], None] | None = None) -> None:
-        self.app = app
-        self.pools = tuple(pools)
-        self.existing = existing
-        self.on_created = on_created
-        self.chosen: tuple[str, str, dict[str, str]] | None = None  # name, template, caps
+    A flow (await it from a worker): the new user's name once the monitor created it, else None.
+    """
+    pools = tuple(pools)
+    default_pool = "rbd" if "rbd" in pools else (pools[0] if pools else "")
+    fields = [
+        Field("name", "User name (client.NAME)", "client.", placeholder="e.g. client.vm-host1"),
+        Field("template", "Template", template, choices=tuple(k for k, _ in TEMPLATES)),
+        Field("pools", "RBD: pools (comma-separated)", default_pool, placeholder="e.g. rbd, vms"),
+        Field("fs", "CephFS: file system name", "cephfs", placeholder="ceph fs ls"),
+        Field("path", "CephFS: path the user is confined to", "/", placeholder="e.g. /projects/a"),
+        Field("access", "CephFS: access (osd data and mds)", "rw", choices=("rw", "r")),
+    ]
+    help = ("Templates: " + "; ".join(f"{k}: {label}" for k, label in TEMPLATES)
+            + ". The next step shows the caps and lets you edit them.")
 
-    def start(self, template: str = "rbd") -> None:
-        default_pool = "rbd" if "rbd" in self.pools else (self.pools[0] if self.pools else "")
-        fields = [
-            Field("name", "User name (client.NAME)", "client.", placeholder="e.g. client.vm-host1"),
-            Field("template", "Template", template, choices=tuple(k for k, _ in TEMPLATES)),
-            Field("pools", "RBD: pools (comma-separated)", default_pool, placeholder="e.g. rbd, vms"),
-            Field("fs", "CephFS: file system name", "cephfs", placeholder="ceph fs ls"),
-            Field("path", "CephFS: path the user is confined to", "/", placeholder="e.g. /projects/a"),
-            Field("access", "CephFS: access (osd data and mds)", "rw", choices=("rw", "r")),
-        ]
-        help = ("Templates: " + "; ".join(f"{k}: {label}" for k, label in TEMPLATES)
-                + ". The next step shows the caps and lets you edit them.")
-        self.app.push_screen(TemplateForm("New cephx user: step 1 of 2, name and template", fields, self._step1,
-                                          help=help), self._after_step1)
-
-    def _step1(self, v: dict[str, str]) -> list[ops.Operation]:
+    def chosen(v: dict[str, str]) -> tuple[str, str, dict[str, str]]:  # name, template, caps
         name = entity_name(v["name"])
-        if name in self.existing:
+        if name in existing:
             raise ValueError(f"{name} already exists: select it and press e to edit its caps")
-        template = v["template"]
-        caps = template_caps(template, v, self.pools)
-        self.chosen = (name, template, caps)
+        return name, v["template"], template_caps(v["template"], v, pools)
+
+    def step1(v: dict[str, str]) -> list[ops.Operation]:
+        name, _, caps = chosen(v)
         if caps:
             return [ops.auth_get_or_create(name, caps)]
         return [ops.Operation(title=f"Create {name}", prefix="auth get-or-create", args=(("entity", name),),
                               cli=f"ceph auth get-or-create {name} …(caps in the next step)")]
 
-    def _after_step1(self, result: list[ops.Operation] | None) -> None:
-        if not result or self.chosen is None:
-            return
-        name, template, caps = self.chosen
-        fields = [Field(svc, f"{svc} cap", caps.get(svc, ""), placeholder=PLACEHOLDERS[svc])
-                  for svc in ops.CAP_SERVICES]
+    first = TemplateForm("New cephx user: step 1 of 2, name and template", fields, step1, help=help)
+    if not await app.push_screen_wait(first):
+        return None
+    name, template, caps = chosen(first.submitted_values)
 
-        def build(v: dict[str, str]) -> list[ops.Operation]:
-            new = validated_caps(v, mon_release(self.app))
-            return [ops.auth_get_or_create(name, new)]
+    def step2(v: dict[str, str]) -> list[ops.Operation]:
+        return [ops.auth_get_or_create(name, validated_caps(v, mon_release(app)))]
 
-        help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
-                "access to that service. Every cap is checked as Ceph's parser would before anything is sent.")
-        self.app.push_screen(FormScreen(f"New cephx user {name}: step 2 of 2, capabilities", fields, build,
-                                        help=help), self._confirm)
-
-    def _confirm(self, result: list[ops.Operation] | None) -> None:
-        if not result:
-            return
-        name = result[0].command.get("entity", "")
-        explain = Text.assemble(
-            ("The monitor creates a new secret key for ", ""), (str(name), "bold"),
-            (". cephtui does not show it here: select the user and press k to reveal it or x to export "
-             "its keyring to a file (mode 0600).", ""))
-
-        def done(outcome: Any) -> None:
-            if getattr(outcome, "ok", False) and self.on_created is not None:
-                self.on_created(str(name))
-
-        self.app.confirm_operations(result, explain=explain, on_done=done)
+    help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
+            "access to that service. Every cap is checked as Ceph's parser would before anything is sent.")
+    result = await app.push_screen_wait(FormScreen(
+        f"New cephx user {name}: step 2 of 2, capabilities",
+        [Field(svc, f"{svc} cap", caps.get(svc, ""), placeholder=PLACEHOLDERS[svc]) for svc in ops.CAP_SERVICES],
+        step2, help=help))
+    if not result:
+        return None
+    created = str(result[0].command.get("entity", ""))
+    explain = Text.assemble(
+        ("The monitor creates a new secret key for ", ""), (created, "bold"),
+        (". cephtui does not show it here: select the user and press k to reveal it or x to export "
+         "its keyring to a file (mode 0600).", ""))
+    outcome = await app.ask_confirm(result, explain=explain)
+    return created if getattr(outcome, "ok", False) else None
 
 
 PLACEHOLDERS = {
@@ -267,8 +253,8 @@ def caps_diff(entity: str, old: Mapping[str, str], new: Mapping[str, str], is_se
     return Group(*notes)
 
 
-def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | None], None],
-                   app: CephTUI) -> None:
+async def edit_caps_form(entity: AuthEntity, app: CephTUI) -> list[ops.Operation] | None:
+    """The caps form (await it from a worker): the `auth caps` operation, or None when cancelled."""
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:
@@ -280,4 +266,4 @@ def edit_caps_form(entity: AuthEntity, on_ops: Callable[[list[ops.Operation] | N
     fields = [Field(svc, f"{svc} cap", old.get(svc, ""), placeholder=PLACEHOLDERS[svc]) for svc in ops.CAP_SERVICES]
     help = ("Ceph replaces ALL caps at once: a service left empty loses its caps. The next screen shows old "
             "and new side by side.")
-    app.push_screen(FormScreen(f"Edit the caps of {entity.name}", fields, build, help=help), on_ops)
+    return await app.push_screen_wait(FormScreen(f"Edit the caps of {entity.name}", fields, build, help=help))
