@@ -33,6 +33,7 @@ from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
+from cephtui.ui.compat import node_bindings, parse_action
 from cephtui.ui.messages import PollFailed, SnapshotReady
 from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
@@ -68,7 +69,7 @@ TABS = (
 def pane_bindings(pane: Widget) -> list[Binding]:
     """A pane's own key bindings, one per action (the palette and `?` list these)."""
     seen: dict[str, Binding] = {}
-    for bindings in pane._bindings.key_to_bindings.values():
+    for bindings in node_bindings(pane).values():
         for b in bindings:
             if b.action not in seen and b.action != "clear_filter":
                 seen[b.action] = b
@@ -620,8 +621,8 @@ class CephTUI(App[None]):
         # A pane's mutating key in --read-only mode: say why instead of doing nothing (its
         # check_action dims it in the footer, which alone would swallow the key silently).
         if self.read_only and isinstance(action, str):
-            target, name, _ = self._parse_action(action, self if default_namespace is None else default_namespace,
-                                                 namespaces)
+            target, name, _ = parse_action(self, action, self if default_namespace is None else default_namespace,
+                                           namespaces)
             what = mutating_action(target, name)
             if what is not None:
                 self.refuse_if_read_only(what)
@@ -780,7 +781,7 @@ class CephTUI(App[None]):
         pane = next((p for p in table.ancestors if p in self.panes), None)
         if pane is None or table.screen is not self.screen:
             return
-        enter = pane._bindings.key_to_bindings.get("enter")
+        enter = node_bindings(pane).get("enter")
         if enter:
             self.run_worker(self.run_action(enter[0].action, pane), exit_on_error=False)
 

@@ -23,6 +23,7 @@ from textual.widgets import Sparkline
 from cephtui.ceph.workflows.removal import Removal, RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
+from cephtui.ui.compat import screen_frame
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -39,7 +40,7 @@ def screen_lines(app: CephTUI) -> list[str]:
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
                       record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    console.print(screen_frame(app))
     lines = console.export_text(styles=False).split("\n")[:height]
     assert all(len(line) <= width for line in lines)
     return lines + [""] * (height - len(lines))  # rows not painted yet (just after a resize)

@@ -20,7 +20,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, ProgressBar, Sparkline, Static
+from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import (
@@ -54,6 +54,7 @@ from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.config import BenchDefaults
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from cephtui.ui.widgets.tables import sync_table

@@ -16,7 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError
@@ -26,6 +26,7 @@ from cephtui.ceph.ops.poolplan import PoolPlan
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.readonly import GuardedActions
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table

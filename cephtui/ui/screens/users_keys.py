@@ -18,11 +18,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
 from cephtui.ui import palette
+from cephtui.ui.compat import Button  # its press ends when disabled: Export turns into Close while disabled
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.wizards.form import readable
 
@@ -260,7 +261,6 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
                                          palette.style("info"))))
         ok = self.query_one("#export-ok", Button)
         ok.label, ok.disabled, ok.variant = "Close", False, "default"
-        ok.remove_class("-active")  # as in ConfirmScreen: the press animation must not swallow Enter on Close
         self.query_one("#export-cancel", Button).display = False
         ok.focus()
 

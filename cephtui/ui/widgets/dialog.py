@@ -7,10 +7,12 @@ from typing import Any
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen, ScreenResultType
 
+from cephtui.ui.compat import node_bindings
+
 
 async def close_like_escape(screen: Screen[Any]) -> None:
     """Do what escape does on `screen` (cancel, close, later …), or dismiss it when escape does nothing."""
-    escape = screen._bindings.key_to_bindings.get("escape")
+    escape = node_bindings(screen).get("escape")
     if escape:
         await screen.run_action(escape[0].action)
     else:
