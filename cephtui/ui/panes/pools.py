@@ -67,9 +67,7 @@ class PoolDetailScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = """
-    PoolDetailScreen { align: center middle; }
-    PoolDetailScreen > VerticalScroll { width: 90; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2; }
+    PoolDetailScreen > VerticalScroll { width: 90; }
     """
 
     def __init__(self, client: CephClient, pool: PoolInfo) -> None:

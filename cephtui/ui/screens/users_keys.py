@@ -84,9 +84,7 @@ class KeyScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,q,enter", "close", "Close")]
     DEFAULT_CSS = """
-    KeyScreen { align: center middle; }
-    KeyScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $warning;
-        background: $surface; padding: 1 2; }
+    KeyScreen > Vertical { width: 90; border: thick $warning; }
     KeyScreen #key-title { text-style: bold; margin-bottom: 1; }
     KeyScreen #key-value { margin: 1 0; }
     KeyScreen #key-note { color: $text-muted; }
@@ -148,17 +146,12 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ExportKeyringScreen { align: center middle; }
-    ExportKeyringScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $primary;
-        background: $surface; padding: 1 2; }
     ExportKeyringScreen #export-title { text-style: bold; margin-bottom: 1; }
     ExportKeyringScreen #export-help { color: $text-muted; margin-bottom: 1; }
     ExportKeyringScreen .form-row { height: auto; }
     ExportKeyringScreen .form-row Label { width: 12; padding-top: 1; }
     ExportKeyringScreen #export-path { width: 1fr; }
     ExportKeyringScreen #export-status { height: auto; margin-top: 1; }
-    ExportKeyringScreen #export-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    ExportKeyringScreen Button { margin-left: 2; }
     """
 
     def __init__(self, client: Any, entity: str, path: str, audit: ops.AuditLog | None = None) -> None:

@@ -93,17 +93,12 @@ def command_block(operations: Sequence[ops_mod.Operation]) -> Text:
 class ConfirmScreen(Dialog[Outcome]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2; }
     ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
     ConfirmScreen #confirm-body { height: auto; max-height: 30; }
     ConfirmScreen #confirm-impact { height: auto; }
     ConfirmScreen #confirm-preview { height: auto; margin-top: 1; }
     ConfirmScreen #confirm-typed { margin-top: 1; }
     ConfirmScreen #confirm-result { height: auto; margin-top: 1; }
-    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    ConfirmScreen Button { margin-left: 2; }
     """
 
     def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
