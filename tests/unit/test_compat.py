@@ -127,6 +127,23 @@ def test_nothing_outside_compat_uses_textual_private_names() -> None:
     assert offenders == [], "Textual's private API outside cephtui/ui/compat.py:\n" + "\n".join(offenders)
 
 
+def test_every_table_and_dialog_button_is_compats() -> None:
+    """A DataTable made from Textual's class would draw stale widths again; Run and Export turn into
+    Close while disabled, so theirs must be compat's Button."""
+    root = Path(compat.__file__).resolve().parent
+    made = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        textuals = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and n.module == "textual.widgets" for a in n.names if a.name == "DataTable"}
+        made += [f"{path.name}:{n.lineno}" for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Name) and n.func.id in textuals and path.name != "compat.py"]
+    assert made == [], f"Textual's DataTable made outside compat: {made}"
+    from cephtui.ui.screens import users_keys
+    from cephtui.ui.widgets import confirm
+    assert confirm.Button is compat.Button and users_keys.Button is compat.Button
+
+
 # ------------------------------------------------------------ the two Textual bugs
 class TableApp(App[None]):
     CSS = "DataTable { height: 1fr; }"  # as in a pane: the table does not grow with its rows
