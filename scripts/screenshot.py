@@ -62,10 +62,12 @@ def screen_text(app: Any) -> str:
     import io
 
     from rich.console import Console
+
+    from cephtui.ui.compat import screen_frame
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
                       record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    console.print(screen_frame(app))
     return console.export_text(styles=False)
 
 

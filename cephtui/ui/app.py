@@ -33,6 +33,7 @@ from cephtui.config.model import BenchDefaults
 from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
+from cephtui.ui.compat import node_bindings, parse_action
 from cephtui.ui.navigation import Moving
 from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
 from cephtui.ui.panes.activity import ActivityPane
@@ -67,7 +68,7 @@ TABS = tuple((t.key, t.title) for t in REGISTRY)  # (key, title) in order: what 
 def pane_bindings(pane: Widget) -> list[Binding]:
     """A pane's own key bindings, one per action (the palette and `?` list these)."""
     seen: dict[str, Binding] = {}
-    for bindings in pane._bindings.key_to_bindings.values():
+    for bindings in node_bindings(pane).values():
         for b in bindings:
             if b.action not in seen and b.action != "clear_filter":
                 seen[b.action] = b
@@ -284,8 +285,8 @@ class CephTUI(Removals, Poller, Moving):
         # A pane's mutating key in --read-only mode: say why instead of doing nothing (its
         # check_action dims it in the footer, which alone would swallow the key silently).
         if self.read_only and isinstance(action, str):
-            target, name, _ = self._parse_action(action, self if default_namespace is None else default_namespace,
-                                                 namespaces)
+            target, name, _ = parse_action(self, action, self if default_namespace is None else default_namespace,
+                                           namespaces)
             what = mutating_action(target, name)
             if what is not None:
                 self.refuse_if_read_only(what)

@@ -64,9 +64,7 @@ class HelpScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close"), Binding("a", "toggle_all", "All tabs")]
     DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 100; max-width: 100%; max-height: 90%; border: round $primary;
-                                  background: $surface; }
+    HelpScreen > VerticalScroll { height: 1fr; border: round $primary; padding: 0; }
     """
 
     def __init__(self, current: str, sections: dict[str, str]) -> None:

@@ -15,6 +15,7 @@ from textual.css.query import NoMatches
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, TabbedContent, TextArea
 
+from cephtui.ui.compat import node_bindings
 from cephtui.ui.jump import Names, row_names, suggestions
 from cephtui.ui.pane import Pane, tab_of
 from cephtui.ui.widgets.filterinput import FilterInput
@@ -206,7 +207,7 @@ class Moving(App[None]):
         pane = next((p for p in table.ancestors if p in self.panes), None)
         if pane is None or table.screen is not self.screen:
             return
-        enter = pane._bindings.key_to_bindings.get("enter")
+        enter = node_bindings(pane).get("enter")
         if enter:
             self.run_worker(self.run_action(enter[0].action, pane), exit_on_error=False)
 

@@ -30,7 +30,6 @@ def audit_count(path: Path) -> int:
 async def run_and_close(app: CephTUI, pilot: Pilot, screen: ConfirmScreen) -> str:
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     result = text_of(app, "#confirm-result")
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
     await pilot.press("enter")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
     return result

@@ -24,6 +24,7 @@ from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
+from cephtui.ui.compat import screen_frame
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -40,7 +41,7 @@ def screen_lines(app: CephTUI) -> list[str]:
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True, color_system=None,
                       record=True, legacy_windows=False, safe_box=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    console.print(screen_frame(app))
     lines = console.export_text(styles=False).split("\n")[:height]
     assert all(len(line) <= width for line in lines)
     return lines + [""] * (height - len(lines))  # rows not painted yet (just after a resize)

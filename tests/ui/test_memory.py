@@ -8,9 +8,9 @@ from types import SimpleNamespace
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
-from textual.widgets._footer import FooterKey
 
 from cephtui.ui.app import RECLAIM_EVERY, CephTUI
+from cephtui.ui.compat import FooterKey
 from cephtui.ui.widgets.footer import CephFooter
 from tests.ui.helpers import wait_for
 

@@ -171,7 +171,7 @@ async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox)
         await pilot.click("#pools-table", offset=(10, 2))  # a click on the highlighted row opens it
         await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on click")
         await pilot.press("q")
-        from textual.widgets._footer import FooterKey
+        from cephtui.ui.compat import FooterKey
 
         help_key = next(k for k in app.query(FooterKey) if k.action == "help")
         await pilot.click(help_key)

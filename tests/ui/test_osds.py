@@ -41,7 +41,6 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
     await pilot.press("enter")
     await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
     result = text_of(app, "#confirm-result")
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
     await pilot.press("enter")
     assert not isinstance(app.screen, ConfirmScreen)
     return result

@@ -60,7 +60,6 @@ async def run_confirm(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
 
 
 async def close(pilot: Pilot) -> None:
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
     await pilot.press("enter")
 
 

@@ -75,7 +75,6 @@ async def run_and_close(app: CephTUI, pilot: Pilot) -> str:
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     result = text_of(app, "#confirm-result")
     assert screen.outcome.ok, result
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
     await pilot.click("#confirm-run")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closing")
     return result

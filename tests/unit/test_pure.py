@@ -1,9 +1,6 @@
 """Pure helpers: PG filter, formatting, recovery estimate, CLI argument handling."""
 from __future__ import annotations
 
-import ast
-from pathlib import Path
-
 import pytest
 
 from cephtui.ceph.format import human_bytes, human_duration
@@ -64,18 +61,6 @@ def test_librados_options_pass_through() -> None:
     assert extra == ["--debug-ms=1", "--rados_mon_op_timeout", "7", "--no-log-to-stderr"]
     assert (args.conf, args.mon_host, args.command, args.json, args.id) == ("x.conf", "10.0.0.1", "snapshot",
                                                                             True, "admin")
-
-
-def test_cluster_side_never_imports_textual() -> None:
-    """The boundary from DESIGN.md: cephtui/ceph is testable without a terminal."""
-    root = Path(__file__).resolve().parents[2] / "cephtui" / "ceph"
-    offenders = []
-    for path in root.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("textual", "rich")]
-    assert offenders == []
 
 
 def test_fill_colours_follow_the_clusters_own_ratios() -> None:

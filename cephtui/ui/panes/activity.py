@@ -18,12 +18,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.private import replace_text
 from cephtui.paths import state_dir
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 

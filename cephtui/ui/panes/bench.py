@@ -18,7 +18,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, ProgressBar, Sparkline, Static
+from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import BenchEngine
@@ -34,6 +34,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
 from cephtui.ui.screens import bench_views as views
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form

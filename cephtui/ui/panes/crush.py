@@ -17,13 +17,14 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.crush import model as crush
 from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable

@@ -9,11 +9,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, RichLog, Static
+from textual.widgets import RichLog, Static
 
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.statusbar import health_badge
 from cephtui.ui.widgets.tables import sync_static, sync_table

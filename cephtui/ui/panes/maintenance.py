@@ -51,13 +51,9 @@ class PreflightScreen(Dialog[bool]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    PreflightScreen { align: center middle; }
-    PreflightScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $error; background: $surface; padding: 1 2; }
+    PreflightScreen > Vertical { border: thick $error; }
     PreflightScreen VerticalScroll { height: auto; max-height: 30; margin-top: 1; }
     PreflightScreen #preflight-text { height: auto; }
-    PreflightScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    PreflightScreen Button { margin-left: 2; }
     """
 
     def __init__(self, title: str, text: Text) -> None:

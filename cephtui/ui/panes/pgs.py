@@ -9,12 +9,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
 from cephtui.ceph.format import human_duration, human_rate, percent
 from cephtui.ceph.snapshot.models import ClusterSnapshot, PGBrief, StuckPG
 from cephtui.ceph.snapshot.pgfilter import PGColumns, PGFilter, pgid_key
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table

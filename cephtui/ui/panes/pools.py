@@ -17,7 +17,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError
@@ -27,6 +27,7 @@ from cephtui.ceph.ops.poolplan import PoolPlan
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
@@ -70,9 +71,7 @@ class PoolDetailScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = """
-    PoolDetailScreen { align: center middle; }
-    PoolDetailScreen > VerticalScroll { width: 90; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2; }
+    PoolDetailScreen > VerticalScroll { width: 90; }
     """
 
     def __init__(self, client: CephClient, pool: PoolInfo) -> None:

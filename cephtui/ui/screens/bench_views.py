@@ -26,13 +26,9 @@ from cephtui.ui.widgets.confirm import command_block
 from cephtui.ui.widgets.dialog import Dialog
 
 MODAL_CSS = """
-{name} {{ align: center middle; }}
-{name} > Vertical {{ width: 110; max-width: 95%; height: auto; max-height: 92%; border: thick $primary;
-    background: $surface; padding: 1 2; }}
+{name} > Vertical {{ width: 110; }}
 {name} .title {{ text-style: bold; margin-bottom: 1; }}
-{name} VerticalScroll {{ height: auto; max-height: 40; }}
-{name} Horizontal {{ height: auto; margin-top: 1; align-horizontal: right; }}
-{name} Button {{ margin-left: 2; }}
+{name} VerticalScroll {{ height: auto; }}
 """
 
 

@@ -48,12 +48,8 @@ class DiscardScreen(Dialog[bool]):
     BINDINGS = [Binding("escape", "keep", "Keep editing"), Binding("n", "keep", "Keep editing", show=False),
                 Binding("y", "discard", "Discard", show=False)]
     DEFAULT_CSS = """
-    DiscardScreen { align: center middle; }
-    DiscardScreen > Vertical { width: 72; max-width: 95%; height: auto; border: thick $warning;
-        background: $surface; padding: 1 2; }
+    DiscardScreen > Vertical { width: 72; border: thick $warning; }
     DiscardScreen #discard-question { text-style: bold; }
-    DiscardScreen #discard-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    DiscardScreen Button { margin-left: 2; }
     """
 
     def __init__(self, question: str, detail: str, verb: str) -> None:

@@ -32,9 +32,7 @@ METADATA_KEYS = (
 class OSDDetailScreen(Dialog[None]):
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
     DEFAULT_CSS = """
-    OSDDetailScreen { align: center middle; }
-    OSDDetailScreen > VerticalScroll { width: 110; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2; }
+    OSDDetailScreen > VerticalScroll { width: 110; }
     """
 
     def __init__(self, client: CephClient, osd: OSDInfo) -> None:

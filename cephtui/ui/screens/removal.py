@@ -84,17 +84,13 @@ class PlanScreen(Dialog[bool]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+r", "recheck", "Preflight again")]
     DEFAULT_CSS = """
-    PlanScreen { align: center middle; }
-    PlanScreen > Vertical { width: 110; max-width: 95%; height: auto; max-height: 95%; border: thick $error;
-        background: $surface; padding: 1 2; }
+    PlanScreen > Vertical { width: 110; border: thick $error; }
     PlanScreen #plan-body { height: auto; max-height: 60vh; }
     PlanScreen #plan-checks { height: auto; margin-top: 1; }
     PlanScreen #plan-overrides { height: auto; }
     PlanScreen .override-risk { height: auto; padding-left: 4; }
     PlanScreen Input { margin-top: 1; }
     PlanScreen #plan-error { height: auto; }
-    PlanScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    PlanScreen Button { margin-left: 2; }
     """
 
     def __init__(self, plan: Removal, client: Any = None) -> None:
@@ -387,11 +383,7 @@ class ResumeScreen(Dialog[Optional[StopChoice]]):  # noqa: UP045 (a runtime expr
 
     BINDINGS = [Binding("escape", "later", "Later")]
     DEFAULT_CSS = """
-    ResumeScreen { align: center middle; }
-    ResumeScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $warning;
-        background: $surface; padding: 1 2; }
-    ResumeScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    ResumeScreen Button { margin-left: 2; }
+    ResumeScreen > Vertical { border: thick $warning; }
     """
 
     def __init__(self, removal: Removal, configured: str = "", interrupted: bool = True) -> None:

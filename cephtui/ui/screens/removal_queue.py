@@ -14,10 +14,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 from cephtui.ceph.workflows.queue import driven_elsewhere
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 from cephtui.ui.handle import cephtui_app
 
 STATUS_ROLE = {"running": "ok", "paused": "warn", "blocked": "bold err", "failed": "bold err", "done": "muted",

@@ -18,11 +18,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
 from cephtui.ui import palette
+from cephtui.ui.compat import Button  # its press ends when disabled: Export turns into Close while disabled
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.wizards.form import readable
 
@@ -83,9 +84,7 @@ class KeyScreen(Dialog[None]):
 
     BINDINGS = [Binding("escape,q,enter", "close", "Close")]
     DEFAULT_CSS = """
-    KeyScreen { align: center middle; }
-    KeyScreen > Vertical { width: 90; max-width: 95%; height: auto; border: thick $warning;
-        background: $surface; padding: 1 2; }
+    KeyScreen > Vertical { width: 90; border: thick $warning; }
     KeyScreen #key-title { text-style: bold; margin-bottom: 1; }
     KeyScreen #key-value { margin: 1 0; }
     KeyScreen #key-note { color: $text-muted; }
@@ -147,17 +146,12 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ExportKeyringScreen { align: center middle; }
-    ExportKeyringScreen > Vertical { width: 100; max-width: 95%; height: auto; border: thick $primary;
-        background: $surface; padding: 1 2; }
     ExportKeyringScreen #export-title { text-style: bold; margin-bottom: 1; }
     ExportKeyringScreen #export-help { color: $text-muted; margin-bottom: 1; }
     ExportKeyringScreen .form-row { height: auto; }
     ExportKeyringScreen .form-row Label { width: 12; padding-top: 1; }
     ExportKeyringScreen #export-path { width: 1fr; }
     ExportKeyringScreen #export-status { height: auto; margin-top: 1; }
-    ExportKeyringScreen #export-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    ExportKeyringScreen Button { margin-left: 2; }
     """
 
     def __init__(self, client: Any, entity: str, path: str, audit: ops.AuditLog | None = None) -> None:
@@ -260,7 +254,6 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
                                          palette.style("info"))))
         ok = self.query_one("#export-ok", Button)
         ok.label, ok.disabled, ok.variant = "Close", False, "default"
-        ok.remove_class("-active")  # as in ConfirmScreen: the press animation must not swallow Enter on Close
         self.query_one("#export-cancel", Button).display = False
         ok.focus()
 

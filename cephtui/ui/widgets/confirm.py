@@ -18,11 +18,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Input, Static
+from textual.widgets import Input, Static
 
 from cephtui.ceph import ops as ops_mod
 from cephtui.ceph.client import CephError
 from cephtui.ui import palette
+from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
 from cephtui.ui.widgets.dialog import Dialog
 
 log = logging.getLogger("cephtui")
@@ -92,17 +93,12 @@ def command_block(operations: Sequence[ops_mod.Operation]) -> Text:
 class ConfirmScreen(Dialog[Outcome]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    ConfirmScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2; }
     ConfirmScreen #confirm-title { text-style: bold; margin-bottom: 1; }
     ConfirmScreen #confirm-body { height: auto; max-height: 30; }
     ConfirmScreen #confirm-impact { height: auto; }
     ConfirmScreen #confirm-preview { height: auto; margin-top: 1; }
     ConfirmScreen #confirm-typed { margin-top: 1; }
     ConfirmScreen #confirm-result { height: auto; margin-top: 1; }
-    ConfirmScreen Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
-    ConfirmScreen Button { margin-left: 2; }
     """
 
     def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
@@ -197,7 +193,6 @@ class ConfirmScreen(Dialog[Outcome]):
         self.query_one("#confirm-preview", Static).update(result)
         run = self.query_one("#confirm-run", Button)
         run.disabled = False
-        run.remove_class("-active")  # a recomputed preview can come within the 0.2 s press animation of Run
         self.query_one("#confirm-cancel", Button).disabled = False
         if state == "failed":
             run.label = "Apply without preview"
@@ -332,9 +327,6 @@ class ConfirmScreen(Dialog[Outcome]):
         self.query_one("#confirm-result", Static).update(t)
         run = self.query_one("#confirm-run", Button)
         run.label, run.disabled, run.variant = "Close", False, "default"
-        # Run became Close: Run's 0.2 s press animation must not swallow Enter on Close (a fast command
-        # answers within it, and a Button ignores presses while "-active").
-        run.remove_class("-active")
         self.query_one("#confirm-cancel", Button).display = False
         run.focus()
 

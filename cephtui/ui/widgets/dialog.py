@@ -1,5 +1,10 @@
-"""Every dialog closes with `q` as with escape (k9s / less habit). A modal screen does not see the
-app's keys, so the binding lives here; a field being typed in still gets its `q`."""
+"""The dialog base: one frame for every dialog, and `q` closes as escape does (k9s / less habit).
+
+A modal screen does not see the app's keys, so the binding lives here; a field being typed in still gets
+its `q`. The frame is the screen's one child (a Vertical, or a VerticalScroll for a long read-only view),
+centred; its last child, when a Horizontal, is the row of buttons, right-aligned. A dialog's own
+DEFAULT_CSS says only what differs (its width, a warning or error border); app.tcss fits dialogs to a
+short terminal."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,10 +12,12 @@ from typing import Any
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen, ScreenResultType
 
+from cephtui.ui.compat import node_bindings
+
 
 async def close_like_escape(screen: Screen[Any]) -> None:
     """Do what escape does on `screen` (cancel, close, later …), or dismiss it when escape does nothing."""
-    escape = screen._bindings.key_to_bindings.get("escape")
+    escape = node_bindings(screen).get("escape")
     if escape:
         await screen.run_action(escape[0].action)
     else:
@@ -18,6 +25,13 @@ async def close_like_escape(screen: Screen[Any]) -> None:
 
 
 class Dialog(ModalScreen[ScreenResultType]):
+    DEFAULT_CSS = """
+    Dialog { align: center middle; }
+    Dialog > Vertical, Dialog > VerticalScroll { width: 100; max-width: 95%; height: auto; max-height: 95%;
+        border: thick $primary; background: $surface; padding: 1 2; }
+    Dialog > Vertical > Horizontal:last-child { height: auto; margin-top: 1; align-horizontal: right; }
+    Dialog Button { margin-left: 2; }
+    """
     BINDINGS = [Binding("q", "close_on_q", "Close", show=False)]
 
     async def action_close_on_q(self) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from cephtui.ui.compat import FooterKey, bindings_ready
 
 
 class CephFooter(Footer):
@@ -23,7 +24,7 @@ class CephFooter(Footer):
         return key
 
     def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+        if not bindings_ready(self):
             return
         active = self.screen.active_bindings
         shown = [a for a in active.values() if a.binding.show]

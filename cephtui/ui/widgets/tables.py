@@ -8,9 +8,10 @@ from typing import Any, Union
 from rich.console import RenderableType
 from rich.text import Text
 from textual.widget import Widget
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
 
 Cell = Union[str, Text, int, float]
 
@@ -30,7 +31,7 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
     wanted: dict[str, Sequence[Cell]] = {str(k): v for k, v in rows.items()}
     columns = list(table.columns.keys())
     existing = {str(rk.value): rk for rk in table.rows.keys()}
-    added = changed = False
+    added = False
     with table.app.batch_update():
         for key in [k for k in existing if k not in wanted]:
             table.remove_row(existing[key])
@@ -40,26 +41,10 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
                 for col, new, prev in zip(columns, cells, old):
                     if not _same(new, prev):
                         table.update_cell(skey, col, new, update_width=True)
-                        changed = True
             else:
                 table.add_row(*cells, key=skey)
                 added = True
-    if added or changed or len(existing) != len(wanted):
-        # After the table's idle pass has measured the new widths (a timer fires after that pass).
-        table.set_timer(0.25, lambda: _repaint_whole(table))
     return added
-
-
-def _repaint_whole(table: DataTable) -> None:
-    """Paint every cell again once the column widths have settled. Seen once under CI load: the CRUSH
-    rules row stayed drawn at the columns' label widths ("repl" for replicated_rule) under a header
-    drawn at the content widths, until something else changed. The DataTable keys its cell caches on
-    an update counter; dropping them here makes the next paint use the current widths whatever path
-    left them stale. Only after a change, and these tables are small (pools, users, rules)."""
-    clear = getattr(table, "_clear_caches", None)  # private in Textual 8; without it a refresh is all we have
-    if callable(clear):
-        clear()
-    table.refresh(layout=True)
 
 
 def sync_static(widget: Static, key: object, render: Callable[[], RenderableType], layout: bool = True) -> bool:

@@ -54,9 +54,6 @@ class Field:
 class FormScreen(Dialog[Optional[list[Operation]]]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    FormScreen { align: center middle; }
-    FormScreen > Vertical { width: 100; max-width: 95%; height: auto; max-height: 95%; border: thick $primary;
-        background: $surface; padding: 1 2; }
     FormScreen #form-title { text-style: bold; margin-bottom: 1; }
     FormScreen #form-help { color: $text-muted; margin-bottom: 1; }
     FormScreen #form-fields { height: auto; max-height: 24; }
@@ -64,8 +61,6 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
     FormScreen .form-row Label { width: 36; padding-top: 1; }
     FormScreen .form-row Input, FormScreen .form-row Select { width: 1fr; }
     FormScreen #form-status { height: auto; margin-top: 1; }
-    FormScreen #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    FormScreen Button { margin-left: 2; }
     """
 
     def __init__(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",

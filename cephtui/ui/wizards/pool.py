@@ -43,9 +43,7 @@ def _short_row(label: str, widget: Input | Select) -> Horizontal:
 class PoolWizard(Dialog[Optional[PoolPlan]]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    PoolWizard { align: center middle; }
-    PoolWizard > Vertical { width: 104; max-width: 95%; height: auto; max-height: 95%; border: thick $primary;
-        background: $surface; padding: 1 2; }
+    PoolWizard > Vertical { width: 104; }
     PoolWizard #wiz-title { text-style: bold; margin-bottom: 1; }
     PoolWizard ContentSwitcher { height: auto; }
     PoolWizard ContentSwitcher > Vertical { height: auto; }
@@ -59,8 +57,6 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
     PoolWizard .form-row Input, PoolWizard .form-row Select { width: 1fr; }
     PoolWizard .note { color: $text-muted; margin-top: 1; }
     PoolWizard #wiz-status { height: auto; margin-top: 1; }
-    PoolWizard #wiz-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    PoolWizard Button { margin-left: 2; }
     """
 
     def __init__(self, existing: Sequence[str], osd_count: int, cmap: CrushMap | None,

@@ -1,0 +1,247 @@
+"""cephtui/ui/compat.py holds every use of Textual's private API. A Textual upgrade that removes or
+changes one fails here, naming it; and the two Textual bugs compat works around are reproduced on
+Textual's own widgets, so the day Textual fixes one, its test says the workaround can go."""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import textual
+from textual import keys
+from textual.app import App, ComposeResult
+from textual.binding import BindingsMap
+from textual.dom import DOMNode
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button as TextualButton
+from textual.widgets import DataTable as TextualDataTable
+from textual.widgets import Footer, Static, _footer
+
+from cephtui.ui import compat
+
+VERSION = f"Textual {textual.__version__}"
+
+
+def params(func: Any) -> list[str]:
+    return list(inspect.signature(func).parameters)
+
+
+def expect(ok: bool, what: str) -> None:
+    assert ok, f"{VERSION}: {what} changed; cephtui/ui/compat.py relies on it"
+
+
+def test_footer_key_is_still_where_compat_imports_it() -> None:
+    key = getattr(_footer, "FooterKey", None)
+    expect(inspect.isclass(key) and issubclass(key, Widget), "textual.widgets._footer.FooterKey (a Widget class)")
+    expect(params(key)[:7] == ["key", "key_display", "description", "action", "disabled", "tooltip", "classes"],
+           f"FooterKey(key, key_display, description, action, disabled, tooltip, classes): now {params(key)}")
+    expect(isinstance(key.__dict__.get("compact"), Reactive), "FooterKey.compact (a reactive)")
+    assert compat.FooterKey is key
+
+
+def test_footer_bindings_ready_is_a_reactive() -> None:
+    ready = Footer.__dict__.get("_bindings_ready")
+    expect(isinstance(ready, Reactive) and ready._default is False, "Footer._bindings_ready (a reactive, False)")
+    assert compat.bindings_ready(Footer()) is False
+
+
+def test_a_nodes_bindings_map() -> None:
+    class Pane(Static):
+        BINDINGS = [("x", "bell", "Ring")]
+
+    pane = Pane()
+    expect(isinstance(getattr(pane, "_bindings", None), BindingsMap), "DOMNode._bindings (a BindingsMap)")
+    expect(isinstance(getattr(pane._bindings, "key_to_bindings", None), dict), "BindingsMap.key_to_bindings")
+    assert [b.action for b in compat.node_bindings(pane)["x"]] == ["bell"]
+
+
+def test_parse_action_signature() -> None:
+    parse = getattr(App, "_parse_action", None)
+    expect(callable(parse) and params(parse) == ["self", "action", "default_namespace", "namespaces"],
+           f"App._parse_action(self, action, default_namespace, namespaces): now {parse and params(parse)}")
+
+
+def test_screen_frame_names() -> None:
+    expect(isinstance(getattr(App, "_background_screens", None), property), "App._background_screens (a property)")
+    from textual._compositor import Compositor
+    expect(params(Compositor.render_update)[:3] == ["self", "full", "screen_stack"],
+           "Compositor.render_update(self, full, screen_stack)")
+    expect("_compositor" in Screen.__init__.__code__.co_names, "Screen._compositor")
+
+
+def test_datatable_names() -> None:
+    expect(params(TextualDataTable._update_dimensions) == ["self", "new_rows"],
+           "DataTable._update_dimensions(self, new_rows)")
+    expect(isinstance(TextualDataTable()._update_count, int), "DataTable._update_count (an int)")
+
+
+def test_button_names() -> None:
+    expect(params(Widget.watch_disabled) == ["self", "disabled"], "Widget.watch_disabled(self, disabled)")
+    expect('"-active"' in inspect.getsource(TextualButton.action_press), 'Button\'s press class "-active"')
+
+
+def test_names_the_tests_use() -> None:
+    """Private names the UI tests read (notifications shown, the exception that ended an app, keys)."""
+    app = App[None]()
+    expect(hasattr(app, "_notifications") and hasattr(app, "_exception"), "App._notifications / App._exception")
+    expect(callable(getattr(keys, "_character_to_key", None)), "textual.keys._character_to_key")
+
+
+def textual_private_names() -> set[str]:
+    """`_name`s Textual defines (methods and instance attributes), from its source."""
+    names: set[str] = set()
+    for path in Path(textual.__file__).parent.rglob("*.py"):
+        names |= set(re.findall(r"(?:def |self\.)(_[a-z][a-z0-9_]*)", path.read_text(encoding="utf-8")))
+    return names
+
+
+def test_nothing_outside_compat_uses_textual_private_names() -> None:
+    """A `_name` of Textual's read anywhere in cephtui but compat.py, or an import from a private module.
+    cephtui's own `_name`s (defined anywhere under cephtui/ui: the app's mixins define what the app reads) are
+    its own, whatever Textual calls its; cephtui/ceph never imports Textual (test_boundary.py)."""
+    private = textual_private_names()
+    root = Path(compat.__file__).resolve().parent
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(root.rglob("*.py"))
+             if not (path.name == "compat.py" and path.parent == root)}
+    own: set[str] = set()
+    for tree in trees.values():
+        own |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for n in ast.walk(tree):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else []
+            own |= {t.attr if isinstance(t, ast.Attribute) else t.id for t in targets
+                    if isinstance(t, (ast.Attribute, ast.Name))}
+    offenders = []
+    for path, tree in trees.items():
+        where = path.relative_to(root.parents[1])
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and n.attr in private and n.attr not in own and not (
+                    isinstance(n.value, ast.Name) and n.value.id == "os"):
+                offenders.append(f"{where}:{n.lineno}: {ast.unparse(n)}")
+            if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("textual") and (
+                    "._" in (n.module or "") or any(a.name.startswith("_") for a in n.names)):
+                offenders.append(f"{where}:{n.lineno}: from {n.module} import ...")
+    assert offenders == [], "Textual's private API outside cephtui/ui/compat.py:\n" + "\n".join(offenders)
+
+
+def test_every_table_and_dialog_button_is_compats() -> None:
+    """A DataTable made from Textual's class would draw stale widths again; Run and Export turn into
+    Close while disabled, so theirs must be compat's Button."""
+    root = Path(compat.__file__).resolve().parent
+    made = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        textuals = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and n.module == "textual.widgets" for a in n.names if a.name == "DataTable"}
+        made += [f"{path.name}:{n.lineno}" for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Name) and n.func.id in textuals and path.name != "compat.py"]
+    assert made == [], f"Textual's DataTable made outside compat: {made}"
+    from cephtui.ui.screens import users_keys
+    from cephtui.ui.widgets import confirm
+    assert confirm.Button is compat.Button and users_keys.Button is compat.Button
+
+
+# ------------------------------------------------------------ the two Textual bugs
+class TableApp(App[None]):
+    CSS = "DataTable { height: 1fr; }"  # as in a pane: the table does not grow with its rows
+
+    def __init__(self, table: TextualDataTable[Any]) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        yield self.table
+
+
+async def row_after_idle(table: TextualDataTable[Any]) -> tuple[str, str, str]:
+    """(the row painted before the idle pass, the header and the row painted after it)."""
+    app = TableApp(table)
+    async with app.run_test(size=(80, 10)) as pilot:
+        table.add_columns("id", "name", "type")
+        await pilot.pause()
+        table.add_row("0", "replicated_rule", "replicated")
+        before = table.render_line(1).text  # a frame that came before the table's idle pass
+        await pilot.pause()
+        return before, table.render_line(0).text, table.render_line(1).text
+
+
+async def test_textual_datatable_still_draws_stale_widths() -> None:
+    before, header, row = await row_after_idle(TextualDataTable())
+    assert before.split() == ["0", "repl", "repl"] and header.split() == ["id", "name", "type"]
+    assert row == before, (f"{VERSION} fixed the stale DataTable widths: compat.DataTable can go "
+                           f"(row {row!r} under header {header!r})")
+
+
+async def test_compat_datatable_draws_the_measured_widths() -> None:
+    _, header, row = await row_after_idle(compat.DataTable())
+    assert row.split() == ["0", "replicated_rule", "replicated"]
+    assert row.index("replicated_rule") == header.index("name") and row.index(" replicated ") + 1 == header.index(
+        "type")
+
+
+class ButtonApp(App[None]):
+    def __init__(self, button: TextualButton) -> None:
+        super().__init__()
+        self.button = button
+        self.presses: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.button
+
+    def on_button_pressed(self, event: TextualButton.Pressed) -> None:
+        self.presses.append(str(event.button.label))
+        # A dialog's Run: disabled while the command runs; it answered at once, Run becomes Close.
+        event.button.disabled = True
+        event.button.label, event.button.disabled = "Close", False
+        event.button.focus()  # disabling took the focus away; the dialog gives it back to Close
+
+
+async def presses_after_reenabling(button: TextualButton) -> list[str]:
+    button.active_effect_duration = 60  # the press animation outlasts the test, however slow the machine
+    app = ButtonApp(button)
+    async with app.run_test() as pilot:
+        await pilot.click(button)
+        await pilot.pause()
+        assert app.presses == ["Run"] and str(button.label) == "Close" and button.has_focus
+        await pilot.press("enter")
+        await pilot.pause()
+        return app.presses
+
+
+async def test_textual_button_still_ignores_a_press_after_reenabling() -> None:
+    presses = await presses_after_reenabling(TextualButton("Run"))
+    assert presses == ["Run"], f"{VERSION} ends a press when the button is disabled: compat.Button can go"
+
+
+async def test_compat_button_takes_a_press_once_reenabled() -> None:
+    assert await presses_after_reenabling(compat.Button("Run")) == ["Run", "Close"]
+
+
+async def test_compat_button_keeps_the_debounce_of_a_button_left_enabled() -> None:
+    """A double click on "Apply without preview" must not also answer "Yes, apply without preview"."""
+    button = compat.Button("Apply without preview")
+    button.active_effect_duration = 60
+    presses: list[str] = []
+
+    class Second(App[None]):
+        def compose(self) -> ComposeResult:
+            yield button
+
+        def on_button_pressed(self, event: TextualButton.Pressed) -> None:
+            presses.append(str(event.button.label))
+            event.button.label = "Yes, apply without preview"
+
+    async with Second().run_test() as pilot:
+        await pilot.click(button)
+        await pilot.click(button)
+        await pilot.pause()
+    assert presses == ["Apply without preview"]
+
+
+@pytest.mark.parametrize("node", [Static(), Screen()])
+def test_node_bindings_of_a_node_without_any(node: DOMNode) -> None:
+    assert "x" not in compat.node_bindings(node)
