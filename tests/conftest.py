@@ -5,6 +5,11 @@ that a stopped OSD shows degraded PGs, and stops at the end. Tests that break
 something (stop an OSD or the mon) put it back and wait for HEALTH_OK.
 
 Set CEPHTUI_SANDBOX=DIR to reuse (and keep) a sandbox across runs while developing.
+
+Tiers (markers set here from where a test lives and what it uses, so no module has to say it):
+`unit` (tests/unit: no cluster, no app) runs first, so a red unit test shows in seconds; then
+`cluster` (tests/cluster), then `ui` (tests/ui, most of which also get `cluster`). Pick one with
+`pytest -m unit`, `-m "not unit"`, `-m "ui and not cluster"`, ...
 """
 from __future__ import annotations
 
@@ -55,6 +60,23 @@ class Sandbox:
         if res.returncode != 0:
             raise RuntimeError(f"ceph {' '.join(args)}: {res.stderr.strip()}")
         return json.loads(res.stdout) if res.stdout.strip() else None
+
+
+TIERS = ("unit", "cluster", "ui")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: the markers below must already be there
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its tier and run the tiers in order: unit, cluster, ui."""
+    rank: dict[str, int] = {}
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(ROOT).parts
+        tier = parts[1] if len(parts) > 2 and parts[0] == "tests" and parts[1] in TIERS else "cluster"
+        item.add_marker(tier)
+        if tier == "ui" and "sandbox" in item.fixturenames:
+            item.add_marker("cluster")
+        rank[item.nodeid] = TIERS.index(tier)
+    items.sort(key=lambda it: rank[it.nodeid])  # stable: within a tier, pytest's own order
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,19 +1,29 @@
-"""Helpers shared by the Pilot tests: plain text of widgets, waiting on the UI."""
+"""Helpers shared by the Pilot tests: plain text of widgets, waiting on the UI.
+
+Synchronisation is always a condition: wait_for polls one and fails with what it was waiting for;
+ready/click wait until a widget can take a press. A fixed pilot.pause(seconds) is never a wait;
+pilot.pause() with no argument (let the message queues drain) is.
+"""
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 
 SIZE = (160, 48)
+POLL = 0.05  # seconds between two looks at a condition: quick, but the app still gets the loop
+S = TypeVar("S", bound=Screen)
 
 
 def plain(renderable: Any) -> str:
-    console = Console(width=200, record=True, color_system=None, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -33,4 +43,44 @@ async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: 
     while not cond():
         if time.monotonic() > deadline:
             raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
-        await pilot.pause(0.25)
+        await pilot.pause(POLL)
+
+
+async def wait_screen(pilot: Pilot, kind: type[S], timeout: float = 10, what: str = "") -> S:
+    """The app's screen once it is a `kind`, mounted and laid out (it can take a click)."""
+    app = pilot.app
+
+    def shown() -> bool:
+        screen = app.screen
+        return isinstance(screen, kind) and screen.is_mounted and screen.size.area > 0
+
+    await wait_for(pilot, shown, timeout, what or f"the {kind.__name__}")
+    await pilot.pause()  # its mount handlers have run
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
+def _clickable(widget: Widget) -> bool:
+    # A Button ignores a press while it still shows its last one ("-active", 0.2 s): wait that out.
+    return (widget.is_mounted and widget.display and not widget.disabled and widget.region.area > 0
+            and not widget.has_class("-active"))
+
+
+async def ready(pilot: Pilot, selector: str, timeout: float = 10) -> Widget:
+    """The widget on the current screen once it is mounted, visible, enabled, and not mid-press."""
+    app = pilot.app
+    found: list[Widget] = []
+
+    def look() -> bool:
+        found[:] = app.screen.query(selector).results()
+        return bool(found) and _clickable(found[0])
+
+    await wait_for(pilot, look, timeout, f"{selector} ready for a press")
+    return found[0]
+
+
+async def click(pilot: Pilot, selector: str, timeout: float = 10) -> None:
+    """Click a widget once it can take the click, and check that the click landed on it."""
+    await ready(pilot, selector, timeout)
+    assert await pilot.click(selector), f"the click on {selector} did not land on it"

@@ -30,6 +30,8 @@ from tests.ui.helpers import SIZE, cells, text_of, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
 from tests.ui.test_removal import open_plan, plan_error
 
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
+
 POOL = "full"
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]
 

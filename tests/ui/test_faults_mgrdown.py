@@ -23,6 +23,8 @@ from cephtui.ui.app import TABS, CephTUI
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
 
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
+
 DOWN_FOR = 60.0  # > mon_mgr_beacon_grace (30 s) and > the mon's slow-op complaint time (30 s)
 
 

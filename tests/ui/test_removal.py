@@ -26,6 +26,8 @@ from tests.cluster import drainlab
 from tests.conftest import ROOT, Sandbox, wait_until
 from tests.ui.helpers import SIZE, wait_for
 
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
+
 POOL = "ctr-data"
 RECORDER = ROOT / "tests" / "cluster" / "stop_recorder.py"
 
