@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 from textual.app import App
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -46,19 +47,28 @@ async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: 
         await pilot.pause(POLL)
 
 
-async def wait_screen(pilot: Pilot, kind: type[S], timeout: float = 10, what: str = "") -> S:
-    """The app's screen once it is a `kind`, mounted and laid out (it can take a click)."""
+async def wait_screen(pilot: Pilot, kind: type[S], timeout: float = 10, what: str = "",
+                      other_than: Screen | None = None) -> S:
+    """The app's screen once it is a `kind` (and not `other_than`), mounted and laid out (it can take a click)."""
     app = pilot.app
 
     def shown() -> bool:
         screen = app.screen
-        return isinstance(screen, kind) and screen.is_mounted and screen.size.area > 0
+        return (isinstance(screen, kind) and screen is not other_than and screen.is_mounted
+                and screen.size.area > 0)
 
     await wait_for(pilot, shown, timeout, what or f"the {kind.__name__}")
     await pilot.pause()  # its mount handlers have run
     screen = app.screen
     assert isinstance(screen, kind)
     return screen
+
+
+async def open_screen(pilot: Pilot, key: str, kind: type[S], timeout: float = 10, what: str = "") -> S:
+    """Press a key that opens a new screen of `kind`; return that screen once it can take input."""
+    before = pilot.app.screen
+    await pilot.press(key)
+    return await wait_screen(pilot, kind, timeout, what, other_than=before)
 
 
 def _clickable(widget: Widget) -> bool:
@@ -84,3 +94,41 @@ async def click(pilot: Pilot, selector: str, timeout: float = 10) -> None:
     """Click a widget once it can take the click, and check that the click landed on it."""
     await ready(pilot, selector, timeout)
     assert await pilot.click(selector), f"the click on {selector} did not land on it"
+
+
+async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> None:
+    """Press a tab's digit; return once that tab is up and holds the focus, so the next key reaches its pane."""
+    app: Any = pilot.app
+    await pilot.press(digit)
+
+    def shown() -> bool:
+        if app.tabs.active != key:
+            return False
+        pane = app._shown_pane()
+        if pane is None:
+            return False
+        if getattr(pane, "focus_table", None) is None:  # a pane with nothing to focus: its tab is enough
+            return True
+        focused = app.focused
+        return focused is not None and pane in focused.ancestors_with_self
+
+    await wait_for(pilot, shown, timeout, f"the {key} tab with the focus")
+
+
+async def press_ready(pilot: Pilot, *keys: str, timeout: float = 10) -> None:
+    """Press keys once the focused widget can take them (a Button just pressed ignores presses for 0.2 s)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.focused is None or not app.focused.has_class("-active"), timeout,
+                   f"the focused widget ready for {' '.join(keys)}")
+    await pilot.press(*keys)
+
+
+def palette_shows(app: Any, entry: str) -> bool:
+    """The palette has searched for what was typed and highlights `entry`."""
+    palette = app.screen
+    if not isinstance(palette, CommandPalette):
+        return False
+    if any(not w.is_finished for w in app.workers if w.node is palette):
+        return False
+    found = palette.query_one(CommandList)
+    return found.highlighted is not None and entry in plain(found.get_option_at_index(found.highlighted).prompt)

@@ -11,7 +11,7 @@ from cephtui.ceph.snapshot.osdtree import BucketInfo
 from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, press_ready, text_of, wait_for
 
 
 def cluster_flags(sandbox: Sandbox) -> set[str]:
@@ -30,8 +30,7 @@ def audit_count(path: Path) -> int:
 async def run_and_close(app: CephTUI, pilot: Pilot, screen: ConfirmScreen) -> str:
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     result = text_of(app, "#confirm-result")
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
-    await pilot.press("enter")
+    await press_ready(pilot, "enter")  # waits out the 0.2 s in which a button ignores presses
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
     return result
 

@@ -25,8 +25,9 @@ from cephtui.ceph.workflows.removal import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen
+from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import ROOT, Sandbox, wait_until
-from tests.ui.helpers import SIZE, cells, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, open_screen, text_of, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
 from tests.ui.test_removal import open_plan, plan_error
 
@@ -141,8 +142,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "30", "op_size": "1M", "op_timeout": "5"})
         await submit_and_run(app, pilot)
@@ -153,8 +153,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
         assert all(o in status for o in full_osds(full_box)) and "Writes would block" in status
         assert pane.last_result is None and not pane.history
         # a temporary pool would map PGs to the full OSDs too: refused before anything is created
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "temp", "yes")
         await fill(app, pilot, {"seconds": "30", "op_size": "1M"})
         await submit_and_run(app, pilot)
@@ -248,8 +247,7 @@ async def test_a_write_run_that_fills_the_cluster_ends_and_gives_the_space_back(
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "6"})
         await submit_and_run(app, pilot)

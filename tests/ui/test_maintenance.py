@@ -13,7 +13,7 @@ from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, plain, press_ready, text_of, wait_for, wait_screen
 
 
 @pytest.fixture(autouse=True)
@@ -57,8 +57,7 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
     await pilot.press("enter")
     await wait_for(pilot, lambda: screen.state == "done", 20, "the commands' answers")
     result = text_of(app, "#confirm-result")
-    await pilot.pause(0.3)  # buttons ignore presses within 0.2 s of the last one
-    await pilot.press("enter")
+    await press_ready(pilot, "enter")  # waits out the 0.2 s in which a button ignores presses
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
     return result
 
@@ -66,8 +65,7 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
 async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
     """e, keep the defaults (the only host; noscrub + nodeep-scrub), accept the ok-to-stop refusal, run."""
     await pilot.press("e")
-    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the enter form")
-    await pilot.pause(0.2)
+    await wait_screen(pilot, FormScreen, 10, "the enter form")
     await pilot.press("enter")
     # The sandbox's only host holds every replica: ok-to-stop refuses, and says why.
     await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), 15, "the ok-to-stop refusal")
