@@ -39,12 +39,15 @@ def cells(app: App, selector: str, column: int) -> list[str]:
     return [plain(table.get_row_at(i)[column]).strip() for i in range(table.row_count)]
 
 
-async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str) -> None:
+async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str,
+                   interval: float = POLL) -> None:
+    """Until cond() is true, the app running meanwhile; fails naming `what` after `timeout` seconds.
+    A cond that asks the cluster (a `ceph` CLI call) takes a longer `interval`."""
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
             raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
-        await pilot.pause(POLL)
+        await pilot.pause(interval)
 
 
 async def wait_screen(pilot: Pilot, kind: type[S], timeout: float = 10, what: str = "",

@@ -3,8 +3,8 @@
 What an operator meets when the cluster is full: the Health pane says so (which OSDs, at which
 ratio, that writes are blocked), a bench write is refused before it starts (and a temporary pool
 is not even created), the OSD removal wizard's preflight refuses, and a write run that fills
-the cluster while it runs ends with the reason and gives its space back. The tests run in file
-order; the last one un-fills the cluster.
+the cluster while it runs ends with the reason and gives its space back. Each test starts from a
+full cluster (the full_box fixture fills it again when a test before it un-filled it), in any order.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def refill(box: Sandbox) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def full_box() -> Iterator[Sandbox]:
+def full_cluster() -> Iterator[Sandbox]:
     """A SEPARATE 3-OSD sandbox (its own temp dir and port), filled on purpose until the mon raises OSD_FULL.
 
     How it is filled (scripts/fill_sandbox.py): pool `full` (16 PGs) and device_health_metrics are set to
@@ -79,6 +79,14 @@ def full_box() -> Iterator[Sandbox]:
         yield box
     finally:
         box.tool("stop", str(d), "--purge")
+
+
+@pytest.fixture
+def full_box(full_cluster: Sandbox) -> Sandbox:
+    """The separate sandbox, full: filled again if a test before this one un-filled it."""
+    if not full_osds(full_cluster):
+        refill(full_cluster)
+    return full_cluster
 
 
 @pytest.fixture(autouse=True)
