@@ -199,7 +199,9 @@ def client(sandbox: Sandbox):
     c.close()
 
 
-def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
+def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
+    """Until cond() returns something true (returned); fails naming `what` after `timeout` seconds.
+    The interval is short because a look is cheap (Sandbox.ceph takes milliseconds)."""
     deadline = time.monotonic() + timeout
     while True:
         value = cond()
