@@ -137,8 +137,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark each test with its tier and run the tiers in order: unit, cluster, ui."""
     rank: dict[str, int] = {}
     for item in items:
-        parts = Path(str(item.fspath)).relative_to(ROOT).parts
-        tier = parts[1] if len(parts) > 2 and parts[0] == "tests" and parts[1] in TIERS else "cluster"
+        parts = Path(str(item.fspath)).resolve().parts
+        tier = parts[-2] if len(parts) > 2 and parts[-3] == "tests" and parts[-2] in TIERS else "cluster"
         item.add_marker(tier)
         if tier == "ui" and "sandbox" in item.fixturenames:
             item.add_marker("cluster")
