@@ -69,7 +69,7 @@ class Sandbox:
             import ceph_argparse as cli
         except ImportError:  # no python3-ceph-argparse: the CLI itself
             return self._ceph_cli(*args)
-        words = list(args)
+        words = ["status" if w in ("-s", "--status") else w for w in args]  # the CLI's own -s, as it reads it
         target = cli.find_cmd_target(words)
         if words and words[0] == "tell":
             words = words[2:]
