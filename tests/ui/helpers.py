@@ -107,13 +107,11 @@ async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> N
     def shown() -> bool:
         if app.tabs.active != key:
             return False
-        pane = app._shown_pane()
-        if pane is None:
-            return False
-        if getattr(pane, "focus_table", None) is None:  # a pane with nothing to focus: its tab is enough
-            return True
+        pane = app.query_one(f"TabPane#{key}")
         focused = app.focused
-        return focused is not None and pane in focused.ancestors_with_self
+        if focused is not None and pane in focused.ancestors_with_self:
+            return True
+        return not any(w.focusable for w in pane.query("*"))  # nothing there to focus: the tab is enough
 
     await wait_for(pilot, shown, timeout, f"the {key} tab with the focus")
 
