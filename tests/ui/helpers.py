@@ -107,13 +107,14 @@ async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> N
     def shown() -> bool:
         if app.tabs.active != key:
             return False
-        pane = app.query_one(f"TabPane#{key}")
+        tab = app.query_one(f"TabPane#{key}")
+        if not any(getattr(w, "focus_table", None) for w in tab.children):
+            return True  # a pane that takes no focus (Health): its tab up is enough
         focused = app.focused
-        if focused is not None and pane in focused.ancestors_with_self:
-            return True
-        return not any(w.focusable for w in pane.query("*"))  # nothing there to focus: the tab is enough
+        return focused is not None and tab in focused.ancestors_with_self
 
     await wait_for(pilot, shown, timeout, f"the {key} tab with the focus")
+    await pilot.pause()
 
 
 async def press_ready(pilot: Pilot, *keys: str, timeout: float = 10) -> None:
