@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   scripts/test.sh            set up; lint (ruff), type-check (mypy); the whole pytest suite against a
-#                              real sandbox cluster of this host's release; then the release matrix:
+#                              real sandbox cluster of this host's release, in two stages (the unit tier,
+#                              then the cluster and ui tiers; tests/conftest.py); then the release matrix:
 #                              the unit and replay suites on Python 3.9, 3.13 and 3.14, and the release
 #                              tier on Reef and Tentacle, each in its Debian chroot (scripts/chroot.sh,
 #                              built first when not cached).
@@ -48,15 +49,27 @@ if "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; the
 else
     echo "test.sh: no mypy on Python 3.9 (pyproject.toml); the host's type check covers 3.9" >&2
 fi
-set +e
-stage "pytest (host: $(ceph --version 2>/dev/null | awk '{print $3, $5}'))" "$VENV/bin/python" -m pytest "$@"
-rc=$?
-set -e
-if [ "$rc" -eq 5 ]; then
-    echo "test.sh: pytest collected no tests; that is a failure" >&2
-    failed=1
-elif [ "$rc" -ne 0 ]; then
-    failed=1
+pytest_stage() {  # pytest_stage NAME ARGS...: a pytest run as a stage; collecting nothing is a failure too
+    local name=$1 rc
+    shift
+    set +e
+    stage "$name" "$VENV/bin/python" -m pytest "$@"
+    rc=$?
+    set -e
+    if [ "$rc" -eq 5 ]; then
+        echo "test.sh: pytest ($name) collected no tests; that is a failure" >&2
+        failed=1
+    elif [ "$rc" -ne 0 ]; then
+        failed=1
+    fi
+}
+release=$(ceph --version 2>/dev/null | awk '{print $3, $5}')
+if [ "$#" -eq 0 ]; then
+    # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
+    pytest_stage "pytest unit tier" -m unit
+    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit"
+else
+    pytest_stage "pytest (host: $release)" "$@"
 fi
 
 if [ "$matrix" = 1 ]; then

@@ -14,6 +14,7 @@ import pytest
 from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.client import ConnectionSpec
+from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +134,8 @@ def test_osd_dying_mid_run_ends_within_the_op_timeout(sandbox: Any) -> None:
         sandbox.ceph("osd", "pool", "set", "ctstrict", "min_size", "3")
         spec = ConnectionSpec(conffile=str(sandbox.conf))
         t, box = _run_in_thread(spec, BenchParams(pool="ctstrict", seconds=60, op_size=64 << 10, op_timeout=8))
-        time.sleep(2)
+        wait_until(lambda: "engine" in box and box["engine"].progress().finished > 0 or not t.is_alive(), 30,
+                   "the first ops to finish", interval=0.1)
         assert t.is_alive() and box["engine"].progress().finished > 0
         sandbox.kill("osd.1")
         killed = time.monotonic()
@@ -151,7 +153,8 @@ def test_osd_dying_mid_run_ends_within_the_op_timeout(sandbox: Any) -> None:
 def test_stop_drains_and_reports_partial_results(sandbox: Any) -> None:
     spec = ConnectionSpec(conffile=str(sandbox.conf))
     t, box = _run_in_thread(spec, BenchParams(pool="rbd", seconds=60, op_size=4096))
-    time.sleep(2.5)
+    wait_until(lambda: "engine" in box and len(box["engine"].progress().samples) >= 2 or not t.is_alive(), 30,
+               "two seconds of samples", interval=0.1)
     box["engine"].stop()
     t.join(30)
     r = box["result"]

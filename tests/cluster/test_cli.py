@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,8 +112,10 @@ def test_read_only_user_gets_a_snapshot_with_notes(sandbox: Sandbox, tmp_path: P
     assert snap["mgr"]["available"] is True
 
 
-def _tui_on_a_pty(sandbox: Sandbox) -> tuple[subprocess.Popen, int]:
+def _tui_on_a_pty(sandbox: Sandbox) -> tuple[subprocess.Popen, int, bytearray, Any]:
+    """cephtui on a new pty: the process, the master fd, what it painted so far, the thread reading it."""
     import pty
+    import threading
 
     master, slave = pty.openpty()
     os.set_inheritable(slave, True)
@@ -121,30 +124,37 @@ def _tui_on_a_pty(sandbox: Sandbox) -> tuple[subprocess.Popen, int]:
     proc = subprocess.Popen([*CEPHTUI, "-c", str(sandbox.conf)], stdin=slave, stdout=slave, stderr=slave,
                             env=env, start_new_session=True)
     os.close(slave)
-    # Drain the screen output in the background so the app never blocks on a full pty.
-    import threading
+    painted = bytearray()
 
+    # Drain the screen output in the background so the app never blocks on a full pty.
     def drain() -> None:
         try:
-            while os.read(master, 65536):
-                pass
+            while True:
+                chunk = os.read(master, 65536)
+                if not chunk:
+                    break
+                painted.extend(chunk)
         except OSError:
             pass
 
-    threading.Thread(target=drain, daemon=True).start()
-    return proc, master
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    return proc, master, painted, reader
 
 
 @pytest.mark.parametrize("terminal_gone", [False, True], ids=["live terminal", "terminal closed"])
 def test_hangup_ends_the_tui(sandbox: Sandbox, terminal_gone: bool) -> None:
     """A dropped ssh session (SIGHUP) ends cephtui, even when its terminal is already gone."""
-    proc, master = _tui_on_a_pty(sandbox)
+    proc, master, painted, reader = _tui_on_a_pty(sandbox)
     try:
-        time.sleep(4)  # connected and painting
+        # Connected and painting: the health it read from the cluster is on the screen.
+        wait_until(lambda: b"HEALTH_" in painted or proc.poll() is not None, 60, "cephtui painting the health",
+                   interval=0.1)
         assert proc.poll() is None, "cephtui should be running"
         if terminal_gone:
             os.close(master)
-            time.sleep(1)
+            # The pty is released once the reader's last read returns (the app paints every refresh).
+            wait_until(lambda: not reader.is_alive(), 30, "the terminal gone", interval=0.1)
         proc.send_signal(1)
         proc.wait(timeout=6)
         assert proc.returncode in (0, 129)

@@ -108,7 +108,7 @@ def test_installed_command_snapshot(sandbox: Sandbox, target: Path,
 
 
 APP_START = """
-import asyncio, json, sys
+import asyncio, json, sys, time
 from pathlib import Path
 import cephtui
 from cephtui.ceph.client import CephClient, ConnectionSpec
@@ -120,7 +120,10 @@ client = CephClient(ConnectionSpec(conffile=sys.argv[1])).connect()
 async def start() -> dict:
     app = CephTUI(client=client, refresh=1.0)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause(1.0)
+        deadline = time.monotonic() + 60
+        while app.snapshot is None:  # started: the theme is applied and the first poll drawn
+            assert time.monotonic() < deadline, "no first snapshot within 60 s"
+            await pilot.pause(0.05)
         return {"theme": app.theme, "available": sorted(app.available_themes),
                 "background": app.current_theme.background}
 

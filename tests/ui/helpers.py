@@ -1,19 +1,30 @@
-"""Helpers shared by the Pilot tests: plain text of widgets, waiting on the UI."""
+"""Helpers shared by the Pilot tests: plain text of widgets, waiting on the UI.
+
+Synchronisation is always a condition: wait_for polls one and fails with what it was waiting for;
+ready/click wait until a widget can take a press. A fixed pilot.pause(seconds) is never a wait;
+pilot.pause() with no argument (let the message queues drain) is.
+"""
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from textual.app import App
+from textual.command import CommandList, CommandPalette
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widget import Widget
 
 SIZE = (160, 48)
+POLL = 0.05  # seconds between two looks at a condition: quick, but the app still gets the loop
+S = TypeVar("S", bound=Screen)
 
 
 def plain(renderable: Any) -> str:
-    console = Console(width=200, record=True, color_system=None, file=open("/dev/null", "w"))
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
     console.print(renderable)
     return console.export_text()
 
@@ -28,9 +39,98 @@ def cells(app: App, selector: str, column: int) -> list[str]:
     return [plain(table.get_row_at(i)[column]).strip() for i in range(table.row_count)]
 
 
-async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str) -> None:
+async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: str,
+                   interval: float = POLL) -> None:
+    """Until cond() is true, the app running meanwhile; fails naming `what` after `timeout` seconds.
+    A cond that asks the cluster (a `ceph` CLI call) takes a longer `interval`."""
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
             raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
-        await pilot.pause(0.25)
+        await pilot.pause(interval)
+
+
+async def wait_screen(pilot: Pilot, kind: type[S], timeout: float = 10, what: str = "",
+                      other_than: Screen | None = None) -> S:
+    """The app's screen once it is a `kind` (and not `other_than`), mounted and laid out (it can take a click)."""
+    app = pilot.app
+
+    def shown() -> bool:
+        screen = app.screen
+        return (isinstance(screen, kind) and screen is not other_than and screen.is_mounted
+                and screen.size.area > 0)
+
+    await wait_for(pilot, shown, timeout, what or f"the {kind.__name__}")
+    await pilot.pause()  # its mount handlers have run
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
+async def open_screen(pilot: Pilot, key: str, kind: type[S], timeout: float = 10, what: str = "") -> S:
+    """Press a key that opens a new screen of `kind`; return that screen once it can take input."""
+    before = pilot.app.screen
+    await pilot.press(key)
+    return await wait_screen(pilot, kind, timeout, what, other_than=before)
+
+
+def _clickable(widget: Widget) -> bool:
+    # A Button ignores a press while it still shows its last one ("-active", 0.2 s): wait that out.
+    return (widget.is_mounted and widget.display and not widget.disabled and widget.region.area > 0
+            and not widget.has_class("-active"))
+
+
+async def ready(pilot: Pilot, selector: str, timeout: float = 10) -> Widget:
+    """The widget on the current screen once it is mounted, visible, enabled, and not mid-press."""
+    app = pilot.app
+    found: list[Widget] = []
+
+    def look() -> bool:
+        found[:] = app.screen.query(selector).results()
+        return bool(found) and _clickable(found[0])
+
+    await wait_for(pilot, look, timeout, f"{selector} ready for a press")
+    return found[0]
+
+
+async def click(pilot: Pilot, selector: str, timeout: float = 10) -> None:
+    """Click a widget once it can take the click, and check that the click landed on it."""
+    await ready(pilot, selector, timeout)
+    assert await pilot.click(selector), f"the click on {selector} did not land on it"
+
+
+async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> None:
+    """Press a tab's digit; return once that tab is up and holds the focus, so the next key reaches its pane."""
+    app: Any = pilot.app
+    await pilot.press(digit)
+
+    def shown() -> bool:
+        if app.tabs.active != key:
+            return False
+        tab = app.query_one(f"TabPane#{key}")
+        if not any(getattr(w, "focus_table", None) for w in tab.children):
+            return True  # a pane that takes no focus (Health): its tab up is enough
+        focused = app.focused
+        return focused is not None and tab in focused.ancestors_with_self
+
+    await wait_for(pilot, shown, timeout, f"the {key} tab with the focus")
+    await pilot.pause()
+
+
+async def press_ready(pilot: Pilot, *keys: str, timeout: float = 10) -> None:
+    """Press keys once the focused widget can take them (a Button just pressed ignores presses for 0.2 s)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.focused is None or not app.focused.has_class("-active"), timeout,
+                   f"the focused widget ready for {' '.join(keys)}")
+    await pilot.press(*keys)
+
+
+def palette_shows(app: Any, entry: str) -> bool:
+    """The palette has searched for what was typed and highlights `entry`."""
+    palette = app.screen
+    if not isinstance(palette, CommandPalette):
+        return False
+    if any(not w.is_finished for w in app.workers if w.node is palette):
+        return False
+    found = palette.query_one(CommandList)
+    return found.highlighted is not None and entry in plain(found.get_option_at_index(found.highlighted).prompt)

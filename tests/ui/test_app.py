@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import time
 
+from textual.command import CommandPalette
 from textual.widgets import Input, TabbedContent
 
 from cephtui.ui.help import HelpScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, palette_shows, plain, text_of, wait_for, wait_screen
 
 
 async def test_health_pane_shows_ok_and_osd_counts(make_app, sandbox: Sandbox) -> None:
@@ -66,22 +67,28 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             shown = app.snapshot
             await wait_for(pilot, lambda: app.snapshot is not shown, 10, "a snapshot on the PGs tab")
             sandbox.kill("mon.a")
-            t0 = time.monotonic()
             bar = app.query_one(StatusBar)
-            await wait_for(pilot, lambda: "disconnected" in plain(bar.content), 20, "the disconnected state")
-            # Within two refresh intervals, not after librados' 5 s op timeout: the watchdog says
-            # so while the poll still waits. (+0.5 s: Pilot's polling and a busy 2-core machine.)
-            took = time.monotonic() - t0
-            assert took <= 2 * app.refresh_interval + 0.5, f"disconnected shown after {took:.1f}s"
+            seen: dict[str, bool] = {}
+
+            def disconnected() -> bool:
+                if "disconnected" not in plain(bar.content):
+                    return False
+                seen["polling"] = app._polling
+                return True
+            await wait_for(pilot, disconnected, 20, "the disconnected state")
+            # Not after librados' 5 s op timeout: the watchdog says so while the poll still waits.
+            assert seen["polling"], "disconnected shown only once the poll gave up, not while it waited"
             assert "no answer from the monitors" in plain(bar.content)
             # Keys still work while the poller waits on a dead mon.
             tabs = app.query_one(TabbedContent)
             for key, tab in (("2", "pgs"), ("1", "health"), ("2", "pgs")):
-                t0 = time.monotonic()
+                # A fresh poll waiting on the dead mon (its op timeout is 5 s): the key is handled while it waits.
+                await wait_for(pilot, lambda: app._polling and time.monotonic() - app._poll_started < 1, 20,
+                               "a poll waiting on the dead mon")
+                poll = app._poll_started
                 await pilot.press(key)
-                await pilot.pause(0.05)
                 assert tabs.active == tab
-                assert time.monotonic() - t0 < 1.0
+                assert app._polling and app._poll_started == poll, "the key waited for the poll to end"
             # The last data stays, dimmed under a STALE banner in every tab's body; the Health pane shows
             # no last HEALTH_OK or quorum as if current (issue 16 item 8).
             assert "last seen: 3/3 up" in text_of(app, "#health-services")
@@ -90,8 +97,8 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             assert app.query_one("#tabs").has_class("-stale")
             for banner in app.query(".stale-banner"):
                 assert banner.display and "STALE" in plain(banner.content)  # type: ignore[attr-defined]
-            await pilot.pause(1.5)
-            assert "data" in plain(bar.content) and "s old" in plain(bar.content)
+            await wait_for(pilot, lambda: "data" in plain(bar.content) and "s old" in plain(bar.content), 10,
+                           "the age of the data in the status bar")
 
             sandbox.revive("mon.a")
             await wait_for(pilot, lambda: app.connected is True and "connected" in plain(bar.content)
@@ -137,11 +144,12 @@ async def test_help_and_command_palette(make_app) -> None:
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.2)
+        await wait_screen(pilot, CommandPalette)
         await pilot.press(*"Go to Bench")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: palette_shows(app, "Go to Bench"), 10, "the palette's search done")
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette), 5, "the palette closed")
+        await pilot.pause()
         assert app.query_one(TabbedContent).active == "bench"
 
 

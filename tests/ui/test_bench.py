@@ -17,7 +17,7 @@ from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, click, open_screen, plain, show_tab, text_of, wait_for, wait_screen
 
 
 @pytest.fixture(autouse=True)
@@ -39,8 +39,7 @@ def bench_objects(sandbox: Sandbox) -> list[str]:
 
 async def open_bench(app: CephTUI, pilot: Pilot) -> BenchPane:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
-    await pilot.press("8")
-    await pilot.pause(0.2)
+    await show_tab(pilot, "8", "bench")
     return app.bench_pane
 
 
@@ -50,22 +49,19 @@ async def fill(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormScreen
     for key, text in values.items():
         form.query_one(f"#field-{key}", Input).focus()
         await pilot.press("ctrl+u", *text)
-    await pilot.pause(0.1)
+    await pilot.pause()  # the form checks its fields as they change, on the UI thread
     return form
 
 
 async def submit_and_run(app: CephTUI, pilot: Pilot) -> None:
     """Next on the form, then Run on the confirmation."""
-    await pilot.pause(0.3)  # Textual ignores button presses in the first moments of a screen
-    await pilot.click("#form-ok")
-    await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the bench confirmation")
-    await pilot.pause(0.3)
-    await pilot.click("#bench-confirm-run")
+    await click(pilot, "#form-ok")
+    await wait_screen(pilot, BenchConfirmScreen, 5, "the bench confirmation")
+    await click(pilot, "#bench-confirm-run")
 
 
 async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str]) -> None:
-    await pilot.press(key)
-    await pilot.pause(0.2)
+    await open_screen(pilot, key, FormScreen)
     await fill(app, pilot, values)
     await submit_and_run(app, pilot)
 
@@ -75,8 +71,7 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         # the form shows the exact rados bench command as it is edited
         await fill(app, pilot, {"seconds": "5", "op_size": "64K"})
         assert "rados bench -p rbd 5 write -t 16 -b 65536 --no-hints" in text_of(app, "#form-status")
@@ -115,13 +110,11 @@ async def test_bad_input_is_refused_and_nothing_runs(make_app: Any, sandbox: San
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         form = await fill(app, pilot, values)
         assert message in text_of(app, "#form-status")
-        await pilot.pause(0.3)
-        await pilot.click("#form-ok")
-        await pilot.pause(0.3)
+        await click(pilot, "#form-ok")
+        await pilot.pause()  # the press handled: the form refused it
         assert app.screen is form and pane.engine is None and not pane.phase
     assert not own_history.exists() and bench_objects(sandbox) == []
 
@@ -145,19 +138,16 @@ async def test_compare_and_export_two_real_runs(make_app: Any, sandbox: Sandbox,
         assert "op size 65536 vs 4096" in body and "threads 16 vs 1" in body  # not the same measurement
         assert "Bandwidth" in body and "Latency p99" in body and "%" in body
         await pilot.press("escape")
-        await pilot.press("e")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "e", FormScreen)
         target = tmp_path / "runs.csv"
         await fill(app, pilot, {"path": str(target)})
-        await pilot.pause(0.3)
-        await pilot.click("#form-ok")
+        await click(pilot, "#form-ok")
         await wait_for(pilot, lambda: target.exists(), 5, "the export")
         lines = target.read_text().splitlines()
         assert len(lines) == 3 and lines[0].startswith("started_at,cluster,pool,mode")
         assert stat.S_IMODE(target.stat().st_mode) == 0o600
         # the same name again is refused in the form, nothing overwritten
-        await pilot.press("e")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "e", FormScreen)
         await fill(app, pilot, {"path": str(target)})
         assert "already exists" in text_of(app, "#form-status")
 
@@ -166,8 +156,7 @@ async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) ->
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await pilot.press("o")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "o", FormScreen)
         await fill(app, pilot, {"osds": "0", "total": "32M", "block": "4M"})
         assert "ceph tell osd.0 bench 33554432 4194304" in text_of(app, "#form-status")
         await fill(app, pilot, {"osds": "all"})  # every OSD, whatever their ids: the loop an admin would type
@@ -192,23 +181,20 @@ def pool_names(sandbox: Sandbox) -> list[str]:
 async def set_choice(app: CephTUI, pilot: Pilot, key: str, value: str) -> None:
     from textual.widgets import Select
     app.screen.query_one(f"#field-{key}", Select).value = value
-    await pilot.pause(0.05)
+    await pilot.pause()  # Select.Changed handled
 
 
 async def temp_pool_run(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
-    await pilot.press("b")
-    await pilot.pause(0.2)
+    await open_screen(pilot, "b", FormScreen)
     await set_choice(app, pilot, "temp", "yes")
     await fill(app, pilot, {"seconds": "2", "op_size": "64K"})
     status = text_of(app, "#form-status")
     assert "ceph osd pool create cephtui-bench-" in status and "size 1 --yes-i-really-mean-it" in status
     assert "ceph osd pool delete cephtui-bench-" in status  # the deletion is shown up front
-    await pilot.pause(0.3)
-    await pilot.click("#form-ok")
-    await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 5, "the confirmation")
+    await click(pilot, "#form-ok")
+    await wait_screen(pilot, BenchConfirmScreen, 5, "the confirmation")
     assert "The temporary pool is deleted" in flat(app, "#bench-confirm-body")
-    await pilot.pause(0.3)
-    await pilot.click("#bench-confirm-run")
+    await click(pilot, "#bench-confirm-run")
     await wait_for(pilot, lambda: pane.engine is None and not pane.phase and pane.message.plain, 60,
                    "the end of the temporary-pool run")
 
@@ -255,8 +241,7 @@ async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any,
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
             await wait_for(pilot, lambda: "ctquota" in pane._pool_names(), 10, "the new pool in the form")
-            await pilot.press("b")
-            await pilot.pause(0.2)
+            await open_screen(pilot, "b", FormScreen)
             await set_choice(app, pilot, "pool", "ctquota")
             await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "5"})
             await submit_and_run(app, pilot)

@@ -15,7 +15,7 @@ from cephtui.config.model import BenchDefaults
 from cephtui.ui.app import CephTUI
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, wait_for
+from tests.ui.helpers import SIZE, show_tab, wait_for
 
 CONFIG = """\
 [bench]
@@ -46,8 +46,7 @@ async def open_form(app: CephTUI, latency: bool = False) -> tuple[dict[str, str]
     """The new-run form's values as it opens, and the rados bench command they stand for."""
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
-        await pilot.press("8")
-        await pilot.pause(0.2)
+        await show_tab(pilot, "8", "bench")
         pane = app.bench_pane
         # The action, not its key: the key binding is being renamed.
         pane.action_latency_run() if latency else pane.action_new_run()
@@ -96,7 +95,7 @@ async def test_read_only_from_the_config_says_where_it_comes_from(client: CephCl
         await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
         app.clear_notifications()
         await pilot.press("o")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: app._notifications, 5, "what o says")
         messages = [n.message for n in app._notifications]
         assert any("config.toml (file line 1)" in m and "--read-write" in m for m in messages), messages
         assert not any("started with --read-only" in m for m in messages)

@@ -12,7 +12,7 @@ from cephtui.ui.screens.crush_editor import CrushEditorScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, click, press_ready, text_of, wait_for, wait_screen
 
 
 def up_sets(sandbox: Sandbox) -> dict[str, tuple[int, ...]]:
@@ -38,9 +38,9 @@ async def submit_form(app: CephTUI, pilot: Pilot, selects: dict[str, str]) -> No
     assert isinstance(form, FormScreen)
     for key, value in selects.items():
         form.query_one(f"#field-{key}", Select).value = value
-    await pilot.pause(0.1)
-    await pilot.click("#form-ok")
-    await pilot.pause(0.1)
+    await pilot.pause()  # Select.Changed handled
+    await click(pilot, "#form-ok")
+    await wait_screen(pilot, ConfirmScreen, what="the confirmation after the form")
 
 
 async def run_confirmed(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
@@ -114,13 +114,14 @@ async def test_remove_refusals_before_sending(make_app, sandbox: Sandbox) -> Non
         await open_crush(app, pilot)
         # The cursor starts on the root: not empty, so removal is refused with Ceph's reason.
         await pilot.press("home", "x")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: app._notifications, 5, "the refusal")
         assert not isinstance(app.screen, ConfirmScreen)
         assert any("not empty" in n.message and "ENOTEMPTY" in n.message for n in app._notifications)
         # The only rule is used by pools: refused, naming them.
         app.crush_pane.query_one("#crush-rules").focus()
+        app.clear_notifications()
         await pilot.press("X")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: app._notifications, 5, "the refusal")
         assert not isinstance(app.screen, ConfirmScreen)
         assert any("in use by pool" in n.message and "rbd" in n.message for n in app._notifications)
 
@@ -172,8 +173,7 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
                 app, "#confirm-commands")
             await run_confirmed(app, pilot)
             assert "No PG changes its up set" in text_of(app, "#confirm-preview")
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             rule = wait_until(lambda: next((r for r in sandbox.ceph("osd", "crush", "rule", "dump")
                                             if r["rule_name"] == "ct-rule"), None), 10, "the new rule")
             assert any(s.get("item_name") == "default~hdd" for s in rule["steps"])
@@ -190,8 +190,7 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
                     in cmds)
             assert "$ ceph osd crush rule create-erasure ct-ec21 ct-ec21" in cmds
             await run_confirmed(app, pilot)
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             profile = sandbox.ceph("osd", "erasure-code-profile", "get", "ct-ec21")
             assert (profile["k"], profile["m"], profile["crush-failure-domain"]) == ("2", "1", "osd")
             await wait_for(pilot, lambda: app.crush_pane.cmap is not None and app.crush_pane.cmap.rule("ct-ec21")
@@ -214,8 +213,7 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await pilot.press("ctrl+u", *"ct-rule", "enter")
             await wait_for(pilot, lambda: screen.state == "done", 15, "the rule removed")
             assert screen.outcome.ok
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             assert not any(r["rule_name"] == "ct-rule" for r in sandbox.ceph("osd", "crush", "rule", "dump"))
 
             # Rename the host bucket and back: names are not hashed, nothing moves.
@@ -227,8 +225,7 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await pilot.press("ctrl+u", *"ct-renamed", "enter")
             assert f"$ ceph osd crush rename-bucket {host.name} ct-renamed" in text_of(app, "#confirm-commands")
             await run_confirmed(app, pilot)
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             assert any(n["name"] == "ct-renamed" for n in sandbox.ceph("osd", "tree")["nodes"])
             sandbox.ceph("osd", "crush", "rename-bucket", "ct-renamed", host.name)
     finally:

@@ -25,7 +25,7 @@ from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, wait_for
+from tests.ui.helpers import SIZE, cells, open_screen, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
 
 
@@ -75,8 +75,7 @@ async def test_osd_crash_during_a_temp_pool_write_names_the_osd_and_deletes_the_
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await pilot.press("b")
-            await pilot.pause(0.2)
+            await open_screen(pilot, "b", FormScreen)
             await set_choice(app, pilot, "temp", "yes")
             await fill(app, pilot, {"seconds": "60", "op_size": "64K", "op_timeout": "5"})
             await submit_and_run(app, pilot)
@@ -118,8 +117,7 @@ async def test_osd_crash_during_a_replicated_write_run_completes_and_cleans_up(
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await pilot.press("b")
-            await pilot.pause(0.2)
+            await open_screen(pilot, "b", FormScreen)
             await fill(app, pilot, {"seconds": "8", "op_size": "64K", "op_timeout": "30"})
             await submit_and_run(app, pilot)
             await wait_for(pilot, lambda: pane.engine is not None and pane.engine.progress().finished > 50, 40,
@@ -162,8 +160,7 @@ async def test_osd_crash_during_a_rand_read_names_the_osd(make_app: Any, sandbox
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
             await wait_for(pilot, lambda: "ctreads" in pane._pool_names(), 10, "the pool in the form")
-            await pilot.press("b")
-            await pilot.pause(0.2)
+            await open_screen(pilot, "b", FormScreen)
             await set_choice(app, pilot, "pool", "ctreads")
             await set_choice(app, pilot, "mode", "rand")
             await fill(app, pilot, {"seconds": "60", "op_timeout": "5"})
@@ -195,14 +192,12 @@ async def test_osd_crash_during_its_per_osd_bench_is_reported_and_the_sweep_goes
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await pilot.press("o")
-            await pilot.pause(0.2)
+            await open_screen(pilot, "o", FormScreen)
             await fill(app, pilot, {"osds": "1,2", "total": "2G", "block": "4M"})
             # osd.1 hangs before its bench is sent, so it cannot finish before the crash (2 GiB take 2 s here).
             freeze(sandbox, "osd.1")
             await submit_and_run(app, pilot)
             await wait_for(pilot, lambda: "benching osd.1" in pane.osd_progress, 20, "osd.1's bench to start")
-            await pilot.pause(0.3)
             crash(sandbox, "osd.1")
             await wait_for(pilot, lambda: pane.osd_bench is None and not pane.osd_progress, 120,
                            "the end of the sweep")

@@ -67,7 +67,8 @@ async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copi
             assert f"osd.{other} went down (not part of this removal)" in s.waiting_for
             assert "safe-to-destroy says:" in s.waiting_for and "continues by itself" in s.waiting_for
             assert s.held_by == [other] and s.status == "running"
-            await pilot.pause(1)
+            await wait_for(pilot, lambda: text_of(app, "#rm-status").startswith("HOLDING"), 10,
+                           "HOLDING in the removal screen's Now box")
             now = text_of(app, "#rm-status")
             print(f"\nRemovalScreen 'Now' box while osd.{other} is down:\n{now}")
             assert now.startswith("HOLDING") and f"osd.{other} went down" in now
@@ -106,8 +107,8 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
             await wait_for(pilot, lambda: target in s.dead, 60, "the workflow noticing")
             assert any(f"osd.{target} (being removed) went down during the drain" in e["text"] for e in s.log)
             assert not s.held_by and not s.removed
-            await pilot.pause(1)
-            assert "went down during the drain" in text_of(app, "#rm-log-text")
+            await wait_for(pilot, lambda: "went down during the drain" in text_of(app, "#rm-log-text"), 10,
+                           "the death in the removal screen's log")
             print(f"\nafter osd.{target} died mid-drain: {s.waiting_for}")
             # Its PGs recover from their other copies; nothing is lost, so the replacement goes on.
             sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")

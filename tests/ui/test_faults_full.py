@@ -3,8 +3,8 @@
 What an operator meets when the cluster is full: the Health pane says so (which OSDs, at which
 ratio, that writes are blocked), a bench write is refused before it starts (and a temporary pool
 is not even created), the OSD removal wizard's preflight refuses, and a write run that fills
-the cluster while it runs ends with the reason and gives its space back. The tests run in file
-order; the last one un-fills the cluster.
+the cluster while it runs ends with the reason and gives its space back. Each test starts from a
+full cluster (the full_box fixture fills it again when a test before it un-filled it), in any order.
 """
 from __future__ import annotations
 
@@ -25,10 +25,13 @@ from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen
+from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import ROOT, Sandbox, wait_until
-from tests.ui.helpers import SIZE, cells, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, open_screen, text_of, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
 from tests.ui.test_removal import open_plan, plan_error
+
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
 
 POOL = "full"
 FILL = [sys.executable, str(ROOT / "scripts" / "fill_sandbox.py")]
@@ -52,7 +55,7 @@ def refill(box: Sandbox) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def full_box() -> Iterator[Sandbox]:
+def full_cluster() -> Iterator[Sandbox]:
     """A SEPARATE 3-OSD sandbox (its own temp dir and port), filled on purpose until the mon raises OSD_FULL.
 
     How it is filled (scripts/fill_sandbox.py): pool `full` (16 PGs) and device_health_metrics are set to
@@ -76,6 +79,14 @@ def full_box() -> Iterator[Sandbox]:
         yield box
     finally:
         box.tool("stop", str(d), "--purge")
+
+
+@pytest.fixture
+def full_box(full_cluster: Sandbox) -> Sandbox:
+    """The separate sandbox, full: filled again if a test before this one un-filled it."""
+    if not full_osds(full_cluster):
+        refill(full_cluster)
+    return full_cluster
 
 
 @pytest.fixture(autouse=True)
@@ -139,8 +150,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "30", "op_size": "1M", "op_timeout": "5"})
         await submit_and_run(app, pilot)
@@ -151,8 +161,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
         assert all(o in status for o in full_osds(full_box)) and "Writes would block" in status
         assert pane.last_result is None and not pane.history
         # a temporary pool would map PGs to the full OSDs too: refused before anything is created
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "temp", "yes")
         await fill(app, pilot, {"seconds": "30", "op_size": "1M"})
         await submit_and_run(app, pilot)
@@ -246,8 +255,7 @@ async def test_a_write_run_that_fills_the_cluster_ends_and_gives_the_space_back(
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
         await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await pilot.press("b")
-        await pilot.pause(0.2)
+        await open_screen(pilot, "b", FormScreen)
         await set_choice(app, pilot, "pool", POOL)
         await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "6"})
         await submit_and_run(app, pilot)

@@ -42,7 +42,14 @@ async def test_log_flood_is_shown_or_counted(make_app, sandbox: Sandbox) -> None
                 # More lines arrive between two polls than the queue holds: drops, and the title says so.
                 await wait_for(pilot, lambda: app.cluster_log.dropped > 0 and "lines dropped" in str(log.border_title),
                                40, "the dropped-lines count in the log's title")
-                await pilot.pause(3)  # the flood goes on; the UI keeps refreshing
+                # The flood goes on; the UI keeps refreshing: three more snapshots drawn during it.
+                seen = [app.snapshot]
+
+                def refreshed() -> bool:
+                    if app.snapshot is not seen[-1]:
+                        seen.append(app.snapshot)
+                    return len(seen) > 3
+                await wait_for(pilot, refreshed, 30, "three refreshes during the flood")
             finally:
                 flood.stop()
             assert flood.errors == 0 and flood.sent > 1000, (flood.sent, flood.errors)

@@ -23,6 +23,8 @@ from cephtui.ui.app import TABS, CephTUI
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
 
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
+
 DOWN_FOR = 60.0  # > mon_mgr_beacon_grace (30 s) and > the mon's slow-op complaint time (30 s)
 
 
@@ -43,6 +45,11 @@ def mon_ops(box: Sandbox) -> list[tuple[str, float]]:
                          timeout=30)
     assert res.returncode == 0, res.stderr
     return [(o["description"], o["age"]) for o in json.loads(res.stdout).get("ops", [])]
+
+
+def pgmap_version(box: Sandbox) -> int:
+    """The mgr's PGMap version: one more at each of its ticks."""
+    return int(box.ceph("pg", "dump", "summary")["pg_map"]["version"])
 
 
 def slow_ops_raised(box: Sandbox) -> list[str]:
@@ -88,11 +95,14 @@ async def test_mgr_down_for_60s_leaves_no_ops_at_the_mon(mgr_box: Sandbox, tmp_p
             box.revive("mgr.x")
             await wait_for(pilot, lambda: app.snapshot is not None and not app.snapshot.mgr_down, 90,
                            "mgr values back after the mgr returned")
-            # The returning mgr is where the mon reports slow ops: sample over two of its stats periods.
-            t1 = time.monotonic()
-            while time.monotonic() - t1 < 12:
+            # The returning mgr is where the mon reports slow ops: sample over two of its stats periods
+            # (mgr_stats_period 5 s), counted in the mgr's own ticks (mgr_tick_period 2 s): six of them.
+            ticked = pgmap_version(box) + 6
+
+            def quiet_for_six_ticks() -> bool:
                 assert not slow_ops_raised(box)
-                await pilot.pause(1.0)
+                return pgmap_version(box) >= ticked
+            await wait_for(pilot, quiet_for_six_ticks, 60, "six mgr ticks without SLOW_OPS", interval=1.0)
     finally:
         client.close()
     log = subprocess.run(["ceph", "-c", str(box.conf), "log", "last", "200"], capture_output=True, text=True,

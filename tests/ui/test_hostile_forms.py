@@ -500,7 +500,7 @@ async def press_for(w: Walk, keys: tuple[str, ...], kind: type[Screen[Any]], tim
     await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen is not before, timeout,
                    f"{kind.__name__} after {keys} (screen {app.screen!r}, focus {app.focused!r}, "
                    f"notes {[n.message for n in app._notifications]})")
-    await pilot.pause(0.05)
+    await pilot.pause()  # its mount handlers have run
     return app.screen
 
 
@@ -512,7 +512,7 @@ async def go_tab(w: Walk, key: str, ready: Callable[[CephTUI], bool]) -> None:
     await pilot.press("1", key)
     await pilot.press("r")
     await wait_for(pilot, lambda: ready(app), 20, f"tab {key} ready")
-    await pilot.pause(0.1)
+    await pilot.pause()
 
 
 FORM_STATUS = static_text("#form-status")
@@ -761,7 +761,7 @@ async def walk_typed_confirmations(w: Walk) -> None:
 
 async def walk_typed(w: Walk, dialog: Screen[Any], selector: str, status: StatusOf, what: str) -> None:
     app, pilot = w.app, w.pilot
-    await pilot.pause(0.3)
+    await pilot.pause()
     for label, value in HOSTILE:
         where = f"{what} typed={label}"
         inp = dialog.query_one(selector, Input)
@@ -791,7 +791,7 @@ async def walk_filters_and_palette(w: Walk) -> None:
         assert inp.has_focus, selector
         for label, value in HOSTILE:  # a filter applies as it changes (in a worker); Enter only hands back keys
             inp.value = value
-            await pilot.pause(0.05)
+            await pilot.pause()  # Input.Changed handled (the filter itself runs in a worker)
             assert app.is_running and app._exception is None, f"{selector}={label}"
             subtitle = str(app.screen.query_one(box).border_subtitle or "")
             assert not _bad_chars(subtitle) and len(subtitle) <= MAX_MESSAGE, f"{selector}={label}: {subtitle[:200]!r}"
@@ -806,7 +806,7 @@ async def walk_filters_and_palette(w: Walk) -> None:
     palette = app.screen
     for label, value in HOSTILE:
         palette.query_one(Input).value = value
-        await pilot.pause(0.05)
+        await pilot.pause()
         assert app.is_running and app._exception is None, f"palette={label}"
     await pilot.press("escape")
     await wait_for(pilot, lambda: app.screen is not palette, 5, "the palette to close")
@@ -882,10 +882,10 @@ async def back_to_main(w: Walk) -> None:
             return
         if isinstance(app.screen, DiscardScreen):  # the editor asks before dropping edits: they are junk
             await pilot.press("y")
-            await pilot.pause(0.05)
+            await pilot.pause()
             continue
         await pilot.press("escape")
-        await pilot.pause(0.05)
+        await pilot.pause()
     assert len(app.screen_stack) == 1, f"stuck on {app.screen!r}"
 
 

@@ -13,7 +13,7 @@ from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, plain, text_of, wait_for, wait_screen
 
 
 @pytest.fixture(autouse=True)
@@ -65,8 +65,7 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
 async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
     """e, keep the defaults (the only host; noscrub + nodeep-scrub), accept the ok-to-stop refusal, run."""
     await pilot.press("e")
-    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the enter form")
-    await pilot.pause(0.2)
+    await wait_screen(pilot, FormScreen, 10, "the enter form")
     await pilot.press("enter")
     # The sandbox's only host holds every replica: ok-to-stop refuses, and says why.
     await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), 15, "the ok-to-stop refusal")

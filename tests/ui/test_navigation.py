@@ -12,7 +12,7 @@ from cephtui.ui.help import HelpScreen
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, wait_for
+from tests.ui.helpers import SIZE, cells, palette_shows, wait_for
 
 
 def cursor_name(app: CephTUI, selector: str, column: int = 0) -> str:
@@ -22,10 +22,12 @@ def cursor_name(app: CephTUI, selector: str, column: int = 0) -> str:
 
 
 async def jump(pilot: Any, text: str) -> None:
+    app = pilot.app
     await pilot.press("colon")
-    await pilot.pause(0.1)
+    await wait_for(pilot, lambda: app.prompt.is_open and app.focused is app.prompt.input, 5, "the : prompt")
     await pilot.press(*text, "enter")
-    await pilot.pause(0.3)
+    await wait_for(pilot, lambda: not app.prompt.is_open, 5, f"the jump to {text}")
+    await pilot.pause()  # what the jump posted is handled
 
 
 async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> None:
@@ -67,8 +69,7 @@ async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> No
             await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
                            == "rbd", 10, "the cursor on rbd")
             await pilot.press("slash", *other.lstrip("."), "enter")
-            await pilot.pause(0.2)
-            assert cursor_name(app, "#pools-table", 1) == other
+            await wait_for(pilot, lambda: cursor_name(app, "#pools-table", 1) == other, 5, f"the cursor on {other}")
             await pilot.press("n")  # the only match: stays, and says it wrapped
             assert cursor_name(app, "#pools-table", 1) == other
         finally:
@@ -76,7 +77,7 @@ async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> No
                 sandbox.ceph("osd", "pool", "delete", other, other, "--yes-i-really-really-mean-it")
         app.clear_notifications()
         await pilot.press("slash", *"no-such-pool", "enter", "n")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: app._notifications, 5, "what n says")
         assert any("Pattern not found" in n.message for n in app._notifications)
         # :client.admin -> Users, cursor on it; a PG id -> the PG table filtered to it.
         await jump(pilot, "client.admin")
@@ -116,11 +117,11 @@ async def test_q_closes_then_quits_and_help_shows_the_tab_keys(make_app: Any) ->
         await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 5, "the pool wizard")
         app.set_focus(None)
         await pilot.press("q")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not isinstance(app.screen, PoolWizard), 5, "the wizard closed")
+        await pilot.pause()
         assert not isinstance(app.screen, PoolWizard) and app.is_running
         await pilot.press("q")
-        await pilot.pause(0.2)
-        assert not app.is_running
+        await wait_for(pilot, lambda: not app.is_running, 5, "the app quit")
 
 
 async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox) -> None:
@@ -137,7 +138,7 @@ async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox)
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), 5, "the palette")
         await pilot.press(*"Pools: Create pool")
-        await pilot.pause(0.8)
+        await wait_for(pilot, lambda: palette_shows(app, "Pools: Create pool"), 10, "the palette's search done")
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 10, "the pool wizard from the palette")
         assert app.tabs.active == "pools"

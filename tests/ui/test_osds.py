@@ -12,7 +12,7 @@ from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, plain, press_ready, text_of, wait_for, wait_screen
 
 
 def tree_osd(sandbox: Sandbox, osd: int) -> dict:
@@ -98,7 +98,7 @@ async def test_refusal_shows_the_monitors_text(make_app, sandbox: Sandbox, audit
     async with app.run_test(size=SIZE) as pilot:
         await open_osds(app, pilot)
         app.confirm_operations([ops.osd_reweight(99, "0.5")])
-        await pilot.pause(0.2)
+        await wait_screen(pilot, ConfirmScreen)
         result = await confirm_and_run(app, pilot, "$ ceph osd reweight 99 0.5")
         assert "refused" in result and "osd.99 does not exist" in result  # the mon's own words
         assert audit_lines(audit_log)[-1]["ok"] is False
@@ -110,15 +110,14 @@ async def test_no_preview_needs_a_second_confirmation(make_app, sandbox: Sandbox
         await open_osds(app, pilot)
         # crushtool cannot emulate a change on an item that is not in the map: no preview.
         app.confirm_operations([ops.crush_reweight("osd.99", "1")])
-        await pilot.pause(0.2)
+        await wait_screen(pilot, ConfirmScreen)
         screen = app.screen
         assert isinstance(screen, ConfirmScreen)
         await wait_for(pilot, lambda: screen.preview_state == "failed", 30, "the failed preview")
         assert "No preview" in text_of(app, "#confirm-preview")
         await pilot.press("enter")
         assert screen.state == "asking" and "Press again" in text_of(app, "#confirm-result")
-        await pilot.pause(0.3)  # a button ignores a second press within 0.2 s: no accidental double yes
-        await pilot.press("enter")
+        await press_ready(pilot, "enter")  # a button ignores a second press within 0.2 s: no accidental double yes
         await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
         assert "refused" in text_of(app, "#confirm-result")
 
@@ -170,15 +169,14 @@ async def test_missing_tools_say_so_and_need_a_second_yes(make_app, sandbox: San
         await open_osds(app, pilot)
         monkeypatch.setenv("PATH", "/nonexistent")  # no crushtool, no osdmaptool
         app.confirm_operations([ops.crush_reweight("osd.0", weight)])
-        await pilot.pause(0.2)
+        await wait_screen(pilot, ConfirmScreen)
         screen = app.screen
         assert isinstance(screen, ConfirmScreen)
         await wait_for(pilot, lambda: screen.preview_state == "failed", 10, "the missing-tools message")
         assert "not installed" in text_of(app, "#confirm-preview")
         await pilot.press("enter")
         assert screen.state == "asking"
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        await press_ready(pilot, "enter")
         await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
         assert screen.outcome.ok and "reweighted item id 0" in text_of(app, "#confirm-result")
 

@@ -11,7 +11,7 @@ from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, click, text_of, wait_for
 
 
 def pools(sandbox: Sandbox) -> dict[str, dict[str, Any]]:
@@ -38,7 +38,7 @@ def wizard(app: CephTUI) -> PoolWizard:
 
 async def set_select(app: CephTUI, pilot: Pilot, selector: str, value: str) -> None:
     app.screen.query_one(selector, Select).value = value
-    await pilot.pause(0.05)
+    await pilot.pause()  # Select.Changed handled
 
 
 async def type_into(app: CephTUI, pilot: Pilot, selector: str, text: str) -> None:
@@ -47,8 +47,8 @@ async def type_into(app: CephTUI, pilot: Pilot, selector: str, text: str) -> Non
 
 
 async def next_page(pilot: Pilot) -> None:
-    await pilot.click("#wiz-next")
-    await pilot.pause(0.1)
+    await click(pilot, "#wiz-next")
+    await pilot.pause()  # the next page drawn
 
 
 async def run_confirm(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
@@ -179,8 +179,7 @@ async def test_failed_step_offers_undo(make_app, sandbox: Sandbox) -> None:
             assert not screen.outcome.ok and "refused" in result and "size 1" in result.lower()
             assert "Already done: Create replicated pool ctp-undo" in result
             assert "ctp-undo" in pools(sandbox)
-            await pilot.pause(0.3)
-            await pilot.click("#confirm-undo")
+            await click(pilot, "#confirm-undo")
             await wait_for(pilot, lambda: screen.state == "done" and "Undo" in text_of(app, "#confirm-result"), 30,
                            "the undo")
             assert "ctp-undo" not in pools(sandbox)
@@ -200,7 +199,7 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
             row = next(i for i, r in enumerate(table.ordered_rows)
                        if app.pools_pane.pools and str(r.key.value) == str(pools(sandbox)["ctp-edit"]["pool_id"]))
             table.move_cursor(row=row)
-            await pilot.pause(0.1)
+            await pilot.pause()  # the cursor moved
             assert app.pools_pane.selected().name == "ctp-edit"
 
             await pilot.press("Q")

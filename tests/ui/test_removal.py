@@ -1,8 +1,9 @@
 """Guided OSD removal and replacement through Pilot on a real 4-OSD cluster.
 
-One sandbox with four OSDs for the module (the session's has three). The tests
-run in order: a refusal while safe-to-destroy says no, a replacement, a removal
-that keeps every object, and a removal interrupted by quitting cephtui.
+One sandbox with four OSDs for the module (the session's has three): a refusal while safe-to-destroy
+says no, a replacement, a removal that keeps every object, and a removal interrupted by quitting
+cephtui. Each test asks for the OSDs it needs (four_osds, three_osds), which builds them from
+whatever the tests before it left: nothing to do in file order, a purge or a new disk otherwise.
 """
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from cephtui.ui.wizards.form import FormScreen
 from tests.cluster import drainlab
 from tests.conftest import ROOT, Sandbox, wait_until
 from tests.ui.helpers import SIZE, wait_for
+
+pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
 
 POOL = "ctr-data"
 RECORDER = ROOT / "tests" / "cluster" / "stop_recorder.py"
@@ -88,6 +91,42 @@ def osd_ids(box: Sandbox) -> list[int]:
 def all_clean(box: Sandbox) -> bool:
     st = box.ceph("status")["pgmap"]
     return all(s["state_name"] == "active+clean" for s in st["pgs_by_state"])
+
+
+def with_osds(box: Sandbox, want: set[int], size: int | None) -> None:
+    """Bring the module's sandbox to the OSDs a test needs: an extra OSD is stopped and purged, a missing one
+    gets a new disk (sandbox.py recreate: the same id, placed under its host as it starts); every pool at
+    `size` copies when given; then every PG active+clean."""
+    have = set(osd_ids(box))
+    for osd in sorted(have - want):
+        box.kill(f"osd.{osd}")
+        wait_until(lambda osd=osd: not next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == osd)["up"],
+                   60, f"osd.{osd} down")
+        box.ceph("osd", "purge-actual", str(osd), "--yes-i-really-mean-it")
+        box.tool("forget", str(box.dir), f"osd.{osd}")
+    for osd in sorted(want - have):
+        box.tool("recreate", str(box.dir), f"osd.{osd}")
+    resized = False
+    if size is not None:
+        for pool in box.ceph("osd", "pool", "ls", "detail"):
+            if pool["size"] != size:
+                box.ceph("osd", "pool", "set", pool["pool_name"], "size", str(size))
+                resized = True
+    if have != want or resized:
+        box.heal()
+        wait_until(lambda: set(osd_ids(box)) == want and all_clean(box), 300, f"osds {sorted(want)}, all clean")
+
+
+@pytest.fixture
+def four_osds(box: Sandbox, checksums: dict[str, str]) -> None:
+    """osd.0-3, every pool at three copies: the module's starting state."""
+    with_osds(box, {0, 1, 2, 3}, 3)
+
+
+@pytest.fixture
+def three_osds(box: Sandbox, checksums: dict[str, str]) -> None:
+    """osd.0-2 (osd.3 removed, as the removal test leaves it)."""
+    with_osds(box, {0, 1, 2}, None)
 
 
 def stop_cmd(box: Sandbox) -> str:
@@ -180,7 +219,8 @@ def plan_error(plan: PlanScreen) -> str:
     return str(plan.query_one("#plan-error", Static).content)
 
 
-async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: dict[str, str], make) -> None:
+async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: dict[str, str], make,
+                                                     four_osds: None) -> None:
     """A size-1 pool whose only copy sits on a dead OSD: the wizard waits, says why, and destroys nothing."""
     box.ceph("config", "set", "global", "mon_allow_pool_size_one", "true")
     box.ceph("osd", "pool", "create", "ctr-one", "8")
@@ -237,7 +277,8 @@ def settled_without_osd0(box: Sandbox) -> bool:
         b in n for n in names for b in ("peering", "activating", "unknown"))
 
 
-async def test_another_osd_down_refuses_until_overridden(box: Sandbox, checksums: dict[str, str], make) -> None:
+async def test_another_osd_down_refuses_until_overridden(box: Sandbox, checksums: dict[str, str], make,
+                                                         four_osds: None) -> None:
     """osd.0 is down: the plan shows the blockers before the typed name and refuses to start; with the overrides
     ticked the drain starts, but nothing is stopped or destroyed while the cluster cannot be clean."""
     box.kill("osd.0")
@@ -309,17 +350,19 @@ async def replace_and_check(box: Sandbox, checksums: dict[str, str], make, targe
 
 @pytest.mark.tier
 async def test_replace_waits_for_clean_before_the_stop_and_after_the_new_disk(
-        box: Sandbox, checksums: dict[str, str], make) -> None:
+        box: Sandbox, checksums: dict[str, str], make, four_osds: None) -> None:
     """Default settings (the case that failed: stopped with PGs peering, 'done' before backfill began)."""
     await replace_and_check(box, checksums, make, 2)
 
 
-async def test_replace_with_backfill_forced(box: Sandbox, checksums: dict[str, str], make, backfill_forced) -> None:
+async def test_replace_with_backfill_forced(box: Sandbox, checksums: dict[str, str], make, four_osds: None,
+                                            backfill_forced: None) -> None:
     await replace_and_check(box, checksums, make, 1)
 
 
 @pytest.mark.tier
-async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], make) -> None:
+async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: dict[str, str], make,
+                                                       four_osds: None) -> None:
     app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, 3)
@@ -346,7 +389,8 @@ async def test_remove_an_osd_and_every_object_survives(box: Sandbox, checksums: 
     assert read_back(box, checksums) == checksums
 
 
-async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make, backfill_forced) -> None:
+async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str], make, three_osds: None,
+                                          backfill_forced: None) -> None:
     """A removal with backfill forced, interrupted by quitting cephtui mid-drain and resumed by a new one."""
     # Two OSDs would remain: with a size-3 pool the plan refuses before anything starts, and says why.
     box.ceph("osd", "pool", "create", "ctr-three", "8")

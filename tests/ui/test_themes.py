@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from rich.segment import Segment
+from textual.command import CommandPalette
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
@@ -15,7 +16,7 @@ from textual.widget import Widget
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, wait_for
+from tests.ui.helpers import SIZE, palette_shows, wait_for, wait_screen
 
 ROLE = {"OK": "success", "WARN": "warning", "ERR": "error"}
 
@@ -101,13 +102,13 @@ async def test_configured_theme_then_switch_from_the_palette(themed_app, tmp_pat
 
         # Textual's own "Change theme" command lists ours; pick the high-contrast one.
         await pilot.press("ctrl+p")
-        await pilot.pause()
+        palette = await wait_screen(pilot, CommandPalette)
         await pilot.press(*"theme")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: palette_shows(app, "theme"), 10, "the palette's search done")
         await pilot.press("enter")
-        await pilot.pause(0.5)
+        await wait_screen(pilot, CommandPalette, other_than=palette, what="the theme list")
         await pilot.press(*"cephtui-high-contrast")
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: palette_shows(app, "cephtui-high-contrast"), 10, "the theme searched")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.theme == "cephtui-high-contrast", 5, "the new theme")
         await pilot.pause()

@@ -18,8 +18,9 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError, CephReadOnly, ConnectionSpec
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, plain, show_tab, text_of, wait_for, wait_screen
 from tests.ui.test_osds import audit_lines, confirm_and_run, cursor_to, open_osds
 
 
@@ -57,13 +58,12 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
                 pane = next(p for p in app.panes if p.parent is not None and p.parent.id == tab)
                 if not isinstance(pane, GuardedActions):
                     continue
-                await pilot.press(str(i))
-                await pilot.pause(0.3)
+                await show_tab(pilot, str(i), tab)
                 for key, action in mutating_keys(pane):
                     assert pane.check_action(action, ()) is None  # dimmed in the footer
                     app.clear_notifications()
                     await pilot.press(key)
-                    await pilot.pause(0.1)
+                    await wait_for(pilot, lambda: app._notifications, 5, f"{tab}: what {key} ({action}) says")
                     assert app.screen is app.screen_stack[0], f"{tab}: {key} ({action}) opened {app.screen}"
                     said = [n.message for n in app._notifications]
                     assert any("Read-only mode" in m and "--read-only" in m for m in said), (tab, key, said)
@@ -71,16 +71,15 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
             assert tried >= 30  # every pane's mutating keys, not a sample
             # The digit of the tab already shown keeps its keys working (it used to drop focus).
             await pilot.press("3")
-            await pilot.press("3")
-            await pilot.pause(0.2)
+            await show_tab(pilot, "3", "osds")  # the second press: the focus stays on the pane
             app.clear_notifications()
             await pilot.press("o")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: app._notifications, 5, "what o says")
             assert any("marking OSDs out" in n.message for n in app._notifications)
             # The command palette's entries for the tabs' actions take the same guard.
             app.clear_notifications()
             app._pane_action("bench", app.bench_pane, "new_run")
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: app._notifications, 5, "what the palette's new run says")
             assert app.screen is app.screen_stack[0]
             assert any("Read-only mode" in n.message for n in app._notifications)
             # A path that forgot the guard still cannot write: the client refuses by the cluster's table.
@@ -100,8 +99,8 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
             await pilot.press("6")
             await wait_for(pilot, lambda: app.users_pane.entities, 15, "the users")
             await pilot.press("9")
-            await pilot.pause(0.3)
-            assert "read-only session" in text_of(app, "#activity-summary")
+            await wait_for(pilot, lambda: "read-only session" in text_of(app, "#activity-summary"), 10,
+                           "the activity summary")
     finally:
         client.close()
     assert fingerprint(sandbox) == before_fp
@@ -136,9 +135,9 @@ async def test_least_privilege_identities_say_which_cap_is_missing(sandbox: Sand
             async with app.run_test(size=SIZE) as pilot:
                 await wait_for(pilot, lambda app=app: app.snapshot is not None, 15, "a first snapshot")
                 # Every tab opens and shows what this identity may read; none crashes.
-                for i in range(1, len(TABS) + 1):
-                    await pilot.press(str(i))
-                    await pilot.pause(0.5)
+                for i, (tab, _title) in enumerate(TABS, 1):
+                    await show_tab(pilot, str(i), tab)
+                    await pilot.pause()
                 await pilot.press("6")
                 await wait_for(pilot, lambda app=app: "users unavailable" in text_of(app, "#users-summary"), 15,
                                "why the users are missing")
@@ -149,7 +148,7 @@ async def test_least_privilege_identities_say_which_cap_is_missing(sandbox: Sand
                 # A mutating action: the mon's refusal, and which cap it needs.
                 await cursor_to(app, pilot, 1)
                 await pilot.press("o")
-                await pilot.pause(0.3)
+                await wait_screen(pilot, ConfirmScreen)
                 result = await confirm_and_run(app, pilot, "$ ceph osd out 1")
                 assert "access denied" in result and f"{name} may not do this" in result
                 assert "`osd out` needs mon 'allow rw'" in result
@@ -169,10 +168,10 @@ async def test_activity_pane_lists_and_copies_this_sessions_commands(make_app, s
             await open_osds(app, pilot)
             await cursor_to(app, pilot, 2)
             await pilot.press("f")  # noout on osd.2, then off again
-            await pilot.pause(0.3)
+            await wait_screen(pilot, ConfirmScreen)
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 2")
             app.confirm_operations([ops.osd_reweight(99, "0.5")])  # refused: osd.99 does not exist
-            await pilot.pause(0.3)
+            await wait_screen(pilot, ConfirmScreen)
             await confirm_and_run(app, pilot, "$ ceph osd reweight 99 0.5")
             await pilot.press("9")
             table = app.query_one("#activity-table", DataTable)
@@ -194,8 +193,10 @@ async def test_activity_pane_lists_and_copies_this_sessions_commands(make_app, s
             await pilot.press("C")
             assert app.clipboard == "ceph osd add-noout 2\nceph osd reweight 99 0.5\n"
             await pilot.press("e")
-            await pilot.pause(0.2)
-            scripts = sorted(Path(os.environ["CEPHTUI_STATE_DIR"]).glob("session-*.sh"))
+            state = Path(os.environ["CEPHTUI_STATE_DIR"])
+            await wait_for(pilot, lambda: any("ceph osd add-noout 2\n" in f.read_text()
+                                              for f in state.glob("session-*.sh")), 5, "the session script")
+            scripts = sorted(state.glob("session-*.sh"))
             assert scripts and "ceph osd add-noout 2\n" in scripts[-1].read_text()
             assert stat.S_IMODE(scripts[-1].stat().st_mode) == 0o600
     finally:

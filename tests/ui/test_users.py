@@ -16,7 +16,7 @@ from cephtui.ui.screens.users_keys import ExportKeyringScreen, KeyScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, click, plain, press_ready, text_of, wait_for
 
 
 def entity_exists(sandbox: Sandbox, name: str) -> bool:
@@ -71,7 +71,7 @@ async def select(app: CephTUI, pilot: Pilot, name: str) -> None:
 async def run_and_close(app: CephTUI, pilot: Pilot) -> str:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen)
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     result = text_of(app, "#confirm-result")
     assert screen.outcome.ok, result
@@ -81,10 +81,11 @@ async def run_and_close(app: CephTUI, pilot: Pilot) -> str:
 
 
 async def type_into(pilot: Pilot, app: CephTUI, selector: str, text: str) -> None:
-    app.screen.query_one(selector, Input).focus()
-    await pilot.pause(0.05)
+    field = app.screen.query_one(selector, Input)
+    field.focus()
+    await wait_for(pilot, lambda: app.focused is field, 5, f"the focus in {selector}")
     await pilot.press("ctrl+u", *text) if text else await pilot.press("ctrl+u")
-    await pilot.pause(0.05)
+    await pilot.pause()  # the form checks the field as it changes, on the UI thread
 
 
 async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sandbox, tmp_path: Path,
@@ -139,8 +140,7 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
             assert stat.S_IMODE(os.stat(keyring).st_mode) == 0o600
             content = keyring.read_text()
             assert f"[{user}]" in content and "key = " in content
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             await wait_for(pilot, lambda: not isinstance(app.screen, ExportKeyringScreen), 5, "the export closing")
 
             # A second export to the same file is refused before asking the cluster.
@@ -150,7 +150,7 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
             await type_into(pilot, app, "#export-path", str(keyring))
             assert "never overwrites" in text_of(app, "#export-status")
             await pilot.press("enter")
-            await pilot.pause(0.2)
+            await pilot.pause()  # the press handled: refused without asking the cluster
             assert again.state == "asking"
             await pilot.press("escape")
             exports = [x for x in audit_lines(audit_log) if x["command"].get("prefix") == "auth get"
@@ -202,9 +202,9 @@ async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandb
             # Custom template: step 2 starts empty; each bad cap is shown with a caret where it is wrong.
             await pilot.press("ctrl+u", *user)
             step1.query_one("#field-template", Select).value = "custom"
-            await pilot.pause(0.1)
+            await pilot.pause()  # Select.Changed handled
             assert not step1.query_one("#field-pools").parent.display
-            await pilot.click("#form-ok")
+            await click(pilot, "#form-ok")
             await wait_for(pilot, lambda: app.screen is not step1 and isinstance(app.screen, FormScreen), 5,
                            "step 2")
             step2 = app.screen
@@ -229,7 +229,8 @@ async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandb
             await type_into(pilot, app, "#field-mon", "allow r")
             await type_into(pilot, app, "#field-osd", "allow rw pool=rbd namespace")
             assert "osd cap refused" in text_of(app, "#form-status")
-            await pilot.click("#form-ok")
+            await click(pilot, "#form-ok")
+            await pilot.pause()  # the press handled: refused
             assert app.screen is step2
 
             # Fixed: the command appears; cancelling sends nothing.
@@ -284,15 +285,14 @@ async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbo
             assert isinstance(confirm, ConfirmScreen)
             assert f"$ ceph auth del {user}" in text_of(app, "#confirm-commands")
             await pilot.press(*"client.ctu-edi", "enter")
-            await pilot.pause(0.1)
+            await pilot.pause()  # the press handled: refused
             assert confirm.state == "asking" and "Type exactly" in text_of(app, "#confirm-result")
             assert entity_exists(sandbox, user)
             await pilot.press("t", "enter")
             await wait_for(pilot, lambda: confirm.state == "done", 15, "the delete")
             assert confirm.outcome.ok
             assert not entity_exists(sandbox, user)
-            await pilot.pause(0.3)
-            await pilot.press("enter")
+            await press_ready(pilot, "enter")
             await wait_for(pilot, lambda: all(e.name != user for e in app.users_pane.entities or ()), 15,
                            "the user gone from the pane")
     finally:
@@ -307,14 +307,15 @@ async def test_deleting_own_identity_or_daemon_keys_needs_force(make_app, sandbo
 
         await select(app, pilot, "client.admin")
         await pilot.press("D")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "cephtui is connected as client.admin" in notifications(app), 5,
+                       "the refusal")
         assert not isinstance(app.screen, ConfirmScreen)
         assert "cephtui is connected as client.admin" in notifications(app)
         assert "press F" in notifications(app)
 
         await select(app, pilot, "osd.0")
         await pilot.press("D")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: "osd.0 is a daemon's own key" in notifications(app), 5, "the refusal")
         assert not isinstance(app.screen, ConfirmScreen)
         assert "osd.0 is a daemon's own key" in notifications(app)
 
@@ -326,7 +327,7 @@ async def test_deleting_own_identity_or_daemon_keys_needs_force(make_app, sandbo
         shown = text_of(app, "#confirm-commands")
         assert "$ ceph auth del osd.0" in shown and "daemon's own key" in shown
         await pilot.press(*"osd.0", "enter")
-        await pilot.pause(0.1)
+        await pilot.pause()  # the press handled: refused
         assert confirm.state == "asking" and "Type exactly 'force osd.0'" in text_of(app, "#confirm-result")
         await pilot.press("escape")
         assert not isinstance(app.screen, ConfirmScreen)
@@ -345,7 +346,7 @@ async def test_key_is_not_shown_until_revealed(make_app, sandbox: Sandbox, audit
     async with app.run_test(size=SIZE) as pilot:
         await open_users(app, pilot)
         await select(app, pilot, "client.admin")
-        await pilot.pause(0.2)
+        await pilot.pause()  # the detail drawn for the selected row
         assert key not in pane_text(app)
         assert all(key not in repr(e) for e in app.users_pane.entities or ())
 
@@ -360,7 +361,7 @@ async def test_key_is_not_shown_until_revealed(make_app, sandbox: Sandbox, audit
         assert key not in svg and "[secret redacted]" in svg
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, KeyScreen), 5, "the key window closing")
-        await pilot.pause(0.2)
+        await pilot.pause()
         assert key not in pane_text(app)
 
         # The filter narrows by name or cap text.

@@ -12,21 +12,26 @@ import pytest
 
 from cephtui.ceph.bench import hoststats
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler, NicRate, bottleneck_hint, physical_disks
+from tests.conftest import wait_until
 
 MiB = 1024 * 1024
 
 
 def test_first_call_primes_then_rates_are_sane() -> None:
     s = HostSampler()
+    before_first = time.monotonic()
     first = s.sample()
     assert not first.primed and first.interval == 0.0
     assert first.cpu_percent is None and first.per_core_percent == () and first.busiest_core is None
     assert first.disk_read_bps is None and first.net_rx_bps is None and first.loopback_rx_bps is None
     assert all(n.rx_bps is None for n in first.nics)
     assert 0 < first.mem_used < first.mem_total == psutil.virtual_memory().total
-    time.sleep(0.3)
+    after_first = time.monotonic()
+    time.sleep(0.3)  # the interval measured over (its counters must move), not a wait for something
+    before_second = time.monotonic()
     second = s.sample()
-    assert second.primed and second.interval == pytest.approx(0.3, abs=0.2)
+    # The interval is the time between the two samples, whatever the machine's load made it.
+    assert second.primed and before_second - after_first <= second.interval <= time.monotonic() - before_first
     assert second.cpu_count == psutil.cpu_count() == len(second.per_core_percent)
     assert second.cpu_percent is not None and 0.0 <= second.cpu_percent <= 100.0
     assert all(0.0 <= c <= 100.0 for c in second.per_core_percent)
@@ -58,13 +63,18 @@ def test_loopback_is_reported_apart() -> None:
             got += len(chunk)
         conn.close()
 
+    lo_before = psutil.net_io_counters(pernic=True)["lo"]
     t = threading.Thread(target=drain)
     t.start()
     with socket.create_connection(srv.getsockname()) as c:
         c.sendall(bytes(payload))
     t.join(10)
     srv.close()
-    time.sleep(0.05)
+
+    def counted() -> bool:
+        lo = psutil.net_io_counters(pernic=True)["lo"]
+        return lo.bytes_recv - lo_before.bytes_recv >= payload and lo.bytes_sent - lo_before.bytes_sent >= payload
+    wait_until(counted, 10, "the kernel's lo counters to hold the payload", interval=0.01)
     sample = s.sample()
     lo = [n for n in sample.nics if n.loopback]
     assert [n.name for n in lo] == ["lo"] and not lo[0].physical
@@ -105,17 +115,18 @@ def test_physical_disks_without_sys(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert got == ("nvme0n1", "sda", "vda")
 
 
-def test_sample_costs_well_under_5ms() -> None:
-    s = HostSampler()
-    s.sample()
-    times = []
-    for _ in range(50):
-        t = time.perf_counter()
+def test_sample_stays_cheap_the_nic_stats_are_read_every_30s(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample is a few /proc reads (median ~0.5 ms measured here); the costly part, an ioctl per NIC
+    for its link speed, is done once per NIC_STATS_EVERY, not on every sample."""
+    now = [1000.0]
+    s = HostSampler(clock=lambda: now[0])
+    calls = []
+    real = psutil.net_if_stats
+    monkeypatch.setattr(hoststats.psutil, "net_if_stats", lambda: calls.append(now[0]) or real())
+    for _ in range(70):  # one sample a second for 70 s
         s.sample()
-        times.append(time.perf_counter() - t)
-    times.sort()
-    # Measured here: median ~0.5 ms (the NIC link speeds are re-read only every 30 s).
-    assert times[len(times) // 2] < 0.005, f"median {times[len(times) // 2] * 1000:.2f} ms"
+        now[0] += 1.0
+    assert calls == [1000.0, 1030.0, 1060.0]
 
 
 # ------------------------------------------------------------------ hints
