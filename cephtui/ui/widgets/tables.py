@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Union
+from weakref import WeakKeyDictionary
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -47,14 +48,18 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
     return added
 
 
+# What each Static last drew (by the key of the data it was drawn from); weak: a removed widget is forgotten.
+_SHOWN: WeakKeyDictionary[Widget, object] = WeakKeyDictionary()
+
+
 def sync_static(widget: Static, key: object, render: Callable[[], RenderableType], layout: bool = True) -> bool:
     """Show `render()` in `widget` unless `key` (the frozen data it is drawn from) is what the
     widget shows already; returns whether it was redrawn. layout=False for a widget whose size
     never changes: no layout pass of the whole screen. A theme change draws it again (new colours)."""
     key = (palette.generation(), key)
-    if getattr(widget, "_shown_key", None) == key:
+    if _SHOWN.get(widget) == key:
         return False
-    widget._shown_key = key  # type: ignore[attr-defined]
+    _SHOWN[widget] = key
     widget.update(render(), layout=layout)
     return True
 

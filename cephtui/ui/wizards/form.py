@@ -105,7 +105,7 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
             if isinstance(w, Select):
                 out[f.key] = "" if w.value in (Select.NULL, None) else str(w.value)
             else:
-                out[f.key] = w.value  # type: ignore[attr-defined]
+                out[f.key] = self.query_one(f"#field-{f.key}", Input).value
         return out
 
     def _validate(self) -> list[Operation] | None:

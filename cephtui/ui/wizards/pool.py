@@ -213,7 +213,7 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
         w = self.query_one(selector)
         if isinstance(w, Select):
             return "" if w.value in (Select.NULL, None) else str(w.value)
-        return str(w.value).strip()  # type: ignore[attr-defined]
+        return self.query_one(selector, Input).value.strip()
 
     def _status(self, error: str | None = None, notes: Sequence[str] = ()) -> None:
         t = Text()
