@@ -252,10 +252,7 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
             status.update(Text.assemble(("✔ ", palette.style("bold ok")), (f"wrote {path} (mode 0600). ", ""),
                                         (f"Use it with: ceph -n {self.entity} --keyring {path} -s",
                                          palette.style("info"))))
-        ok = self.query_one("#export-ok", Button)
-        ok.label, ok.disabled, ok.variant = "Close", False, "default"
-        self.query_one("#export-cancel", Button).display = False
-        ok.focus()
+        self.become_close("export-ok", "export-cancel")
 
     @on(Button.Pressed, "#export-cancel")
     def action_cancel(self) -> None:

@@ -325,10 +325,7 @@ class ConfirmScreen(Dialog[Outcome]):
             self.query_one("#confirm-undo", Button).display = False
             t = Text.assemble(Text("Undo:\n", style="bold"), t)
         self.query_one("#confirm-result", Static).update(t)
-        run = self.query_one("#confirm-run", Button)
-        run.label, run.disabled, run.variant = "Close", False, "default"
-        self.query_one("#confirm-cancel", Button).display = False
-        run.focus()
+        self.become_close("confirm-run", "confirm-cancel")
 
     @on(Button.Pressed, "#confirm-undo")
     def _undo_pressed(self) -> None:

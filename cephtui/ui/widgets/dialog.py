@@ -12,7 +12,7 @@ from typing import Any
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen, ScreenResultType
 
-from cephtui.ui.compat import node_bindings
+from cephtui.ui.compat import Button, node_bindings
 
 
 async def close_like_escape(screen: Screen[Any]) -> None:
@@ -36,3 +36,11 @@ class Dialog(ModalScreen[ScreenResultType]):
 
     async def action_close_on_q(self) -> None:
         await close_like_escape(self)
+
+    def become_close(self, action: str, cancel: str) -> None:
+        """Once the dialog's action has run: its button (#`action`) turns into Close and takes the focus, and
+        Cancel (#`cancel`) goes, since there is nothing left to cancel."""
+        button = self.query_one(f"#{action}", Button)
+        button.label, button.disabled, button.variant = "Close", False, "default"
+        self.query_one(f"#{cancel}", Button).display = False
+        button.focus()
