@@ -422,9 +422,14 @@ class Sandbox:
                 if health == "HEALTH_OK" and osdmap["num_up_osds"] == total and clean \
                         and st.get("mgrmap", {}).get("available", True):
                     return
-                last = f"{health} {', '.join(st['health'].get('checks', {}))}; osds up {osdmap['num_up_osds']}/{total}"
+                states = ", ".join(f"{s['count']} {s['state_name']}" for s in pgs) or "none reported"
+                mgr = "up" if st.get("mgrmap", {}).get("available", True) else "down"
+                last = (f"{health} {', '.join(st['health'].get('checks', {}))}; osds up {osdmap['num_up_osds']}/"
+                        f"{total}; PGs {states} (of {expected}); mgr {mgr}")
                 time.sleep(0.5)
-            raise SandboxError(f"cluster not HEALTH_OK after {timeout:.0f}s: {last}")
+            # healthy = HEALTH_OK, every OSD up, every PG active+clean and a mgr: `last` says which one failed
+            raise SandboxError(f"cluster not healthy (HEALTH_OK, all OSDs up, all PGs active+clean, a mgr) "
+                               f"after {timeout:.0f}s: {last}")
         finally:
             r.shutdown()
 
