@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import zipfile
@@ -93,6 +94,28 @@ def test_pyz_contents(pyz: Path) -> None:
     assert {"pygments", "markdown_it"} <= zipped
     assert not {"cephtui", "textual", "rich"} & zipped
     assert not any("rados" in n for n in names | zipped)
+    # bytecode per Python, beside site-packages (shiv unpacks none of it): at least the host Python's,
+    # whose interpreter the build always has; the others where the build machine has them
+    pycs = {n for n in names if n.startswith("pyc/")}
+    assert pycs <= {f"pyc/cpython-{v}.zlib" for v in PYTHONS}, pycs
+    assert f"pyc/{_cache_tag(PYTHON)}.zlib" in pycs, pycs
+
+
+def _cache_tag(python: str, chroot: str | None = None) -> str:
+    cmd = [python, "-c", "import sys; print(sys.implementation.cache_tag)"]
+    res = _in_chroot(chroot, *cmd) if chroot else subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+def _pyc_kinds(shiv_root: Path, tag: str) -> dict[str, int]:
+    """How many of the unpacked .pyc files of one Python are of each kind: 'shipped' (unchecked-hash, as the
+    build writes them) or 'compiled' (timestamp-based: what Python writes when it compiles on import)."""
+    kinds = {"shipped": 0, "compiled": 0}
+    for pyc in shiv_root.glob(f"*/site-packages/**/__pycache__/*.{tag}.pyc"):
+        flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+        kinds["shipped" if flags == 0b01 else "compiled"] += 1
+    return kinds
 
 
 def test_pyz_snapshot_matches_ceph(pyz: Path, sandbox: Sandbox, run_env: dict[str, str], tmp_path: Path) -> None:
@@ -129,6 +152,22 @@ def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env
                {"SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
     assert "/site-packages/_cephtui_lazy.zip/markdown_it/" in res.stdout, res.stdout
+
+
+def test_pyz_first_start_compiles_nothing_the_first_screen_imports(pyz: Path, run_env: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    # a node's first start: the pyz writes this Python's shipped bytecode, so importing the TUI and its first
+    # screen's textual modules compiles nothing (a module compiled on import would be a timestamp .pyc)
+    shiv_root = tmp_path / "shiv_root"
+    res = _run(pyz, ["-c", "import cephtui.ui.app, textual.drivers.linux_driver"], run_env, tmp_path,
+               {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
+    assert res.returncode == 0, res.stderr
+    tag = _cache_tag(PYTHON)
+    kinds = _pyc_kinds(shiv_root, tag)
+    assert kinds["compiled"] == 0, kinds
+    assert kinds["shipped"] >= 300, kinds
+    assert len(list(shiv_root.glob(f"*/.pyc-{tag}"))) == 1  # done once: the next start does not look again
+    assert not list(shiv_root.glob("*.tmp")) and not list(shiv_root.glob("*/site-packages/**/*.tmp"))
 
 
 @pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
@@ -189,7 +228,7 @@ def _in_chroot(suite: str, *cmd: str, timeout: float = 300) -> subprocess.Comple
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sandbox: Sandbox,
-                                                     tmp_path: Path) -> None:
+                                                     run_env: dict[str, str], tmp_path: Path) -> None:
     if not _chroot_ready(suite):
         pytest.skip(f"the {suite} chroot is not built (as root: scripts/chroot.sh build {suite})")
     version = _in_chroot(suite, "/usr/bin/python3", "-c",
@@ -197,6 +236,10 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
                          "u.find_spec('pip') is not None)")
     assert version.returncode == 0, version.stderr
     assert version.stdout.split() == [SUITES[suite], "False"], "expected the suite's Python, without pip"
+    # A copy under the shared /tmp: the checkout's bind mount in the chroot may be another checkout's, or
+    # a stale one (the mounts stay up between runs, shared by every checkout).
+    (tmp_path / "pyz").mkdir()
+    pyz = Path(shutil.copy2(pyz, tmp_path / "pyz" / pyz.name))
     # its own SHIV_ROOT under the shared /tmp: what a node's first run unpacks
     res = _in_chroot(suite, "env", f"SHIV_ROOT={tmp_path / 'shiv_root'}", "/usr/bin/python3", str(pyz),
                      "-c", str(sandbox.conf), "snapshot", "--json")
@@ -210,3 +253,19 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
     rados_file, textual_file = where.stdout.strip().splitlines()[-2:]
     assert rados_file.startswith("/usr/lib/python3/dist-packages/rados.cpython-"), rados_file
     assert textual_file.startswith(str(tmp_path / "shiv_root")), textual_file
+    # its own Python's bytecode was written on that first start: textual and cephtui were not compiled
+    tag = _cache_tag("/usr/bin/python3", suite)
+    kinds = _pyc_kinds(tmp_path / "shiv_root", tag)
+    assert kinds["compiled"] == 0 and kinds["shipped"] >= 300, kinds
+    # a directory the host's Python unpacked first: the suite's Python adds its own bytecode to it, once
+    shared = tmp_path / "shared_root"
+    host = subprocess.run([PYTHON, str(pyz), "--version"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**run_env, "SHIV_ROOT": str(shared)})
+    assert host.returncode == 0, host.stderr
+    assert _pyc_kinds(shared, tag)["shipped"] == 0
+    res = _in_chroot(suite, "env", f"SHIV_ROOT={shared}", "SHIV_INTERPRETER=1", "/usr/bin/python3", str(pyz), "-c",
+                     "import cephtui.ui.app, textual.drivers.linux_driver")
+    assert res.returncode == 0, res.stderr
+    kinds = _pyc_kinds(shared, tag)
+    assert kinds["compiled"] == 0 and kinds["shipped"] >= 300, kinds
+    assert {p.name for p in shared.glob("*/.pyc-*")} == {f".pyc-{_cache_tag(PYTHON)}", f".pyc-{tag}"}
