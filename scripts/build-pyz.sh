@@ -222,8 +222,8 @@ with tempfile.TemporaryDirectory() as tmp:
                            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
         with open(cfile, "rb") as fh:
             data = fh.read()
-        # name NUL size(4, little-endian) bytes: read back by the pyz's __main__
-        chunks += [importlib.util.cache_from_source(rel).encode(), b"\0", len(data).to_bytes(4, "little"), data]
+        # source path NUL size(4, little-endian) .pyc: read by the pyz's __main__
+        chunks += [rel.encode(), b"\0", len(data).to_bytes(4, "little"), data]
 with open(out, "wb") as fh:
     fh.write(zlib.compress(b"".join(chunks), 9))
 print("build-pyz: bytecode for %s: %d modules, %d kB" % (sys.implementation.cache_tag, len(files),
@@ -285,84 +285,117 @@ if not _ok:
 import _bootstrap  # noqa: E402  (shiv's)
 from _bootstrap.filelock import FileLock  # noqa: E402
 
-# The bytecode this Python needs for cephtui's first screen ships compiled, in pyc/cpython-3X.zlib, and is
-# written into the unpacked __pycache__ dirs: a first start then compiles (almost) nothing. Once per
-# Python: a marker file beside site-packages says it is done.
+# The bytecode this Python needs for cephtui's first screen ships compiled, in pyc/cpython-3X.zlib. A first
+# start writes it, inflated, as one file beside site-packages (bytecode-cpython-3X); every start maps that
+# file and imports those modules' code from it (a finder ahead of sys.path's), with __file__ and the
+# sources where they would be: one file instead of ~350 .pyc files to write, then to open.
 _TAG = sys.implementation.cache_tag
 _BUILD_ID = "@BUILD_ID@"
 
 
-def _write_pyc(archive, target, replace):
-    """This Python's bytecode from the archive into target/site-packages (none there: nothing)."""
+def _write_bytecode(archive, target):
+    """This Python's bytecode from the archive into target/bytecode-TAG (empty: none in the file)."""
     import zlib
     try:
         data = zlib.decompress(archive.read("pyc/%s.zlib" % _TAG))
-    except KeyError:  # no bytecode for this Python in the file: it compiles instead
+    except KeyError:  # no bytecode for this Python in the file: it compiles on import instead
         data = b""
-    site_packages, made, pos, view = os.path.join(target, "site-packages"), set(), 0, memoryview(data)
-    while pos < len(data):  # name NUL size(4) bytes, ...
-        end = data.index(b"\0", pos)
-        path = os.path.join(site_packages, data[pos:end].decode())
+    path = os.path.join(target, "bytecode-" + _TAG)
+    with open(path + ".%d.tmp" % os.getpid(), "wb") as f:
+        f.write(data)
+    os.replace(path + ".%d.tmp" % os.getpid(), path)  # the tree may be in use by another Python
+
+
+def _use_bytecode(target):
+    """Imports the modules target/bytecode-TAG holds from it: entries `source path NUL size(4) pyc`."""
+    import mmap
+    try:
+        with open(os.path.join(target, "bytecode-" + _TAG), "rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # missing, or empty (mmap refuses an empty file)
+        return
+    import _imp
+    import marshal
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import spec_from_file_location
+    site_packages, index, pos = os.path.join(target, "site-packages"), {}, 0
+    while pos < len(data):
+        end = data.find(b"\0", pos)
+        rel = data[pos:end].decode()
         size = int.from_bytes(data[end + 1:end + 5], "little")
         pos = end + 5 + size
-        folder = os.path.dirname(path)
-        if folder not in made:
-            os.makedirs(folder, exist_ok=True)
-            made.add(folder)
-        tmp = path + ".%d.tmp" % os.getpid() if replace else path  # replace: the tree is in use
-        with open(tmp, "wb") as f:
-            f.write(view[end + 5:pos])
-        if replace:
-            os.replace(tmp, path)
-    open(os.path.join(target, ".pyc-" + _TAG), "w").close()
+        parts = rel[:-3].split("/")
+        package = parts[-1] == "__init__"
+        index[".".join(parts[:-1] if package else parts)] = (rel, end + 5 + 16, pos, package)  # 16: pyc header
+
+    class Loader(SourceFileLoader):
+        def get_code(self, fullname):
+            _, start, stop, _ = index[fullname]
+            code = marshal.loads(data[start:stop])
+            _imp._fix_co_filename(code, self.path)  # as importlib does for a .pyc: the source's real path
+            return code
+
+    class Finder:
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            entry = index.get(fullname)
+            if entry is None:
+                return None
+            origin = os.path.join(site_packages, entry[0])
+            return spec_from_file_location(fullname, origin, loader=Loader(fullname, origin),
+                                           submodule_search_locations=[os.path.dirname(origin)] if entry[3] else None)
+
+    sys.meta_path.insert(0, Finder)
 
 
 def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=False):
-    """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file,
-    and this Python's bytecode."""
+    """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file, and
+    this Python's bytecode; then the finder for it (unpacked by another process meanwhile: that one's)."""
     import shutil
     parent = str(target_path.parent)
     tmp = os.path.join(parent, target_path.name + ".tmp")
     os.makedirs(parent, exist_ok=True)
     with FileLock(os.path.join(parent, ".%s_lock" % target_path.name)):
-        if target_path.exists() and not force:
-            return
-        shutil.rmtree(tmp, ignore_errors=True)  # what an interrupted first start left
-        made = set()
-        for info in archive.infolist():
-            if not info.filename.startswith("site-packages/") or info.filename.endswith("/"):
-                continue
-            path = os.path.join(tmp, info.filename)
-            folder = os.path.dirname(path)
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                os.write(fd, archive.read(info))  # regular files: written whole
-                os.fchmod(fd, info.external_attr >> 16)  # the original permissions, as shiv
-            finally:
-                os.close(fd)
-        _write_pyc(archive, tmp, False)
-        if compile_pyc:
-            import compileall
-            compileall.compile_dir(tmp, quiet=2, workers=compile_workers)
-        if target_path.exists():
-            shutil.rmtree(str(target_path))
-        shutil.move(tmp, str(target_path))
+        if not target_path.exists() or force:
+            shutil.rmtree(tmp, ignore_errors=True)  # what an interrupted first start left
+            made = set()
+            for info in archive.infolist():
+                if not info.filename.startswith("site-packages/") or info.filename.endswith("/"):
+                    continue
+                path = os.path.join(tmp, info.filename)
+                folder = os.path.dirname(path)
+                if folder not in made:
+                    os.makedirs(folder, exist_ok=True)
+                    made.add(folder)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                try:
+                    os.write(fd, archive.read(info))  # regular files: written whole
+                    os.fchmod(fd, info.external_attr >> 16)  # the original permissions, as shiv
+                finally:
+                    os.close(fd)
+            _write_bytecode(archive, tmp)
+            if compile_pyc:
+                import compileall
+                compileall.compile_dir(tmp, quiet=2, workers=compile_workers)
+            if target_path.exists():
+                shutil.rmtree(str(target_path))
+            shutil.move(tmp, str(target_path))
+    _use_bytecode(str(target_path))
 
 
 _bootstrap.extract_site_packages = _extract
-# Unpacked before by another Python: add this one's bytecode (the path as shiv's cache_path makes it).
+# Where shiv unpacks (as its cache_path makes it).
 _target = os.path.join(_root if _tmp_root is None else _tmp_root,
                        "%s_%s" % (os.path.basename(os.path.realpath(sys.argv[0])), _BUILD_ID))
 if os.path.isdir(os.path.join(_target, "site-packages")) and not os.path.exists(
-        os.path.join(_target, ".pyc-" + _TAG)):
+        os.path.join(_target, "bytecode-" + _TAG)):  # unpacked before by another Python: add this one's
     import zipfile
-    with FileLock(os.path.join(os.path.dirname(_target), ".%s_lock" % os.path.basename(_target))), \
-            zipfile.ZipFile(sys.argv[0]) as _archive:
-        if not os.path.exists(os.path.join(_target, ".pyc-" + _TAG)):
-            _write_pyc(_archive, _target, True)
+    with zipfile.ZipFile(sys.argv[0]) as _archive:
+        _write_bytecode(_archive, _target)
+    _use_bytecode(_target)
+elif os.path.isdir(os.path.join(_target, "site-packages")):
+    _use_bytecode(_target)
+# else: a first start; shiv's bootstrap calls _extract, which puts the finder in place before any import
 
 try:
     _bootstrap.bootstrap()

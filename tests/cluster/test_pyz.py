@@ -108,14 +108,16 @@ def _cache_tag(python: str, chroot: str | None = None) -> str:
     return res.stdout.strip()
 
 
-def _pyc_kinds(shiv_root: Path, tag: str) -> dict[str, int]:
-    """How many of the unpacked .pyc files of one Python are of each kind: 'shipped' (unchecked-hash, as the
-    build writes them) or 'compiled' (timestamp-based: what Python writes when it compiles on import)."""
-    kinds = {"shipped": 0, "compiled": 0}
-    for pyc in shiv_root.glob(f"*/site-packages/**/__pycache__/*.{tag}.pyc"):
-        flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
-        kinds["shipped" if flags == 0b01 else "compiled"] += 1
-    return kinds
+def _compiled(shiv_root: Path, tag: str) -> int:
+    """How many modules one Python compiled on import: it writes a .pyc for each, under site-packages."""
+    return len(list(shiv_root.glob(f"*/site-packages/**/__pycache__/*.{tag}.pyc")))
+
+
+def _shipped(shiv_root: Path, tag: str) -> int:
+    """Size of the bytecode file a first start of one Python writes beside site-packages (0: none)."""
+    files = list(shiv_root.glob(f"*/bytecode-{tag}"))
+    assert len(files) <= 1, files
+    return files[0].stat().st_size if files else 0
 
 
 def test_pyz_snapshot_matches_ceph(pyz: Path, sandbox: Sandbox, run_env: dict[str, str], tmp_path: Path) -> None:
@@ -156,18 +158,27 @@ def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env
 
 def test_pyz_first_start_compiles_nothing_the_first_screen_imports(pyz: Path, run_env: dict[str, str],
                                                                  tmp_path: Path) -> None:
-    # a node's first start: the pyz writes this Python's shipped bytecode, so importing the TUI and its first
-    # screen's textual modules compiles nothing (a module compiled on import would be a timestamp .pyc)
+    # a node's first start: the pyz writes this Python's shipped bytecode in one file, and the TUI and its
+    # first screen's textual modules import from it (sources and __file__ where they always are), so
+    # nothing is compiled (Python writes a .pyc for each module it compiles)
     shiv_root = tmp_path / "shiv_root"
-    res = _run(pyz, ["-c", "import cephtui.ui.app, textual.drivers.linux_driver"], run_env, tmp_path,
-               {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
+    code = ("import json, cephtui.ui.app, textual.app, textual.drivers.linux_driver as d; print(json.dumps("
+            "[textual.app.__file__, textual.app.App.__init__.__code__.co_filename, "
+            "type(d.__spec__.loader).__qualname__]))")
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
     assert res.returncode == 0, res.stderr
+    file, co_filename, loader = json.loads(res.stdout.strip().splitlines()[-1])
     tag = _cache_tag(PYTHON)
-    kinds = _pyc_kinds(shiv_root, tag)
-    assert kinds["compiled"] == 0, kinds
-    assert kinds["shipped"] >= 300, kinds
-    assert len(list(shiv_root.glob(f"*/.pyc-{tag}"))) == 1  # done once: the next start does not look again
-    assert not list(shiv_root.glob("*.tmp")) and not list(shiv_root.glob("*/site-packages/**/*.tmp"))
+    assert _compiled(shiv_root, tag) == 0
+    assert _shipped(shiv_root, tag) > 1_000_000
+    assert Path(file).is_relative_to(shiv_root) and file.endswith("/site-packages/textual/app.py")
+    assert co_filename == file  # tracebacks and inspect find the unpacked source
+    assert loader.startswith("_use_bytecode."), loader  # the pyz's own
+    assert not list(shiv_root.glob("*.tmp")) and not list(shiv_root.glob("*/*.tmp"))
+    # a warm start uses the same file: still nothing compiled
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
+    assert res.returncode == 0, res.stderr
+    assert _compiled(shiv_root, tag) == 0
 
 
 @pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
@@ -255,17 +266,17 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
     assert textual_file.startswith(str(tmp_path / "shiv_root")), textual_file
     # its own Python's bytecode was written on that first start: textual and cephtui were not compiled
     tag = _cache_tag("/usr/bin/python3", suite)
-    kinds = _pyc_kinds(tmp_path / "shiv_root", tag)
-    assert kinds["compiled"] == 0 and kinds["shipped"] >= 300, kinds
+    assert _compiled(tmp_path / "shiv_root", tag) == 0
+    assert _shipped(tmp_path / "shiv_root", tag) > 1_000_000
     # a directory the host's Python unpacked first: the suite's Python adds its own bytecode to it, once
     shared = tmp_path / "shared_root"
     host = subprocess.run([PYTHON, str(pyz), "--version"], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path, env={**run_env, "SHIV_ROOT": str(shared)})
     assert host.returncode == 0, host.stderr
-    assert _pyc_kinds(shared, tag)["shipped"] == 0
+    assert _shipped(shared, tag) == 0
     res = _in_chroot(suite, "env", f"SHIV_ROOT={shared}", "SHIV_INTERPRETER=1", "/usr/bin/python3", str(pyz), "-c",
                      "import cephtui.ui.app, textual.drivers.linux_driver")
     assert res.returncode == 0, res.stderr
-    kinds = _pyc_kinds(shared, tag)
-    assert kinds["compiled"] == 0 and kinds["shipped"] >= 300, kinds
-    assert {p.name for p in shared.glob("*/.pyc-*")} == {f".pyc-{_cache_tag(PYTHON)}", f".pyc-{tag}"}
+    assert _compiled(shared, tag) == 0
+    assert _shipped(shared, tag) > 1_000_000
+    assert {p.name for p in shared.glob("*/bytecode-*")} == {f"bytecode-{_cache_tag(PYTHON)}", f"bytecode-{tag}"}
