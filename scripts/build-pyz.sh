@@ -20,11 +20,13 @@
 #    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path: shiv unpacks about 500
 #    files instead of about 1,000 on a node's first start, and the zipped modules import from the
 #    zip when first used (the help screen's Markdown).
-#  - no bytecode is shipped: each Python writes its own into the unpacked directory on its first
-#    start (shiv leaves .pyc files out anyway; bytecode for six Pythons costs more to unpack than to
-#    compile, and does not fit in 15 MB: docs/install-pyz.md).
+#  - the bytecode of what the first screen imports, per Python, compiled by that Python here (found on
+#    the host, in the release chroots or in pyenv): pyc/cpython-3X.zlib beside site-packages. A node's
+#    first start inflates only its own Python's into one file, which every start imports from; a Python
+#    not found here gets none and compiles on its first start (docs/install-pyz.md).
 #  - shiv's __main__.py goes straight to its bootstrap: this script puts its own in front (the
-#    Python and machine checks, and a temporary cache when $HOME is not writable).
+#    Python and machine checks, a temporary cache when $HOME is not writable, a faster unpacking and
+#    the bytecode).
 #  - aarch64 is not carried: psutil's abi3 module has the same file name on both architectures.
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
@@ -191,7 +193,7 @@ EOF
 
 # Bytecode of what the first screen imports, one archive per Python, compiled by that Python:
 # pyc/cpython-3X.zlib beside shiv's site-packages (not in it: a node unpacks only its own Python's). The
-# pyz's __main__ writes it into the unpacked __pycache__ dirs once. unchecked-hash .pyc files: valid
+# pyz's __main__ inflates it into one file once and imports from it. unchecked-hash .pyc data: valid
 # whatever the unpacked sources' mtimes. Compiled with -X no_debug_ranges (3.11+: no column tables,
 # so a traceback has no ^^^ under the failing expression): 20 % smaller. One solid zlib stream:
 # 1.7 MB for 3.11 against 2.5 MB as zip members; xz would be 1.2 MB but costs 0.06 s more to unpack.
