@@ -115,9 +115,9 @@ def bench(conf: str, runs: int) -> None:
     print(f"  one status mon command (same handle)   {ms(m(floor))}")
 
 
-def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
+def bench_pyz(conf: str, runs: int, pyz: str, python: str, root_dir: str = "/tmp") -> None:
     """First paint of the pyz, cold and warm, against the venv-installed command, interleaved."""
-    root = Path(tempfile.mkdtemp(prefix="ctbench-shivroot-", dir="/tmp"))
+    root = Path(tempfile.mkdtemp(prefix="ctbench-shivroot-", dir=root_dir))
     pyz_cmd = [python, pyz]
     try:
         warm_root = root / "warm"
@@ -137,7 +137,7 @@ def bench_pyz(conf: str, runs: int, pyz: str, python: str) -> None:
     m = statistics.median
     size = os.path.getsize(pyz) / 1e6
     print(f"first paint, median of {runs} launches each, interleaved; {pyz} ({size:.1f} MB) run by {python};"
-          f" load average {os.getloadavg()[0]:.1f}")
+          f" load average {os.getloadavg()[0]:.1f}; SHIV_ROOTs under {root_dir}")
     base_wall, base_cpu = m(w for w, _ in installed), m(c for _, c in installed)
     for label, runs_ in (("installed (.venv/bin/cephtui)", installed), ("pyz cold (empty SHIV_ROOT)", cold),
                          ("pyz warm (unpacked before)", warm)):
@@ -156,6 +156,8 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--pyz", help="time this pyz's first paint (cold and warm) against the installed cephtui")
     p.add_argument("--python", default="/usr/bin/python3", help="the Python that runs the pyz (default: %(default)s)")
+    p.add_argument("--shiv-root-dir", default="/tmp", help="where the pyz unpacks, cold and warm (default: "
+                   "%(default)s; /dev/shm: the same without the disk)")
     args = p.parse_args()
 
     if args.pyz and os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
@@ -169,7 +171,7 @@ def main() -> int:
         subprocess.run([*TMUX, "start-server", ";", "set-option", "-g", "exit-empty", "off"], check=True)
         try:
             if args.pyz:
-                bench_pyz(conf, args.runs, str(Path(args.pyz).resolve()), args.python)
+                bench_pyz(conf, args.runs, str(Path(args.pyz).resolve()), args.python, args.shiv_root_dir)
             else:
                 bench(conf, args.runs)
         finally:

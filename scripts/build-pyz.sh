@@ -20,11 +20,13 @@
 #    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path: shiv unpacks about 500
 #    files instead of about 1,000 on a node's first start, and the zipped modules import from the
 #    zip when first used (the help screen's Markdown).
-#  - no bytecode is shipped: each Python writes its own into the unpacked directory on its first
-#    start (shiv leaves .pyc files out anyway; bytecode for six Pythons costs more to unpack than to
-#    compile, and does not fit in 15 MB: docs/install-pyz.md).
+#  - the bytecode of what the first screen imports, per Python, compiled by that Python here (found on
+#    the host, in the release chroots or in pyenv): pyc/cpython-3X.zlib beside site-packages. A node's
+#    first start inflates only its own Python's into one file, which every start imports from; a Python
+#    not found here gets none and compiles on its first start (docs/install-pyz.md).
 #  - shiv's __main__.py goes straight to its bootstrap: this script puts its own in front (the
-#    Python and machine checks, and a temporary cache when $HOME is not writable).
+#    Python and machine checks, a temporary cache when $HOME is not writable, a faster unpacking and
+#    the bytecode).
 #  - aarch64 is not carried: psutil's abi3 module has the same file name on both architectures.
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
@@ -44,6 +46,24 @@ PYTHONS=(3.9 3.10 3.11 3.12 3.13 3.14)
 PLATFORM=manylinux2014_x86_64
 
 say() { echo "build-pyz: $*" >&2; }
+# Each Python's bytecode is compiled by that Python: the host's /usr/bin, then the release chroots
+# (scripts/chroot.sh), then pyenv, then PATH. A Python not found gets no bytecode (it compiles on its
+# first start instead: slower, nothing else).
+CHROOTS=${CEPHTUI_CHROOTS:-${XDG_CACHE_HOME:-$HOME/.cache}/cephtui/chroots}
+interpreter() {  # prints the command (words) that runs Python $1, or nothing
+    local v=$1 suite p
+    if [ -x "/usr/bin/python$v" ]; then echo "/usr/bin/python$v"; return; fi
+    for suite in bullseye trixie forky; do
+        if [ -x "$CHROOTS/$suite/usr/bin/python$v" ]; then
+            # (env -i inside: the hash seed again)
+            echo "bash $ROOT/scripts/chroot.sh run $suite -- env PYTHONHASHSEED=0 /usr/bin/python$v"; return
+        fi
+    done
+    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/"python$v"; do
+        if [ -x "$p" ]; then echo "$p"; return; fi
+    done
+    command -v "python$v" || true
+}
 force=0
 for a in "$@"; do
     case "$a" in
@@ -66,6 +86,7 @@ inputs_hash() {
     {
         echo "shiv=$SHIV_VERSION pip=$PIP_VERSION setuptools=$SETUPTOOLS_VERSION msgspec=$MSGSPEC_VERSION"
         echo "pythons=${PYTHONS[*]} platform=$PLATFORM"
+        for v in "${PYTHONS[@]}"; do echo "bytecode $v: $(interpreter "$v")"; done
         sha256sum < "$SELF"
         sources | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
@@ -170,6 +191,56 @@ print("build-pyz: unpacked: %s; zipped (imported on use): %s" % (
     " ".join(n.split("-")[0] for n, _ in kept), " ".join(n.split("-")[0] for n, _ in lazy)), file=sys.stderr)
 EOF
 
+# Bytecode of what the first screen imports, one archive per Python, compiled by that Python:
+# pyc/cpython-3X.zlib beside shiv's site-packages (not in it: a node unpacks only its own Python's). The
+# pyz's __main__ inflates it into one file once and imports from it. unchecked-hash .pyc data: valid
+# whatever the unpacked sources' mtimes. Compiled with -X no_debug_ranges (3.11+: no column tables,
+# so a traceback has no ^^^ under the failing expression): 20 % smaller. One solid zlib stream:
+# 1.7 MB for 3.11 against 2.5 MB as zip members; xz would be 1.2 MB but costs 0.06 s more to unpack.
+cat > "$work/compile_pyc.py" <<'EOF'
+import importlib, importlib.util, os, py_compile, site, sys, tempfile, zlib
+sp, out = sys.argv[1:]
+site.addsitedir(sp)  # the lazy zip's .pth too
+sys.path.insert(0, sp)
+# cephtui's entry points and its first screen; the rest are what the first paint loads at run time
+# (from sys.modules after a first paint on 3.11).
+NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.ui.app",
+         "textual.drivers.linux_driver", "textual.drivers.headless_driver", "textual.pilot",
+         "textual.scrollbar", "textual.layouts.factory", "textual.layouts.horizontal",
+         "textual.layouts.stream", "rich._emoji_codes"]
+for name in NAMES:
+    importlib.import_module(name)
+os.environ.pop("UNICODE_VERSION", None)
+importlib.import_module("rich._unicode_data").load()  # the table of the latest Unicode, as at run time
+files = sorted({m.__file__ for m in list(sys.modules.values())
+                if (getattr(m, "__file__", None) or "").startswith(sp + "/") and m.__file__.endswith(".py")})
+assert any("/cephtui/" in f for f in files), "cephtui not imported from " + sp
+chunks = []
+with tempfile.TemporaryDirectory() as tmp:
+    for f in files:
+        rel = os.path.relpath(f, sp)
+        cfile = os.path.join(tmp, "x.pyc")
+        py_compile.compile(f, cfile=cfile, dfile=rel, doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        with open(cfile, "rb") as fh:
+            data = fh.read()
+        # source path NUL size(4, little-endian) .pyc: read by the pyz's __main__
+        chunks += [rel.encode(), b"\0", len(data).to_bytes(4, "little"), data]
+with open(out, "wb") as fh:
+    fh.write(zlib.compress(b"".join(chunks), 9))
+print("build-pyz: bytecode for %s: %d modules, %d kB" % (sys.implementation.cache_tag, len(files),
+                                                        os.path.getsize(out) // 1024), file=sys.stderr)
+EOF
+mkdir -p "$work/pyc"
+for v in "${PYTHONS[@]}"; do
+    py=$(interpreter "$v")
+    if [ -z "$py" ]; then say "no Python $v here: the pyz carries no bytecode for it (it compiles on its first start)"; continue; fi
+    # shellcheck disable=SC2086
+    # A fixed hash seed: the order of set constants in the bytecode, so the same inputs make the same file.
+    (cd /tmp && env PYTHONHASHSEED=0 $py -s -X no_debug_ranges "$work/compile_pyc.py" "$work/site-packages" \
+        "$work/pyc/cpython-${v/./}.zlib")
+done
+
 # The archive: shiv's, with its __main__.py replaced.
 "$BUILD_VENV/bin/shiv" --site-packages "$work/site-packages" --entry-point cephtui.launcher:main \
     --python "/usr/bin/env python3" --reproducible \
@@ -214,6 +285,119 @@ if not _ok:
                      "at exit; set SHIV_ROOT to a writable directory to keep it)\n" % (_root, _tmp_root))
 
 import _bootstrap  # noqa: E402  (shiv's)
+from _bootstrap.filelock import FileLock  # noqa: E402
+
+# The bytecode this Python needs for cephtui's first screen ships compiled, in pyc/cpython-3X.zlib. A first
+# start writes it, inflated, as one file beside site-packages (bytecode-cpython-3X); every start maps that
+# file and imports those modules' code from it (a finder ahead of sys.path's), with __file__ and the
+# sources where they would be: one file instead of ~350 .pyc files to write, then to open.
+_TAG = sys.implementation.cache_tag
+_BUILD_ID = "@BUILD_ID@"
+
+
+def _write_bytecode(archive, target):
+    """This Python's bytecode from the archive into target/bytecode-TAG (empty: none in the file)."""
+    import zlib
+    try:
+        data = zlib.decompress(archive.read("pyc/%s.zlib" % _TAG))
+    except KeyError:  # no bytecode for this Python in the file: it compiles on import instead
+        data = b""
+    path = os.path.join(target, "bytecode-" + _TAG)
+    with open(path + ".%d.tmp" % os.getpid(), "wb") as f:
+        f.write(data)
+    os.replace(path + ".%d.tmp" % os.getpid(), path)  # the tree may be in use by another Python
+
+
+def _use_bytecode(target):
+    """Imports the modules target/bytecode-TAG holds from it: entries `source path NUL size(4) pyc`."""
+    import mmap
+    try:
+        with open(os.path.join(target, "bytecode-" + _TAG), "rb") as f:
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # missing, or empty (mmap refuses an empty file)
+        return
+    import _imp
+    import marshal
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import spec_from_file_location
+    site_packages, index, pos = os.path.join(target, "site-packages"), {}, 0
+    while pos < len(data):
+        end = data.find(b"\0", pos)
+        rel = data[pos:end].decode()
+        size = int.from_bytes(data[end + 1:end + 5], "little")
+        pos = end + 5 + size
+        parts = rel[:-3].split("/")
+        package = parts[-1] == "__init__"
+        index[".".join(parts[:-1] if package else parts)] = (rel, end + 5 + 16, pos, package)  # 16: pyc header
+
+    class Loader(SourceFileLoader):
+        def get_code(self, fullname):
+            _, start, stop, _ = index[fullname]
+            code = marshal.loads(data[start:stop])
+            _imp._fix_co_filename(code, self.path)  # as importlib does for a .pyc: the source's real path
+            return code
+
+    class Finder:
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            entry = index.get(fullname)
+            if entry is None:
+                return None
+            origin = os.path.join(site_packages, entry[0])
+            return spec_from_file_location(fullname, origin, loader=Loader(fullname, origin),
+                                           submodule_search_locations=[os.path.dirname(origin)] if entry[3] else None)
+
+    sys.meta_path.insert(0, Finder)
+
+
+def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=False):
+    """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file, and
+    this Python's bytecode; then the finder for it (unpacked by another process meanwhile: that one's)."""
+    import shutil
+    parent = str(target_path.parent)
+    tmp = os.path.join(parent, target_path.name + ".tmp")
+    os.makedirs(parent, exist_ok=True)
+    with FileLock(os.path.join(parent, ".%s_lock" % target_path.name)):
+        if not target_path.exists() or force:
+            shutil.rmtree(tmp, ignore_errors=True)  # what an interrupted first start left
+            made = set()
+            for info in archive.infolist():
+                if not info.filename.startswith("site-packages/") or info.filename.endswith("/"):
+                    continue
+                path = os.path.join(tmp, info.filename)
+                folder = os.path.dirname(path)
+                if folder not in made:
+                    os.makedirs(folder, exist_ok=True)
+                    made.add(folder)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                try:
+                    os.write(fd, archive.read(info))  # regular files: written whole
+                    os.fchmod(fd, info.external_attr >> 16)  # the original permissions, as shiv
+                finally:
+                    os.close(fd)
+            _write_bytecode(archive, tmp)
+            if compile_pyc:
+                import compileall
+                compileall.compile_dir(tmp, quiet=2, workers=compile_workers)
+            if target_path.exists():
+                shutil.rmtree(str(target_path))
+            shutil.move(tmp, str(target_path))
+    _use_bytecode(str(target_path))
+
+
+_bootstrap.extract_site_packages = _extract
+# Where shiv unpacks (as its cache_path makes it).
+_target = os.path.join(_root if _tmp_root is None else _tmp_root,
+                       "%s_%s" % (os.path.basename(os.path.realpath(sys.argv[0])), _BUILD_ID))
+if os.path.isdir(os.path.join(_target, "site-packages")) and not os.path.exists(
+        os.path.join(_target, "bytecode-" + _TAG)):  # unpacked before by another Python: add this one's
+    import zipfile
+    with zipfile.ZipFile(sys.argv[0]) as _archive:
+        _write_bytecode(_archive, _target)
+    _use_bytecode(_target)
+elif os.path.isdir(os.path.join(_target, "site-packages")):
+    _use_bytecode(_target)
+# else: a first start; shiv's bootstrap calls _extract, which puts the finder in place before any import
 
 try:
     _bootstrap.bootstrap()
@@ -222,16 +406,22 @@ finally:
         import shutil
         shutil.rmtree(_tmp_root, ignore_errors=True)
 EOF
-"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/cephtui.pyz" <<'EOF'
-import pathlib, sys, zipfile
-shiv_pyz, main, out = map(pathlib.Path, sys.argv[1:])
+"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/pyc" "$work/cephtui.pyz" <<'EOF'
+import json, pathlib, sys, zipfile
+shiv_pyz, main, pycs, out = map(pathlib.Path, sys.argv[1:])
 with open(shiv_pyz, "rb") as f:
     shebang = f.readline()
 with zipfile.ZipFile(shiv_pyz) as src, open(out, "wb") as raw:
+    # __main__ finds the unpacked directory (and whether this Python's bytecode is in) without opening the zip
+    build_id = json.loads(src.read("environment.json"))["build_id"]
+    main_text = main.read_bytes().replace(b"@BUILD_ID@", build_id.encode())
     raw.write(shebang)
     with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
-            dst.writestr(info, main.read_bytes() if info.filename == "__main__.py" else src.read(info))
+            dst.writestr(info, main_text if info.filename == "__main__.py" else src.read(info))
+        for pyc in sorted(pycs.glob("*.zlib")):  # already compressed
+            dst.writestr(zipfile.ZipInfo("pyc/" + pyc.name, (1980, 1, 1, 0, 0, 0)), pyc.read_bytes(),
+                         zipfile.ZIP_STORED)
 out.chmod(0o755)
 EOF
 mkdir -p "$(dirname "$OUT")"

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import zipfile
@@ -93,6 +94,30 @@ def test_pyz_contents(pyz: Path) -> None:
     assert {"pygments", "markdown_it"} <= zipped
     assert not {"cephtui", "textual", "rich"} & zipped
     assert not any("rados" in n for n in names | zipped)
+    # bytecode per Python, beside site-packages (shiv unpacks none of it): at least the host Python's,
+    # whose interpreter the build always has; the others where the build machine has them
+    pycs = {n for n in names if n.startswith("pyc/")}
+    assert pycs <= {f"pyc/cpython-{v}.zlib" for v in PYTHONS}, pycs
+    assert f"pyc/{_cache_tag(PYTHON)}.zlib" in pycs, pycs
+
+
+def _cache_tag(python: str, chroot: str | None = None) -> str:
+    cmd = [python, "-c", "import sys; print(sys.implementation.cache_tag)"]
+    res = _in_chroot(chroot, *cmd) if chroot else subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    return res.stdout.strip()
+
+
+def _compiled(shiv_root: Path, tag: str) -> int:
+    """How many modules one Python compiled on import: it writes a .pyc for each, under site-packages."""
+    return len(list(shiv_root.glob(f"*/site-packages/**/__pycache__/*.{tag}.pyc")))
+
+
+def _shipped(shiv_root: Path, tag: str) -> int:
+    """Size of the bytecode file a first start of one Python writes beside site-packages (0: none)."""
+    files = list(shiv_root.glob(f"*/bytecode-{tag}"))
+    assert len(files) <= 1, files
+    return files[0].stat().st_size if files else 0
 
 
 def test_pyz_snapshot_matches_ceph(pyz: Path, sandbox: Sandbox, run_env: dict[str, str], tmp_path: Path) -> None:
@@ -129,6 +154,31 @@ def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env
                {"SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
     assert "/site-packages/_cephtui_lazy.zip/markdown_it/" in res.stdout, res.stdout
+
+
+def test_pyz_first_start_compiles_nothing_the_first_screen_imports(pyz: Path, run_env: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    # a node's first start: the pyz writes this Python's shipped bytecode in one file, and the TUI and its
+    # first screen's textual modules import from it (sources and __file__ where they always are), so
+    # nothing is compiled (Python writes a .pyc for each module it compiles)
+    shiv_root = tmp_path / "shiv_root"
+    code = ("import json, cephtui.ui.app, textual.app, textual.drivers.linux_driver as d; print(json.dumps("
+            "[textual.app.__file__, textual.app.App.__init__.__code__.co_filename, "
+            "type(d.__spec__.loader).__qualname__]))")
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
+    assert res.returncode == 0, res.stderr
+    file, co_filename, loader = json.loads(res.stdout.strip().splitlines()[-1])
+    tag = _cache_tag(PYTHON)
+    assert _compiled(shiv_root, tag) == 0
+    assert _shipped(shiv_root, tag) > 1_000_000
+    assert Path(file).is_relative_to(shiv_root) and file.endswith("/site-packages/textual/app.py")
+    assert co_filename == file  # tracebacks and inspect find the unpacked source
+    assert loader.startswith("_use_bytecode."), loader  # the pyz's own
+    assert not list(shiv_root.glob("*.tmp")) and not list(shiv_root.glob("*/*.tmp"))
+    # a warm start uses the same file: still nothing compiled
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
+    assert res.returncode == 0, res.stderr
+    assert _compiled(shiv_root, tag) == 0
 
 
 @pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
@@ -189,7 +239,7 @@ def _in_chroot(suite: str, *cmd: str, timeout: float = 300) -> subprocess.Comple
 
 @pytest.mark.parametrize("suite", sorted(SUITES))
 def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sandbox: Sandbox,
-                                                     tmp_path: Path) -> None:
+                                                     run_env: dict[str, str], tmp_path: Path) -> None:
     if not _chroot_ready(suite):
         pytest.skip(f"the {suite} chroot is not built (as root: scripts/chroot.sh build {suite})")
     version = _in_chroot(suite, "/usr/bin/python3", "-c",
@@ -197,6 +247,10 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
                          "u.find_spec('pip') is not None)")
     assert version.returncode == 0, version.stderr
     assert version.stdout.split() == [SUITES[suite], "False"], "expected the suite's Python, without pip"
+    # A copy under the shared /tmp: the checkout's bind mount in the chroot may be another checkout's, or
+    # a stale one (the mounts stay up between runs, shared by every checkout).
+    (tmp_path / "pyz").mkdir()
+    pyz = Path(shutil.copy2(pyz, tmp_path / "pyz" / pyz.name))
     # its own SHIV_ROOT under the shared /tmp: what a node's first run unpacks
     res = _in_chroot(suite, "env", f"SHIV_ROOT={tmp_path / 'shiv_root'}", "/usr/bin/python3", str(pyz),
                      "-c", str(sandbox.conf), "snapshot", "--json")
@@ -210,3 +264,19 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
     rados_file, textual_file = where.stdout.strip().splitlines()[-2:]
     assert rados_file.startswith("/usr/lib/python3/dist-packages/rados.cpython-"), rados_file
     assert textual_file.startswith(str(tmp_path / "shiv_root")), textual_file
+    # its own Python's bytecode was written on that first start: textual and cephtui were not compiled
+    tag = _cache_tag("/usr/bin/python3", suite)
+    assert _compiled(tmp_path / "shiv_root", tag) == 0
+    assert _shipped(tmp_path / "shiv_root", tag) > 1_000_000
+    # a directory the host's Python unpacked first: the suite's Python adds its own bytecode to it, once
+    shared = tmp_path / "shared_root"
+    host = subprocess.run([PYTHON, str(pyz), "--version"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**run_env, "SHIV_ROOT": str(shared)})
+    assert host.returncode == 0, host.stderr
+    assert _shipped(shared, tag) == 0
+    res = _in_chroot(suite, "env", f"SHIV_ROOT={shared}", "SHIV_INTERPRETER=1", "/usr/bin/python3", str(pyz), "-c",
+                     "import cephtui.ui.app, textual.drivers.linux_driver")
+    assert res.returncode == 0, res.stderr
+    assert _compiled(shared, tag) == 0
+    assert _shipped(shared, tag) > 1_000_000
+    assert {p.name for p in shared.glob("*/bytecode-*")} == {f"bytecode-{_cache_tag(PYTHON)}", f"bytecode-{tag}"}
