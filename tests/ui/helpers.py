@@ -18,6 +18,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 
+from cephtui.ui.pane import Pane
+
 SIZE = (160, 48)
 POLL = 0.05  # seconds between two looks at a condition: quick, but the app still gets the loop
 S = TypeVar("S", bound=Screen)
@@ -108,8 +110,8 @@ async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> N
         if app.tabs.active != key:
             return False
         tab = app.query_one(f"TabPane#{key}")
-        if not any(getattr(w, "focus_table", None) for w in tab.children):
-            return True  # a pane that takes no focus (Health): its tab up is enough
+        if not any(isinstance(w, Pane) and type(w).focus_table is not Pane.focus_table for w in tab.children):
+            return True  # a pane that takes no focus (Health keeps the Pane base's no-op): its tab up is enough
         focused = app.focused
         return focused is not None and tab in focused.ancestors_with_self
 
