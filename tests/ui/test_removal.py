@@ -25,7 +25,7 @@ from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.cluster import drainlab
 from tests.conftest import ROOT, Sandbox, wait_until
-from tests.ui.helpers import SIZE, wait_for
+from tests.ui.helpers import SIZE, click, wait_for
 
 pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
 
@@ -424,8 +424,7 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
     async with app2.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app2.screen, ResumeScreen), 15, "the resume offer")
         assert app2.screen.removal.id == wf_id
-        await wait_for(pilot, lambda: bool(app2.screen.query("#resume-go")), 10, "the resume button")
-        await pilot.click("#resume-go")
+        await click(pilot, "#resume-go")  # once it can take the click; fails if the click did not land
         await wait_for(pilot, lambda: wf_id in app2.removals, 10, "the resumed engine")
         engine2 = app2.removals[wf_id]
         await wait_for(pilot, lambda: engine2.state.status in ("done", "failed"), 300, "the resumed removal")

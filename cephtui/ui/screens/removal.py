@@ -138,7 +138,7 @@ class PlanScreen(Dialog[bool]):
         self.query_one("#plan-checks", Static).update(Text("Preflight: asking the cluster …",
                                                            style=palette.style("info")))
         if self.client is None:  # no cluster to ask (a layout test): the engine runs the preflight at start
-            self._show([], "")
+            self.call_later(self._show, [], "")
             return
         self._preflight()
 
@@ -148,10 +148,10 @@ class PlanScreen(Dialog[bool]):
             checks, error = preflight(self.client, self.plan.osds), ""
         except CephError as e:
             checks, error = [], f"the preflight could not ask the cluster: {e.message}"
-        self.app.call_from_thread(self._show, checks, error)
+        self.app.call_from_thread(self.call_later, self._show, checks, error)
 
-    def _show(self, checks: list[Check], error: str) -> None:
-        self.checks, self.preflight_error = checks, error
+    async def _show(self, checks: list[Check], error: str) -> None:
+        """The preflight's answers; `checks` is set last, once the override boxes are mounted."""
         body = Text()
         body.append("Preflight (ctrl+r asks again):\n", style="bold")
         panel = self.query_one("#plan-checks", Static)
@@ -163,14 +163,18 @@ class PlanScreen(Dialog[bool]):
             panel.update(Group(body, grid) if checks else Text("Preflight runs when the workflow starts.",
                                                                style=palette.style("muted")))
         box = self.query_one("#plan-overrides", Vertical)
-        box.remove_children()
+        # Asking again keeps what the operator ticked; the old boxes are gone before the new ones (same ids) come.
+        ticked = {cb.id for cb in box.query(Checkbox) if cb.value}
+        await box.remove_children()
         widgets: list[Widget] = []
         for c in checks:
             if c.level == "block" and c.override:
-                widgets.append(Checkbox(f"Override {c.override}: I accept the risk", id=f"override-{c.override}"))
+                widgets.append(Checkbox(f"Override {c.override}: I accept the risk", f"override-{c.override}" in ticked,
+                                        id=f"override-{c.override}"))
                 widgets.append(Static(Text(f"risk: {OVERRIDES[c.override]} (written to the audit log)",
                                            style=palette.style("warn")), classes="override-risk"))
-        box.mount_all(widgets)
+        await box.mount_all(widgets)
+        self.checks, self.preflight_error = checks, error
 
     def overrides(self) -> list[str]:
         return [c.override for c in self.checks or () if c.level == "block" and c.override
