@@ -256,8 +256,7 @@ class PoolsPane(Pane):
             return
         notes = poolplan.warnings(plan, snap.crush if snap else None)
         explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
-        await self.cephtui.ask_confirm(poolplan.plan_ops(plan), explain=explain,
-                                   undo=poolplan.undo_ops)
+        await self.cephtui.ask_confirm(poolplan.plan_ops(plan), explain=explain, undo=poolplan.undo_ops)
 
     def action_detail(self) -> None:
         p = self._need_pool()
