@@ -153,7 +153,8 @@ so_count=$(ls "$work"/site-packages/msgspec/_core.cpython-3*-x86_64-linux-gnu.so
 # What a start of cephtui imports (its CLI, and its TUI up to the first screen) stays as files, which
 # shiv unpacks; the distributions it does not import (pygments, markdown-it and their kin: the help
 # screen's Markdown, syntax highlighting) go into one zip inside site-packages, named by a .pth file,
-# and are imported from it (zipimport) when first used: one file to unpack instead of ~450.
+# and are imported from it (zipimport) when first used: one file to unpack instead of ~450. The
+# unpacked distributions' *.dist-info go into it too.
 cat > "$work/startup_packages.py" <<'EOF'
 import importlib, sys
 site = sys.argv[1]
@@ -176,8 +177,11 @@ for rec in sorted(site.glob("*.dist-info/RECORD")):
     tops = {t for t in tops if t not in (".", "..") and (site / t).exists()}  # not ../../bin/...
     mods = {t[:-3] if t.endswith(".py") else t for t in tops if not t.endswith((".dist-info", ".data"))}
     (kept if mods & startup or not mods else lazy).append((rec.parent.name, tops))
+# The kept distributions' *.dist-info (~50 files) go into the zip too: nothing reads them on a start, and
+# importlib.metadata (textual's __version__) finds them there, the zip being on sys.path.
+zipped = [tops for _, tops in lazy] + [{t for t in tops if t.endswith(".dist-info")} for _, tops in kept]
 with zipfile.ZipFile(site / "_cephtui_lazy.zip", "w", zipfile.ZIP_DEFLATED) as z:
-    for _, tops in lazy:
+    for tops in zipped:
         for top in sorted(tops):
             path = site / top
             for f in sorted(path.rglob("*")) if path.is_dir() else [path]:
@@ -240,6 +244,25 @@ for v in "${PYTHONS[@]}"; do
     (cd /tmp && env PYTHONHASHSEED=0 $py -s -X no_debug_ranges "$work/compile_pyc.py" "$work/site-packages" \
         "$work/pyc/cpython-${v/./}.zlib")
 done
+# The modules no Python's bytecode holds (what the first screen does not import: the screens opened
+# later, textual's widgets cephtui does not show first, rich's other Unicode tables, ...): a node's first
+# start does not unpack them. They stay in the pyz, under site-packages/ as the rest, and the pyz's finder
+# unpacks each when it is first imported (then Python compiles it and caches its .pyc, as for any module
+# outside the bytecode). Their list goes into __main__.py. No bytecode at all (no Python found): none.
+"$BUILD_VENV/bin/python" - "$work/site-packages" "$work/pyc" > "$work/lazy.txt" <<'EOF'
+import pathlib, sys, zlib
+site, pycs = map(pathlib.Path, sys.argv[1:])
+shipped = set()
+for f in pycs.glob("*.zlib"):
+    data, pos = zlib.decompress(f.read_bytes()), 0
+    while pos < len(data):  # source path NUL size(4, little-endian) .pyc
+        end = data.find(b"\0", pos)
+        shipped.add(data[pos:end].decode())
+        pos = end + 5 + int.from_bytes(data[end + 1:end + 5], "little")
+lazy = sorted(r for r in (p.relative_to(site).as_posix() for p in site.rglob("*.py")) if r not in shipped)
+print("\n".join(lazy if shipped else []))
+print("build-pyz: unpacked when first imported: %d modules" % (len(lazy) if shipped else 0), file=sys.stderr)
+EOF
 
 # The archive: shiv's, with its __main__.py replaced.
 "$BUILD_VENV/bin/shiv" --site-packages "$work/site-packages" --entry-point cephtui.launcher:main \
@@ -291,36 +314,68 @@ from _bootstrap.filelock import FileLock  # noqa: E402
 # start writes it, inflated, as one file beside site-packages (bytecode-cpython-3X); every start maps that
 # file and imports those modules' code from it (a finder ahead of sys.path's), with __file__ and the
 # sources where they would be: one file instead of ~350 .pyc files to write, then to open.
+# A first start writes only what that start needs: of msgspec's compiled modules (one per Python) its own
+# Python's, and none of the modules no Python's bytecode holds (_LAZY: the first screen does not import
+# them). Another Python's first start in the same directory adds its own module and bytecode; the finder
+# unpacks a module of _LAZY from the pyz when it is first imported.
 _TAG = sys.implementation.cache_tag
 _BUILD_ID = "@BUILD_ID@"
+_LAZY = "@LAZY@"  # paths under site-packages/, space-separated
+_ARCHIVE = os.path.abspath(sys.argv[0])
 
 
-def _write_bytecode(archive, target):
-    """This Python's bytecode from the archive into target/bytecode-TAG (empty: none in the file)."""
+def _own_native(name):
+    """False for another Python's compiled module (msgspec/_core.cpython-3Y-...so), True for anything else."""
+    if not (name.endswith(".so") and ".cpython-" in name):
+        return True
+    from importlib.machinery import EXTENSION_SUFFIXES
+    return name.endswith(EXTENSION_SUFFIXES[0])
+
+
+def _write(path, data, mode=0o644):
+    """data into path, atomically: the tree may be in use by another process (another Python)."""
+    tmp = path + ".%d.tmp" % os.getpid()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def _add_python(archive, target):
+    """This Python's compiled modules and bytecode (target/bytecode-TAG, empty: none in the file), written last:
+    its presence says this Python's part of the directory is complete."""
     import zlib
+    for info in archive.infolist():
+        name = info.filename
+        if name.startswith("site-packages/") and name.endswith(".so") and ".cpython-" in name and _own_native(name):
+            path = os.path.join(target, name)
+            if not os.path.exists(path):
+                _write(path, archive.read(info), info.external_attr >> 16)
     try:
         data = zlib.decompress(archive.read("pyc/%s.zlib" % _TAG))
     except KeyError:  # no bytecode for this Python in the file: it compiles on import instead
         data = b""
-    path = os.path.join(target, "bytecode-" + _TAG)
-    with open(path + ".%d.tmp" % os.getpid(), "wb") as f:
-        f.write(data)
-    os.replace(path + ".%d.tmp" % os.getpid(), path)  # the tree may be in use by another Python
+    _write(os.path.join(target, "bytecode-" + _TAG), data)
 
 
 def _use_bytecode(target):
-    """Imports the modules target/bytecode-TAG holds from it: entries `source path NUL size(4) pyc`."""
+    """The finder: imports the modules target/bytecode-TAG holds (entries `source path NUL size(4) pyc`) from it,
+    and unpacks a module of _LAZY from the pyz when it is first imported."""
+    import _imp
+    import marshal
     import mmap
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import spec_from_file_location
+    site_packages, index, lazy, data = os.path.join(target, "site-packages"), {}, {}, b""
     try:
         with open(os.path.join(target, "bytecode-" + _TAG), "rb") as f:
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # missing, or empty (mmap refuses an empty file)
-        return
-    import _imp
-    import marshal
-    from importlib.machinery import SourceFileLoader
-    from importlib.util import spec_from_file_location
-    site_packages, index, pos = os.path.join(target, "site-packages"), {}, 0
+        pass
+    pos = 0
     while pos < len(data):
         end = data.find(b"\0", pos)
         rel = data[pos:end].decode()
@@ -329,6 +384,11 @@ def _use_bytecode(target):
         parts = rel[:-3].split("/")
         package = parts[-1] == "__init__"
         index[".".join(parts[:-1] if package else parts)] = (rel, end + 5 + 16, pos, package)  # 16: pyc header
+    for rel in _LAZY.split():
+        parts = rel[:-3].split("/")
+        package = parts[-1] == "__init__"
+        lazy[".".join(parts[:-1] if package else parts)] = (rel, package)
+    opened = []  # the pyz, opened on the first lazy import
 
     class Loader(SourceFileLoader):
         def get_code(self, fullname):
@@ -337,34 +397,85 @@ def _use_bytecode(target):
             _imp._fix_co_filename(code, self.path)  # as importlib does for a .pyc: the source's real path
             return code
 
+    class ArchiveLoader(SourceFileLoader):
+        """A module of _LAZY that could not be unpacked (a directory this user cannot write): its source from
+        the pyz, compiled on each import; __file__ where it would be."""
+        def __init__(self, fullname, path, source):
+            SourceFileLoader.__init__(self, fullname, path)
+            self.source = source
+
+        def get_data(self, path):
+            if path == self.path:
+                return self.source
+            raise OSError(path)  # no cached bytecode
+
+        def path_stats(self, path):
+            raise OSError(path)
+
+    def source(rel):
+        """The source of site-packages/rel from this pyz, or None (the file is another build now)."""
+        if not opened:
+            import json
+            import zipfile
+            try:
+                archive = zipfile.ZipFile(_ARCHIVE)
+                if json.loads(archive.read("environment.json").decode())["build_id"] != _BUILD_ID:
+                    archive = None
+            except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+                archive = None
+            opened.append(archive)
+        try:
+            return opened[0].read("site-packages/" + rel)
+        except (AttributeError, KeyError, OSError):
+            return None
+
     class Finder:
         @staticmethod
         def find_spec(fullname, path=None, target=None):
             entry = index.get(fullname)
-            if entry is None:
-                return None
-            origin = os.path.join(site_packages, entry[0])
-            return spec_from_file_location(fullname, origin, loader=Loader(fullname, origin),
-                                           submodule_search_locations=[os.path.dirname(origin)] if entry[3] else None)
+            if entry is not None:
+                origin = os.path.join(site_packages, entry[0])
+                loader = Loader(fullname, origin)
+            else:
+                entry = lazy.get(fullname)
+                if entry is None:
+                    return None
+                origin = os.path.join(site_packages, entry[0])
+                loader = SourceFileLoader(fullname, origin)
+                if not os.path.exists(origin):
+                    text = source(entry[0])
+                    if text is None:
+                        return None
+                    try:
+                        os.makedirs(os.path.dirname(origin), exist_ok=True)
+                        _write(origin, text)
+                    except OSError:
+                        loader = ArchiveLoader(fullname, origin, text)
+            return spec_from_file_location(fullname, origin, loader=loader,
+                                           submodule_search_locations=[os.path.dirname(origin)] if entry[-1] else None)
 
     sys.meta_path.insert(0, Finder)
 
 
 def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=False):
-    """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file, and
-    this Python's bytecode; then the finder for it (unpacked by another process meanwhile: that one's)."""
+    """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file, without
+    other Pythons' compiled modules and _LAZY, and with this Python's bytecode; then the finder for it
+    (unpacked by another process meanwhile: that one's, and this Python's added if missing)."""
     import shutil
     parent = str(target_path.parent)
     tmp = os.path.join(parent, target_path.name + ".tmp")
     os.makedirs(parent, exist_ok=True)
+    skip = frozenset("site-packages/" + rel for rel in _LAZY.split())
     with FileLock(os.path.join(parent, ".%s_lock" % target_path.name)):
         if not target_path.exists() or force:
             shutil.rmtree(tmp, ignore_errors=True)  # what an interrupted first start left
             made = set()
             for info in archive.infolist():
-                if not info.filename.startswith("site-packages/") or info.filename.endswith("/"):
+                name = info.filename
+                if not name.startswith("site-packages/") or name.endswith("/") or name in skip \
+                        or not _own_native(name):
                     continue
-                path = os.path.join(tmp, info.filename)
+                path = os.path.join(tmp, name)
                 folder = os.path.dirname(path)
                 if folder not in made:
                     os.makedirs(folder, exist_ok=True)
@@ -375,13 +486,15 @@ def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=F
                     os.fchmod(fd, info.external_attr >> 16)  # the original permissions, as shiv
                 finally:
                     os.close(fd)
-            _write_bytecode(archive, tmp)
+            _add_python(archive, tmp)
             if compile_pyc:
                 import compileall
                 compileall.compile_dir(tmp, quiet=2, workers=compile_workers)
             if target_path.exists():
                 shutil.rmtree(str(target_path))
             shutil.move(tmp, str(target_path))
+        elif not os.path.exists(os.path.join(str(target_path), "bytecode-" + _TAG)):
+            _add_python(archive, str(target_path))
     _use_bytecode(str(target_path))
 
 
@@ -393,7 +506,7 @@ if os.path.isdir(os.path.join(_target, "site-packages")) and not os.path.exists(
         os.path.join(_target, "bytecode-" + _TAG)):  # unpacked before by another Python: add this one's
     import zipfile
     with zipfile.ZipFile(sys.argv[0]) as _archive:
-        _write_bytecode(_archive, _target)
+        _add_python(_archive, _target)
     _use_bytecode(_target)
 elif os.path.isdir(os.path.join(_target, "site-packages")):
     _use_bytecode(_target)
@@ -406,15 +519,16 @@ finally:
         import shutil
         shutil.rmtree(_tmp_root, ignore_errors=True)
 EOF
-"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/pyc" "$work/cephtui.pyz" <<'EOF'
+"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/pyc" "$work/lazy.txt" "$work/cephtui.pyz" <<'EOF'
 import json, pathlib, sys, zipfile
-shiv_pyz, main, pycs, out = map(pathlib.Path, sys.argv[1:])
+shiv_pyz, main, pycs, lazy, out = map(pathlib.Path, sys.argv[1:])
 with open(shiv_pyz, "rb") as f:
     shebang = f.readline()
 with zipfile.ZipFile(shiv_pyz) as src, open(out, "wb") as raw:
     # __main__ finds the unpacked directory (and whether this Python's bytecode is in) without opening the zip
     build_id = json.loads(src.read("environment.json"))["build_id"]
-    main_text = main.read_bytes().replace(b"@BUILD_ID@", build_id.encode())
+    main_text = main.read_bytes().replace(b"@BUILD_ID@", build_id.encode()).replace(
+        b"@LAZY@", " ".join(lazy.read_text().split()).encode())
     raw.write(shebang)
     with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():

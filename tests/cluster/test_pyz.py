@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,42 @@ def test_pyz_contents(pyz: Path) -> None:
     pycs = {n for n in names if n.startswith("pyc/")}
     assert pycs <= {f"pyc/cpython-{v}.zlib" for v in PYTHONS}, pycs
     assert f"pyc/{_cache_tag(PYTHON)}.zlib" in pycs, pycs
+    # what a first start leaves packed: the modules no Python's bytecode holds (the first screen does not
+    # import them), in the archive as the rest and listed in __main__.py; every .py is one or the other
+    with zipfile.ZipFile(pyz) as z:
+        shipped = set().union(*(_bytecode_index(z.read(n)) for n in pycs))
+    lazy = _lazy(pyz)
+    sources = {n[len("site-packages/"):] for n in names if n.startswith("site-packages/") and n.endswith(".py")}
+    assert lazy <= sources and not lazy & shipped
+    assert sources == lazy | shipped, sorted(sources - lazy - shipped)[:10]
+    assert {"cephtui/ui/help.py", "cephtui/ui/wizards/pool.py", "textual/widgets/_markdown.py"} <= lazy
+    assert {"cephtui/ui/app.py", "textual/app.py", "rich/console.py"} <= shipped
+    # the unpacked distributions' metadata is in the zip (importlib.metadata reads it there), not unpacked
+    assert not any(n.startswith("site-packages/") and ".dist-info/" in n for n in names)
+    assert {d.split("-")[0] for d in zipped if d.endswith(".dist-info")} >= {"cephtui", "textual", "rich", "msgspec"}
+
+
+def _bytecode_index(compressed: bytes) -> set[str]:
+    """The source paths (under site-packages) one pyc/cpython-3X.zlib holds bytecode for."""
+    data, pos, paths = zlib.decompress(compressed), 0, set()
+    while pos < len(data):  # source path NUL size(4, little-endian) .pyc
+        end = data.index(b"\0", pos)
+        paths.add(data[pos:end].decode())
+        pos = end + 5 + int.from_bytes(data[end + 1:end + 5], "little")
+    return paths
+
+
+def _lazy(pyz: Path) -> set[str]:
+    """The modules (paths under site-packages) a first start leaves packed: __main__.py's _LAZY."""
+    with zipfile.ZipFile(pyz) as z:
+        m = re.search(r'^_LAZY = "([^"]*)"', z.read("__main__.py").decode(), re.M)
+    assert m, "no _LAZY in __main__.py"
+    return set(m.group(1).split())
+
+
+def _natives(shiv_root: Path) -> set[str]:
+    """msgspec's compiled modules unpacked under shiv_root, by file name."""
+    return {p.name for p in shiv_root.glob("*/site-packages/msgspec/_core.*.so")}
 
 
 def _cache_tag(python: str, chroot: str | None = None) -> str:
@@ -179,6 +216,78 @@ def test_pyz_first_start_compiles_nothing_the_first_screen_imports(pyz: Path, ru
     res = _run(pyz, ["-c", code], run_env, tmp_path, {"SHIV_INTERPRETER": "1", "SHIV_ROOT": str(shiv_root)})
     assert res.returncode == 0, res.stderr
     assert _compiled(shiv_root, tag) == 0
+
+
+def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str, str], tmp_path: Path) -> None:
+    # a node's first start writes this Python's msgspec module only, none of the modules the first screen
+    # does not import and no *.dist-info; such a module is unpacked from the pyz when first imported, then
+    # cached as any other (its source and .pyc on disk); the metadata reads from the zip
+    shiv_root = tmp_path / "shiv_root"
+    env = {"SHIV_ROOT": str(shiv_root)}
+    res = _run(pyz, ["--version"], run_env, tmp_path, env)
+    assert res.returncode == 0, res.stderr
+    (target,) = shiv_root.glob("cephtui.pyz_*")
+    site = target / "site-packages"
+    tag = _cache_tag(PYTHON)
+    assert _natives(shiv_root) == {f"_core.{tag}-x86_64-linux-gnu.so"}
+    lazy = _lazy(pyz)
+    assert len(lazy) > 50
+    assert not [rel for rel in lazy if (site / rel).exists()]
+    assert not list(site.glob("*.dist-info"))
+    assert {p.name for p in target.iterdir()} == {"site-packages", f"bytecode-{tag}"}
+    code = ("import json, importlib.metadata as md, textual, cephtui.ui.help, cephtui.ui.wizards.pool as w; "
+            "print(json.dumps([w.__file__, w.__cached__, w.PoolWizard.__init__.__code__.co_filename, "
+            "type(w.__spec__.loader).__name__, textual.__version__, md.version('textual'), "
+            "str(md.distribution('textual').locate_file(''))]))")
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {**env, "SHIV_INTERPRETER": "1"})
+    assert res.returncode == 0, res.stderr
+    file, cached, co_filename, loader, version, md_version, dist_at = json.loads(res.stdout.strip().splitlines()[-1])
+    assert file == str(site / "cephtui/ui/wizards/pool.py") == co_filename
+    assert loader == "SourceFileLoader"
+    assert Path(file).read_bytes() == zipfile.ZipFile(pyz).read("site-packages/cephtui/ui/wizards/pool.py")
+    assert Path(cached).is_file()  # compiled once, cached for the next starts
+    assert (site / "cephtui/ui/help.py").is_file() and (site / "textual/widgets/_markdown.py").is_file()
+    assert not (site / "cephtui/ui/screens/crush_editor.py").exists()  # not imported: still packed
+    assert version == md_version and re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    assert dist_at.startswith(str(site / "_cephtui_lazy.zip")), dist_at
+    assert not list(target.rglob("*.tmp"))
+    # again: found on disk, nothing new unpacked or compiled
+    before = sorted(p.relative_to(target) for p in target.rglob("*"))
+    res = _run(pyz, ["-c", code], run_env, tmp_path, {**env, "SHIV_INTERPRETER": "1"})
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.relative_to(target) for p in target.rglob("*")) == before
+
+
+def test_pyz_imports_a_packed_module_where_it_cannot_unpack_it(pyz: Path, run_env: dict[str, str]) -> None:
+    # a directory unpacked by root, then run by another user (a shared SHIV_ROOT, like /tmp): the modules
+    # still packed import from the pyz itself, compiled in memory, nothing written
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to run as another user")
+    shared = Path(tempfile.mkdtemp(prefix="cephtui-pyz-shared-", dir="/tmp"))
+    try:
+        shared.chmod(0o1777)
+        copy = Path(shutil.copy2(pyz, shared / pyz.name))
+        copy.chmod(0o644)
+        env = {**run_env, "SHIV_ROOT": str(shared), "HOME": str(shared)}
+        res = subprocess.run([PYTHON, str(copy), "--version"], capture_output=True, text=True, cwd=shared, env=env,
+                             timeout=120)
+        assert res.returncode == 0, res.stderr
+        (target,) = shared.glob("cephtui.pyz_*")
+        before = sorted(p.relative_to(target) for p in target.rglob("*"))
+        code = ("import json, cephtui.ui.wizards.pool as w, textual.widgets._markdown as m; print(json.dumps("
+                "[w.__file__, w.PoolWizard.__init__.__code__.co_filename, m.__file__]))")
+        res = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", PYTHON, str(copy),
+                              "-c", code], capture_output=True, text=True, cwd=shared,
+                             env={**env, "SHIV_INTERPRETER": "1"}, timeout=120)
+        assert res.returncode == 0, res.stderr
+        assert "Traceback" not in res.stderr and "cannot be written" not in res.stderr
+        file, co_filename, markdown = json.loads(res.stdout.strip().splitlines()[-1])
+        site = target / "site-packages"
+        assert file == co_filename == str(site / "cephtui/ui/wizards/pool.py")
+        assert markdown == str(site / "textual/widgets/_markdown.py")
+        assert sorted(p.relative_to(target) for p in target.rglob("*")) == before  # nothing written
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 @pytest.mark.parametrize("variable", ["HOME", "SHIV_ROOT"])
@@ -268,15 +377,18 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
     tag = _cache_tag("/usr/bin/python3", suite)
     assert _compiled(tmp_path / "shiv_root", tag) == 0
     assert _shipped(tmp_path / "shiv_root", tag) > 1_000_000
+    assert _natives(tmp_path / "shiv_root") == {f"_core.{tag}-x86_64-linux-gnu.so"}
     # a directory the host's Python unpacked first: the suite's Python adds its own bytecode to it, once
     shared = tmp_path / "shared_root"
     host = subprocess.run([PYTHON, str(pyz), "--version"], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path, env={**run_env, "SHIV_ROOT": str(shared)})
     assert host.returncode == 0, host.stderr
     assert _shipped(shared, tag) == 0
+    assert _natives(shared) == {f"_core.{_cache_tag(PYTHON)}-x86_64-linux-gnu.so"}  # the host Python's only
     res = _in_chroot(suite, "env", f"SHIV_ROOT={shared}", "SHIV_INTERPRETER=1", "/usr/bin/python3", str(pyz), "-c",
                      "import cephtui.ui.app, textual.drivers.linux_driver")
     assert res.returncode == 0, res.stderr
     assert _compiled(shared, tag) == 0
     assert _shipped(shared, tag) > 1_000_000
+    assert _natives(shared) == {f"_core.{t}-x86_64-linux-gnu.so" for t in (_cache_tag(PYTHON), tag)}
     assert {p.name for p in shared.glob("*/bytecode-*")} == {f"bytecode-{_cache_tag(PYTHON)}", f"bytecode-{tag}"}
