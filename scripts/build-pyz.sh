@@ -13,20 +13,21 @@
 #
 # One site-packages for six Pythons:
 #  - msgspec 0.20.0 is the one release with wheels for cp39 to cp314; its compiled module is named
-#    per Python (_core.cpython-39-x86_64-linux-gnu.so, ...), so the six sit side by side in msgspec/.
-#    psutil is one abi3 wheel.
+#    per Python (_core.cpython-39-x86_64-linux-gnu.so, ...), so the six sit side by side in msgspec/
+#    (a node unpacks its own Python's only). psutil is one abi3 wheel.
 #  - the pure-Python dependencies are resolved once, for 3.9 (the oldest), and serve every Python.
 #  - what a start of cephtui does not import (pygments, markdown-it and kin) is zipped into
-#    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path: shiv unpacks about 500
-#    files instead of about 1,000 on a node's first start, and the zipped modules import from the
-#    zip when first used (the help screen's Markdown).
+#    site-packages/_cephtui_lazy.zip, which a .pth file puts on sys.path, with the *.dist-info of all;
+#    the zipped modules import from the zip when first used (the help screen's Markdown).
 #  - the bytecode of what the first screen imports, per Python, compiled by that Python here (found on
 #    the host, in the release chroots or in pyenv): pyc/cpython-3X.zlib beside site-packages. A node's
 #    first start inflates only its own Python's into one file, which every start imports from; a Python
 #    not found here gets none and compiles on its first start (docs/install-pyz.md).
 #  - shiv's __main__.py goes straight to its bootstrap: this script puts its own in front (the
 #    Python and machine checks, a temporary cache when $HOME is not writable, a faster unpacking and
-#    the bytecode).
+#    the bytecode). Its unpacking leaves every Python source packed (about 40 files written instead of
+#    about 600): a module's source is unpacked when that module is imported and the bytecode does not
+#    hold it, or when something reads it (a traceback, inspect).
 #  - aarch64 is not carried: psutil's abi3 module has the same file name on both architectures.
 #
 # Inputs hashed for the up-to-date check: the files git knows under cephtui/ and themes/,
@@ -68,7 +69,7 @@ force=0
 for a in "$@"; do
     case "$a" in
         --force) force=1;;
-        -h|--help) sed -n '2,32p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) sed -n '2,34p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
         *) say "unknown argument '$a' (--force, --help)"; exit 2;;
     esac
 done
@@ -244,25 +245,6 @@ for v in "${PYTHONS[@]}"; do
     (cd /tmp && env PYTHONHASHSEED=0 $py -s -X no_debug_ranges "$work/compile_pyc.py" "$work/site-packages" \
         "$work/pyc/cpython-${v/./}.zlib")
 done
-# The modules no Python's bytecode holds (what the first screen does not import: the screens opened
-# later, textual's widgets cephtui does not show first, rich's other Unicode tables, ...): a node's first
-# start does not unpack them. They stay in the pyz, under site-packages/ as the rest, and the pyz's finder
-# unpacks each when it is first imported (then Python compiles it and caches its .pyc, as for any module
-# outside the bytecode). Their list goes into __main__.py. No bytecode at all (no Python found): none.
-"$BUILD_VENV/bin/python" - "$work/site-packages" "$work/pyc" > "$work/lazy.txt" <<'EOF'
-import pathlib, sys, zlib
-site, pycs = map(pathlib.Path, sys.argv[1:])
-shipped = set()
-for f in pycs.glob("*.zlib"):
-    data, pos = zlib.decompress(f.read_bytes()), 0
-    while pos < len(data):  # source path NUL size(4, little-endian) .pyc
-        end = data.find(b"\0", pos)
-        shipped.add(data[pos:end].decode())
-        pos = end + 5 + int.from_bytes(data[end + 1:end + 5], "little")
-lazy = sorted(r for r in (p.relative_to(site).as_posix() for p in site.rglob("*.py")) if r not in shipped)
-print("\n".join(lazy if shipped else []))
-print("build-pyz: unpacked when first imported: %d modules" % (len(lazy) if shipped else 0), file=sys.stderr)
-EOF
 
 # The archive: shiv's, with its __main__.py replaced.
 "$BUILD_VENV/bin/shiv" --site-packages "$work/site-packages" --entry-point cephtui.launcher:main \
@@ -312,15 +294,18 @@ from _bootstrap.filelock import FileLock  # noqa: E402
 
 # The bytecode this Python needs for cephtui's first screen ships compiled, in pyc/cpython-3X.zlib. A first
 # start writes it, inflated, as one file beside site-packages (bytecode-cpython-3X); every start maps that
-# file and imports those modules' code from it (a finder ahead of sys.path's), with __file__ and the
-# sources where they would be: one file instead of ~350 .pyc files to write, then to open.
-# A first start writes only what that start needs: of msgspec's compiled modules (one per Python) its own
-# Python's, and none of the modules no Python's bytecode holds (_LAZY: the first screen does not import
-# them). Another Python's first start in the same directory adds its own module and bytecode; the finder
-# unpacks a module of _LAZY from the pyz when it is first imported.
+# file and imports those modules' code from it (a finder ahead of sys.path's): one file instead of ~350
+# .pyc files to write, then to open.
+# A first start writes only what it needs: no Python source (_PY: every module in site-packages/), and of
+# msgspec's compiled modules (one per Python) its own Python's. The finder unpacks a module's source from the
+# pyz when that module is imported and the bytecode file does not hold it (Python then compiles it and caches
+# its .pyc, as for any module), or when something reads it (a traceback's lines, inspect): __file__ is where
+# the source is or will be. Another Python's first start in the same directory adds its own compiled module
+# and bytecode. On this machine's disk, creating a file costs about 0.15 ms of CPU: 500 fewer files on a
+# first start, about 0.07 s.
 _TAG = sys.implementation.cache_tag
 _BUILD_ID = "@BUILD_ID@"
-_LAZY = "@LAZY@"  # paths under site-packages/, space-separated
+_PY = "@PY@"  # paths under site-packages/, space-separated
 _ARCHIVE = os.path.abspath(sys.argv[0])
 
 
@@ -362,14 +347,14 @@ def _add_python(archive, target):
 
 
 def _use_bytecode(target):
-    """The finder: imports the modules target/bytecode-TAG holds (entries `source path NUL size(4) pyc`) from it,
-    and unpacks a module of _LAZY from the pyz when it is first imported."""
+    """The finder for every module of _PY: its code from target/bytecode-TAG where that holds it (entries
+    `source path NUL size(4) pyc`), else from its source, unpacked from the pyz on first use."""
     import _imp
     import marshal
     import mmap
     from importlib.machinery import SourceFileLoader
     from importlib.util import spec_from_file_location
-    site_packages, index, lazy, data = os.path.join(target, "site-packages"), {}, {}, b""
+    site_packages, index, modules, data = os.path.join(target, "site-packages"), {}, {}, b""
     try:
         with open(os.path.join(target, "bytecode-" + _TAG), "rb") as f:
             data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -381,39 +366,16 @@ def _use_bytecode(target):
         rel = data[pos:end].decode()
         size = int.from_bytes(data[end + 1:end + 5], "little")
         pos = end + 5 + size
+        index[rel] = (end + 5 + 16, pos)  # 16: the pyc header
+    for rel in _PY.split():
         parts = rel[:-3].split("/")
         package = parts[-1] == "__init__"
-        index[".".join(parts[:-1] if package else parts)] = (rel, end + 5 + 16, pos, package)  # 16: pyc header
-    for rel in _LAZY.split():
-        parts = rel[:-3].split("/")
-        package = parts[-1] == "__init__"
-        lazy[".".join(parts[:-1] if package else parts)] = (rel, package)
-    opened = []  # the pyz, opened on the first lazy import
+        modules[".".join(parts[:-1] if package else parts)] = (rel, package)
+    opened = []  # the pyz, opened when a first source is needed
 
-    class Loader(SourceFileLoader):
-        def get_code(self, fullname):
-            _, start, stop, _ = index[fullname]
-            code = marshal.loads(data[start:stop])
-            _imp._fix_co_filename(code, self.path)  # as importlib does for a .pyc: the source's real path
-            return code
-
-    class ArchiveLoader(SourceFileLoader):
-        """A module of _LAZY that could not be unpacked (a directory this user cannot write): its source from
-        the pyz, compiled on each import; __file__ where it would be."""
-        def __init__(self, fullname, path, source):
-            SourceFileLoader.__init__(self, fullname, path)
-            self.source = source
-
-        def get_data(self, path):
-            if path == self.path:
-                return self.source
-            raise OSError(path)  # no cached bytecode
-
-        def path_stats(self, path):
-            raise OSError(path)
-
-    def source(rel):
-        """The source of site-packages/rel from this pyz, or None (the file is another build now)."""
+    def unpack(rel):
+        """The source of site-packages/rel from the pyz, written there if this user can (None: the pyz is
+        another build now, or gone)."""
         if not opened:
             import json
             import zipfile
@@ -425,61 +387,82 @@ def _use_bytecode(target):
                 archive = None
             opened.append(archive)
         try:
-            return opened[0].read("site-packages/" + rel)
-        except (AttributeError, KeyError, OSError):
+            text = opened[0].read("site-packages/" + rel)
+        except (AttributeError, KeyError, OSError, ValueError):
             return None
+        try:
+            _write(os.path.join(site_packages, rel), text)
+        except OSError:  # a directory unpacked by another user: the source stays in memory
+            pass
+        return text
+
+    class Loader(SourceFileLoader):
+        def __init__(self, fullname, path, rel):
+            SourceFileLoader.__init__(self, fullname, path)
+            self.rel = rel  # the path under site-packages/
+
+        def get_code(self, fullname):
+            entry = index.get(self.rel)
+            if entry is None:  # not in the bytecode file: from the source, as usual
+                return SourceFileLoader.get_code(self, fullname)
+            code = marshal.loads(data[entry[0]:entry[1]])
+            _imp._fix_co_filename(code, self.path)  # as importlib does for a .pyc: the source's real path
+            return code
+
+        def get_data(self, path):
+            try:
+                return SourceFileLoader.get_data(self, path)
+            except FileNotFoundError:
+                text = unpack(self.rel) if path == self.path else None
+                if text is None:
+                    raise
+                return text
+
+        def exec_module(self, module):
+            # the lines of a traceback through this module (rich's too, which asks linecache by file name
+            # only) come from get_source when the source is not on disk
+            import linecache
+            linecache.lazycache(self.path, module.__dict__)
+            SourceFileLoader.exec_module(self, module)
 
     class Finder:
         @staticmethod
         def find_spec(fullname, path=None, target=None):
-            entry = index.get(fullname)
-            if entry is not None:
-                origin = os.path.join(site_packages, entry[0])
-                loader = Loader(fullname, origin)
-            else:
-                entry = lazy.get(fullname)
-                if entry is None:
-                    return None
-                origin = os.path.join(site_packages, entry[0])
-                loader = SourceFileLoader(fullname, origin)
-                if not os.path.exists(origin):
-                    text = source(entry[0])
-                    if text is None:
-                        return None
-                    try:
-                        os.makedirs(os.path.dirname(origin), exist_ok=True)
-                        _write(origin, text)
-                    except OSError:
-                        loader = ArchiveLoader(fullname, origin, text)
-            return spec_from_file_location(fullname, origin, loader=loader,
-                                           submodule_search_locations=[os.path.dirname(origin)] if entry[-1] else None)
+            entry = modules.get(fullname)
+            if entry is None:
+                return None
+            origin = os.path.join(site_packages, entry[0])
+            if entry[0] not in index and not os.path.exists(origin):
+                unpack(entry[0])  # before the import: Python caches its .pyc beside it
+            return spec_from_file_location(fullname, origin, loader=Loader(fullname, origin, entry[0]),
+                                           submodule_search_locations=[os.path.dirname(origin)] if entry[1] else None)
 
     sys.meta_path.insert(0, Finder)
 
 
 def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=False):
     """shiv's extract_site_packages (same lock, same atomic move), with fewer system calls per file, without
-    other Pythons' compiled modules and _LAZY, and with this Python's bytecode; then the finder for it
-    (unpacked by another process meanwhile: that one's, and this Python's added if missing)."""
+    the Python sources (their directories only) and other Pythons' compiled modules, and with this Python's
+    bytecode; then the finder (unpacked by another process meanwhile: that one's, and this Python's added)."""
     import shutil
     parent = str(target_path.parent)
     tmp = os.path.join(parent, target_path.name + ".tmp")
     os.makedirs(parent, exist_ok=True)
-    skip = frozenset("site-packages/" + rel for rel in _LAZY.split())
     with FileLock(os.path.join(parent, ".%s_lock" % target_path.name)):
         if not target_path.exists() or force:
             shutil.rmtree(tmp, ignore_errors=True)  # what an interrupted first start left
             made = set()
             for info in archive.infolist():
                 name = info.filename
-                if not name.startswith("site-packages/") or name.endswith("/") or name in skip \
-                        or not _own_native(name):
+                if not name.startswith("site-packages/") or name.endswith("/"):
                     continue
                 path = os.path.join(tmp, name)
                 folder = os.path.dirname(path)
                 if folder not in made:
                     os.makedirs(folder, exist_ok=True)
                     made.add(folder)
+                if name.endswith(".py") or not _own_native(name):
+                    continue
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 try:
                     os.write(fd, archive.read(info))  # regular files: written whole
@@ -487,8 +470,11 @@ def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=F
                 finally:
                     os.close(fd)
             _add_python(archive, tmp)
-            if compile_pyc:
+            if compile_pyc:  # SHIV_COMPILE_PYC: every source, as shiv does
                 import compileall
+                for info in archive.infolist():
+                    if info.filename.startswith("site-packages/") and info.filename.endswith(".py"):
+                        _write(os.path.join(tmp, info.filename), archive.read(info))
                 compileall.compile_dir(tmp, quiet=2, workers=compile_workers)
             if target_path.exists():
                 shutil.rmtree(str(target_path))
@@ -496,7 +482,6 @@ def _extract(archive, target_path, compile_pyc=False, compile_workers=0, force=F
         elif not os.path.exists(os.path.join(str(target_path), "bytecode-" + _TAG)):
             _add_python(archive, str(target_path))
     _use_bytecode(str(target_path))
-
 
 _bootstrap.extract_site_packages = _extract
 # Where shiv unpacks (as its cache_path makes it).
@@ -519,20 +504,26 @@ finally:
         import shutil
         shutil.rmtree(_tmp_root, ignore_errors=True)
 EOF
-"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/pyc" "$work/lazy.txt" "$work/cephtui.pyz" <<'EOF'
-import json, pathlib, sys, zipfile
-shiv_pyz, main, pycs, lazy, out = map(pathlib.Path, sys.argv[1:])
+"$BUILD_VENV/bin/python" - "$work/shiv.pyz" "$work/__main__.py" "$work/pyc" "$work/cephtui.pyz" <<'EOF'
+import hashlib, json, pathlib, sys, zipfile
+shiv_pyz, main, pycs, out = map(pathlib.Path, sys.argv[1:])
 with open(shiv_pyz, "rb") as f:
     shebang = f.readline()
 with zipfile.ZipFile(shiv_pyz) as src, open(out, "wb") as raw:
-    # __main__ finds the unpacked directory (and whether this Python's bytecode is in) without opening the zip
-    build_id = json.loads(src.read("environment.json"))["build_id"]
-    main_text = main.read_bytes().replace(b"@BUILD_ID@", build_id.encode()).replace(
-        b"@LAZY@", " ".join(lazy.read_text().split()).encode())
+    # shiv's build id (the name of the directory a node unpacks to) hashes site-packages only: this
+    # __main__.py goes into it too, as what it unpacks depends on it
+    env = json.loads(src.read("environment.json"))
+    build_id = env["build_id"] = hashlib.sha256((env["build_id"] + "\n").encode() + main.read_bytes()).hexdigest()
+    # __main__ finds the unpacked directory (and whether this Python's bytecode is in) without opening the
+    # zip, and knows every Python module of site-packages (a first start unpacks none of them)
+    py = sorted(n[len("site-packages/"):] for n in src.namelist() if n.startswith("site-packages/") and n.endswith(".py"))
+    assert py and not any(" " in n or '"' in n for n in py), py
+    main_text = main.read_bytes().replace(b"@BUILD_ID@", build_id.encode()).replace(b"@PY@", " ".join(py).encode())
+    replaced = {"__main__.py": main_text, "environment.json": json.dumps(env).encode()}
     raw.write(shebang)
     with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
-            dst.writestr(info, main_text if info.filename == "__main__.py" else src.read(info))
+            dst.writestr(info, replaced[info.filename] if info.filename in replaced else src.read(info))
         for pyc in sorted(pycs.glob("*.zlib")):  # already compressed
             dst.writestr(zipfile.ZipInfo("pyc/" + pyc.name, (1980, 1, 1, 0, 0, 0)), pyc.read_bytes(),
                          zipfile.ZIP_STORED)

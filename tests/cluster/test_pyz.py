@@ -100,16 +100,14 @@ def test_pyz_contents(pyz: Path) -> None:
     pycs = {n for n in names if n.startswith("pyc/")}
     assert pycs <= {f"pyc/cpython-{v}.zlib" for v in PYTHONS}, pycs
     assert f"pyc/{_cache_tag(PYTHON)}.zlib" in pycs, pycs
-    # what a first start leaves packed: the modules no Python's bytecode holds (the first screen does not
-    # import them), in the archive as the rest and listed in __main__.py; every .py is one or the other
+    # a first start unpacks no Python source: __main__.py knows every module of site-packages, and where the
+    # bytecode file does not hold one, unpacks its source when it is first imported
     with zipfile.ZipFile(pyz) as z:
-        shipped = set().union(*(_bytecode_index(z.read(n)) for n in pycs))
-    lazy = _lazy(pyz)
+        shipped = _bytecode_index(z.read(f"pyc/{_cache_tag(PYTHON)}.zlib"))
     sources = {n[len("site-packages/"):] for n in names if n.startswith("site-packages/") and n.endswith(".py")}
-    assert lazy <= sources and not lazy & shipped
-    assert sources == lazy | shipped, sorted(sources - lazy - shipped)[:10]
-    assert {"cephtui/ui/help.py", "cephtui/ui/wizards/pool.py", "textual/widgets/_markdown.py"} <= lazy
-    assert {"cephtui/ui/app.py", "textual/app.py", "rich/console.py"} <= shipped
+    assert _packed(pyz) == sources
+    assert {"cephtui/ui/app.py", "textual/app.py", "rich/console.py"} <= shipped < sources
+    assert "cephtui/ui/help.py" not in shipped  # the first screen does not import it
     # the unpacked distributions' metadata is in the zip (importlib.metadata reads it there), not unpacked
     assert not any(n.startswith("site-packages/") and ".dist-info/" in n for n in names)
     assert {d.split("-")[0] for d in zipped if d.endswith(".dist-info")} >= {"cephtui", "textual", "rich", "msgspec"}
@@ -125,11 +123,11 @@ def _bytecode_index(compressed: bytes) -> set[str]:
     return paths
 
 
-def _lazy(pyz: Path) -> set[str]:
-    """The modules (paths under site-packages) a first start leaves packed: __main__.py's _LAZY."""
+def _packed(pyz: Path) -> set[str]:
+    """The modules (paths under site-packages) a first start leaves packed: __main__.py's _PY."""
     with zipfile.ZipFile(pyz) as z:
-        m = re.search(r'^_LAZY = "([^"]*)"', z.read("__main__.py").decode(), re.M)
-    assert m, "no _LAZY in __main__.py"
+        m = re.search(r'^_PY = "([^"]*)"', z.read("__main__.py").decode(), re.M)
+    assert m, "no _PY in __main__.py"
     return set(m.group(1).split())
 
 
@@ -219,9 +217,10 @@ def test_pyz_first_start_compiles_nothing_the_first_screen_imports(pyz: Path, ru
 
 
 def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str, str], tmp_path: Path) -> None:
-    # a node's first start writes this Python's msgspec module only, none of the modules the first screen
-    # does not import and no *.dist-info; such a module is unpacked from the pyz when first imported, then
-    # cached as any other (its source and .pyc on disk); the metadata reads from the zip
+    # a node's first start writes this Python's msgspec module only, no Python source and no *.dist-info.
+    # A module the bytecode file does not hold has its source unpacked from the pyz when first imported, then
+    # is cached as any other (source and .pyc on disk); one it holds, when something reads the source (a
+    # traceback's lines, inspect). The metadata reads from the zip.
     shiv_root = tmp_path / "shiv_root"
     env = {"SHIV_ROOT": str(shiv_root)}
     res = _run(pyz, ["--version"], run_env, tmp_path, env)
@@ -230,28 +229,47 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
     site = target / "site-packages"
     tag = _cache_tag(PYTHON)
     assert _natives(shiv_root) == {f"_core.{tag}-x86_64-linux-gnu.so"}
-    lazy = _lazy(pyz)
-    assert len(lazy) > 50
-    assert not [rel for rel in lazy if (site / rel).exists()]
+    assert not list(site.rglob("*.py"))
+    assert {"cephtui/ui/app.tcss", "cephtui/themes/cephtui.json"} <= {
+        p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}  # the data files are there
     assert not list(site.glob("*.dist-info"))
     assert {p.name for p in target.iterdir()} == {"site-packages", f"bytecode-{tag}"}
-    code = ("import json, importlib.metadata as md, textual, cephtui.ui.help, cephtui.ui.wizards.pool as w; "
+    code = ("import io, json, inspect, importlib.metadata as md, rich.console, rich.traceback, textual, textual.app, "
+            "cephtui.ui.help, cephtui.ui.wizards.pool as w\n"
+            "console = rich.console.Console(file=io.StringIO(), width=200)\n"
+            "try:\n    textual.app.App.run(None)\n"
+            "except AttributeError:\n    console.print(rich.traceback.Traceback())\n"
             "print(json.dumps([w.__file__, w.__cached__, w.PoolWizard.__init__.__code__.co_filename, "
-            "type(w.__spec__.loader).__name__, textual.__version__, md.version('textual'), "
-            "str(md.distribution('textual').locate_file(''))]))")
+            "textual.app.__file__, inspect.getsource(textual.app.App.run), console.file.getvalue(), "
+            "textual.__version__, md.version('textual'), str(md.distribution('textual').locate_file(''))]))")
     res = _run(pyz, ["-c", code], run_env, tmp_path, {**env, "SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
-    file, cached, co_filename, loader, version, md_version, dist_at = json.loads(res.stdout.strip().splitlines()[-1])
+    file, cached, co_filename, app_file, app_run, traceback, version, md_version, dist_at = json.loads(
+        res.stdout.strip().splitlines()[-1])
+    with zipfile.ZipFile(pyz) as z:
+        pool_source = z.read("site-packages/cephtui/ui/wizards/pool.py")
+        app_source = z.read("site-packages/textual/app.py")
+    # not in the bytecode file: unpacked on import, compiled and cached
     assert file == str(site / "cephtui/ui/wizards/pool.py") == co_filename
-    assert loader == "SourceFileLoader"
-    assert Path(file).read_bytes() == zipfile.ZipFile(pyz).read("site-packages/cephtui/ui/wizards/pool.py")
-    assert Path(cached).is_file()  # compiled once, cached for the next starts
+    assert Path(file).read_bytes() == pool_source
+    assert Path(cached).is_file()
     assert (site / "cephtui/ui/help.py").is_file() and (site / "textual/widgets/_markdown.py").is_file()
     assert not (site / "cephtui/ui/screens/crush_editor.py").exists()  # not imported: still packed
+    # in it: imported from the bytecode; its source read (inspect, the traceback's lines) from the pyz, unpacked
+    assert app_file == str(site / "textual/app.py")
+    assert app_run.startswith("    def run(") and app_run in app_source.decode()
+    assert "❱" in traceback and "return await self.run_async(" in traceback, traceback  # a line of textual/app.py
+    assert Path(app_file).read_bytes() == app_source
+    assert not (site / "textual/screen.py").exists()  # imported, never read: still packed
     assert version == md_version and re.fullmatch(r"\d+\.\d+\.\d+", version), version
     assert dist_at.startswith(str(site / "_cephtui_lazy.zip")), dist_at
     assert not list(target.rglob("*.tmp"))
-    # again: found on disk, nothing new unpacked or compiled
+    # compiled: what was unpacked to be imported, not what the bytecode file holds
+    shipped = _bytecode_index(zipfile.ZipFile(pyz).read(f"pyc/{tag}.zlib"))
+    for p in site.rglob("*.py"):
+        rel = p.relative_to(site).as_posix()
+        assert (p.parent / "__pycache__" / f"{p.stem}.{tag}.pyc").is_file() == (rel not in shipped), rel
+    # again: all found where the first run left them, nothing new unpacked or compiled
     before = sorted(p.relative_to(target) for p in target.rglob("*"))
     res = _run(pyz, ["-c", code], run_env, tmp_path, {**env, "SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
@@ -260,7 +278,7 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
 
 def test_pyz_imports_a_packed_module_where_it_cannot_unpack_it(pyz: Path, run_env: dict[str, str]) -> None:
     # a directory unpacked by root, then run by another user (a shared SHIV_ROOT, like /tmp): the modules
-    # still packed import from the pyz itself, compiled in memory, nothing written
+    # still packed import from the pyz itself, compiled in memory, and sources read from it; nothing written
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         pytest.skip("needs root and setpriv to run as another user")
     shared = Path(tempfile.mkdtemp(prefix="cephtui-pyz-shared-", dir="/tmp"))
@@ -274,17 +292,19 @@ def test_pyz_imports_a_packed_module_where_it_cannot_unpack_it(pyz: Path, run_en
         assert res.returncode == 0, res.stderr
         (target,) = shared.glob("cephtui.pyz_*")
         before = sorted(p.relative_to(target) for p in target.rglob("*"))
-        code = ("import json, cephtui.ui.wizards.pool as w, textual.widgets._markdown as m; print(json.dumps("
-                "[w.__file__, w.PoolWizard.__init__.__code__.co_filename, m.__file__]))")
+        code = ("import inspect, json, textual.app, cephtui.ui.wizards.pool as w, textual.widgets._markdown as m; "
+                "print(json.dumps([w.__file__, w.PoolWizard.__init__.__code__.co_filename, m.__file__, "
+                "inspect.getsource(textual.app.App.run)]))")
         res = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", PYTHON, str(copy),
                               "-c", code], capture_output=True, text=True, cwd=shared,
                              env={**env, "SHIV_INTERPRETER": "1"}, timeout=120)
         assert res.returncode == 0, res.stderr
         assert "Traceback" not in res.stderr and "cannot be written" not in res.stderr
-        file, co_filename, markdown = json.loads(res.stdout.strip().splitlines()[-1])
+        file, co_filename, markdown, app_run = json.loads(res.stdout.strip().splitlines()[-1])
         site = target / "site-packages"
         assert file == co_filename == str(site / "cephtui/ui/wizards/pool.py")
         assert markdown == str(site / "textual/widgets/_markdown.py")
+        assert app_run.startswith("    def run(")  # a source the bytecode file holds, read from the pyz
         assert sorted(p.relative_to(target) for p in target.rglob("*")) == before  # nothing written
     finally:
         shutil.rmtree(shared, ignore_errors=True)
