@@ -69,7 +69,7 @@ force=0
 for a in "$@"; do
     case "$a" in
         --force) force=1;;
-        -h|--help) sed -n '2,34p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
+        -h|--help) sed -n '2,35p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0;;
         *) say "unknown argument '$a' (--force, --help)"; exit 2;;
     esac
 done
