@@ -301,8 +301,8 @@ from _bootstrap.filelock import FileLock  # noqa: E402
 # pyz when that module is imported and the bytecode file does not hold it (Python then compiles it and caches
 # its .pyc, as for any module), or when something reads it (a traceback's lines, inspect): __file__ is where
 # the source is or will be. Another Python's first start in the same directory adds its own compiled module
-# and bytecode. Creating a file costs 0.15 to 0.25 ms of CPU on the development machine's disk (ext4 on a
-# virtual disk): 36 files on a first start instead of about 600 is about 0.1 s less.
+# and bytecode. Creating a file costs 0.15 to 0.4 ms of CPU on the development machine's disk (ext4 on a
+# virtual disk): 36 files on a first start instead of about 600 is 0.1 to 0.2 s less.
 _TAG = sys.implementation.cache_tag
 _BUILD_ID = "@BUILD_ID@"
 _PY = "@PY@"  # paths under site-packages/, space-separated
