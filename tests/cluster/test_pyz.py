@@ -249,6 +249,7 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
     with zipfile.ZipFile(pyz) as z:
         pool_source = z.read("site-packages/cephtui/ui/wizards/pool.py")
         app_source = z.read("site-packages/textual/app.py")
+        shipped = _bytecode_index(z.read(f"pyc/{tag}.zlib"))
     # not in the bytecode file: unpacked on import, compiled and cached
     assert file == str(site / "cephtui/ui/wizards/pool.py") == co_filename
     assert Path(file).read_bytes() == pool_source
@@ -265,7 +266,6 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
     assert dist_at.startswith(str(site / "_cephtui_lazy.zip")), dist_at
     assert not list(target.rglob("*.tmp"))
     # compiled: what was unpacked to be imported, not what the bytecode file holds
-    shipped = _bytecode_index(zipfile.ZipFile(pyz).read(f"pyc/{tag}.zlib"))
     for p in site.rglob("*.py"):
         rel = p.relative_to(site).as_posix()
         assert (p.parent / "__pycache__" / f"{p.stem}.{tag}.pyc").is_file() == (rel not in shipped), rel
