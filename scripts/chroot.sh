@@ -42,6 +42,9 @@ suite_ok() {
 
 mount_all() {  # idempotent: several runs may share one chroot, so mounts stay until `umount`
     local dir=$1
+    # Runs started side by side (scripts/test.sh's matrix) would both see a mount missing and both mount it.
+    exec 8>"$dir.mount-lock"
+    flock 8
     mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
     mountpoint -q "$dir/sys" || { mount --rbind /sys "$dir/sys"; mount --make-rslave "$dir/sys"; }
     mountpoint -q "$dir/dev" || { mount --rbind /dev "$dir/dev"; mount --make-rslave "$dir/dev"; }
@@ -51,6 +54,7 @@ mount_all() {  # idempotent: several runs may share one chroot, so mounts stay u
     mkdir -p "$dir$ROOT"
     mountpoint -q "$dir$ROOT" || mount --bind "$ROOT" "$dir$ROOT"
     cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+    exec 8>&-
 }
 
 mounts_under() {  # every mount point inside the chroot, deepest first

@@ -421,7 +421,15 @@ class Sandbox:
                 total = osdmap["num_osds"]
                 if health == "HEALTH_OK" and osdmap["num_up_osds"] == total and clean \
                         and st.get("mgrmap", {}).get("available", True):
-                    return
+                    # The pgmap may predate the last osdmap change (a pool's size set a moment ago):
+                    # healthy only if it still holds with stats sent after that change, on that epoch.
+                    # (`pg stat` from the mgr itself: the mon's copy of the pgmap comes every few seconds)
+                    if self._flush_pg_stats(r) and self._osdmap_epoch(r) == osdmap["epoch"] \
+                            and self._mgr_pgs_clean(r) == expected and self._osdmap_epoch(r) == osdmap["epoch"]:
+                        return
+                    last = f"PG stats older than osdmap epoch {osdmap['epoch']}, or it moved on"
+                    time.sleep(0.2)
+                    continue
                 states = ", ".join(f"{s['count']} {s['state_name']}" for s in pgs) or "none reported"
                 mgr = "up" if st.get("mgrmap", {}).get("available", True) else "down"
                 last = (f"{health} {', '.join(st['health'].get('checks', {}))}; osds up {osdmap['num_up_osds']}/"
@@ -432,6 +440,39 @@ class Sandbox:
                                f"after {timeout:.0f}s: {last}")
         finally:
             r.shutdown()
+
+    def _osdmap_epoch(self, r: rados.Rados) -> int:
+        return int(json.loads(self.mon(r, prefix="osd dump"))["epoch"])
+
+    def _mgr_pgs_clean(self, r: rados.Rados) -> int:
+        ret, out, _ = r.mgr_command(json.dumps({"prefix": "pg stat", "format": "json"}), b"")
+        if ret != 0:
+            return -1
+        stat = json.loads(out)
+        summary = stat.get("pg_summary", stat)  # Pacific and later nest it
+        return sum(s["num"] for s in summary.get("num_pg_by_state", []) if s["name"] == "active+clean")
+
+    def _flush_pg_stats(self, r: rados.Rados, timeout: float = 30.0) -> bool:
+        """Every up OSD sends its PG stats now, and the mgr's pgmap has them: Ceph's own test suite's way
+        (qa/tasks/ceph_manager.py flush_pg_stats: `tell osd.N flush_pg_stats`, then `osd last-stat-seq`).
+        False if an OSD does not answer or the stats do not arrive in time."""
+        up = [o["osd"] for o in json.loads(self.mon(r, prefix="osd dump"))["osds"] if o["up"]]
+        seqs = {}
+        for osd in up:
+            try:
+                ret, out, _ = r.osd_command(osd, json.dumps({"prefix": "flush_pg_stats"}), b"", timeout=10)
+            except rados.Error:  # down since the osd dump, or not answering
+                return False
+            if ret != 0:
+                return False
+            seqs[osd] = int(out.decode().strip() or 0)
+        deadline = time.monotonic() + timeout
+        for osd, seq in seqs.items():
+            while int(self.mon(r, prefix="osd last-stat-seq", id=osd, format="plain").decode().strip() or 0) < seq:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.1)
+        return True
 
     PYO3 = "PyO3 modules do not yet support subinterpreters"
 

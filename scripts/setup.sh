@@ -19,6 +19,9 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
 fi
 
+# One set-up of a venv at a time: scripts/test.sh's matrix starts several runs that share a chroot's venv.
+exec 9>"$VENV.setup-lock"
+flock 9
 # rados is not on PyPI: the venv sees Debian's python3-rados through --system-site-packages.
 if [ ! -x "$VENV/bin/python" ]; then
     echo "setup: making $VENV (/usr/bin/python3 -m venv --system-site-packages)" >&2

@@ -63,18 +63,46 @@ pytest_stage() {  # pytest_stage NAME ARGS...: a pytest run as a stage; collecti
     fi
 }
 release=$(ceph --version 2>/dev/null | awk '{print $3, $5}')
+# The cluster and ui tiers run in WORKERS processes (pytest-xdist), each with its own sandbox cluster;
+# most of a test's time is spent waiting on the cluster or the UI, not computing (tests/conftest.py).
+workers=${CEPHTUI_WORKERS:-2}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
     pytest_stage "pytest unit tier" -m unit
-    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit"
+    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers" --dist loadgroup \
+        --no-loadscope-reorder
 else
     pytest_stage "pytest (host: $release)" "$@"
 fi
 
 if [ "$matrix" = 1 ]; then
-    stage "Python 3.9 / 3.13 / 3.14 unit+replay" bash "$ROOT/scripts/test_pythons.sh" || failed=1
-    stage "release tier: reef" bash "$ROOT/scripts/test_release.sh" reef || failed=1
-    stage "release tier: tentacle" bash "$ROOT/scripts/test_release.sh" tentacle || failed=1
+    # Side by side: each runs in its own chroot with its own cluster, and mostly waits. Each one's output
+    # is kept in a file and shown whole when it ends (interleaved lines would be unreadable).
+    logs=$(mktemp -d "${TMPDIR:-/tmp}/cephtui-matrix.XXXXXX")
+    names=("Python 3.9 / 3.13 / 3.14 unit+replay" "release tier: reef" "release tier: tentacle")
+    cmds=("scripts/test_pythons.sh" "scripts/test_release.sh reef" "scripts/test_release.sh tentacle")
+    pids=()
+    for i in "${!names[@]}"; do
+        # A subshell each: its timing line comes back through a file.
+        (
+            rc=0
+            # shellcheck disable=SC2086  # the command's words
+            stage "${names[$i]}" bash "$ROOT/"${cmds[$i]} || rc=$?
+            printf '%s\n' "${times[${#times[@]}-1]}" >"$logs/$i.time"
+            exit "$rc"
+        ) >"$logs/$i.log" 2>&1 &
+        pids+=($!)
+    done
+    echo "test.sh: == the release matrix, side by side: ${names[*]}" >&2
+    for i in "${!names[@]}"; do
+        rc=0
+        wait "${pids[$i]}" || rc=$?
+        echo "test.sh: ---- ${names[$i]} (exit $rc)" >&2
+        cat "$logs/$i.log" >&2
+        times+=("$(cat "$logs/$i.time" 2>/dev/null || printf '%-34s  (no time: it did not finish)' "${names[$i]}")")
+        [ "$rc" -eq 0 ] || failed=1
+    done
+    rm -rf "$logs"
 fi
 
 echo "test.sh: summary (wall $(($(date +%s) - started)) s)" >&2

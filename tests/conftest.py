@@ -131,19 +131,48 @@ def _fixed_words(cli: Any, sig: list[Any]) -> list[str]:
 
 TIERS = ("unit", "cluster", "ui")
 
+# Parallel runs (pytest-xdist, `-n N --dist loadgroup`; scripts/test.sh): each worker process has its own
+# session sandbox, and gets whole groups, one test module each by default, so a module's fixtures and the
+# cluster state its tests build stay in one process and one cluster.
+# - These share machine-wide things (the release chroots' mounts, dist/cephtui.pyz): one worker runs them all.
+SHARED_GROUPS = {"tests/cluster/test_pyz.py": "chroots", "tests/cluster/test_releases_cli.py": "chroots"}
+# - These modules' tests are independent of each other (each starts its own app on a cluster it leaves as it
+#   found it) and long, so each test is a group of its own.
+PER_TEST_GROUPS = {"tests/ui/test_hostile_forms.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_bench.py"}
+# - The longest groups go first, so that the workers finish together (xdist's --no-loadscope-reorder keeps
+#   this order): a hint from a `--durations` run on the 2-core CI machine. A stale entry costs time, never a
+#   result.
+LONG_FIRST = ("tests/ui/test_removal.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_mgrdown.py",
+              "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
+              "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py", "tests/ui/test_releases.py",
+              "tests/ui/test_pools.py", "tests/ui/test_faults_crush.py", "tests/ui/test_users.py",
+              "tests/cluster/test_removecli.py")
+
+
+def _group(module: str, item: pytest.Item) -> str:
+    if module in SHARED_GROUPS:
+        return SHARED_GROUPS[module]
+    return item.nodeid if module in PER_TEST_GROUPS else module
+
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the markers below must already be there
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark each test with its tier and run the tiers in order: unit, cluster, ui."""
+    """Mark each test with its tier and run the tiers in order: unit, cluster, ui (in a parallel run the
+    longest modules first instead); mark its xdist group."""
     rank: dict[str, int] = {}
+    parallel = bool(getattr(config.option, "numprocesses", None)) or "PYTEST_XDIST_WORKER" in os.environ
     for item in items:
-        parts = Path(str(item.fspath)).resolve().parts
+        path = Path(str(item.fspath)).resolve()
+        parts = path.parts
         tier = parts[-2] if len(parts) > 2 and parts[-3] == "tests" and parts[-2] in TIERS else "cluster"
         item.add_marker(tier)
         if tier == "ui" and "sandbox" in item.fixturenames:
             item.add_marker("cluster")
-        rank[item.nodeid] = TIERS.index(tier)
-    items.sort(key=lambda it: rank[it.nodeid])  # stable: within a tier, pytest's own order
+        module = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+        item.add_marker(pytest.mark.xdist_group(_group(module, item)))
+        first = LONG_FIRST.index(module) if module in LONG_FIRST else len(LONG_FIRST)
+        rank[item.nodeid] = first if parallel else TIERS.index(tier)
+    items.sort(key=lambda it: rank[it.nodeid])  # stable: within a rank, pytest's own order
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -165,6 +194,9 @@ def sandbox() -> Iterator[Sandbox]:
     if shutil.which("ceph-mon") is None:
         pytest.fail("Ceph is not installed: run scripts/setup.sh (the README's test command does)")
     reuse = os.environ.get("CEPHTUI_SANDBOX")
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # a parallel run: one sandbox per worker process
+    if reuse and worker:
+        reuse = f"{reuse}-{worker}"
     d = Path(reuse) if reuse else Path(tempfile.mkdtemp(prefix="ctt-", dir="/tmp"))
     box = Sandbox(d, d / "ceph.conf")
     box.tool("start", str(d), "--pool", "rbd:32")

@@ -265,6 +265,29 @@ def fingerprint(admin: Any) -> dict[str, Any]:
     }
 
 
+def osdmap_changes(admin: Any, first: int, last: int) -> str:
+    """What each osdmap epoch from `first` to `last` changed (the mon keeps them): says who moved it
+    when a fingerprint differs (a form, or the cluster itself)."""
+    out = []
+    prev = _mon(admin, "osd dump", epoch=first)
+    for epoch in range(first + 1, last + 1):
+        cur = _mon(admin, "osd dump", epoch=epoch)
+        changed: dict[str, Any] = {}
+        for key in cur:
+            if key in ("epoch", "modified") or cur[key] == prev.get(key):
+                continue
+            if key in ("osds", "pools"):  # per OSD / pool, only the fields that changed
+                ident = "osd" if key == "osds" else "pool"
+                old = {o[ident]: o for o in prev.get(key, [])}
+                changed[key] = {o[ident]: {f: v for f, v in o.items() if old.get(o[ident], {}).get(f) != v}
+                                for o in cur[key] if o != old.get(o[ident])}
+            else:
+                changed[key] = cur[key]
+        out.append(f"epoch {epoch} ({cur.get('modified')}): {json.dumps(changed)[:600]}")
+        prev = cur
+    return "\n".join(out)
+
+
 def ceph_fingerprint(sandbox: Sandbox) -> dict[str, Any]:
     return {"epoch": sandbox.ceph("osd", "dump")["epoch"],
             "auth": sorted(e["entity"] for e in sandbox.ceph("auth", "ls")["auth_dump"]),
@@ -273,12 +296,24 @@ def ceph_fingerprint(sandbox: Sandbox) -> dict[str, Any]:
             "profiles": sorted(sandbox.ceph("osd", "erasure-code-profile", "ls"))}
 
 
+def sandbox_changes(sandbox: Sandbox, first: int, last: int) -> str:
+    import rados
+
+    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
+    r.connect(timeout=10)
+    try:
+        return osdmap_changes(r, first, last)
+    finally:
+        r.shutdown()
+
+
 @pytest.fixture(scope="module")
 def cluster_unchanged(sandbox: Sandbox) -> Iterator[None]:
     """`ceph` itself, before the first form and after the last."""
     before = ceph_fingerprint(sandbox)
     yield
-    assert ceph_fingerprint(sandbox) == before
+    after = ceph_fingerprint(sandbox)
+    assert after == before, sandbox_changes(sandbox, before["epoch"], after["epoch"])
 
 
 def audit_lines() -> int:
@@ -331,7 +366,8 @@ def spied(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, command_table: Comm
     mutating = [s for s in rec.sent if command_table.mutating(s)]
     assert not mutating, f"mutating commands reached the cluster: {mutating}"
     assert audit_lines() == audit_before, "the audit log gained lines"
-    assert fingerprint(admin) == before
+    after = fingerprint(admin)
+    assert after == before, osdmap_changes(admin, before["osdmap epoch"], after["osdmap epoch"])
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, f"errors logged: {[r.getMessage() for r in errors]}"
 
