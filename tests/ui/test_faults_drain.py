@@ -13,11 +13,9 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
-from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, app_factory, text_of, wait_for
 from tests.ui.test_removal import at_size_two, start_wizard, stop_cmd
 
 
@@ -27,17 +25,9 @@ def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
 
 @pytest.fixture
 def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Any]:
-    clients: list[CephClient] = []
     store = WorkflowStore(tmp_path)  # this test's own: an unfinished removal must not greet other tests
-
-    def _make() -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=10)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(sandbox), workflow_store=store)
-
-    yield _make
-    for c in clients:
-        c.close()
+    with app_factory(sandbox.conf, op_timeout=10, osd_stop_cmd=stop_cmd(sandbox), workflow_store=store) as factory:
+        yield factory
 
 
 async def finish_replacement(sandbox: Sandbox, pilot: Any, engine: Any, target: int) -> None:
