@@ -19,10 +19,13 @@ def tree_osd(sandbox: Sandbox, osd: int) -> dict:
     return next(n for n in sandbox.ceph("osd", "tree")["nodes"] if n["id"] == osd)
 
 
-async def open_osds(app: CephTUI, pilot: Pilot) -> None:
+async def open_osds(app: CephTUI, pilot: Pilot, at: int | None = None) -> None:
+    """The OSDs tab with its tree; with `at`, the cursor then walked to that OSD."""
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("3")
     await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
+    if at is not None:
+        await cursor_to(app, pilot, at)
 
 
 async def cursor_to(app: CephTUI, pilot: Pilot, osd: int) -> None:
@@ -70,8 +73,7 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 2)
+            await open_osds(app, pilot, at=2)
 
             await pilot.press("o")
             await wait_for(pilot, lambda: app.screen.preview_state == "ready", 30, "the mark-out preview")
@@ -184,8 +186,7 @@ async def test_device_class_change_removes_the_old_class_first(make_app, sandbox
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 2)
+            await open_osds(app, pilot, at=2)
             await pilot.press("c")
             assert isinstance(app.screen, FormScreen)
             await pilot.press("enter")  # unchanged: refused in the form
@@ -213,8 +214,7 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 0)
+            await open_osds(app, pilot, at=0)
             await pilot.press("space")  # marks osd.0, cursor moves on to osd.1
             await pilot.press("space")
             assert app.osds_pane.targets() == (0, 1)
