@@ -55,7 +55,7 @@ class YesNoDialog(Dialog[bool]):
     FOCUS: ClassVar[str] = ""
 
     def on_mount(self) -> None:
-        self.query_one(f"#{self.FOCUS}", Button).focus()
+        self.query_one(f"#{self.FOCUS}").focus()  # Textual's Button or compat's: the dialog chooses
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id in (self.YES, self.NO):
