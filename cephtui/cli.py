@@ -109,16 +109,19 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
                            parser_class=argparse.ArgumentParser)
     cmds: dict[str, argparse.ArgumentParser] = {}
 
-    snap = cmds["snapshot"] = sub.add_parser(
-        "snapshot", allow_abbrev=False, help="print the current cluster snapshot and exit",
-        description="Print the current cluster snapshot and exit.")
+    def command(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        """A COMMAND's own parser (no abbreviated options, as the top level), kept in `cmds` by name."""
+        cmds[name] = sub.add_parser(name, allow_abbrev=False, help=help, description=description)
+        return cmds[name]
+
+    snap = command("snapshot", help="print the current cluster snapshot and exit",
+                   description="Print the current cluster snapshot and exit.")
     snap.add_argument("--json", action="store_true", help="print JSON, for scripts")
     snap.add_argument("--pg-table", action="store_true", help="include every PG (pgs_brief)")
 
-    b = cmds["bench"] = sub.add_parser(
-        "bench", allow_abbrev=False, help="run the benchmark headless and print its summary",
-        description="The Bench tab's engine, headless, with the semantics of `rados bench`. Options left out "
-                    "come from the config file's [bench].")
+    b = command("bench", help="run the benchmark headless and print its summary",
+                description="The Bench tab's engine, headless, with the semantics of `rados bench`. Options left "
+                            "out come from the config file's [bench].")
     b.add_argument("--pool", "-p", help="pool to benchmark (or --temp-pool)")
     b.add_argument("--seconds", type=float, metavar="S", help="run time (default: 10)")
     b.add_argument("--mode", choices=["write", "seq", "rand", "cleanup"],
@@ -141,16 +144,14 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     b.add_argument("--no-save", action="store_true", help="do not add the run to the bench history")
     b.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    c = cmds["config"] = sub.add_parser(
-        "config", allow_abbrev=False, help="print the effective settings and where each came from",
-        description="Print the effective settings and where each came from (file, profile, flag, default); "
-                    "never connects.")
+    c = command("config", help="print the effective settings and where each came from",
+                description="Print the effective settings and where each came from (file, profile, flag, "
+                            "default); never connects.")
     c.add_argument("--example", action="store_true", help="print a commented example config file")
     c.add_argument("--json", action="store_true", help="print JSON")
 
-    r = cmds["remove"] = sub.add_parser(
-        "remove", allow_abbrev=False, help="remove or replace OSDs headless, resumable",
-        description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
+    r = command("remove", help="remove or replace OSDs headless, resumable",
+                description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
     from cephtui.removecli import add_arguments
     add_arguments(r)
     return p, cmds

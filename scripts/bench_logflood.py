@@ -25,7 +25,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from datetime import datetime, timezone
@@ -245,14 +244,9 @@ def main() -> int:
     args = ap.parse_args()
     if args.flood_only:
         return _flood_only(args.conf, args.threads, args.tag)
-    sandbox = None
-    conf = args.conf
-    if not conf:
-        sandbox = tempfile.mkdtemp(prefix="ctui-flood-", dir="/tmp")
-        subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py"), "start", sandbox, "--pool", "rbd:32"],
-                       check=True, capture_output=True)
-        conf = os.path.join(sandbox, "ceph.conf")
-    try:
+    from capturelib import conf_or_sandbox  # scripts/: on the path when run as a script (tests import this module)
+
+    with conf_or_sandbox(args.conf, "ctui-flood-", "--pool", "rbd:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; idle {args.idle:g} s, "
               f"then {args.threads} threads send `ceph log` for {args.seconds:g} s")
         for k, v in callback_cost().items():
@@ -264,10 +258,6 @@ def main() -> int:
             fast_paxos(conf, False)
         for k, v in m.items():
             print(f"  {k:<52} {v:10.1f}" if isinstance(v, (int, float)) else f"  {k:<52} {v}")
-    finally:
-        if sandbox:
-            subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py"), "stop", sandbox, "--purge"],
-                           capture_output=True)
     return 0
 
 

@@ -42,7 +42,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -374,19 +373,11 @@ def main() -> int:
 
 
 def cli_vs_app(args: argparse.Namespace) -> None:
-    sandbox_dir = None
-    conf = args.conf
-    sandbox = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
-    if not conf:
-        sandbox_dir = tempfile.mkdtemp(prefix="ctscale-", dir="/tmp")
-        conf = subprocess.run([*sandbox, "start", sandbox_dir, "--port", "7060", "--pool", "rbd:32"], check=True,
-                              capture_output=True, text=True).stdout.strip()
-    try:
+    from capturelib import conf_or_sandbox  # scripts/ is on the path (main)
+
+    with conf_or_sandbox(args.conf, "ctscale-", "--port", "7060", "--pool", "rbd:32") as conf:
         cli = cli_reference(conf)
         r = run_child(args.root.resolve(), args.refreshes, conf=conf, no_filters=True)
-    finally:
-        if sandbox_dir:
-            subprocess.run([*sandbox, "stop", sandbox_dir, "--purge"], capture_output=True)
     script = sum(cli.values())
     print("\n== the same refresh as scripts do it, on a real sandbox cluster (3 OSDs), median of 5 ==")
     for name, v in cli.items():

@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from capturelib import conf_or_sandbox  # noqa: E402  (scripts/, on the path when run as a script)
+
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
@@ -177,17 +179,8 @@ def main() -> int:
         finally:
             subprocess.run([*TMUX, "kill-server"], capture_output=True)
 
-    if args.conf:
-        run(args.conf)
-        return 0
-    d = tempfile.mkdtemp(prefix="ctbench-", dir="/tmp")
-    sandbox = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
-    conf = subprocess.run([*sandbox, "start", d, "--pool", "rbd:32"], check=True, capture_output=True,
-                          text=True).stdout.strip()
-    try:
+    with conf_or_sandbox(args.conf, "ctbench-", "--pool", "rbd:32") as conf:
         run(conf)
-    finally:
-        subprocess.run([*sandbox, "stop", d, "--purge"], capture_output=True)
     return 0
 
 

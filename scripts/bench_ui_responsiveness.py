@@ -15,14 +15,14 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from capturelib import conf_or_sandbox  # noqa: E402  (scripts/, on the path when run as a script)
 
 from cephtui.ceph.bench.engine import run_bench  # noqa: E402
 from cephtui.ceph.bench.params import BenchParams  # noqa: E402
@@ -88,14 +88,7 @@ def main() -> int:
     ap.add_argument("--pool", default="rbd")
     ap.add_argument("--seconds", type=float, default=10)
     args = ap.parse_args()
-    sandbox = None
-    conf = args.conf
-    if not conf:
-        sandbox = tempfile.mkdtemp(prefix="ctui-resp-", dir="/tmp")
-        subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py"), "start", sandbox, "--port", "7040",
-                        "--pool", f"{args.pool}:32"], check=True, capture_output=True)
-        conf = os.path.join(sandbox, "ceph.conf")
-    try:
+    with conf_or_sandbox(args.conf, "ctui-resp-", "--port", "7040", "--pool", f"{args.pool}:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; {args.seconds:g} s runs, "
               f"16 ops in flight")
         for label, size in (("4 KiB", 4096), ("4 MiB", 4 << 20)):
@@ -106,10 +99,6 @@ def main() -> int:
                 print(f"  {k:<28} {v:10.1f}")
             print(f"  {'headless IOPS (reference)':<28} {ref:10.1f}")
             print(f"  {'in-app / headless IOPS':<28} {m['bench IOPS in the app'] / ref if ref else 0:10.2f}")
-    finally:
-        if sandbox:
-            subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py"), "stop", sandbox, "--purge"],
-                           capture_output=True)
     return 0
 
 

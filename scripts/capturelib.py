@@ -1,5 +1,6 @@
 """What the capture scripts share: a sandbox of whatever release is installed here, and the
-per-release fixture directory with its meta file.
+per-release fixture directory with its meta file. The benchmark scripts take their sandbox from
+here too (`conf_or_sandbox`).
 
 The capture scripts are release-agnostic: they run on the host (Pacific) or inside a release
 chroot (`scripts/chroot.sh run trixie -- .venv-trixie/bin/python scripts/capture_fixtures.py`),
@@ -38,6 +39,20 @@ if CHROOT:
 
 def sandbox(*args: str) -> str:
     return subprocess.run([*SANDBOX, *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextmanager
+def conf_or_sandbox(conf: str | None, prefix: str, *sandbox_args: str) -> Iterator[str]:
+    """The cluster a benchmark script runs against: `conf` when given (--conf), else a new sandbox
+    (`sandbox.py start DIR SANDBOX_ARGS`, DIR a new /tmp/PREFIX… directory) stopped and purged after."""
+    if conf:
+        yield conf
+        return
+    d = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
+    try:
+        yield sandbox("start", d, *sandbox_args).splitlines()[-1]
+    finally:
+        subprocess.run([*SANDBOX, "stop", d, "--purge"], capture_output=True)
 
 
 def start_sandbox(d: str, *args: str) -> tuple[str, list[str]]:

@@ -18,43 +18,50 @@ def command_key(target: str, prefix: str, args: dict[str, Any]) -> str:
     return json.dumps({"target": target, "prefix": prefix, **args}, sort_keys=True)
 
 
+class RawAnswers:
+    """The client's four command calls, answered from `raw` (one command's raw JSON answer) as CephClient does."""
+
+    def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
+        raise NotImplementedError
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        return loads(self.raw("mon", prefix, args))
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        return loads(self.raw("mgr", prefix, args))
+
+    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self.raw("mon", prefix, args), ""
+
+    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
+        return self.raw("mgr", prefix, args), ""
+
+
 @dataclass
-class RecordingClient:
+class RecordingClient(RawAnswers):
     """Wraps a CephClient and keeps each answer's raw text (or error) by command."""
 
     inner: CephClient
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def _record(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
+    def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
         args = {"format": "json", **args}
         key = command_key(target, prefix, args)
-        raw = self.inner.mon_raw if target == "mon" else self.inner.mgr_raw
+        ask = self.inner.mon_raw if target == "mon" else self.inner.mgr_raw
         try:
-            out, _ = raw(prefix, **args)
+            out, _ = ask(prefix, **args)
         except CephError as e:
             self.records[key] = {"errno": e.errno, "message": e.message}
             raise
         self.records[key] = {"out": out.decode("utf-8", "replace")}
         return out
 
-    def mon(self, prefix: str, **args: Any) -> Any:
-        return loads(self._record("mon", prefix, args))
-
-    def mgr(self, prefix: str, **args: Any) -> Any:
-        return loads(self._record("mgr", prefix, args))
-
-    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        return self._record("mon", prefix, args), ""
-
-    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        return self._record("mgr", prefix, args), ""
-
     def save(self, path: Path, meta: dict[str, Any]) -> None:
         path.write_text(json.dumps({"meta": meta, "commands": self.records}, indent=1, sort_keys=True) + "\n")
 
 
 @dataclass
-class ReplayClient:
+class ReplayClient(RawAnswers):
     """Answers exactly what was recorded, as raw bytes parsed by the client's own `loads`.
 
     Strict (tests): an unrecorded command is a KeyError, a test failure rather than a guess.
@@ -94,18 +101,6 @@ class ReplayClient:
         if self.strict:
             raise KeyError(f"not recorded: {key}")
         raise error_for(errno_mod.EINVAL, f"command not in this recording: {prefix}", prefix)
-
-    def mon(self, prefix: str, **args: Any) -> Any:
-        return loads(self.raw("mon", prefix, args))
-
-    def mgr(self, prefix: str, **args: Any) -> Any:
-        return loads(self.raw("mgr", prefix, args))
-
-    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        return self.raw("mon", prefix, args), ""
-
-    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        return self.raw("mgr", prefix, args), ""
 
     @property
     def connected(self) -> bool:

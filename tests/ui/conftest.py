@@ -1,26 +1,18 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox
+from tests.ui.helpers import app_factory
 
 
 @pytest.fixture
-def make_app(sandbox: Sandbox):
-    clients: list[CephClient] = []
-
-    def make(refresh: float = 1.0) -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=refresh)
-
-    yield make
-    for c in clients:
-        c.close()
+def make_app(sandbox: Sandbox) -> Iterator[Callable[..., CephTUI]]:
+    with app_factory(sandbox.conf) as make:
+        yield make
 
 
 @pytest.fixture

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.console import Console
@@ -18,11 +20,31 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 
+from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ui.app import CephTUI
 from cephtui.ui.pane import Pane
 
 SIZE = (160, 48)
 POLL = 0.05  # seconds between two looks at a condition: quick, but the app still gets the loop
 S = TypeVar("S", bound=Screen)
+
+
+@contextmanager
+def app_factory(conf: Path, op_timeout: float = 5, **settings: Any) -> Iterator[Callable[..., CephTUI]]:
+    """Makes apps on the cluster of `conf`, each on a client of its own (all closed at the end): refresh 1 s
+    and `settings`, which one call's own keywords override (`make(refresh=30.0)`)."""
+    clients: list[CephClient] = []
+
+    def make(**kw: Any) -> CephTUI:
+        client = CephClient(ConnectionSpec(conffile=str(conf), op_timeout=op_timeout)).connect()
+        clients.append(client)
+        return CephTUI(client=client, **{"refresh": 1.0, **settings, **kw})
+
+    try:
+        yield make
+    finally:
+        for c in clients:
+            c.close()
 
 
 def plain(renderable: Any) -> str:

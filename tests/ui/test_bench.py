@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Sparkline
+from textual.widgets import DataTable, Input, Select, Sparkline
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
@@ -37,10 +37,14 @@ def bench_objects(sandbox: Sandbox) -> list[str]:
     return [o for o in out.split() if o.startswith("benchmark_")]
 
 
-async def open_bench(app: CephTUI, pilot: Pilot) -> BenchPane:
+async def open_bench(app: CephTUI, pilot: Pilot, pool: str | None = None) -> BenchPane:
+    """The Bench tab, shown; with `pool`, once its forms can offer that pool."""
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await show_tab(pilot, "8", "bench")
-    return app.bench_pane
+    pane = app.bench_pane
+    if pool is not None:
+        await wait_for(pilot, lambda: pool in pane._pool_names(), 10, f"the pool {pool} in the form")
+    return pane
 
 
 async def fill(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormScreen:
@@ -60,8 +64,17 @@ async def submit_and_run(app: CephTUI, pilot: Pilot) -> None:
     await click(pilot, "#bench-confirm-run")
 
 
-async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str]) -> None:
+async def set_choice(app: CephTUI, pilot: Pilot, key: str, value: str) -> None:
+    app.screen.query_one(f"#field-{key}", Select).value = value
+    await pilot.pause()  # Select.Changed handled
+
+
+async def start_run(app: CephTUI, pilot: Pilot, key: str, values: dict[str, str],
+                    choices: dict[str, str] | None = None) -> None:
+    """The form `key` opens, its `choices` chosen and `values` typed, then Next and Run."""
     await open_screen(pilot, key, FormScreen)
+    for field, value in (choices or {}).items():
+        await set_choice(app, pilot, field, value)
     await fill(app, pilot, values)
     await submit_and_run(app, pilot)
 
@@ -178,12 +191,6 @@ def pool_names(sandbox: Sandbox) -> list[str]:
     return [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
 
 
-async def set_choice(app: CephTUI, pilot: Pilot, key: str, value: str) -> None:
-    from textual.widgets import Select
-    app.screen.query_one(f"#field-{key}", Select).value = value
-    await pilot.pause()  # Select.Changed handled
-
-
 async def temp_pool_run(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
     await open_screen(pilot, "b", FormScreen)
     await set_choice(app, pilot, "temp", "yes")
@@ -239,12 +246,8 @@ async def test_a_full_pool_ends_the_run_with_the_reason_on_screen(make_app: Any,
         sandbox.ceph("osd", "pool", "set-quota", "ctquota", "max_bytes", str(4 << 20))
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
-            pane = await open_bench(app, pilot)
-            await wait_for(pilot, lambda: "ctquota" in pane._pool_names(), 10, "the new pool in the form")
-            await open_screen(pilot, "b", FormScreen)
-            await set_choice(app, pilot, "pool", "ctquota")
-            await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "5"})
-            await submit_and_run(app, pilot)
+            pane = await open_bench(app, pilot, "ctquota")
+            await start_run(app, pilot, "b", {"seconds": "60", "op_size": "1M", "op_timeout": "5"}, {"pool": "ctquota"})
             await wait_for(pilot, lambda: pane.last_result is not None, 45, "the run to end by itself")
             r = pane.last_result
             assert r is not None and r.error and r.failed_ops > 0

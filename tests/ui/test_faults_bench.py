@@ -19,14 +19,14 @@ from textual.pilot import Pilot
 
 from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.params import BenchParams
-from cephtui.ceph.bench.results import STALL_NOTABLE
+from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, open_screen, wait_for
-from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
+from tests.ui.test_bench import fill, flat, open_bench, start_run, submit_and_run
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +66,16 @@ async def still_answers(app: CephTUI, pilot: Pilot, pane: BenchPane) -> None:
     assert not pane._busy()
 
 
+async def crash_mid_run(pilot: Pilot, pane: BenchPane, sandbox: Sandbox, running: str,
+                        ended: str) -> tuple[BenchResult | None, float]:
+    """osd.1 crashes once the run has 50 ops done: the run's result once it has ended, and when the crash was."""
+    await wait_for(pilot, lambda: pane.engine is not None and pane.engine.progress().finished > 50, 40, running)
+    crash(sandbox, "osd.1")
+    killed = time.monotonic()
+    await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase, 60, ended)
+    return pane.last_result, killed
+
+
 async def test_osd_crash_during_a_temp_pool_write_names_the_osd_and_deletes_the_pool(
         make_app: Any, sandbox: Sandbox, own_history: Path) -> None:
     """Size-1 temporary pool: the PGs on the dead OSD have no other copy, so their ops can only time out."""
@@ -75,17 +85,9 @@ async def test_osd_crash_during_a_temp_pool_write_names_the_osd_and_deletes_the_
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await open_screen(pilot, "b", FormScreen)
-            await set_choice(app, pilot, "temp", "yes")
-            await fill(app, pilot, {"seconds": "60", "op_size": "64K", "op_timeout": "5"})
-            await submit_and_run(app, pilot)
-            await wait_for(pilot, lambda: pane.engine is not None and pane.engine.progress().finished > 50, 40,
-                           "ops completing in the temporary pool")
-            crash(sandbox, "osd.1")
-            killed = time.monotonic()
-            await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase,
-                           60, "the run to end after the OSD died")
-            r = pane.last_result
+            await start_run(app, pilot, "b", {"seconds": "60", "op_size": "64K", "op_timeout": "5"}, {"temp": "yes"})
+            r, killed = await crash_mid_run(pilot, pane, sandbox, "ops completing in the temporary pool",
+                                            "the run to end after the OSD died")
             assert r is not None and r.status == "error" and r.ops > 0 and r.failed_ops > 0
             # what timed out and which OSD: the op timeout, the down OSD, where the ops were waiting
             assert r.error is not None and "no reply within 5 s" in r.error, r.error
@@ -117,15 +119,8 @@ async def test_osd_crash_during_a_replicated_write_run_completes_and_cleans_up(
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             pane = await open_bench(app, pilot)
-            await open_screen(pilot, "b", FormScreen)
-            await fill(app, pilot, {"seconds": "8", "op_size": "64K", "op_timeout": "30"})
-            await submit_and_run(app, pilot)
-            await wait_for(pilot, lambda: pane.engine is not None and pane.engine.progress().finished > 50, 40,
-                           "ops completing")
-            crash(sandbox, "osd.1")
-            await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase,
-                           60, "the end of the run")
-            r = pane.last_result
+            await start_run(app, pilot, "b", {"seconds": "8", "op_size": "64K", "op_timeout": "30"})
+            r, _ = await crash_mid_run(pilot, pane, sandbox, "ops completing", "the end of the run")
             assert r is not None and r.ok and not r.stopped and r.failed_ops == 0, r.error
             assert r.total_time_run >= 8 and len(r.samples) >= 8
             last = r.samples[-1]  # as in rados bench, the ops in flight at the last second complete after it
@@ -158,19 +153,9 @@ async def test_osd_crash_during_a_rand_read_names_the_osd(make_app: Any, sandbox
         assert written.ok and written.ops > 10
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
-            pane = await open_bench(app, pilot)
-            await wait_for(pilot, lambda: "ctreads" in pane._pool_names(), 10, "the pool in the form")
-            await open_screen(pilot, "b", FormScreen)
-            await set_choice(app, pilot, "pool", "ctreads")
-            await set_choice(app, pilot, "mode", "rand")
-            await fill(app, pilot, {"seconds": "60", "op_timeout": "5"})
-            await submit_and_run(app, pilot)
-            await wait_for(pilot, lambda: pane.engine is not None and pane.engine.progress().finished > 50, 40,
-                           "reads completing")
-            crash(sandbox, "osd.1")
-            await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase,
-                           60, "the read to end after the OSD died")
-            r = pane.last_result
+            pane = await open_bench(app, pilot, "ctreads")
+            await start_run(app, pilot, "b", {"seconds": "60", "op_timeout": "5"}, {"pool": "ctreads", "mode": "rand"})
+            r, _ = await crash_mid_run(pilot, pane, sandbox, "reads completing", "the read to end after the OSD died")
             assert r is not None and r.params.mode == "rand" and r.status == "error" and r.ops > 0
             assert r.error is not None and "no reply within 5 s" in r.error and "osd.1" in r.error, r.error
             assert "fewer OSDs acting than the pool's min_size 3" in r.error, r.error

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, app_factory, text_of, wait_for
 from tests.ui.test_removal import at_size_two, start_wizard, stop_cmd
 
 
@@ -27,17 +26,9 @@ def osd(sandbox: Sandbox, i: int) -> dict[str, Any]:
 
 @pytest.fixture
 def make(sandbox: Sandbox, tmp_path: Path) -> Iterator[Any]:
-    clients: list[CephClient] = []
     store = WorkflowStore(tmp_path)  # this test's own: an unfinished removal must not greet other tests
-
-    def _make() -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=10)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(sandbox), workflow_store=store)
-
-    yield _make
-    for c in clients:
-        c.close()
+    with app_factory(sandbox.conf, op_timeout=10, osd_stop_cmd=stop_cmd(sandbox), workflow_store=store) as factory:
+        yield factory
 
 
 async def finish_replacement(sandbox: Sandbox, pilot: Any, engine: Any, target: int) -> None:
@@ -51,16 +42,22 @@ async def finish_replacement(sandbox: Sandbox, pilot: Any, engine: Any, target: 
     assert engine.state.status == "done", engine.state.waiting_for
 
 
+async def drain_under_way(sandbox: Sandbox, app: CephTUI, pilot: Any, target: int) -> Any:
+    """The replacement of `target` started, its drain running: the workflow's engine."""
+    # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
+    wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
+    engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
+    await wait_for(pilot, lambda: engine.state.step == "wait_safe"
+                   and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
+    return engine
+
+
 async def test_another_osd_dies_during_the_drain(sandbox: Sandbox, slow_two_copies: Sandbox, make) -> None:
     target, other = 1, 2
     app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
-            wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
-            engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
-            await wait_for(pilot, lambda: engine.state.step == "wait_safe"
-                           and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
+            engine = await drain_under_way(sandbox, app, pilot, target)
             sandbox.kill(f"osd.{other}")
             await wait_for(pilot, lambda: engine.state.waiting_for.startswith("HOLDING"), 60, "the hold")
             s = engine.state
@@ -97,11 +94,7 @@ async def test_the_draining_osd_dies(sandbox: Sandbox, slow_two_copies: Sandbox,
     app = make()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
-            wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
-            engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
-            await wait_for(pilot, lambda: engine.state.step == "wait_safe"
-                           and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
+            engine = await drain_under_way(sandbox, app, pilot, target)
             sandbox.kill(f"osd.{target}")
             s = engine.state
             await wait_for(pilot, lambda: target in s.dead, 60, "the workflow noticing")

@@ -25,10 +25,9 @@ from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.removal import PlanScreen
-from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import ROOT, Sandbox, wait_until
-from tests.ui.helpers import SIZE, cells, open_screen, text_of, wait_for
-from tests.ui.test_bench import fill, flat, open_bench, set_choice, submit_and_run
+from tests.ui.helpers import SIZE, app_factory, cells, text_of, wait_for
+from tests.ui.test_bench import flat, open_bench, start_run
 from tests.ui.test_removal import open_plan, plan_error
 
 pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
@@ -96,17 +95,9 @@ def own_history(tmp_path: Path, monkeypatch: Any) -> Path:
 
 
 @pytest.fixture
-def make_full_app(full_box: Sandbox, tmp_path: Path) -> Iterator[Callable[[], CephTUI]]:
-    clients: list[CephClient] = []
-
-    def make() -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(full_box.conf), op_timeout=5)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=1.0, workflow_store=WorkflowStore(tmp_path / "wf"))
-
-    yield make
-    for c in clients:
-        c.close()
+def make_full_app(full_box: Sandbox, tmp_path: Path) -> Iterator[Callable[..., CephTUI]]:
+    with app_factory(full_box.conf, workflow_store=WorkflowStore(tmp_path / "wf")) as make:
+        yield make
 
 
 def full_osds(box: Sandbox) -> list[str]:
@@ -148,12 +139,8 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
     creates = len(audited("ceph osd pool create"))
     app = make_full_app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_bench(app, pilot)
-        await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await open_screen(pilot, "b", FormScreen)
-        await set_choice(app, pilot, "pool", POOL)
-        await fill(app, pilot, {"seconds": "30", "op_size": "1M", "op_timeout": "5"})
-        await submit_and_run(app, pilot)
+        pane = await open_bench(app, pilot, POOL)
+        await start_run(app, pilot, "b", {"seconds": "30", "op_size": "1M", "op_timeout": "5"}, {"pool": POOL})
         await wait_for(pilot, lambda: pane.message.plain and not pane.phase and pane.engine is None, 15,
                        "the refusal")
         status = flat(app, "#bench-status")
@@ -161,10 +148,7 @@ async def test_bench_refuses_a_write_run_and_creates_no_temporary_pool(full_box:
         assert all(o in status for o in full_osds(full_box)) and "Writes would block" in status
         assert pane.last_result is None and not pane.history
         # a temporary pool would map PGs to the full OSDs too: refused before anything is created
-        await open_screen(pilot, "b", FormScreen)
-        await set_choice(app, pilot, "temp", "yes")
-        await fill(app, pilot, {"seconds": "30", "op_size": "1M"})
-        await submit_and_run(app, pilot)
+        await start_run(app, pilot, "b", {"seconds": "30", "op_size": "1M"}, {"temp": "yes"})
         await wait_for(pilot, lambda: "the cluster is full" in pane.message.plain and pane.engine is None
                        and not pane.phase, 15, "the refusal of a temporary pool")
         assert "✖ not starting a write run: the cluster is full: " in flat(app, "#bench-status")
@@ -253,12 +237,8 @@ async def test_a_write_run_that_fills_the_cluster_ends_and_gives_the_space_back(
         "the full flags to clear")
     app = make_full_app()
     async with app.run_test(size=SIZE) as pilot:
-        pane = await open_bench(app, pilot)
-        await wait_for(pilot, lambda: POOL in pane._pool_names(), 10, "the pool in the form")
-        await open_screen(pilot, "b", FormScreen)
-        await set_choice(app, pilot, "pool", POOL)
-        await fill(app, pilot, {"seconds": "60", "op_size": "1M", "op_timeout": "6"})
-        await submit_and_run(app, pilot)
+        pane = await open_bench(app, pilot, POOL)
+        await start_run(app, pilot, "b", {"seconds": "60", "op_size": "1M", "op_timeout": "6"}, {"pool": POOL})
         await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase, 75,
                        "the run to end when the cluster fills")
         r = pane.last_result

@@ -39,7 +39,7 @@ from textual.widgets import Input, Select, TextArea
 
 import cephtui.ceph.bench.engine as bench_mod
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
 from cephtui.paths import audit_log_path
 from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
@@ -50,7 +50,7 @@ from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain
+from tests.ui.helpers import SIZE, app_factory, plain
 
 HOSTILE: tuple[tuple[str, str], ...] = (
     ("empty", ""),
@@ -349,18 +349,14 @@ def spied(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, command_table: Comm
     monkeypatch.setattr(CephClient, "connect", connect)
     monkeypatch.setattr(bench_mod, "rados", RadosModuleSpy(bench_mod.rados, rec))
     caplog.set_level(logging.ERROR)
-    clients: list[CephClient] = []
     before, audit_before = fingerprint(admin), audit_lines()
+    with app_factory(sandbox.conf) as make:
 
-    def run() -> Any:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
-        clients.append(client)
-        app = CephTUI(client=client, refresh=30.0)  # no polls mid-walk: go_tab asks for one (r)
-        return app, app.run_test(size=SIZE), rec
+        def run() -> Any:
+            app = make(refresh=30.0)  # no polls mid-walk: go_tab asks for one (r)
+            return app, app.run_test(size=SIZE), rec
 
-    yield run
-    for c in clients:
-        c.close()
+        yield run
     # The spy saw the poller's reads (it is wired in), and nothing that writes.
     assert any(s.where == "mon" for s in rec.sent), "the spy recorded nothing: it is not wired in"
     mutating = [s for s in rec.sent if command_table.mutating(s)]

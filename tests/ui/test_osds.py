@@ -19,10 +19,13 @@ def tree_osd(sandbox: Sandbox, osd: int) -> dict:
     return next(n for n in sandbox.ceph("osd", "tree")["nodes"] if n["id"] == osd)
 
 
-async def open_osds(app: CephTUI, pilot: Pilot) -> None:
+async def open_osds(app: CephTUI, pilot: Pilot, at: int | None = None) -> None:
+    """The OSDs tab with its tree; with `at`, the cursor then walked to that OSD."""
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("3")
     await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
+    if at is not None:
+        await cursor_to(app, pilot, at)
 
 
 async def cursor_to(app: CephTUI, pilot: Pilot, osd: int) -> None:
@@ -46,6 +49,21 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
     return result
 
 
+async def confirm_without_preview(app: CephTUI, pilot: Pilot, op: ops.Operation, preview_says: str, timeout: float,
+                                  what: str) -> ConfirmScreen:
+    """`op` in the confirm dialog, which has no PG-movement preview: it says why (`preview_says`), the first
+    yes only asks again, the second runs it. The dialog once the command has answered."""
+    app.confirm_operations([op])
+    screen = await wait_screen(pilot, ConfirmScreen)
+    await wait_for(pilot, lambda: screen.preview_state == "failed", timeout, what)
+    assert preview_says in text_of(app, "#confirm-preview")
+    await pilot.press("enter")
+    assert screen.state == "asking" and "Press again" in text_of(app, "#confirm-result")
+    await press_ready(pilot, "enter")  # a button ignores a second press within 0.2 s: no accidental double yes
+    await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+    return screen
+
+
 def audit_lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
@@ -55,8 +73,7 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 2)
+            await open_osds(app, pilot, at=2)
 
             await pilot.press("o")
             await wait_for(pilot, lambda: app.screen.preview_state == "ready", 30, "the mark-out preview")
@@ -109,16 +126,8 @@ async def test_no_preview_needs_a_second_confirmation(make_app, sandbox: Sandbox
     async with app.run_test(size=SIZE) as pilot:
         await open_osds(app, pilot)
         # crushtool cannot emulate a change on an item that is not in the map: no preview.
-        app.confirm_operations([ops.crush_reweight("osd.99", "1")])
-        await wait_screen(pilot, ConfirmScreen)
-        screen = app.screen
-        assert isinstance(screen, ConfirmScreen)
-        await wait_for(pilot, lambda: screen.preview_state == "failed", 30, "the failed preview")
-        assert "No preview" in text_of(app, "#confirm-preview")
-        await pilot.press("enter")
-        assert screen.state == "asking" and "Press again" in text_of(app, "#confirm-result")
-        await press_ready(pilot, "enter")  # a button ignores a second press within 0.2 s: no accidental double yes
-        await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+        await confirm_without_preview(app, pilot, ops.crush_reweight("osd.99", "1"), "No preview", 30,
+                                      "the failed preview")
         assert "refused" in text_of(app, "#confirm-result")
 
 
@@ -168,16 +177,8 @@ async def test_missing_tools_say_so_and_need_a_second_yes(make_app, sandbox: San
     async with app.run_test(size=SIZE) as pilot:
         await open_osds(app, pilot)
         monkeypatch.setenv("PATH", "/nonexistent")  # no crushtool, no osdmaptool
-        app.confirm_operations([ops.crush_reweight("osd.0", weight)])
-        await wait_screen(pilot, ConfirmScreen)
-        screen = app.screen
-        assert isinstance(screen, ConfirmScreen)
-        await wait_for(pilot, lambda: screen.preview_state == "failed", 10, "the missing-tools message")
-        assert "not installed" in text_of(app, "#confirm-preview")
-        await pilot.press("enter")
-        assert screen.state == "asking"
-        await press_ready(pilot, "enter")
-        await wait_for(pilot, lambda: screen.state == "done", 15, "the command's answer")
+        screen = await confirm_without_preview(app, pilot, ops.crush_reweight("osd.0", weight), "not installed", 10,
+                                               "the missing-tools message")
         assert screen.outcome.ok and "reweighted item id 0" in text_of(app, "#confirm-result")
 
 
@@ -185,8 +186,7 @@ async def test_device_class_change_removes_the_old_class_first(make_app, sandbox
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 2)
+            await open_osds(app, pilot, at=2)
             await pilot.press("c")
             assert isinstance(app.screen, FormScreen)
             await pilot.press("enter")  # unchanged: refused in the form
@@ -214,8 +214,7 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 0)
+            await open_osds(app, pilot, at=0)
             await pilot.press("space")  # marks osd.0, cursor moves on to osd.1
             await pilot.press("space")
             assert app.osds_pane.targets() == (0, 1)

@@ -31,9 +31,18 @@ async def open_pools(app: CephTUI, pilot: Pilot) -> None:
                    and app.pools_pane.snap.crush is not None, 15, "the pool table")
 
 
-def wizard(app: CephTUI) -> PoolWizard:
+async def new_wizard(app: CephTUI, pilot: Pilot) -> PoolWizard:
+    """c on the Pools tab: the create wizard, once it is up."""
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 5, "the pool wizard")
     assert isinstance(app.screen, PoolWizard)
     return app.screen
+
+
+async def open_wizard(app: CephTUI, pilot: Pilot) -> PoolWizard:
+    """The Pools tab, then its create wizard."""
+    await open_pools(app, pilot)
+    return await new_wizard(app, pilot)
 
 
 async def set_select(app: CephTUI, pilot: Pilot, selector: str, value: str) -> None:
@@ -68,9 +77,7 @@ async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_pools(app, pilot)
-            await pilot.press("c")
-            w = wizard(app)
+            w = await open_wizard(app, pilot)
             # Bad names are refused with the reason; the wizard stays on its page.
             for bad, why in (("my pool", "may only contain"), ("rbd", "already exists"), ("", "empty")):
                 await type_into(app, pilot, "#wiz-name", bad)
@@ -126,9 +133,7 @@ async def test_create_erasure_pool_with_a_new_profile(make_app, sandbox: Sandbox
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_pools(app, pilot)
-            await pilot.press("c")
-            w = wizard(app)
+            w = await open_wizard(app, pilot)
             await type_into(app, pilot, "#wiz-name", "ctp-ec")
             await set_select(app, pilot, "#wiz-type", "erasure")
             await next_page(pilot)
@@ -164,8 +169,7 @@ async def test_failed_step_offers_undo(make_app, sandbox: Sandbox) -> None:
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_pools(app, pilot)
-            await pilot.press("c")
+            await open_wizard(app, pilot)
             await type_into(app, pilot, "#wiz-name", "ctp-undo")
             await next_page(pilot)
             await type_into(app, pilot, "#wiz-size", "1")
@@ -244,9 +248,7 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
 
 
 async def to_pg_page(app: CephTUI, pilot: Pilot, name: str) -> PoolWizard:
-    await pilot.press("c")
-    await wait_for(pilot, lambda: isinstance(app.screen, PoolWizard), 5, "the pool wizard")
-    w = wizard(app)
+    w = await new_wizard(app, pilot)
     await type_into(app, pilot, "#wiz-name", name)
     await next_page(pilot)
     await next_page(pilot)  # replicated, size 3 / min_size 2

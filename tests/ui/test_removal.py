@@ -17,7 +17,6 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select, Static
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
@@ -25,7 +24,7 @@ from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.cluster import drainlab
 from tests.conftest import ROOT, Sandbox, wait_until
-from tests.ui.helpers import SIZE, click, wait_for
+from tests.ui.helpers import SIZE, app_factory, click, wait_for
 
 pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
 
@@ -155,17 +154,9 @@ def store(tmp_path: Path) -> WorkflowStore:
 
 
 @pytest.fixture
-def make(box: Sandbox, store: WorkflowStore) -> Iterator[Callable[[], CephTUI]]:
-    clients: list[CephClient] = []
-
-    def _make() -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(box.conf), op_timeout=10)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=1.0, osd_stop_cmd=stop_cmd(box), workflow_store=store)
-
-    yield _make
-    for c in clients:
-        c.close()
+def make(box: Sandbox, store: WorkflowStore) -> Iterator[Callable[..., CephTUI]]:
+    with app_factory(box.conf, op_timeout=10, osd_stop_cmd=stop_cmd(box), workflow_store=store) as factory:
+        yield factory
 
 
 def pools_at_size_two(box: Sandbox) -> None:

@@ -13,10 +13,9 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, palette_shows, wait_for, wait_screen
+from tests.ui.helpers import SIZE, app_factory, palette_shows, wait_for, wait_screen
 
 ROLE = {"OK": "success", "WARN": "warning", "ERR": "error"}
 
@@ -61,16 +60,8 @@ def notes(app: CephTUI) -> str:
 
 @pytest.fixture
 def themed_app(sandbox: Sandbox) -> Iterator[object]:
-    clients: list[CephClient] = []
-
-    def make(theme: str | None = None) -> CephTUI:
-        client = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
-        clients.append(client)
-        return CephTUI(client=client, refresh=1.0, theme=theme)
-
-    yield make
-    for c in clients:
-        c.close()
+    with app_factory(sandbox.conf) as make:
+        yield lambda theme=None: make(theme=theme)
 
 
 async def first_snapshot(app: CephTUI, pilot: Pilot) -> None:

@@ -165,8 +165,7 @@ async def test_activity_pane_lists_and_copies_this_sessions_commands(make_app, s
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_osds(app, pilot)
-            await cursor_to(app, pilot, 2)
+            await open_osds(app, pilot, at=2)
             await pilot.press("f")  # noout on osd.2, then off again
             await wait_screen(pilot, ConfirmScreen)
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 2")

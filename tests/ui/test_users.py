@@ -58,6 +58,15 @@ async def open_users(app: CephTUI, pilot: Pilot, wait_entity: str | None = None)
                        f"{wait_entity} in the pane")
 
 
+async def open_create_form(app: CephTUI, pilot: Pilot) -> FormScreen:
+    """The Users tab, then c: step 1 of the new-user wizard."""
+    await open_users(app, pilot)
+    await pilot.press("c")
+    form = app.screen
+    assert isinstance(form, FormScreen)
+    return form
+
+
 async def select(app: CephTUI, pilot: Pilot, name: str) -> None:
     """Walk the cursor to the entity's row, as a person would."""
     rows = app.users_pane.vtable.rows
@@ -96,12 +105,8 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_users(app, pilot)
-
             # Step 1: name and template (RBD client for pool rbd, the default pool).
-            await pilot.press("c")
-            form = app.screen
-            assert isinstance(form, FormScreen)
+            form = await open_create_form(app, pilot)
             await pilot.press("ctrl+u", *user)
             assert form.query_one("#field-template", Select).value == "rbd"
             assert form.query_one("#field-pools", Input).value == "rbd"
@@ -184,10 +189,7 @@ async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandb
     app = make_app()
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await open_users(app, pilot)
-            await pilot.press("c")
-            step1 = app.screen
-            assert isinstance(step1, FormScreen)
+            step1 = await open_create_form(app, pilot)
 
             # A bad entity name: the reason, and Next does nothing.
             await pilot.press("ctrl+u", *"client.bad name")

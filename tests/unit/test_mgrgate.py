@@ -6,6 +6,24 @@ import threading
 from cephtui.ceph.mgrgate import NO_MGR, MgrGate, active_addr
 
 
+def gate_running(prefix: str, gid: int, gate: MgrGate | None = None) -> MgrGate:
+    """A gate that knows the active mgr (`gid`) and has let `prefix` go: that command is outstanding."""
+    g = gate or MgrGate()
+    g.observe(True, gid)
+    assert g.begin(prefix, 0) is None
+    return g
+
+
+def waiter_gets(g: MgrGate, timed_out: bool) -> list[str | None]:
+    """What `osd df`, waiting in another thread for the outstanding `pg stat`, gets once that ends."""
+    got: list[str | None] = []
+    waiter = threading.Thread(target=lambda: got.append(g.begin("osd df", 30)))
+    waiter.start()
+    g.end("pg stat", timed_out=timed_out)  # the waiter gets the slot as soon as it is free
+    waiter.join(30)
+    return got
+
+
 def test_no_mgr_command_without_an_active_mgr() -> None:
     g = MgrGate()
     assert g.begin("pg stat", 0) is None  # nothing known yet: allowed
@@ -17,9 +35,7 @@ def test_no_mgr_command_without_an_active_mgr() -> None:
 
 
 def test_after_a_timeout_none_until_the_active_mgr_changes() -> None:
-    g = MgrGate()
-    g.observe(True, 4154)
-    assert g.begin("pg stat", 0) is None
+    g = gate_running("pg stat", 4154)
     g.end("pg stat", timed_out=True)
     # The mgrmap still says the same mgr is active (the mon has not noticed yet): held.
     g.observe(True)  # from `status`/`mgr stat`: no gid, the known one stands
@@ -33,9 +49,7 @@ def test_after_a_timeout_none_until_the_active_mgr_changes() -> None:
 
 
 def test_a_restart_within_the_grace_clears_by_its_new_gid() -> None:
-    g = MgrGate()
-    g.observe(True, 1)
-    assert g.begin("pg stat", 0) is None
+    g = gate_running("pg stat", 1)
     g.end("pg stat", timed_out=True)
     assert g.begin("pg stat", 0) is not None
     g.observe(True, 2)
@@ -43,28 +57,16 @@ def test_a_restart_within_the_grace_clears_by_its_new_gid() -> None:
 
 
 def test_one_mgr_command_outstanding_at_a_time() -> None:
-    g = MgrGate()
-    g.observe(True, 1)
-    assert g.begin("pg stat", 0) is None
+    g = gate_running("pg stat", 1)
     busy = g.begin("osd df", 0.05)
     assert busy is not None and "pg stat" in busy
-    got: list[str | None] = []
-    waiter = threading.Thread(target=lambda: got.append(g.begin("osd df", 30)))
-    waiter.start()
-    g.end("pg stat", timed_out=False)  # the waiter gets the slot as soon as it is free
-    waiter.join(30)
+    got = waiter_gets(g, timed_out=False)
     assert got == [None] and g.outstanding == "osd df"
 
 
 def test_a_waiter_is_refused_when_the_running_command_times_out() -> None:
-    g = MgrGate()
-    g.observe(True, 1)
-    assert g.begin("pg stat", 0) is None
-    got: list[str | None] = []
-    waiter = threading.Thread(target=lambda: got.append(g.begin("osd df", 30)))
-    waiter.start()
-    g.end("pg stat", timed_out=True)
-    waiter.join(30)
+    g = gate_running("pg stat", 1)
+    got = waiter_gets(g, timed_out=True)
     assert got and got[0] is not None and got[0].startswith("mgr down")
 
 
@@ -82,9 +84,7 @@ def test_a_mgr_still_listed_after_the_beacon_grace_gets_one_more_command() -> No
     """Alive but slow (a big `pg dump` timed out): held only until the mon would have noticed a death."""
     import cephtui.ceph.mgrgate as mg
     now = [1000.0]
-    g = MgrGate(clock=lambda: now[0])
-    g.observe(True, 7)
-    assert g.begin("pg dump", 0) is None
+    g = gate_running("pg dump", 7, MgrGate(clock=lambda: now[0]))
     g.end("pg dump", timed_out=True)
     now[0] += mg.RETRY_AFTER - 1
     assert g.begin("pg dump", 0) is not None

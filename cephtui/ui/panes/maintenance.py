@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -31,7 +31,7 @@ from cephtui.ui import palette
 from cephtui.ui.flows import flow_running, in_thread
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.dialog import YesNoDialog
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, FormScreen
 
@@ -46,10 +46,11 @@ FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
 DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill", "noin"}
 
 
-class PreflightScreen(Dialog[bool]):
+class PreflightScreen(YesNoDialog):
     """`osd ok-to-stop` said no (or could not answer): explain, and continue only on an explicit choice."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "no", "Cancel")]
+    YES, NO, FOCUS = "preflight-continue", "preflight-cancel", "preflight-cancel"
     DEFAULT_CSS = """
     PreflightScreen > Vertical { border: thick $error; }
     PreflightScreen VerticalScroll { height: auto; max-height: 30; margin-top: 1; }
@@ -69,17 +70,6 @@ class PreflightScreen(Dialog[bool]):
             with Horizontal():
                 yield Button("Cancel", id="preflight-cancel", variant="primary")
                 yield Button("Set the flags anyway", id="preflight-continue", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#preflight-cancel", Button).focus()
-
-    @on(Button.Pressed, "#preflight-cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(False)
-
-    @on(Button.Pressed, "#preflight-continue")
-    def _continue(self) -> None:
-        self.dismiss(True)
 
 
 def refused_text(m: mt.Maintenance, text: str) -> Text:

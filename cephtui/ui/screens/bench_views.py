@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -23,7 +22,7 @@ from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
 from cephtui.ui.widgets.confirm import command_block
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.dialog import Dialog, YesNoDialog
 
 MODAL_CSS = """
 {name} > Vertical {{ width: 110; }}
@@ -188,10 +187,11 @@ def osd_row(row: RankedOSD) -> tuple[str | Text, ...]:
             f"{row.ratio:.2f}" if row.ratio is not None else "-", flag)
 
 
-class BenchConfirmScreen(Dialog[bool]):
+class BenchConfirmScreen(YesNoDialog):
     """The commands a run amounts to, what it does to the cluster, Run or Cancel."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "no", "Cancel")]
+    YES, NO, FOCUS = "bench-confirm-run", "bench-confirm-cancel", "bench-confirm-run"
     DEFAULT_CSS = MODAL_CSS.format(name="BenchConfirmScreen")
 
     def __init__(self, title: str, operations: Sequence[Operation], explain: str) -> None:
@@ -208,17 +208,6 @@ class BenchConfirmScreen(Dialog[bool]):
             with Horizontal():
                 yield Button("Cancel", id="bench-confirm-cancel")
                 yield Button("Run", id="bench-confirm-run", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#bench-confirm-run", Button).focus()
-
-    @on(Button.Pressed, "#bench-confirm-run")
-    def _run(self) -> None:
-        self.dismiss(True)
-
-    @on(Button.Pressed, "#bench-confirm-cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(False)
 
 
 def run_title(r: BenchResult) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -21,7 +21,7 @@ from cephtui.ceph.client import CephClient, CephError
 from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
 from cephtui.ui.handle import cephtui_app
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.dialog import YesNoDialog
 from cephtui.ui.widgets.preview_view import PreviewJob, preview_map_for
 from cephtui.ui.wizards.form import readable
 
@@ -42,11 +42,12 @@ def changed_lines(old: str, new: str) -> int:
                if line[:1] in "+-" and not line.startswith(("+++", "---")))
 
 
-class DiscardScreen(Dialog[bool]):
+class DiscardScreen(YesNoDialog):
     """Unsaved edits: discard them (True) or keep editing (False). Keep is the default, as in an editor."""
 
-    BINDINGS = [Binding("escape", "keep", "Keep editing"), Binding("n", "keep", "Keep editing", show=False),
-                Binding("y", "discard", "Discard", show=False)]
+    BINDINGS = [Binding("escape", "no", "Keep editing"), Binding("n", "no", "Keep editing", show=False),
+                Binding("y", "yes", "Discard", show=False)]
+    YES, NO, FOCUS = "discard-yes", "discard-keep", "discard-keep"  # enter keeps the edits
     DEFAULT_CSS = """
     DiscardScreen > Vertical { width: 72; border: thick $warning; }
     DiscardScreen #discard-question { text-style: bold; }
@@ -63,17 +64,6 @@ class DiscardScreen(Dialog[bool]):
             with Horizontal(id="discard-buttons"):
                 yield Button("Keep editing (n)", id="discard-keep", variant="primary")
                 yield Button(f"{self.verb} (y)", id="discard-yes", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#discard-keep", Button).focus()  # enter keeps the edits
-
-    @on(Button.Pressed, "#discard-keep")
-    def action_keep(self) -> None:
-        self.dismiss(False)
-
-    @on(Button.Pressed, "#discard-yes")
-    def action_discard(self) -> None:
-        self.dismiss(True)
 
 
 class CrushEditorScreen(Screen[None]):

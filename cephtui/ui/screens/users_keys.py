@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import ScreenResultType
 from textual.widgets import Input, Label, Static
 
 from cephtui.ceph import ops
@@ -79,7 +80,34 @@ def write_new_secret_file(path: Path, data: bytes) -> None:
     os.close(fd)
 
 
-class KeyScreen(Dialog[None]):
+class SecretDialog(Dialog[ScreenResultType]):
+    """What both secret screens share: the entity, one audit line per request (never the secret itself),
+    and the answer written into the status line #`STATUS`: refused (state "failed") or what was shown."""
+
+    STATUS = ""
+
+    def __init__(self, client: Any, entity: str, audit: ops.AuditLog | None) -> None:
+        super().__init__()
+        self.client = client
+        self.entity = entity
+        self.audit = audit
+
+    def _audited(self, op: ops.Operation, ok: bool, note: str) -> None:
+        if self.audit is not None:
+            self.audit.record(op, ok, note)
+
+    def _answered(self, shown: Text | None, error: str, state: str) -> None:
+        """`shown` in the status line and `state`; with None, `error` and state "failed"."""
+        status = self.query_one(f"#{self.STATUS}", Static)
+        if shown is None:
+            self.state = "failed"
+            status.update(Text(f"✖ {error}", style=palette.style("bold err")))
+        else:
+            self.state = state
+            status.update(shown)
+
+
+class KeyScreen(SecretDialog[None]):
     """Fetches and shows one key; nothing keeps it once closed."""
 
     BINDINGS = [Binding("escape,q,enter", "close", "Close")]
@@ -89,12 +117,10 @@ class KeyScreen(Dialog[None]):
     KeyScreen #key-value { margin: 1 0; }
     KeyScreen #key-note { color: $text-muted; }
     """
+    STATUS = "key-value"
 
     def __init__(self, client: Any, entity: str, audit: ops.AuditLog | None = None) -> None:
-        super().__init__()
-        self.client = client
-        self.entity = entity
-        self.audit = audit
+        super().__init__(client, entity, audit)
         self.state = "loading"  # loading / shown / failed
 
     def compose(self) -> ComposeResult:
@@ -119,29 +145,18 @@ class KeyScreen(Dialog[None]):
             if not key:
                 raise CephError(0, "the monitor answered without a key", "auth get-key")
         except CephError as e:
-            if self.audit is not None:
-                self.audit.record(op, False, f"{e.message} [errno {e.errno}]")
-            self.app.call_from_thread(self._show, None, e.message)
+            self._audited(op, False, f"{e.message} [errno {e.errno}]")
+            self.app.call_from_thread(self._answered, None, f"refused: {e.message}", "shown")
             return
-        if self.audit is not None:
-            self.audit.record(op, True, "key shown on screen")
-        self.app.call_from_thread(self._show, key, "")
-
-    def _show(self, key: str | None, error: str) -> None:
-        value = self.query_one("#key-value", Static)
-        if key is None:
-            self.state = "failed"
-            value.update(Text(f"✖ refused: {error}", style=palette.style("bold err")))
-        else:
-            self.state = "shown"
-            value.update(Text(key, style="bold"))
+        self._audited(op, True, "key shown on screen")
+        self.app.call_from_thread(self._answered, Text(key, style="bold"), "", "shown")
 
     def action_close(self) -> None:
         self.query_one("#key-value", Static).update("")
         self.dismiss(None)
 
 
-class ExportKeyringScreen(Dialog[Optional[str]]):
+class ExportKeyringScreen(SecretDialog[Optional[str]]):
     """Asks for a path, then writes `ceph auth get ENTITY` into a new 0600 file; returns the path written."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -153,13 +168,11 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
     ExportKeyringScreen #export-path { width: 1fr; }
     ExportKeyringScreen #export-status { height: auto; margin-top: 1; }
     """
+    STATUS = "export-status"
 
     def __init__(self, client: Any, entity: str, path: str, audit: ops.AuditLog | None = None) -> None:
-        super().__init__()
-        self.client = client
-        self.entity = entity
+        super().__init__(client, entity, audit)
         self.initial_path = path
-        self.audit = audit
         self.state = "asking"  # asking / running / done / failed
         self.written: str | None = None
 
@@ -224,34 +237,25 @@ class ExportKeyringScreen(Dialog[Optional[str]]):
                 raise CephError(0, "the monitor answered without a keyring", "auth get")
             write_new_secret_file(path, keyring if keyring.endswith(b"\n") else keyring + b"\n")
         except CephError as e:
-            if self.audit is not None:
-                self.audit.record(op, False, f"{e.message} [errno {e.errno}]")
+            self._audited(op, False, f"{e.message} [errno {e.errno}]")
             self.app.call_from_thread(self._done, None, f"refused: {e.message}")
             return
         except OSError as e:
-            if self.audit is not None:
-                self.audit.record(op, False, f"writing {path}: {e.strerror}")
+            self._audited(op, False, f"writing {path}: {e.strerror}")
             self.app.call_from_thread(self._done, None, f"could not write {path}: {e.strerror}")
             return
         except Exception as e:
             log.exception("keyring export failed")
             self.app.call_from_thread(self._done, None, f"internal error: {e!r}")
             return
-        if self.audit is not None:
-            self.audit.record(op, True, f"keyring written to {path} (mode 0600)")
+        self._audited(op, True, f"keyring written to {path} (mode 0600)")
         self.app.call_from_thread(self._done, str(path), "")
 
     def _done(self, path: str | None, error: str) -> None:
-        status = self.query_one("#export-status", Static)
-        if path is None:
-            self.state = "failed"
-            status.update(Text(f"✖ {error}", style=palette.style("bold err")))
-        else:
-            self.state = "done"
-            self.written = path
-            status.update(Text.assemble(("✔ ", palette.style("bold ok")), (f"wrote {path} (mode 0600). ", ""),
-                                        (f"Use it with: ceph -n {self.entity} --keyring {path} -s",
-                                         palette.style("info"))))
+        self.written = path
+        self._answered(None if path is None else Text.assemble(
+            ("✔ ", palette.style("bold ok")), (f"wrote {path} (mode 0600). ", ""),
+            (f"Use it with: ceph -n {self.entity} --keyring {path} -s", palette.style("info"))), error, "done")
         self.become_close("export-ok", "export-cancel")
 
     @on(Button.Pressed, "#export-cancel")

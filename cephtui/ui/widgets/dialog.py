@@ -7,7 +7,7 @@ DEFAULT_CSS says only what differs (its width, a warning or error border); app.t
 short terminal."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen, ScreenResultType
@@ -44,3 +44,25 @@ class Dialog(ModalScreen[ScreenResultType]):
         button.label, button.disabled, button.variant = "Close", False, "default"
         self.query_one(f"#{cancel}", Button).display = False
         button.focus()
+
+
+class YesNoDialog(Dialog[bool]):
+    """A question answered by one of two buttons: #`YES` dismisses True, #`NO` False (actions `yes` and `no`
+    for the bindings). #`FOCUS`, one of the two, has the focus as it opens: what Enter answers."""
+
+    YES: ClassVar[str] = ""
+    NO: ClassVar[str] = ""
+    FOCUS: ClassVar[str] = ""
+
+    def on_mount(self) -> None:
+        self.query_one(f"#{self.FOCUS}").focus()  # Textual's Button or compat's: the dialog chooses
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in (self.YES, self.NO):
+            self.dismiss(event.button.id == self.YES)
+
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    def action_no(self) -> None:
+        self.dismiss(False)
