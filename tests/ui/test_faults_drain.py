@@ -47,8 +47,13 @@ async def drain_under_way(sandbox: Sandbox, app: CephTUI, pilot: Any, target: in
     # Two copies, min_size 2: Ceph's ok-to-stop says no by fresh stats; the drain moves the data first.
     wait_until(lambda: at_size_two(sandbox), 90, "PG stats showing two copies")
     engine = await start_wizard(app, pilot, target, mode="replace", overrides=("ok-to-stop",))
-    await wait_for(pilot, lambda: engine.state.step == "wait_safe"
-                   and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
+    try:
+        await wait_for(pilot, lambda: engine.state.step == "wait_safe"
+                       and "waiting before the stop" in engine.state.waiting_for, 90, "the drain under way")
+    except AssertionError as e:  # where the workflow stood instead, to tell a slow cluster from a wrong step
+        s = engine.state
+        raise AssertionError(f"{e}: step {s.step!r}, status {s.status!r}, waiting for {s.waiting_for!r}, "
+                             f"log {[x['text'] for x in s.log[-5:]]}") from None
     return engine
 
 
