@@ -69,8 +69,7 @@ workers=${CEPHTUI_WORKERS:-2}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
     pytest_stage "pytest unit tier" -m unit
-    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers" --dist loadgroup \
-        --no-loadscope-reorder
+    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers"
 else
     pytest_stage "pytest (host: $release)" "$@"
 fi

@@ -131,17 +131,18 @@ def _fixed_words(cli: Any, sig: list[Any]) -> list[str]:
 
 TIERS = ("unit", "cluster", "ui")
 
-# Parallel runs (pytest-xdist, `-n N --dist loadgroup`; scripts/test.sh): each worker process has its own
-# session sandbox, and gets whole groups, one test module each by default, so a module's fixtures and the
-# cluster state its tests build stay in one process and one cluster.
+# Parallel runs (pytest-xdist, `-n N`; scripts/test.sh): each worker process has its own session sandbox,
+# and gets whole groups, one test module each by default, so a module's fixtures and the cluster state its
+# tests build stay in one process and one cluster. The groups are this file's (pytest_xdist_make_scheduler
+# below), from the test's id alone: xdist's own `--dist loadgroup` marks do not work with pytest 9, whose
+# node ids no longer come from the attribute xdist rewrites.
 # - These share machine-wide things (the release chroots' mounts, dist/cephtui.pyz): one worker runs them all.
 SHARED_GROUPS = {"tests/cluster/test_pyz.py": "chroots", "tests/cluster/test_releases_cli.py": "chroots"}
 # - These modules' tests are independent of each other (each starts its own app on a cluster it leaves as it
 #   found it) and long, so each test is a group of its own.
 PER_TEST_GROUPS = {"tests/ui/test_hostile_forms.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_bench.py"}
-# - The longest groups go first, so that the workers finish together (xdist's --no-loadscope-reorder keeps
-#   this order): a hint from a `--durations` run on the 2-core CI machine. A stale entry costs time, never a
-#   result.
+# - The longest groups go first, so that the workers finish together: a hint from a `--durations` run on the
+#   2-core CI machine. A stale entry costs time, never a result.
 LONG_FIRST = ("tests/ui/test_removal.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_mgrdown.py",
               "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
               "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py", "tests/ui/test_releases.py",
@@ -149,16 +150,35 @@ LONG_FIRST = ("tests/ui/test_removal.py", "tests/ui/test_faults_drain.py", "test
               "tests/cluster/test_removecli.py")
 
 
-def _group(module: str, item: pytest.Item) -> str:
+def xdist_group(nodeid: str) -> str:
+    """The group a test goes to a worker with (ids are relative to the repo: `tests/ui/x.py::test_y[p]`)."""
+    module = nodeid.split("::", 1)[0]
     if module in SHARED_GROUPS:
         return SHARED_GROUPS[module]
-    return item.nodeid if module in PER_TEST_GROUPS else module
+    return nodeid if module in PER_TEST_GROUPS else module
+
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # no pytest-xdist: the suite runs in one process, as it always could
+    LoadScopeScheduling = None
+
+if LoadScopeScheduling is not None:
+    class GroupScheduling(LoadScopeScheduling):  # type: ignore[misc,valid-type]
+        """xdist's scope scheduler with our groups, in collection order (longest first), not reordered."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        config.option.loadscopereorder = False  # keep LONG_FIRST's order, not "most tests first"
+        return GroupScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the markers below must already be there
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each test with its tier and run the tiers in order: unit, cluster, ui (in a parallel run the
-    longest modules first instead); mark its xdist group."""
+    longest modules first instead)."""
     rank: dict[str, int] = {}
     parallel = bool(getattr(config.option, "numprocesses", None)) or "PYTEST_XDIST_WORKER" in os.environ
     for item in items:
@@ -168,8 +188,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(tier)
         if tier == "ui" and "sandbox" in item.fixturenames:
             item.add_marker("cluster")
-        module = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
-        item.add_marker(pytest.mark.xdist_group(_group(module, item)))
+        module = item.nodeid.split("::", 1)[0]
         first = LONG_FIRST.index(module) if module in LONG_FIRST else len(LONG_FIRST)
         rank[item.nodeid] = first if parallel else TIERS.index(tier)
     items.sort(key=lambda it: rank[it.nodeid])  # stable: within a rank, pytest's own order
