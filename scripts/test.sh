@@ -69,7 +69,8 @@ workers=${CEPHTUI_WORKERS:-2}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
     pytest_stage "pytest unit tier" -m unit
-    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers"
+    # --durations: the slowest tests, to keep tests/conftest.py's LONG_FIRST order true
+    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers" --durations=20
 else
     pytest_stage "pytest (host: $release)" "$@"
 fi
