@@ -424,8 +424,9 @@ class Sandbox:
                     # The pgmap may predate the last osdmap change (a pool's size set a moment ago):
                     # healthy only if it still holds with stats sent after that change, on that epoch.
                     # (`pg stat` from the mgr itself: the mon's copy of the pgmap comes every few seconds)
-                    if self._flush_pg_stats(r) and self._osdmap_epoch(r) == osdmap["epoch"] \
-                            and self._mgr_pgs_clean(r) == expected and self._osdmap_epoch(r) == osdmap["epoch"]:
+                    # (epochs only grow: the same epoch after both checks means no change in between)
+                    if self._flush_pg_stats(r) and self._mgr_pgs_clean(r) == expected \
+                            and self._osdmap_epoch(r) == osdmap["epoch"]:
                         return
                     last = f"PG stats older than osdmap epoch {osdmap['epoch']}, or it moved on"
                     time.sleep(0.2)

@@ -182,8 +182,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     rank: dict[str, int] = {}
     parallel = bool(getattr(config.option, "numprocesses", None)) or "PYTEST_XDIST_WORKER" in os.environ
     for item in items:
-        path = Path(str(item.fspath)).resolve()
-        parts = path.parts
+        parts = Path(str(item.fspath)).resolve().parts
         tier = parts[-2] if len(parts) > 2 and parts[-3] == "tests" and parts[-2] in TIERS else "cluster"
         item.add_marker(tier)
         if tier == "ui" and "sandbox" in item.fixturenames:

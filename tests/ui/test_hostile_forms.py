@@ -296,24 +296,13 @@ def ceph_fingerprint(sandbox: Sandbox) -> dict[str, Any]:
             "profiles": sorted(sandbox.ceph("osd", "erasure-code-profile", "ls"))}
 
 
-def sandbox_changes(sandbox: Sandbox, first: int, last: int) -> str:
-    import rados
-
-    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
-    r.connect(timeout=10)
-    try:
-        return osdmap_changes(r, first, last)
-    finally:
-        r.shutdown()
-
-
 @pytest.fixture(scope="module")
-def cluster_unchanged(sandbox: Sandbox) -> Iterator[None]:
+def cluster_unchanged(sandbox: Sandbox, admin: Any) -> Iterator[None]:
     """`ceph` itself, before the first form and after the last."""
     before = ceph_fingerprint(sandbox)
     yield
     after = ceph_fingerprint(sandbox)
-    assert after == before, sandbox_changes(sandbox, before["epoch"], after["epoch"])
+    assert after == before, osdmap_changes(admin, before["epoch"], after["epoch"])
 
 
 def audit_lines() -> int:
