@@ -76,11 +76,10 @@ else
 fi
 
 if [ "$matrix" = 1 ]; then
-    # CEPHTUI_MATRIX_SIDE_BY_SIDE=1 runs the three side by side (each in its own chroot with its own
-    # cluster: about 5 minutes instead of 11); one after another by default, until a Tentacle tier failure
-    # seen once side by side (test_osds: osd.2 found back in between `osd out` and `osd in`) is understood.
-    # Each one's output is kept in a file and shown whole at the end.
-    side=${CEPHTUI_MATRIX_SIDE_BY_SIDE:-0}
+    # The three run side by side, each in its own chroot with its own cluster: about 5 minutes instead of
+    # 11 (CEPHTUI_MATRIX_SIDE_BY_SIDE=0: one after another). Each one's output is kept in a file and shown
+    # whole at the end.
+    side=${CEPHTUI_MATRIX_SIDE_BY_SIDE:-1}
     logs=$(mktemp -d "${TMPDIR:-/tmp}/cephtui-matrix.XXXXXX")
     names=("Python 3.9 / 3.13 / 3.14 unit+replay" "release tier: reef" "release tier: tentacle")
     cmds=("scripts/test_pythons.sh" "scripts/test_release.sh reef" "scripts/test_release.sh tentacle")

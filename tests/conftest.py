@@ -106,6 +106,17 @@ class Sandbox:
             self._rados = r
         return self._rados
 
+    def mon_dispatches(self, cmd: dict[str, Any]) -> list[str]:
+        """The mon's audit lines (`from=… cmd=… : dispatch`) for exactly `cmd`, oldest first: who sent it
+        and when, and how often the mon ran it (a command the mon re-runs is dispatched again)."""
+        wanted = json.dumps(cmd)
+        log = self.dir / "log" / "mon.a.log"
+        if not log.exists():
+            return []
+        forms = (f"cmd={wanted} : dispatch", f"cmd=[{wanted}]: dispatch")  # Reef on, and before
+        return [line.strip() for line in log.read_text(errors="replace").splitlines()
+                if "log_channel(audit)" in line and any(f in line for f in forms)]
+
     def close(self) -> None:
         if self._rados is not None:
             self._rados.shutdown()
@@ -173,6 +184,31 @@ if LoadScopeScheduling is not None:
     def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         config.option.loadscopereorder = False  # keep LONG_FIRST's order, not "most tests first"
         return GroupScheduling(config, log)
+
+
+KEPT_LOGS = Path(os.environ.get("CEPHTUI_KEPT_LOGS", "/tmp/cephtui-kept-logs"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A test that fails on a cluster keeps that cluster's daemon logs (the mon's audit channel says who sent
+    what, and when), because the sandbox is purged at the end of the session. The failure report says where."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or call.when == "teardown":
+        return
+    boxes = {id(v): v for v in getattr(item, "funcargs", {}).values() if isinstance(v, Sandbox)}
+    for box in boxes.values():
+        logs = box.dir / "log"
+        if not logs.is_dir():
+            continue
+        dest = KEPT_LOGS / f"{time.strftime('%Y%m%d-%H%M%S')}-{item.name[:60]}-{box.dir.name}"
+        try:
+            shutil.copytree(logs, dest, ignore=shutil.ignore_patterns("*.asok"))
+        except OSError as e:
+            report.sections.append(("sandbox logs", f"could not keep {logs}: {e}"))
+        else:
+            report.sections.append(("sandbox logs", f"{box.dir}'s daemon logs kept in {dest}"))
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: the markers below must already be there

@@ -1,7 +1,9 @@
 """OSDs pane through Pilot on the real cluster: actions show their command, run, and change `ceph osd tree`."""
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,12 +13,37 @@ from cephtui.ceph import ops
 from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, plain, press_ready, text_of, wait_for, wait_screen
 
 
 def tree_osd(sandbox: Sandbox, osd: int) -> dict:
     return next(n for n in sandbox.ceph("osd", "tree")["nodes"] if n["id"] == osd)
+
+
+def the_mons_words(sandbox: Sandbox, answer: str, cmd: dict, ran: str, ran_again: str, seen: int) -> None:
+    """`answer` carries the mon's own words for `cmd`: `ran` when the mon ran it once.
+
+    Ceph can run one command twice. A client whose mon session is replaced while a command is in flight
+    sends it again on the new session (seen here under load: the session of a client connected about 3 s
+    before changes in the mon's audit from `client.?` to `client.N`, same address). When the first run has
+    committed by then, the second finds the work done and answers with its own words, `ran_again` ("osd.2 is
+    already in"), and that is the answer the client gets. Accepted only when the mon's audit channel shows
+    exactly that: two dispatches since `seen` (how many there were before), both from the app's address.
+    Anything else (a single run, another sender) fails with the audit lines."""
+    if ran in answer:
+        return
+    assert ran_again in answer, f"neither {ran!r} nor {ran_again!r} in the answer {answer!r}"
+
+    def dispatches() -> list[str]:
+        return sandbox.mon_dispatches(cmd)[seen:]
+
+    with contextlib.suppress(AssertionError):  # the mon's log thread writes a moment later
+        wait_until(lambda: len(dispatches()) >= 2, 5, f"the mon's audit of {cmd} twice")
+    lines = dispatches()
+    senders = {m.group(1) for m in (re.search(r"from='\S+ ([^']+)'", line) for line in lines) if m}
+    assert len(lines) == 2 and len(senders) == 1, "answered as a second run, but the mon's audit says:\n" + (
+        "\n".join(lines))
 
 
 async def open_osds(app: CephTUI, pilot: Pilot, at: int | None = None) -> None:
@@ -75,17 +102,20 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
         async with app.run_test(size=SIZE) as pilot:
             await open_osds(app, pilot, at=2)
 
+            out_cmd, in_cmd = ({"prefix": verb, "ids": ["2"]} for verb in ("osd out", "osd in"))
+            seen = len(sandbox.mon_dispatches(out_cmd)), len(sandbox.mon_dispatches(in_cmd))
             await pilot.press("o")
             await wait_for(pilot, lambda: app.screen.preview_state == "ready", 30, "the mark-out preview")
             assert "change their up set" in text_of(app, "#confirm-preview")  # osd.2 leaves its PGs
             result = await confirm_and_run(app, pilot, "$ ceph osd out 2")
-            assert "marked out osd.2" in result  # the monitor's own words
+            the_mons_words(sandbox, result, out_cmd, "marked out osd.2", "osd.2 is already out", seen[0])
             assert tree_osd(sandbox, 2)["reweight"] == 0
             await wait_for(pilot, lambda: "out" in plain(app.osds_pane.vtable.get_row_at(
                 app.osds_pane.vtable.cursor)[2]), 10, "osd.2 shown out")
 
             await pilot.press("i")
-            assert "marked in osd.2" in await confirm_and_run(app, pilot, "$ ceph osd in 2")
+            result = await confirm_and_run(app, pilot, "$ ceph osd in 2")
+            the_mons_words(sandbox, result, in_cmd, "marked in osd.2", "osd.2 is already in", seen[1])
             assert tree_osd(sandbox, 2)["reweight"] == 1
 
             # Bad values are refused in the form: nothing is sent, nothing is audited.
