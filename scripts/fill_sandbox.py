@@ -13,6 +13,12 @@ librados until `health` lists OSD_FULL. Once an OSD is full the pool gets the
 an osd op timeout and a timed-out write just means "full already, wait for the
 flag". Prints a JSON summary on stdout. Runs with Debian's /usr/bin/python3 or
 the project venv (both carry the rados bindings); needs no cephtui code.
+
+The usage is read from stats every OSD has just sent (`flush_pg_stats`, as the sandbox's own health
+check does): right after a fill, `osd df` can lag the OSDs by a report or two, and ratios set from
+that lagging number left an OSD already past the new full ratio (seen once in CI). With
+--ratios-above-usage the script also waits until no OSD and no pool is flagged full, and moves
+the ratios up again if the fresh usage still passes them.
 """
 from __future__ import annotations
 
@@ -23,6 +29,7 @@ import time
 from typing import Any
 
 import rados
+from sandbox import flush_pg_stats  # this directory's: the script runs from it
 
 
 def _cmd(r: rados.Rados, prefix: str, mgr: bool = False, **args: Any) -> Any:
@@ -39,8 +46,14 @@ def max_utilization(r: rados.Rados) -> float:
     return max(n["kb_used"] / n["kb"] for n in nodes)
 
 
+def fresh_max_utilization(r: rados.Rados) -> float:
+    if not flush_pg_stats(r):
+        raise SystemExit("the OSDs' stats did not reach the mgr within 30 s")
+    return max_utilization(r)
+
+
 def set_ratios_above_usage(r: rados.Rados, headroom: float) -> dict[str, float]:
-    u = max_utilization(r)
+    u = fresh_max_utilization(r)
     ratios = {"nearfull": round(u + 0.4 * headroom, 4), "backfillfull": round(u + 0.7 * headroom, 4),
               "full": round(u + headroom, 4)}
     # Raise in the order full, backfillfull, nearfull and lower the other way round, so the three
@@ -51,6 +64,33 @@ def set_ratios_above_usage(r: rados.Rados, headroom: float) -> dict[str, float]:
     for name in order:
         _cmd(r, f"osd set-{name}-ratio", ratio=ratios[name])
     return {"utilization": u, **ratios}
+
+
+def full_flags(r: rados.Rados) -> list[str]:
+    """The OSDs and pools the osdmap flags full right now."""
+    dump = _cmd(r, "osd dump")
+    return [f"osd.{o['osd']}" for o in dump["osds"] if "full" in o.get("state", [])] + [
+        f"pool {p['pool_name']}" for p in dump["pools"] if "full" in p.get("flags_names", "").split(",")]
+
+
+def make_room(r: rados.Rados, headroom: float, timeout: float = 60) -> dict[str, float]:
+    """Ratios `headroom` above the fullest OSD's usage, returned once no OSD or pool is flagged full and
+    fresh stats still leave at least half the headroom. Right after a fill the usage goes on rising for
+    a few seconds (1 to 5 points seen here), so when it passes that mark the ratios move up with it."""
+    ratios = set_ratios_above_usage(r, headroom)
+    deadline = time.monotonic() + timeout
+    moved = 0
+    while True:
+        if fresh_max_utilization(r) + headroom / 2 > ratios["full"]:
+            ratios = set_ratios_above_usage(r, headroom)
+            moved += 1
+        else:
+            flagged = full_flags(r)
+            if not flagged:
+                return {**ratios, "moved_up_again": moved}
+        if time.monotonic() > deadline:
+            raise SystemExit(f"no room after {timeout:.0f}s: flagged full {full_flags(r)}, ratios {ratios}")
+        time.sleep(0.5)  # the OSDs clear their own full flags on their next heartbeat
 
 
 def health_checks(r: rados.Rados) -> dict[str, Any]:
@@ -92,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     r.connect(timeout=15)
     try:
         if a.ratios_above_usage is not None:
-            print(json.dumps(set_ratios_above_usage(r, a.ratios_above_usage)))
+            print(json.dumps(make_room(r, a.ratios_above_usage)))
             return 0
         if not a.pool:
             p.error("POOL is needed to fill")

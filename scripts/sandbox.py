@@ -425,7 +425,7 @@ class Sandbox:
                     # healthy only if it still holds with stats sent after that change, on that epoch.
                     # (`pg stat` from the mgr itself: the mon's copy of the pgmap comes every few seconds)
                     # (epochs only grow: the same epoch after both checks means no change in between)
-                    if self._flush_pg_stats(r) and self._mgr_pgs_clean(r) == expected \
+                    if flush_pg_stats(r) and self._mgr_pgs_clean(r) == expected \
                             and self._osdmap_epoch(r) == osdmap["epoch"]:
                         return
                     last = f"PG stats older than osdmap epoch {osdmap['epoch']}, or it moved on"
@@ -452,28 +452,6 @@ class Sandbox:
         stat = json.loads(out)
         summary = stat.get("pg_summary", stat)  # Pacific and later nest it
         return sum(s["num"] for s in summary.get("num_pg_by_state", []) if s["name"] == "active+clean")
-
-    def _flush_pg_stats(self, r: rados.Rados, timeout: float = 30.0) -> bool:
-        """Every up OSD sends its PG stats now, and the mgr's pgmap has them: Ceph's own test suite's way
-        (qa/tasks/ceph_manager.py flush_pg_stats: `tell osd.N flush_pg_stats`, then `osd last-stat-seq`).
-        False if an OSD does not answer or the stats do not arrive in time."""
-        up = [o["osd"] for o in json.loads(self.mon(r, prefix="osd dump"))["osds"] if o["up"]]
-        seqs = {}
-        for osd in up:
-            try:
-                ret, out, _ = r.osd_command(osd, json.dumps({"prefix": "flush_pg_stats"}), b"", timeout=10)
-            except rados.Error:  # down since the osd dump, or not answering
-                return False
-            if ret != 0:
-                return False
-            seqs[osd] = int(out.decode().strip() or 0)
-        deadline = time.monotonic() + timeout
-        for osd, seq in seqs.items():
-            while int(self.mon(r, prefix="osd last-stat-seq", id=osd, format="plain").decode().strip() or 0) < seq:
-                if time.monotonic() > deadline:
-                    return False
-                time.sleep(0.1)
-        return True
 
     PYO3 = "PyO3 modules do not yet support subinterpreters"
 
@@ -545,6 +523,30 @@ class Sandbox:
             print(f"health: unreachable ({e})")
         print(self.conf)
         return 0
+
+
+def flush_pg_stats(r: rados.Rados, timeout: float = 30.0) -> bool:
+    """Every up OSD sends its PG and OSD stats (usage included) now, and the mgr has them: Ceph's own test
+    suite's way (qa/tasks/ceph_manager.py flush_pg_stats: `tell osd.N flush_pg_stats`, then
+    `osd last-stat-seq`). False if an OSD does not answer or the stats do not arrive in time."""
+    mon = Sandbox.mon
+    up = [o["osd"] for o in json.loads(mon(r, prefix="osd dump"))["osds"] if o["up"]]
+    seqs = {}
+    for osd in up:
+        try:
+            ret, out, _ = r.osd_command(osd, json.dumps({"prefix": "flush_pg_stats"}), b"", timeout=10)
+        except rados.Error:  # down since the osd dump, or not answering
+            return False
+        if ret != 0:
+            return False
+        seqs[osd] = int(out.decode().strip() or 0)
+    deadline = time.monotonic() + timeout
+    for osd, seq in seqs.items():
+        while int(mon(r, prefix="osd last-stat-seq", id=osd, format="plain").decode().strip() or 0) < seq:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+    return True
 
 
 def where_to_run(box: Sandbox, release: str | None) -> str | None:
