@@ -64,8 +64,9 @@ pytest_stage() {  # pytest_stage NAME ARGS...: a pytest run as a stage; collecti
 }
 release=$(ceph --version 2>/dev/null | awk '{print $3, $5}')
 # The cluster and ui tiers run in WORKERS processes (pytest-xdist), each with its own sandbox cluster;
-# most of a test's time is spent waiting on the cluster or the UI, not computing (tests/conftest.py).
-workers=${CEPHTUI_WORKERS:-2}
+# most of a test's time is spent waiting on the cluster or the UI, not computing (tests/conftest.py):
+# three on 2 cores took 685 s where two took 956-1020 s.
+workers=${CEPHTUI_WORKERS:-3}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
     pytest_stage "pytest unit tier" -m unit
