@@ -1,0 +1,242 @@
+"""Checks about the manager itself and those its Python modules raise (crash, devicehealth, pg_autoscaler,
+telemetry, dashboard, alerts), plus the daemon debug-level check the mgr computes."""
+from __future__ import annotations
+
+from cephtui.ceph.doctor.model import Explanation
+
+ENTRIES: tuple[Explanation, ...] = (
+    Explanation(
+        code="MGR_DOWN",
+        title="No active manager",
+        meaning="No ceph-mgr is active. Client I/O carries on, since it does not pass through the manager.",
+        why="Everything the manager serves goes stale or missing: PG statistics, osd df, pg dump, the "
+            "balancer, the autoscaler, crash reports, pg repair requests and every mgr module.",
+        causes=("All ceph-mgr daemons stopped or crashed.",
+                "The manager hosts are down or cannot reach the monitors.",
+                "The active manager hangs and stopped sending beacons."),
+        actions=("See the active and standby managers: `ceph mgr dump`.",
+                 "Start ceph-mgr on one of its hosts.",
+                 "If one is stuck rather than stopped, hand over to a standby: `ceph mgr fail`."),
+        options=("mon_mgr_beacon_grace", "mon_mgr_inactive_grace", "mon_mgr_mkfs_grace"),
+        raised_by="mon",
+    ),
+    Explanation(
+        code="MGR_MODULE_DEPENDENCY",
+        title="A manager module cannot load",
+        meaning="An enabled or always-on manager module refused to start because its own readiness check "
+                "failed, usually over a missing or broken Python dependency.",
+        why="The module's commands and checks are gone: for example crash reports, the balancer, "
+            "autoscale-status, device health or telemetry, depending on the module.",
+        causes=("A Python package the module needs is not installed on the manager host.",
+                "A distribution build that cannot load some modules (Debian's Reef cannot load any "
+                "Python module that depends on PyO3 libraries).",
+                "Packages were upgraded but the manager was not restarted."),
+        actions=("See each module's state and error: `ceph mgr module ls`.",
+                 "Install the missing package on the manager hosts, then restart the manager: "
+                 "`ceph mgr fail`.",
+                 "For a module you do not need (not always-on): `ceph mgr module disable <module>`.",
+                 "If it cannot be fixed on this build: `ceph health mute MGR_MODULE_DEPENDENCY --sticky`."),
+        raised_by="mgr",
+    ),
+    Explanation(
+        code="MGR_MODULE_ERROR",
+        title="A manager module failed",
+        meaning="A manager module raised an unhandled error while running, or an always-on module could not "
+                "be found at all. Its commands now answer with an I/O error.",
+        why="Whatever the module does has stopped until the manager restarts it: a failed balancer no "
+            "longer balances and a failed crash module no longer reports.",
+        causes=("A bug in the module, often triggered by unusual cluster data.",
+                "A module file missing after a partial package upgrade."),
+        actions=("Read the error in the detail and look for a matching report: `ceph crash ls-new`.",
+                 "Restart the module by failing over to a standby manager: `ceph mgr fail`.",
+                 "If it keeps failing and is optional, disable it: `ceph mgr module disable <module>`."),
+        raised_by="mgr",
+    ),
+    Explanation(
+        code="RECENT_CRASH",
+        title="Daemons crashed recently",
+        meaning="One or more daemons crashed within the recent-crash window and nobody has archived the "
+                "crash reports yet.",
+        why="A crash may be a one-off, but repeated crashes of one daemon point to a bug or failing "
+            "hardware, and a crashing OSD or monitor reduces redundancy each time.",
+        causes=("A software bug hit by a particular workload.",
+                "Failing hardware: disk errors, bad memory.",
+                "The daemon was killed on purpose (abort) or ran out of memory."),
+        actions=("List crashes not yet archived: `ceph crash ls-new`.",
+                 "Read one, with its stack and daemon: `ceph crash info <id>`.",
+                 "When understood, archive it so the warning clears: `ceph crash archive <id>`, or all at "
+                 "once with `ceph crash archive-all`.",
+                 "`ceph crash rm <id>` deletes the report itself; archive instead if you may need it later."),
+        options=("mgr/crash/warn_recent_interval", "mgr/crash/retain_interval"),
+        fix="crashes",
+        raised_by="mgr module crash",
+    ),
+    Explanation(
+        code="RECENT_MGR_MODULE_CRASH",
+        title="Manager modules crashed recently",
+        meaning="Crash reports that came from a manager module (not from a whole daemon) are recent and not "
+                "archived.",
+        why="The module may have stopped doing its job, and a module that keeps crashing can fill the crash "
+            "list and hide real daemon crashes.",
+        causes=("A bug in that module.",
+                "Unexpected data from the cluster or an outside service the module talks to."),
+        actions=("List the new crashes and pick those naming a module: `ceph crash ls-new`.",
+                 "Read the traceback: `ceph crash info <id>`.",
+                 "Archive them once reported: `ceph crash archive <id>`.",
+                 "If the module is optional and keeps crashing: `ceph mgr module disable <module>`."),
+        options=("mgr/crash/warn_recent_interval",),
+        fix="crashes",
+        raised_by="mgr module crash",
+        releases="Reef 18 and later; Pacific 16 reports module crashes under RECENT_CRASH.",
+    ),
+    Explanation(
+        code="DEVICE_HEALTH",
+        title="A disk is expected to fail soon",
+        meaning="Device health metrics predict that a disk will fail within the warning window.",
+        why="When it fails, the OSDs on it go down and their data must be recovered from the other copies; "
+            "replacing it first is much cheaper.",
+        causes=("A worn or failing disk (reallocated sectors, SSD wear).",
+                "A prediction based on few or noisy SMART readings."),
+        actions=("List devices and their predicted life: `ceph device ls`.",
+                 "Read the metrics for the device named in the detail: `ceph device info <devid>`.",
+                 "Plan replacement of the OSDs on that device, one at a time."),
+        options=("mgr/devicehealth/warn_threshold",),
+        raised_by="mgr module devicehealth",
+    ),
+    Explanation(
+        code="DEVICE_HEALTH_IN_USE",
+        title="A failing disk still holds data",
+        meaning="An OSD on a failing device was marked out, but it still holds PGs that have not moved away "
+                "yet.",
+        why="Until its PGs finish migrating the data still depends on a disk that is predicted to fail.",
+        causes=("Recovery is still running after the automatic mark-out.",
+                "Recovery is blocked: full OSDs, flags such as norecover, or PGs that cannot peer."),
+        actions=("Check the PGs still on that OSD: `ceph pg ls-by-osd <id>`.",
+                 "Check for flags that pause data movement: `ceph osd dump`.",
+                 "Let recovery finish before removing the OSD."),
+        options=("mgr/devicehealth/mark_out_threshold", "mgr/devicehealth/self_heal"),
+        raised_by="mgr module devicehealth",
+    ),
+    Explanation(
+        code="DEVICE_HEALTH_TOOMANY",
+        title="Too many failing disks to mark out",
+        meaning="Marking out every OSD on a failing device would push the share of in OSDs below the "
+                "allowed minimum, so the module does not do it.",
+        why="Several disks are failing at once; there may not be room to move their data away safely.",
+        causes=("A batch of disks of the same model and age failing together.",
+                "A small cluster where a few OSDs are a large share."),
+        actions=("See which devices are flagged: `ceph device ls`.",
+                 "Add capacity or replace disks one at a time before more fail.",
+                 "The limit is mon_osd_min_in_ratio; lower it only if you understand the data movement."),
+        options=("mon_osd_min_in_ratio", "mgr/devicehealth/mark_out_threshold"),
+        raised_by="mgr module devicehealth",
+    ),
+    Explanation(
+        code="POOL_TOO_FEW_PGS",
+        title="A pool has too few PGs",
+        meaning="The autoscaler, set to only warn for this pool, computes that its pg_num is far below the "
+                "ideal for its size.",
+        why="Too few PGs put a lot of data in each, so load spreads unevenly across OSDs and some fill long "
+            "before others.",
+        causes=("The pool grew since its pg_num was chosen.",
+                "pg_autoscale_mode is warn, so nothing is adjusted automatically."),
+        actions=("Compare current and ideal PG counts: `ceph osd pool autoscale-status`.",
+                 "Let the autoscaler change it (data moves): `ceph osd pool set <pool> pg_autoscale_mode on`.",
+                 "Or set the number yourself: `ceph osd pool set <pool> pg_num <n>`.",
+                 "If the pool will grow, tell the autoscaler: `ceph osd pool set <pool> target_size_ratio "
+                 "<ratio>`."),
+        options=("mon_target_pg_per_osd", "osd_pool_default_pg_autoscale_mode"),
+        fix="autoscale",
+        raised_by="mgr module pg_autoscaler",
+    ),
+    Explanation(
+        code="POOL_TOO_MANY_PGS",
+        title="A pool has too many PGs",
+        meaning="The autoscaler, in warn mode for this pool, finds its pg_num far above what its data needs.",
+        why="Every PG costs OSD memory and CPU and slows peering; too many can also block creating pools or "
+            "raising pg_num elsewhere.",
+        causes=("pg_num was set high up front for data that never came.",
+                "Data was deleted or moved to another pool."),
+        actions=("See the autoscaler's numbers: `ceph osd pool autoscale-status`.",
+                 "Let it shrink the pool (PGs merge, data moves): `ceph osd pool set <pool> "
+                 "pg_autoscale_mode on`.",
+                 "Or lower it yourself: `ceph osd pool set <pool> pg_num <n>`.",
+                 "If it must keep a floor of PGs, set one: `ceph osd pool set <pool> pg_num_min <n>`."),
+        options=("mon_target_pg_per_osd", "mon_max_pg_per_osd"),
+        fix="autoscale",
+        raised_by="mgr module pg_autoscaler",
+    ),
+    Explanation(
+        code="POOL_TARGET_SIZE_BYTES_OVERCOMMITTED",
+        title="Pool target sizes exceed the cluster",
+        meaning="The target sizes set on pools add up to more than the raw space available.",
+        why="The autoscaler plans PG counts for data that cannot fit, so its choices are off.",
+        causes=("target_size_bytes set too high on one pool.",
+                "Capacity removed after targets were set."),
+        actions=("See the targets per pool: `ceph osd pool autoscale-status`.",
+                 "Lower or clear the target: `ceph osd pool set <pool> target_size_bytes 0`.",
+                 "Or use a ratio instead: `ceph osd pool set <pool> target_size_ratio <ratio>`."),
+        raised_by="mgr module pg_autoscaler",
+    ),
+    Explanation(
+        code="POOL_HAS_TARGET_SIZE_BYTES_AND_RATIO",
+        title="A pool has both size targets",
+        meaning="A pool has target_size_bytes and target_size_ratio both set; only one may be used.",
+        why="The autoscaler ignores one of them, so what you meant to say about the pool's future size is "
+            "lost.",
+        causes=("Both were set at different times by different people or tools.",),
+        actions=("Keep the ratio and clear the bytes: `ceph osd pool set <pool> target_size_bytes 0`.",
+                 "Or keep the bytes and clear the ratio: `ceph osd pool set <pool> target_size_ratio 0`."),
+        raised_by="mgr module pg_autoscaler",
+    ),
+    Explanation(
+        code="TELEMETRY_CHANGED",
+        title="Telemetry needs consent again",
+        meaning="Telemetry was on, but the content of the report changed, so sending stopped until you "
+                "agree again.",
+        why="Nothing breaks in the cluster; only the reports to the Ceph project have stopped.",
+        causes=("An upgrade added new fields to the telemetry report.",),
+        actions=("Look at what would be sent: `ceph telemetry show`.",
+                 "Agree again: `ceph telemetry on --license sharing-1-0`.",
+                 "Or stop telemetry: `ceph telemetry off`."),
+        raised_by="mgr module telemetry",
+    ),
+    Explanation(
+        code="DASHBOARD_DEBUG",
+        title="Dashboard debug mode is on",
+        meaning="The dashboard runs in debug mode and returns full error traces.",
+        why="Stack traces in HTTP answers can leak internals to anyone who reaches the dashboard.",
+        causes=("Debug mode was switched on while chasing a problem and left on.",),
+        actions=("Switch it off: `ceph dashboard debug disable`.",),
+        raised_by="mgr module dashboard",
+    ),
+    Explanation(
+        code="ALERTS_SMTP_ERROR",
+        title="The alerts module cannot send mail",
+        meaning="The alerts module tried to e-mail a health change and the SMTP server refused or could not "
+                "be reached.",
+        why="Nobody is told by mail about new health problems.",
+        causes=("Wrong SMTP host, port or credentials.",
+                "The mail server is unreachable from the manager host."),
+        actions=("Check the module's mail settings: `ceph config get mgr mgr/alerts/smtp_host`.",
+                 "Correct them with `ceph config set mgr mgr/alerts/<setting> <value>`.",
+                 "If mail alerts are not wanted: `ceph mgr module disable alerts`."),
+        raised_by="mgr module alerts",
+    ),
+    Explanation(
+        code="HIGH_DEBUG_LEVEL",
+        title="Daemons log at high debug levels",
+        meaning="Some daemons have debug subsystems raised well above normal.",
+        why="Verbose logging costs CPU and disk and can slow I/O; it also fills log filesystems, including "
+            "those of monitors.",
+        causes=("Debug levels raised while chasing a problem and not reset.",
+                "A ceph.conf with debug settings copied from a test setup."),
+        actions=("Find the settings: `ceph config dump`.",
+                 "Remove them: `ceph config rm <who> debug_<subsys>`.",
+                 "For a value set only at runtime: `ceph tell <daemon> config set debug_<subsys> 1/5`."),
+        options=("debug_osd", "debug_bluestore", "debug_ms", "debug_mon", "debug_rocksdb"),
+        fix="config",
+        raised_by="mgr",
+        releases="Newest releases only (after Squid); not raised by Pacific 16 or Reef 18.",
+    ),
+)
