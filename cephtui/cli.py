@@ -150,6 +150,13 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     c.add_argument("--example", action="store_true", help="print a commented example config file")
     c.add_argument("--json", action="store_true", help="print JSON")
 
+    d = command("doctor", help="explain every raised health check and how to fix it",
+                description="Every raised health check with what it means, what it names on this cluster "
+                            "(OSDs, hosts, pools, PGs) and the commands that fix it. Read-only. Exit status: 0 "
+                            "healthy (or only muted checks), 3 a warning, 4 an error; 1 cannot connect, 2 usage.")
+    from cephtui.doctorcli import add_arguments as doctor_arguments
+    doctor_arguments(d)
+
     r = command("remove", help="remove or replace OSDs headless, resumable",
                 description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
     from cephtui.removecli import add_arguments
@@ -336,6 +343,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from cephtui.benchcli import bench_command
             return bench_command(client, spec, args)
+        if args.command == "doctor":
+            from cephtui.doctorcli import doctor_command
+            return doctor_command(client, args)
         if args.command == "remove":
             from cephtui.removecli import remove_command
             return remove_command(client, spec, args, settings.osd_stop_cmd, read_only=read_only)

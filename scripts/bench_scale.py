@@ -13,7 +13,7 @@ the UI thread:
   first frame   process start (before the interpreter) -> the app's first painted frame (tabs,
                 status bar, "connecting"), and -> Health painted with the first snapshot
   refresh       r pressed -> new snapshot fetched, parsed, built, the visible pane's widgets
-                updated and the screen refreshed; Health, PGs and OSDs tabs, median and max.
+                updated and the screen refreshed; Health, PGs, OSDs and Doctor tabs, median and max.
                 Each `pg dump` differs from the last (0.1 % of PGs change, as scrubs start and
                 end), so the PG table is decoded for real at every refresh.
   UI block      the longest heartbeat gap during those refreshes (any wait the UI thread had)
@@ -119,7 +119,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
         await settled(lambda: "first_data_ms" in out)
         last[0] = time.perf_counter()
         app.set_interval(0.02, beat)
-        for tab in ("health", "pgs", "osds"):
+        for tab in MEASURED:
             phase[0] = "switch"
             n = ready[0]
             app.action_show_tab(tab)
@@ -259,11 +259,13 @@ def cli_reference(conf: str, runs: int = 5) -> dict[str, float]:
     return out
 
 
+MEASURED = ("health", "pgs", "osds", "doctor")  # the Doctor: the OSD table and pools, plus diagnosing every check
 TAB_ANSWERS = {  # what a steady refresh of each tab asks (stuck PGs: every 10 s, left out)
     "health": [("mon", "status", {}), ("mon", "health", {"detail": "detail"}), ("mon", "mgr stat", {}),
                ("mon", "df", {"detail": "detail"}), ("mgr", "pg stat", {})],
     "pgs": [("mgr", "pg dump", {"dumpcontents": ["pgs_brief"]})],
     "osds": [("mgr", "osd df", {}), ("mgr", "osd perf", {})],
+    "doctor": [("mgr", "osd df", {}), ("mgr", "osd perf", {})],  # + pool stats, not in the recordings
 }
 
 
@@ -304,23 +306,24 @@ def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
         def mm(key: str, r: dict = r) -> str:
             xs = r.get(key) or [0.0]
             return f"{med(xs):.0f}/{max(xs):.0f}"
-        blocks = "/".join(f"{r.get(k, 0):.0f}" for k in ("block_health", "block_pgs", "block_osds"))
+        blocks = "/".join(f"{r.get(f'block_{t}', 0):.0f}" for t in MEASURED)
         fblocks = "/".join(f"{r.get(k, 0):.0f}" for k in ("block_filter_pgs", "block_filter_osds"))
         print(f"{osds:>6} {pgs:>7} | {r['first_frame_ms']:5.0f}/{r.get('first_data_ms', 0):5.0f} | "
-              f"{mm('refresh_health'):>9} {mm('refresh_pgs'):>9} {mm('refresh_osds'):>9} | "
-              f"{blocks + ' | ' + fblocks:>22} | {mm('filter_pgs'):>10} {mm('filter_osds'):>9} | "
+              f"{mm('refresh_health'):>9} {mm('refresh_pgs'):>9} {mm('refresh_osds'):>9} {mm('refresh_doctor'):>9} | "
+              f"{blocks + ' | ' + fblocks:>24} | {mm('filter_pgs'):>10} {mm('filter_osds'):>9} | "
               f"{r['rss_mb']:6.0f} {r['peak_rss_mb']:5.0f}")
     print("\nreference in the same run: json.loads (stdlib) of the answers a refresh of the tab fetches")
-    print(f"{'OSDs':>6} {'PGs':>7} | {'json.loads ms h/p/o':>20} | {'cephtui refresh / json.loads h/p/o':>36}")
+    print(f"{'OSDs':>6} {'PGs':>7} | {'json.loads ms h/p/o/d':>27} | {'cephtui refresh / json.loads h/p/o/d':>38}")
     for osds, pgs, r in results:
         fl = r["floor"]
-        ratios = "/".join(f"{med(r[f'refresh_{t}']) / fl[t]:.2f}" for t in ("health", "pgs", "osds"))
-        print(f"{osds:>6} {pgs:>7} | {fl['health']:6.1f}/{fl['pgs']:6.1f}/{fl['osds']:6.1f} | {ratios:>36}")
+        ratios = "/".join(f"{med(r[f'refresh_{t}']) / fl[t]:.2f}" for t in MEASURED)
+        floors = "/".join(f"{fl[t]:6.1f}" for t in MEASURED)
+        print(f"{osds:>6} {pgs:>7} | {floors:>27} | {ratios:>38}")
     budget_row = [r for o, p, r in results if (o, p) == (5000, 200000)]
     if budget_row:
         r = budget_row[0]
-        worst_refresh = max(max(r[f"refresh_{t}"]) for t in ("health", "pgs", "osds"))
-        worst_block = max(r[f"block_{t}"] for t in ("health", "pgs", "osds"))
+        worst_refresh = max(max(r[f"refresh_{t}"]) for t in MEASURED)
+        worst_block = max(r[f"block_{t}"] for t in MEASURED)
         worst_filter = max(max(r.get(f"filter_{t}") or [0.0]) for t in ("pgs", "osds"))
         print(f"\nat 5,000 OSDs / 200,000 PGs: refresh max {worst_refresh:.0f} ms {mark(worst_refresh, 250)}, "
               f"UI block while refreshing max {worst_block:.0f} ms {mark(worst_block, 50)}, filter max "
@@ -332,7 +335,8 @@ def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
         print(f"\ngrowth from {o0} OSDs/{p0} PGs to {o1} OSDs/{p1} PGs "
               f"(OSDs x{o1 / o0:.0f}, PGs x{p1 / p0:.0f}); linear in its input means a ratio <= that input's factor")
         for label, key, by in (("refresh health", "refresh_health", "neither"), ("refresh PGs", "refresh_pgs", "PGs"),
-                               ("refresh OSDs", "refresh_osds", "OSDs"), ("filter PGs", "filter_pgs", "PGs"),
+                               ("refresh OSDs", "refresh_osds", "OSDs"), ("refresh Doctor", "refresh_doctor", "OSDs"),
+                               ("filter PGs", "filter_pgs", "PGs"),
                                ("filter OSDs", "filter_osds", "OSDs")):
             a, b = med(r0.get(key) or [0.0]), med(r1.get(key) or [0.0])
             print(f"  {label:16} {a:7.1f} -> {b:7.1f} ms  x{b / a if a else 0:6.1f}   (grows with {by})")
@@ -383,7 +387,7 @@ def cli_vs_app(args: argparse.Namespace) -> None:
     for name, v in cli.items():
         print(f"  {name:28} {v:7.0f} ms")
     print(f"  {'the three, one after another':28} {script:7.0f} ms")
-    for tab in ("health", "pgs", "osds"):
+    for tab in MEASURED:
         m = med(r[f"refresh_{tab}"])
         print(f"  cephtui refresh, {tab + ' tab':11} {m:7.1f} ms  (fetch+parse {med(r[f'poll_{tab}']):5.1f} ms)"
               f"   scripts / cephtui = {script / m:5.1f}x")

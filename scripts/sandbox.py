@@ -69,7 +69,6 @@ mon allow pool delete = true
 mon data avail warn = 2
 mon data avail crit = 1
 mon warn on pool no app = true
-auth allow insecure global id reclaim = false
 osd heartbeat interval = 3
 osd heartbeat grace = 10
 mon osd down out interval = 600
@@ -307,6 +306,9 @@ class Sandbox:
 
         r = self._connect_retry()
         try:
+            # In the mon's config database, as cephadm and a hand-upgraded cluster carry it, not in ceph.conf:
+            # a file value outranks `ceph config set`, so the Doctor's fix could not take effect.
+            self.mon(r, prefix="config set", who="mon", name="auth_allow_insecure_global_id_reclaim", value="false")
             # mgr
             mgr_dir = self.dir / "mgr" / f"ceph-{MGR_ID}"
             mgr_dir.mkdir(parents=True, exist_ok=True)

@@ -48,6 +48,7 @@ from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.poller import RECLAIM_EVERY, Poller
 from cephtui.ui.readonly import WHY, mutating_action
 from cephtui.ui.registry import TABS as REGISTRY
+from cephtui.ui.registry import number_key
 from cephtui.ui.removals import Removals
 from cephtui.ui.themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 from cephtui.ui.widgets.confirm import ConfirmScreen, Outcome
@@ -96,7 +97,7 @@ class CephTUI(Removals, Poller, Moving):
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("g", "edge(0)", "Top", show=False),
         Binding("G", "edge(-1)", "Bottom", show=False),
-        *(Binding(str(i), f"show_tab('{t.key}')", t.title, show=False) for i, t in enumerate(REGISTRY, 1)),
+        *(Binding(number_key(i), f"show_tab('{t.key}')", t.title, show=False) for i, t in enumerate(REGISTRY, 1)),
     ]
 
 
@@ -154,7 +155,7 @@ class CephTUI(Removals, Poller, Moving):
         yield self.statusbar
         with self.tabs:
             for i, (tab, pane) in enumerate(zip(REGISTRY, self.panes), 1):
-                with TabPane(f"{tab.title} {i}", id=tab.key):
+                with TabPane(f"{tab.title} {number_key(i)}", id=tab.key):
                     # Shown in every tab's body while the mon does not answer (see _set_stale).
                     yield Static("", classes="stale-banner")
                     yield pane

@@ -55,8 +55,8 @@ def resolve(text: str, pools: Iterable[str] = (), buckets: Iterable[str] = ()) -
         return Jump(command="help")
     if low == "theme":
         return Jump(command="theme", arg=rest)
-    if text.isdigit() and 1 <= int(text) <= len(TAB_NAMES):
-        return Jump(tab=list(TAB_NAMES)[int(text) - 1])
+    if text.isdigit() and len(text) == 1 and (int(text) or 10) <= len(TAB_NAMES):
+        return Jump(tab=list(TAB_NAMES)[(int(text) or 10) - 1])
     tab = _tab(head)
     if tab is not None:
         return _with_argument(tab, rest)

@@ -9,6 +9,7 @@ from cephtui.ui.pane import Pane
 from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.doctor import DoctorPane
 from cephtui.ui.panes.health import HealthPane
 from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
@@ -41,7 +42,15 @@ TABS: tuple[Tab, ...] = (
     Tab("maintenance", "Maintenance", MaintenancePane, ("maint", "m", "flags"), always_shown=True),
     Tab("bench", "Bench", BenchPane, ("b", "benchmark"), always_shown=True),
     Tab("activity", "Activity", ActivityPane, ("a", "audit", "log", "history")),
+    Tab("doctor", "Doctor", DoctorPane, ("d", "doc", "explain", "fix", "why")),
 )
+
+
+def number_key(place: int) -> str:
+    """The key that shows the tab at `place` (1-based): 1…9, then 0 for the tenth, as on the keyboard's row."""
+    if not 1 <= place <= 10:
+        raise ValueError(f"no number key for tab {place}: at most 10 tabs")
+    return str(place % 10)
 
 
 def tab(key: str) -> Tab:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cephtui.ceph.snapshot.models import HealthCheck
+from cephtui.ceph.snapshot.models import HealthCheck, HealthMute
 
 
 @dataclass(frozen=True)
@@ -40,16 +40,6 @@ class Affected:
 
 
 @dataclass(frozen=True)
-class Mute:
-    """A `health mute`: until when (ttl, "" = until unmuted) and whether it outlives the check clearing."""
-    code: str
-    ttl: str = ""  # as the mon prints it: "2026-11-24T05:00:00.000000+0000"
-    sticky: bool = False
-    summary: str = ""
-    count: int = 0
-
-
-@dataclass(frozen=True)
 class FixOffer:
     """A fix the `f` key offers for a finding: which fix, for which targets, and the command it sends.
     The operation itself is built by doctor.fixes when the operator has given what it asks for."""
@@ -66,7 +56,7 @@ class Finding:
     affected: Affected = Affected()
     context: tuple[str, ...] = ()  # this cluster's facts: "osd.2 is on host node1 (2 of 3 OSDs there are down)"
     fixes: tuple[FixOffer, ...] = ()
-    mute: Mute | None = None
+    mute: HealthMute | None = None
 
     @property
     def code(self) -> str:

@@ -28,10 +28,23 @@ class HealthCheck:
 
 
 @dataclass(frozen=True)
+class HealthMute:
+    """A `health mute`: until when (ttl, "" = until unmuted) and whether it outlives the check clearing."""
+    code: str
+    ttl: str = ""  # as the mon prints it: "2026-11-24T05:00:00.000000+0000"
+    sticky: bool = False
+    summary: str = ""
+    count: int = 0
+
+
+@dataclass(frozen=True)
 class Health:
     status: str  # HEALTH_OK / HEALTH_WARN / HEALTH_ERR
     checks: tuple[HealthCheck, ...] = ()
-    mutes: tuple[str, ...] = ()
+    mutes: tuple[HealthMute, ...] = ()
+
+    def mute(self, code: str) -> HealthMute | None:
+        return next((m for m in self.mutes if m.code == code), None)
 
     @property
     def short(self) -> str:

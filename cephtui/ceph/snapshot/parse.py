@@ -20,6 +20,7 @@ from cephtui.ceph.snapshot.models import (
     Capacity,
     Health,
     HealthCheck,
+    HealthMute,
     IORates,
     LogEntry,
     MgrSummary,
@@ -73,7 +74,9 @@ def parse_health(d: Any) -> Health:
         checks.append(HealthCheck(code=code, severity=as_str(c.get("severity"), "HEALTH_WARN"), summary=message,
                                   count=count, detail=detail, muted=bool(c.get("muted", False))))
     checks.sort(key=lambda c: (-SEVERITY_ORDER.get(c.severity, 1), c.code))
-    mutes = tuple(as_str(m.get("code")) if isinstance(m, dict) else as_str(m) for m in as_list(d.get("mutes")))
+    mutes = tuple(HealthMute(code=as_str(m.get("code")), ttl=as_str(m.get("ttl")), sticky=bool(m.get("sticky")),
+                             summary=as_str(m.get("summary")), count=_int(m.get("count")))
+                  if isinstance(m, dict) else HealthMute(code=as_str(m)) for m in as_list(d.get("mutes")))
     return Health(status=as_str(d.get("status")) or as_str(d.get("overall_status")) or "HEALTH_UNKNOWN",
                   checks=tuple(checks), mutes=mutes)
 

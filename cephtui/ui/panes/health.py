@@ -212,6 +212,10 @@ class HealthPane(Pane):
         self.query_one("#health-services").border_title = "Services"
         self.query_one("#health-io").border_title = "IO"
         self.query_one("#health-checks-box").border_title = "Health checks"
+        from cephtui.ui.registry import TABS, number_key  # the registry imports every pane, this one too
+
+        doctor = next(i for i, t in enumerate(TABS, 1) if t.key == "doctor")
+        self.query_one("#health-checks-box").border_subtitle = f"{number_key(doctor)}: Doctor explains and fixes"
         self.query_one("#health-capacity").border_title = "Capacity"
         self.query_one("#health-log").border_title = LOG_TITLE
         pools = self.query_one("#health-pools", DataTable)

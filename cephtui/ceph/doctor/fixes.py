@@ -1,0 +1,121 @@
+"""The fixes the Doctor offers (`f`), per catalog fix key: which targets a finding offers it for, what the
+operator must give (an application name …), and the Operations it becomes. The UI runs those through the
+usual preview → exact CLI → confirmation → audit path; nothing here sends anything."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cephtui.ceph import ops
+from cephtui.ceph.doctor.model import Affected, FixOffer
+from cephtui.ceph.ops.health import config_set
+from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, ClusterSnapshot, HealthCheck
+
+APPLICATIONS = ("rbd", "cephfs", "rgw")  # the usual ones; any other name is a custom application
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One value a fix needs from the operator before its operation exists."""
+    name: str  # "app"
+    label: str  # "Application"
+    choices: tuple[str, ...] = ()  # suggestions; free text is allowed when `free` is set
+    free: bool = True
+
+
+Offers = Callable[[ClusterSnapshot, HealthCheck, Affected], "list[FixOffer]"]
+Build = Callable[[FixOffer, "dict[str, str]"], "list[ops.Operation]"]
+
+
+def _pool_app_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("pool_app_enable", f"Enable an application on pool '{p}'",
+                     f"ceph osd pool application enable {p} <app>", (p,)) for p in a.pools]
+
+
+def _pool_app_build(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
+    return [ops.pool_application_enable(offer.targets[0], given.get("app", ""))]
+
+
+RECLAIM_OPTION = "auth_allow_insecure_global_id_reclaim"
+
+
+def _reclaim_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    # Clients that still reclaim insecurely would be locked out: while Ceph names any, no fix is offered
+    # (the finding's context says why).
+    if any(c.code == "AUTH_INSECURE_GLOBAL_ID_RECLAIM" for c in snap.health.checks):
+        return []
+    return [FixOffer("insecure_reclaim_off", "Stop allowing insecure global_id reclaim",
+                     f"ceph config set mon {RECLAIM_OPTION} false", ("mon",))]
+
+
+def _reclaim_build(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
+    return [config_set("mon", RECLAIM_OPTION, "false")]
+
+
+def _cluster_flag_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("cluster_flags", f"Unset the {f.flag} flag", f"ceph osd unset {f.flag}", (f.flag,))
+            for f in snap.flags if not f.scope and f.flag not in ROUTINE_FLAGS]
+
+
+def _cluster_flag_build(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
+    return [ops.flag_set(offer.targets[0], False)]
+
+
+def _osd_flag_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    out = []
+    for f in snap.flags:
+        if not f.scope or f.flag not in ops.GROUP_FLAGS:
+            continue
+        who = f.scope.split(" ", 1)[-1]  # "osd.3", "host vm" -> "vm", "class ssd" -> "ssd"
+        out.append(FixOffer("osd_flags", f"Unset {f.flag} on {f.scope}", f"ceph osd unset-group {f.flag} {who}",
+                            (f.flag, who)))
+    return out
+
+
+def _osd_flag_build(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
+    return [ops.group_flag_set(offer.targets[0], [offer.targets[1]], False)]
+
+
+def _crash_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("crashes", "Review the crash reports, then archive (or delete) them",
+                     "ceph crash ls-new; ceph crash info <id>; ceph crash archive <id> | archive-all")]
+
+
+def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
+    return []
+
+
+@dataclass(frozen=True)
+class Fix:
+    offers: Offers
+    build: Build
+    asks: tuple[Ask, ...] = ()
+    view: str = ""  # the fix is a view of its own (the crash reports): the UI opens it instead of a form
+
+
+FIXES: dict[str, Fix] = {
+    "pool_app_enable": Fix(_pool_app_offers, _pool_app_build,
+                           (Ask("app", "Application (rbd, cephfs, rgw, or your own name)", APPLICATIONS),)),
+    "insecure_reclaim_off": Fix(_reclaim_offers, _reclaim_build),
+    "cluster_flags": Fix(_cluster_flag_offers, _cluster_flag_build),
+    "osd_flags": Fix(_osd_flag_offers, _osd_flag_build),
+    "crashes": Fix(_crash_offers, _no_operations, view="crashes"),
+}
+
+
+def offers(kind: str, snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> tuple[FixOffer, ...]:
+    fix = FIXES.get(kind)
+    return tuple(fix.offers(snap, check, a)) if fix else ()
+
+
+def asks(offer: FixOffer) -> tuple[Ask, ...]:
+    return FIXES[offer.kind].asks
+
+
+def view(offer: FixOffer) -> str:
+    return FIXES[offer.kind].view
+
+
+def build(offer: FixOffer, given: dict[str, str] | None = None) -> list[ops.Operation]:
+    """The operations for an offer and what the operator gave. ValueError (a clear message) for bad input."""
+    return FIXES[offer.kind].build(offer, dict(given or {}))

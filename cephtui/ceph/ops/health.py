@@ -1,0 +1,125 @@
+"""The Doctor's operations: health mutes, config database entries, PG scrubs and repairs.
+Each knows its exact `ceph` command, like every other Operation."""
+from __future__ import annotations
+
+import re
+
+from cephtui.ceph.ops.core import DESTROYS, Operation
+from cephtui.ceph.ops.validate import cli_line
+
+CODE_RE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+# `health mute CODE TTL`: the mon takes a number and a unit (s, m, h, d, w), e.g. 30m or 4h.
+TTL_RE = re.compile(r"^(\d{1,6})([smhdw])$")
+PGID_RE = re.compile(r"^\d{1,10}\.[0-9a-f]{1,8}$")
+OPTION_RE = re.compile(r"^[a-z][a-z0-9_]{1,127}$")
+WHO_RE = re.compile(r"^(global|mon|mgr|osd|mds|client)(\.[\w.-]{1,64})?$|^[a-z]+/[\w.-]{1,64}$")
+
+
+def check_code(code: str) -> str:
+    code = code.strip()
+    if not CODE_RE.match(code):
+        raise ValueError(f"'{code}' is not a health check code (upper case, like OSD_DOWN)")
+    return code
+
+
+def check_ttl(ttl: str) -> str:
+    ttl = ttl.strip()
+    if ttl and not TTL_RE.match(ttl):
+        raise ValueError(f"'{ttl}' is not a duration: a number and a unit, s m h d or w (30m, 4h, 7d)")
+    return ttl
+
+
+def check_pgid(pgid: str) -> str:
+    pgid = pgid.strip()
+    if not PGID_RE.match(pgid):
+        raise ValueError(f"'{pgid}' is not a PG id (pool.hex, like 2.1f)")
+    return pgid
+
+
+def health_mute(code: str, ttl: str = "", sticky: bool = False) -> Operation:
+    """Mute a check: `ttl` ("" = until unmuted); `sticky` keeps the mute when the check clears and returns."""
+    code, ttl = check_code(code), check_ttl(ttl)
+    args: list[tuple[str, object]] = [("code", code)]
+    words = ["health", "mute", code]
+    if ttl:
+        args.append(("ttl", ttl))
+        words.append(ttl)
+    if sticky:
+        args.append(("sticky", True))
+        words.append("--sticky")
+    until = f"for {ttl}" if ttl else "until unmuted"
+    return Operation(title=f"Mute {code} {until}{' (sticky)' if sticky else ''}", prefix="health mute",
+                     args=tuple(args), cli=cli_line(*words),
+                     effect=f"{code} stops counting towards HEALTH_WARN/ERR {until}. A non-sticky mute ends "
+                            f"by itself when the check clears or gets worse (more items affected).")
+
+
+def health_unmute(code: str) -> Operation:
+    code = check_code(code)
+    return Operation(title=f"Unmute {code}", prefix="health unmute", args=(("code", code),),
+                     cli=cli_line("health", "unmute", code))
+
+
+def config_set(who: str, name: str, value: str) -> Operation:
+    who, name, value = who.strip(), name.strip(), value.strip()
+    if not WHO_RE.match(who):
+        raise ValueError(f"'{who}' is not a config section (global, mon, osd, osd.3, mgr …)")
+    if not OPTION_RE.match(name):
+        raise ValueError(f"'{name}' is not an option name (lower case with underscores)")
+    if not value or len(value) > 4096 or "\n" in value:
+        raise ValueError("the value is empty, too long or has a line break")
+    return Operation(title=f"Set {name} = {value} for {who}", prefix="config set",
+                     args=(("who", who), ("name", name), ("value", value)),
+                     cli=cli_line("config", "set", who, name, value))
+
+
+def pg_scrub(pgid: str, deep: bool) -> Operation:
+    pgid = check_pgid(pgid)
+    verb = "deep-scrub" if deep else "scrub"
+    return Operation(title=f"{'Deep-scrub' if deep else 'Scrub'} pg {pgid}", prefix=f"pg {verb}",
+                     args=(("pgid", pgid),), cli=cli_line("pg", verb, pgid),
+                     effect="reads every replica of the PG's objects (deep: their data too) on its OSDs")
+
+
+def pg_repair(pgid: str) -> Operation:
+    pgid = check_pgid(pgid)
+    return Operation(title=f"Repair pg {pgid}", prefix="pg repair", args=(("pgid", pgid),),
+                     cli=cli_line("pg", "repair", pgid),
+                     effect="the primary rewrites the copies that disagree from the copy it judges good "
+                            "(BlueStore checksums decide); look at list-inconsistent-obj first")
+
+
+
+
+CRASH_ID_RE = re.compile(r"^[0-9T:.\-Z_a-f]{10,120}$")
+
+
+def check_crash_id(crash_id: str) -> str:
+    crash_id = crash_id.strip()
+    if not CRASH_ID_RE.match(crash_id):
+        raise ValueError(f"'{crash_id}' is not a crash id (like 2026-11-24T04:05:08.123456Z_<uuid>)")
+    return crash_id
+
+
+def crash_archive(crash_id: str) -> Operation:
+    crash_id = check_crash_id(crash_id)
+    return Operation(title=f"Archive crash report {crash_id}", prefix="crash archive", args=(("id", crash_id),),
+                     cli=cli_line("crash", "archive", crash_id),
+                     effect="the report stays (crash ls, crash info) but no longer counts as new or in RECENT_CRASH")
+
+
+def crash_archive_all() -> Operation:
+    return Operation(title="Archive every new crash report", prefix="crash archive-all", args=(),
+                     cli=cli_line("crash", "archive-all"),
+                     effect="every report stays but none counts as new; RECENT_CRASH clears")
+
+
+def crash_rm(crash_id: str, entity: str) -> Operation:
+    crash_id = check_crash_id(crash_id)
+    return Operation(title=f"Delete crash report {crash_id} of {entity}", prefix="crash rm", args=(("id", crash_id),),
+                     cli=cli_line("crash", "rm", crash_id), impact=DESTROYS, confirm_text=entity,
+                     effect="the report and its backtrace are gone for good (archive keeps them)")
+
+
+__all__ = ["check_code", "check_crash_id", "check_pgid", "check_ttl", "config_set", "crash_archive",
+           "crash_archive_all", "crash_rm", "health_mute", "health_unmute", "pg_repair", "pg_scrub"]

@@ -1,0 +1,105 @@
+"""`cephtui doctor`: every raised health check with its explanation, what it names on this cluster, and the
+commands that fix it; for cron jobs and tickets. Read-only: it suggests commands, it never runs them."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Any
+
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.doctor.diagnose import diagnose
+from cephtui.ceph.doctor.model import Finding
+
+# Exit status by the worst check that counts (muted ones do not), after 1 (cannot connect) and 2 (usage).
+EXIT = {"HEALTH_OK": 0, "HEALTH_WARN": 3, "HEALTH_ERR": 4}
+WIDTH = 100
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
+    p.add_argument("--muted", action="store_true", help="also explain muted checks")
+
+
+def finding_json(f: Finding) -> dict[str, Any]:
+    e, a = f.explanation, f.affected
+    return {
+        "code": f.code, "severity": f.check.severity, "summary": f.check.summary, "count": f.check.count,
+        "muted": f.check.muted,
+        "mute": None if f.mute is None else {"ttl": f.mute.ttl or None, "sticky": f.mute.sticky},
+        "detail": list(f.check.detail),
+        "affected": {"osds": list(a.osds), "hosts": list(a.hosts), "pools": list(a.pools), "pgs": list(a.pgs),
+                     "daemons": list(a.daemons), "other": list(a.other), "not_listed": a.more,
+                     "unparsed": list(a.unparsed)},
+        "context": list(f.context),
+        "explanation": None if e is None else {
+            "title": e.title, "meaning": e.meaning, "why": e.why, "causes": list(e.causes),
+            "actions": list(e.actions), "options": list(e.options), "raised_by": e.raised_by,
+            "releases": e.releases},
+        "fixes": [{"label": x.label, "command": x.cli} for x in f.fixes],
+    }
+
+
+def _wrap(text: str, indent: str) -> str:
+    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
+def print_finding(f: Finding) -> None:
+    e = f.explanation
+    muted = ""
+    if f.mute is not None:
+        muted = f" (muted{' until ' + f.mute.ttl if f.mute.ttl else ''}{', sticky' if f.mute.sticky else ''})"
+    print(f"[{f.check.severity.removeprefix('HEALTH_')}] {f.code}: {f.check.summary}{muted}")
+    if e is None:
+        print("  cephtui has no explanation for this code; Ceph's own detail:")
+        for d in f.check.detail[:20]:
+            print(f"    {d}")
+        print()
+        return
+    print(_wrap(f"{e.title}. {e.meaning}", "  "))
+    print(_wrap(f"Why it matters: {e.why}", "  "))
+    named = [(k, v) for k, v in (("OSDs", ", ".join(f"osd.{i}" for i in f.affected.osds)),
+                                 ("hosts", ", ".join(f.affected.hosts)), ("pools", ", ".join(f.affected.pools)),
+                                 ("PGs", ", ".join(f.affected.pgs[:20]) + (" …" if len(f.affected.pgs) > 20 else "")),
+                                 ("daemons", ", ".join(f.affected.daemons)), ("also", ", ".join(f.affected.other)))
+             if v]
+    for k, v in named:
+        print(_wrap(f"{k}: {v}", "  "))
+    for line in f.context:
+        print(_wrap(f"- {line}", "  "))
+    print("  Likely causes:")
+    for c in e.causes:
+        print(_wrap(f"- {c}", "    "))
+    print("  What to do:")
+    for i, step in enumerate(e.actions, 1):
+        print(_wrap(f"{i}. {step}", "    "))
+    for x in f.fixes:
+        print(f"  cephtui offers: {x.label}: {x.cli}")
+    if e.options:
+        print(_wrap(f"Options: {', '.join(e.options)}", "  "))
+    print()
+
+
+def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
+    from cephtui.ceph.snapshot.builder import SnapshotBuilder
+
+    snap = SnapshotBuilder(client).build(osd_tree=True, pools=True)
+    findings = [f for f in diagnose(snap) if args.muted or not f.check.muted]
+    counting = [f.check.severity for f in findings if not f.check.muted]
+    worst = max(counting, key=lambda s: EXIT.get(s, 3), default="HEALTH_OK")
+    if args.json:
+        json.dump({"fsid": snap.fsid, "status": snap.health.status, "findings": [finding_json(f) for f in findings],
+                   "notes": list(snap.notes)}, sys.stdout, indent=2)
+        print()
+        return EXIT.get(worst, 3)
+    print(f"cluster {snap.fsid}: {snap.health.status}"
+          + (f" ({len(snap.health.mutes)} muted)" if snap.health.mutes else ""))
+    print()
+    if not findings:
+        print("No health checks raised." if not snap.health.checks else "Only muted checks (--muted shows them).")
+    for f in findings:
+        print_finding(f)
+    for note in snap.notes:
+        print(f"note: {note}")
+    return EXIT.get(worst, 3)

@@ -1,0 +1,239 @@
+"""Doctor: every raised health check explained, what it names on this cluster, and its fix.
+
+The findings come from cephtui.ceph.doctor (pure, on the snapshot); this pane lists them, shows the selected
+one, and sends its fix, a mute or an unmute through the usual form → exact CLI → confirmation → audit path.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Static
+
+from cephtui.ceph.doctor import fixes
+from cephtui.ceph.doctor.diagnose import diagnose
+from cephtui.ceph.doctor.model import Finding
+from cephtui.ceph.ops.health import health_mute, health_unmute
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
+from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
+from cephtui.ui.wizards.form import Field
+
+SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
+
+
+def mute_text(f: Finding) -> str:
+    if f.mute is None:
+        return "muted" if f.check.muted else ""
+    until = f"until {f.mute.ttl[:16].replace('T', ' ')}" if f.mute.ttl else "until unmuted"
+    return f"muted {until}{', sticky' if f.mute.sticky else ''}"
+
+
+def render_finding(f: Finding) -> RenderableType:
+    e, a = f.explanation, f.affected
+    out: list[RenderableType] = []
+    head = Text()
+    head.append(f"{f.code}", style="bold")
+    head.append(f"  {f.check.summary}")
+    if mute_text(f):
+        head.append(f"  ({mute_text(f)})", style=palette.style("italic muted"))
+    out.append(head)
+    if e is None:
+        out.append(Text("cephtui has no explanation for this code yet. Ceph's own detail:",
+                        style=palette.style("warn")))
+        out.extend(Text(f"  {d}") for d in f.check.detail[:30])
+        return Group(*out)
+    out.append(Text(f"{e.title}. {e.meaning}", style=palette.style("bold info")))
+    out.append(Text.assemble(("Why it matters: ", "bold"), e.why))
+    named = [("OSDs", ", ".join(f"osd.{i}" for i in a.osds)), ("Hosts", ", ".join(a.hosts)),
+             ("Pools", ", ".join(a.pools)),
+             ("PGs", ", ".join(a.pgs[:24]) + (f" … ({len(a.pgs)} listed)" if len(a.pgs) > 24 else "")),
+             ("Daemons", ", ".join(a.daemons)), ("Also", ", ".join(a.other))]
+    if any(v for _, v in named) or f.context:
+        out.append(Text("\nOn this cluster", style="bold underline"))
+        out.extend(Text.assemble((f"{k}: ", "bold"), v) for k, v in named if v)
+        out.extend(Text(f"• {line}") for line in f.context)
+    for line in a.unparsed[:8]:
+        out.append(Text(f"  {line}", style=palette.style("muted")))
+    out.append(Text("\nLikely causes", style="bold underline"))
+    out.extend(Text(f"• {c}") for c in e.causes)
+    out.append(Text("\nWhat to do", style="bold underline"))
+    out.extend(Text(f"{i}. {s}") for i, s in enumerate(e.actions, 1))
+    if f.fixes:
+        out.append(Text("\nf offers", style="bold underline"))
+        out.extend(Text.assemble(f"• {x.label}: ", (x.cli, palette.style("bold info"))) for x in f.fixes[:12])
+    if e.options:
+        out.append(Text.assemble(("\nOptions: ", "bold"), ", ".join(e.options)))
+    if e.raised_by or e.releases:
+        out.append(Text(" · ".join(x for x in (f"raised by the {e.raised_by}" if e.raised_by else "", e.releases)
+                                   if x), style=palette.style("muted")))
+    return Group(*out)
+
+
+class DoctorPane(Pane):
+    HELP = ("Every raised health check, explained for this cluster: what it means, what it names (OSDs, hosts, "
+            "pools, PGs), the likely causes and what to do. `f` runs the fix cephtui offers for it through the "
+            "usual preview and confirmation; `m` mutes a check (`ceph health mute`) for a while, `u` unmutes. "
+            "`c` opens the crash reports. `cephtui doctor` prints the same headless.")
+    ACTION_HELP = {
+        "fix": "run the fix offered for the selected check (form, exact command, confirmation)",
+        "mute": "mute the selected check for a while (ceph health mute CODE TTL [--sticky])",
+        "unmute": "unmute the selected check (ceph health unmute CODE)",
+        "crashes": "the crash reports: grouped by signature, backtraces, archive, archive-all, delete",
+    }
+    MUTATING = {"fix": "fixing a health check", "mute": "muting a health check", "unmute": "unmuting a health check"}
+    BINDINGS = [
+        Binding("f", "fix", "Fix"),
+        Binding("m", "mute", "Mute"),
+        Binding("u", "unmute", "Unmute"),
+        Binding("c", "crashes", "Crashes"),
+    ]
+    DEFAULT_CSS = """
+    DoctorPane #doctor-body { height: 1fr; }
+    DoctorPane #doctor-box { width: 46; min-width: 30; }
+    DoctorPane #doctor-detail-box { width: 1fr; }
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.findings: tuple[Finding, ...] = ()
+        self._key: object = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="doctor-summary")
+        with Horizontal(id="doctor-body"):
+            with Vertical(id="doctor-box", classes="box"):
+                table: DataTable[Any] = DataTable(id="doctor-table", cursor_type="row", zebra_stripes=True)
+                table.add_column("sev", width=4)
+                table.add_column("check", width=28)
+                table.add_column("n", width=5)
+                yield table
+            with VerticalScroll(id="doctor-detail-box", classes="box"):
+                yield Static(id="doctor-detail")
+
+    def on_mount(self) -> None:
+        self.query_one("#doctor-box").border_title = "Raised checks"
+        self.query_one("#doctor-detail-box").border_title = "Explained"
+
+    def fetch(self) -> Fetch:
+        return Fetch(osd_tree=True, pools=True)  # which host an OSD is on, a pool's size and objects
+
+    def focus_table(self) -> None:
+        self.query_one("#doctor-table", DataTable).focus()
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        # Diagnosed again only when what it reads changed: health, the flags, OSD and pool tables.
+        key = (snap.health, snap.flags, snap.ratios, id(snap.osd_table), id(snap.pool_table), snap.pgs.num_pgs)
+        if key == self._key:
+            return
+        self._key = key
+        self.findings = diagnose(snap)
+        sev = {f.code: Text(f.check.severity.removeprefix("HEALTH_")[:3],
+                            style=palette.style(SEVERITY_STYLE.get(f.check.severity, ""))) for f in self.findings}
+        table = self.query_one("#doctor-table", DataTable)
+        sync_table(table, {f.code: (sev[f.code], Text(f.code, style=palette.style("muted") if f.check.muted else ""),
+                                    str(f.check.count or "")) for f in self.findings})
+        n = len(self.findings)
+        set_subtitle(self.query_one("#doctor-box"), f"{snap.health.short}, {n} check{'s' if n != 1 else ''}")
+        summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
+        if snap.health.mutes:
+            summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
+        summary.append("  f fix · m mute · u unmute · c crash reports", style=palette.style("muted"))
+        self.query_one("#doctor-summary", Static).update(summary)
+        self._detail()
+
+    def retheme(self) -> None:
+        self._key = None
+
+    def selected(self) -> Finding | None:
+        table = self.query_one("#doctor-table", DataTable)
+        if not self.findings or table.row_count == 0:
+            return None
+        try:
+            code = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        except Exception:  # noqa: BLE001  # an empty or changing table has no cursor row
+            return None
+        return next((f for f in self.findings if f.code == code), None)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    def _detail(self) -> None:
+        f = self.selected()
+        detail = self.query_one("#doctor-detail", Static)
+        if f is None:
+            sync_static(detail, None, lambda: Text("No health checks raised: nothing to explain.",
+                                                   style=palette.style("ok")))
+            return
+        sync_static(detail, f, lambda: render_finding(f))
+
+    def _need(self) -> Finding | None:
+        f = self.selected()
+        if f is None:
+            self.app.notify("No health check selected.", severity="warning")
+        return f
+
+    def action_fix(self) -> None:
+        f = self._need()
+        if f is None:
+            return
+        if not f.fixes:
+            self.app.notify(f"cephtui has no one-key fix for {f.code}: the steps under 'What to do' are the way.",
+                            timeout=6)
+            return
+        if fixes.view(f.fixes[0]) == "crashes":
+            self.action_crashes()
+            return
+        offers = {o.label: o for o in f.fixes}
+        asks = fixes.asks(f.fixes[0])
+        if len(offers) == 1 and not asks:
+            try:
+                operations = fixes.build(f.fixes[0])
+            except ValueError as e:
+                self.app.notify(str(e), severity="error")
+                return
+            self.cephtui.confirm_operations(operations, explain=f.explanation.title if f.explanation else "")
+            return
+        fields = []
+        if len(offers) > 1:
+            fields.append(Field("offer", "Fix", value=f.fixes[0].label, choices=tuple(offers)))
+        fields.extend(Field(a.name, a.label, placeholder=", ".join(a.choices)) for a in asks)
+
+        def build(values: dict[str, str]) -> list[Any]:
+            return fixes.build(offers.get(values.get("offer", ""), f.fixes[0]), values)
+
+        self.cephtui.form_then_confirm(f"Fix {f.code}", fields, build,
+                                       help=f.explanation.title if f.explanation else "")
+
+    def action_mute(self) -> None:
+        f = self._need()
+        if f is None:
+            return
+        fields = [Field("ttl", "For how long (30m, 4h, 7d; empty: until unmuted)", value="4h"),
+                  Field("sticky", "Sticky: stay muted when the check clears and comes back", value="no",
+                        choices=("no", "yes"))]
+        self.cephtui.form_then_confirm(
+            f"Mute {f.code}", fields,
+            lambda v: [health_mute(f.code, v.get("ttl", ""), v.get("sticky") == "yes")],
+            help="A muted check no longer turns the cluster's status to WARN or ERR. A mute that is not sticky "
+                 "ends by itself when the check clears or affects more items.")
+
+    def action_unmute(self) -> None:
+        f = self._need()
+        if f is None:
+            return
+        if f.mute is None and not f.check.muted:
+            self.app.notify(f"{f.code} is not muted.")
+            return
+        self.cephtui.confirm_operations([health_unmute(f.code)])
+
+    def action_crashes(self) -> None:
+        from cephtui.ui.screens.crashes import CrashScreen
+
+        self.app.push_screen(CrashScreen())

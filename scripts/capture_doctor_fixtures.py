@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Capture the Doctor's fixture: one sandbox with many health checks raised at once, each made the way it
+happens in life, with the cluster's own commands.
+
+    .venv/bin/python scripts/capture_doctor_fixtures.py [OUTDIR]
+
+OUTDIR defaults to tests/fixtures/<release>/ (scripts/capturelib.py). Writes doctor.json: `health detail`,
+`crash ls`, `crash info` of the crash, and every command a snapshot needs, recorded through RecordingClient.
+Raised on purpose:
+
+- POOL_APP_NOT_ENABLED: pool `noapp`, no application, one object (Pacific warns only for pools holding data);
+- POOL_NO_REDUNDANCY: pool `single` at size 1;
+- POOL_PG_NUM_NOT_POWER_OF_TWO: pool `odd` with 6 PGs, muted sticky (a mute with no expiry);
+- AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED: `config set mon auth_allow_insecure_global_id_reclaim true`;
+- OSDMAP_FLAGS: noout and noscrub/nodeep-scrub set, muted for an hour (a mute with an expiry);
+- OSD_FLAGS: `osd add-noout osd.0`;
+- OSD_NEARFULL (and POOL_NEARFULL): the nearfull ratio moved below the OSDs' usage;
+- PG_NOT_DEEP_SCRUBBED / PG_NOT_SCRUBBED: the mgr's scrub intervals shortened (the OSDs' are not);
+- RECENT_CRASH, OSD_DOWN, PG_DEGRADED: osd.2 aborted (SIGABRT writes its crash dump), the dump posted as
+  ceph-crash does (`crash post -i meta`).
+
+Stops and purges the sandbox after. Nothing is typed by hand: the files are what Ceph answered.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from capturelib import captured_cluster, wait_for  # noqa: E402
+
+from cephtui.ceph.client import CephClient, CephError  # noqa: E402
+from cephtui.ceph.recording import RecordingClient  # noqa: E402
+from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
+
+WANTED = {"POOL_APP_NOT_ENABLED", "POOL_NO_REDUNDANCY", "POOL_PG_NUM_NOT_POWER_OF_TWO",
+          "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED", "OSDMAP_FLAGS", "OSD_FLAGS", "OSD_NEARFULL",
+          "PG_NOT_DEEP_SCRUBBED", "PG_NOT_SCRUBBED", "RECENT_CRASH", "OSD_DOWN", "PG_DEGRADED"}
+
+
+def raised(client: CephClient) -> set[str]:
+    return set(client.mon("health").get("checks") or {})
+
+
+def config_set(client: CephClient, who: str, name: str, value: str) -> None:
+    client.mon_raw("config set", who=who, name=name, value=value)
+
+
+def abort_and_post(client: CephClient, sandbox_dir: str, osd: int) -> str:
+    """SIGABRT the OSD (its signal handler writes DIR/crash/ID/{meta,done}), then post the dump the way
+    ceph-crash does: `crash post -i meta`, the dump moved under crash/posted/."""
+    crash_dir = Path(sandbox_dir) / "crash"
+    before = {p.name for p in crash_dir.iterdir()}
+    pid = int((Path(sandbox_dir) / "run" / f"osd.{osd}.pid").read_text())
+    os.kill(pid, signal.SIGABRT)
+    found: list[Path] = []
+
+    def dumped() -> bool:
+        found[:] = [p for p in crash_dir.iterdir() if p.name not in before and (p / "done").exists()]
+        return bool(found)
+
+    wait_for(f"osd.{osd}'s crash dump", dumped, timeout=30)
+    meta = (found[0] / "meta").read_bytes()
+    client.mgr_raw("crash post", inbuf=meta)
+    (crash_dir / "posted").mkdir(exist_ok=True)
+    found[0].rename(crash_dir / "posted" / found[0].name)
+    return str(json.loads(meta)["crash_id"])
+
+
+def main() -> int:
+    with captured_cluster("ctdoc-", sys.argv, "--pool", "rbd:16") as cap:
+        client = cap.client
+        client.mon_raw("osd pool create", pool="noapp", pg_num=8)
+        with client.handle.open_ioctx("noapp") as io:
+            io.write_full("o1", b"one object: Pacific warns only for pools holding data")
+        client.mon_raw("osd pool create", pool="odd", pg_num=6)
+        client.mon_raw("osd pool application enable", pool="odd", app="rbd")
+        client.mon_raw("osd pool create", pool="single", pg_num=8)
+        client.mon_raw("osd pool application enable", pool="single", app="rbd")
+        config_set(client, "global", "mon_allow_pool_size_one", "true")
+        client.mon_raw("osd pool set", pool="single", var="size", val="1", yes_i_really_mean_it=True)
+        config_set(client, "mon", "auth_allow_insecure_global_id_reclaim", "true")
+        # The scrub checks are the mgr's: shortening its intervals only makes the PGs overdue; noscrub and
+        # nodeep-scrub keep the OSDs from scrubbing them meanwhile.
+        for flag in ("noout", "noscrub", "nodeep-scrub"):
+            client.mon_raw("osd set", key=flag)
+        config_set(client, "mgr", "osd_deep_scrub_interval", "30")
+        config_set(client, "mgr", "osd_scrub_max_interval", "30")
+        client.mon_raw("osd add-noout", ids=["osd.0"])
+        used = max(n["kb_used"] / n["kb"] for n in client.mgr("osd df")["nodes"])
+        client.mon_raw("osd set-nearfull-ratio", ratio=round(used / 2, 5))
+        wanted = set(WANTED)
+        try:
+            crash_id = abort_and_post(client, cap.dir, 2)
+        except CephError as e:  # Debian's Reef mgr cannot load its Python modules: no crash module
+            crash_id = ""
+            wanted.discard("RECENT_CRASH")
+            cap.quirks.append(f"crash post refused ({e.message}): no RECENT_CRASH in this capture")
+        client.mon_raw("health mute", code="OSDMAP_FLAGS", ttl="1h")
+        client.mon_raw("health mute", code="POOL_PG_NUM_NOT_POWER_OF_TWO", sticky=True)
+        wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)
+        rec = RecordingClient(client)
+        SnapshotBuilder(rec).build(pg_table=True, osd_tree=True)
+        rec.mon("health", detail="detail")
+        if crash_id:
+            rec.mgr("crash ls")
+            rec.mgr("crash info", id=crash_id)
+        missing = wanted - raised(client)
+        if missing:
+            raise SystemExit(f"checks cleared while recording: {sorted(missing)}")
+        path = cap.out / "doctor.json"
+        rec.save(path, {"scenario": "many checks at once (scripts/capture_doctor_fixtures.py docstring)",
+                        "ceph_version": cap.version, "checks": sorted(raised(client)), "crash_id": crash_id,
+                        "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+        print(f"wrote {path}: {json.dumps(sorted(raised(client)))}", file=sys.stderr)
+        cap.note(["doctor.json"], __file__)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,222 @@
+"""The Doctor tab on a real cluster: conditions made with Ceph's own commands, explained for this cluster, and
+fixed (or muted) from cephtui through the form → exact command → confirmation path; afterwards the check is gone."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+from typing import Any
+
+import pytest
+import rados
+from textual.pilot import Pilot
+from textual.widgets import Input, Select
+
+from cephtui.ui.app import CephTUI
+from cephtui.ui.registry import TABS, number_key
+from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.wizards.form import FormScreen
+from tests.conftest import Sandbox, wait_until
+from tests.ui.helpers import SIZE, text_of, wait_for
+
+DOCTOR_KEY = number_key([t.key for t in TABS].index("doctor") + 1)
+
+
+def raised(sandbox: Sandbox) -> dict[str, Any]:
+    return sandbox.ceph("health", "detail").get("checks", {})
+
+
+def mutes(sandbox: Sandbox) -> dict[str, dict[str, Any]]:
+    return {m["code"]: m for m in sandbox.ceph("health", "detail").get("mutes", [])}
+
+
+async def open_doctor(app: CephTUI, pilot: Pilot, code: str) -> None:
+    """The Doctor tab with `code` selected, once the app has seen it raised."""
+    await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+    await pilot.press(DOCTOR_KEY)
+    pane = app.query_one("#doctor-pane")
+    await wait_for(pilot, lambda: any(f.code == code for f in pane.findings), 30, f"{code} in the Doctor")
+    table = app.query_one("#doctor-table")
+    table.focus()
+    table.move_cursor(row=[f.code for f in pane.findings].index(code))
+    await wait_for(pilot, lambda: text_of(app, "#doctor-detail").startswith(code), 5, f"{code} explained")
+
+
+async def confirm_and_run(app: CephTUI, pilot: Pilot, command: str) -> str:
+    """The confirm dialog shows exactly `command`; run it; the dialog's result text."""
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 10, "the confirmation")
+    assert f"$ {command}" in text_of(app, "#confirm-commands")
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    await pilot.click("#confirm-run")
+    await wait_for(pilot, lambda: screen.state == "done", 30, "the monitor's answer")
+    assert screen.outcome is not None and screen.outcome.ok, text_of(app, "#confirm-result")
+    result = text_of(app, "#confirm-result")
+    await pilot.press("enter")
+    return result
+
+
+async def fill_form(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the form")
+    form = app.screen
+    assert isinstance(form, FormScreen)
+    for key, value in values.items():
+        w = form.query_one(f"#field-{key}")
+        if isinstance(w, Select):
+            w.value = value
+        else:
+            assert isinstance(w, Input)
+            w.focus()
+            await pilot.press("ctrl+u", *value)
+        await pilot.pause()
+    return form
+
+
+@pytest.mark.tier
+async def test_pool_without_application_explained_and_fixed(make_app, sandbox: Sandbox) -> None:
+    pool = "ctd-noapp"
+    sandbox.ceph("osd", "pool", "create", pool, "8")
+    try:
+        # Pacific warns only for a pool holding data: one object, written as a client would.
+        r = rados.Rados(conffile=str(sandbox.conf))
+        r.connect(timeout=10)
+        try:
+            with r.open_ioctx(pool) as io:
+                io.write_full("o1", b"data")
+        finally:
+            r.shutdown()
+        wait_until(lambda: "POOL_APP_NOT_ENABLED" in raised(sandbox), 60, "POOL_APP_NOT_ENABLED")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "POOL_APP_NOT_ENABLED")
+            detail = text_of(app, "#doctor-detail")
+            assert f"Pools: {pool}" in detail and "Why it matters" in detail and "What to do" in detail
+            assert f"ceph osd pool application enable {pool} <app>" in detail  # what f offers, before pressing it
+            await pilot.press("f")
+            form = await fill_form(app, pilot, {"app": "bad name"})
+            assert "✖" in text_of(app, "#form-status")  # refused with the reason, nothing sent
+            await fill_form(app, pilot, {"app": "rbd"})
+            await pilot.click("#form-ok")
+            assert form is not None
+            result = await confirm_and_run(app, pilot, f"ceph osd pool application enable {pool} rbd")
+            assert "enabled application 'rbd'" in result  # the monitor's own words
+            details = {p["pool_name"]: p for p in sandbox.ceph("osd", "pool", "ls", "detail")}
+            assert list(details[pool]["application_metadata"]) == ["rbd"]
+            wait_until(lambda: "POOL_APP_NOT_ENABLED" not in raised(sandbox), 60, "the check to clear")
+            pane = app.query_one("#doctor-pane")
+            await wait_for(pilot, lambda: all(f.code != "POOL_APP_NOT_ENABLED" for f in pane.findings), 15,
+                           "the check gone from the Doctor")
+    finally:
+        sandbox.ceph("osd", "pool", "delete", pool, pool, "--yes-i-really-really-mean-it")
+
+
+async def test_insecure_global_id_reclaim_switched_off(make_app, sandbox: Sandbox) -> None:
+    option = "auth_allow_insecure_global_id_reclaim"
+    sandbox.ceph("config", "set", "mon", option, "true")
+    try:
+        wait_until(lambda: "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED" in raised(sandbox), 60, "the check")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED")
+            assert "Daemons: mon.a" in text_of(app, "#doctor-detail")
+            await pilot.press("f")
+            await confirm_and_run(app, pilot, f"ceph config set mon {option} false")
+            assert sandbox.ceph("config", "get", "mon", option) in (False, "false")
+            wait_until(lambda: "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED" not in raised(sandbox), 60,
+                       "the check to clear")
+    finally:
+        sandbox.ceph("config", "set", "mon", option, "false")
+
+
+@pytest.mark.tier
+async def test_flags_muted_unmuted_then_unset(make_app, sandbox: Sandbox) -> None:
+    sandbox.ceph("osd", "set", "noout")
+    try:
+        wait_until(lambda: "OSDMAP_FLAGS" in raised(sandbox), 30, "OSDMAP_FLAGS")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "OSDMAP_FLAGS")
+            assert "noout is set" in text_of(app, "#doctor-detail")
+            # A bad duration is refused in the form, with the reason; nothing is sent.
+            await pilot.press("m")
+            form = await fill_form(app, pilot, {"ttl": "forever"})
+            assert "not a duration" in text_of(app, "#form-status")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is not form and not isinstance(app.screen, FormScreen), 5,
+                           "the form closed")
+            assert "OSDMAP_FLAGS" not in mutes(sandbox)
+
+            await pilot.press("m")
+            await fill_form(app, pilot, {"ttl": "1h", "sticky": "no"})
+            await pilot.click("#form-ok")
+            await confirm_and_run(app, pilot, "ceph health mute OSDMAP_FLAGS 1h")
+            mute = wait_until(lambda: mutes(sandbox).get("OSDMAP_FLAGS"), 15, "the mute")
+            assert mute.get("ttl") and not mute.get("sticky")
+            await wait_for(pilot, lambda: "muted until" in text_of(app, "#doctor-detail"), 15, "the mute's expiry")
+
+            await pilot.press("u")
+            await confirm_and_run(app, pilot, "ceph health unmute OSDMAP_FLAGS")
+            wait_until(lambda: "OSDMAP_FLAGS" not in mutes(sandbox), 15, "the unmute")
+            await wait_for(pilot, lambda: "muted" not in text_of(app, "#doctor-detail").splitlines()[0], 15,
+                           "the mute gone from the Doctor")
+
+            await pilot.press("f")
+            await confirm_and_run(app, pilot, "ceph osd unset noout")
+            assert "noout" not in sandbox.ceph("osd", "dump")["flags"]
+            wait_until(lambda: "OSDMAP_FLAGS" not in raised(sandbox), 30, "the check to clear")
+    finally:
+        sandbox.ceph("osd", "unset", "noout")
+        if "OSDMAP_FLAGS" in mutes(sandbox):
+            sandbox.ceph("health", "unmute", "OSDMAP_FLAGS")
+
+
+def abort_and_post(sandbox: Sandbox, osd: int) -> str:
+    """SIGABRT the OSD (its handler writes DIR/crash/ID/{meta,done}), then post the report as ceph-crash does."""
+    crash_dir = sandbox.dir / "crash"
+    before = {p.name for p in crash_dir.iterdir()}
+    pid = int((sandbox.dir / "run" / f"osd.{osd}.pid").read_text())
+    os.kill(pid, signal.SIGABRT)
+    dump = wait_until(lambda: next((p for p in crash_dir.iterdir() if p.name not in before and (p / "done").exists()),
+                                   None), 30, f"osd.{osd}'s crash dump")
+    meta = (dump / "meta").read_bytes()
+    r = rados.Rados(conffile=str(sandbox.conf))
+    r.connect(timeout=10)
+    try:
+        ret, _, outs = r.mgr_command(json.dumps({"prefix": "crash post"}), meta)
+        assert ret == 0, outs
+    finally:
+        r.shutdown()
+    return str(json.loads(meta)["crash_id"])
+
+
+async def test_a_crash_reviewed_and_archived(make_app, sandbox: Sandbox) -> None:
+    from cephtui.ui.screens.crashes import CrashScreen
+
+    sandbox.heal()
+    crash_id = abort_and_post(sandbox, 1)
+    try:
+        wait_until(lambda: "RECENT_CRASH" in raised(sandbox), 30, "RECENT_CRASH")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "RECENT_CRASH")
+            assert "Daemons: osd.1" in text_of(app, "#doctor-detail")
+            await pilot.press("f")  # RECENT_CRASH's fix is the crash reports
+            await wait_for(pilot, lambda: isinstance(app.screen, CrashScreen), 10, "the crash reports")
+            screen = app.screen
+            assert isinstance(screen, CrashScreen)
+            await wait_for(pilot, lambda: any(c.crash_id == crash_id for g in screen.groups for c in g.crashes), 15,
+                           "the crash listed")
+            await wait_for(pilot, lambda: "backtrace:" in text_of(app, "#crash-info"), 15, "its backtrace")
+            info = text_of(app, "#crash-info")
+            assert "osd.1 (ceph-osd)" in info and crash_id in info
+            table = screen.query_one("#crash-table")
+            table.move_cursor(row=[g.key for g in screen.groups].index(
+                next(g.key for g in screen.groups if any(c.crash_id == crash_id for c in g.crashes))))
+            await pilot.press("a")
+            await confirm_and_run(app, pilot, f"ceph crash archive {crash_id}")
+            report = sandbox.ceph("crash", "info", crash_id)
+            assert report.get("archived")  # kept, archived: not deleted
+            wait_until(lambda: "RECENT_CRASH" not in raised(sandbox), 30, "RECENT_CRASH to clear")
+    finally:
+        sandbox.heal()
+        sandbox.ceph("crash", "rm", crash_id)

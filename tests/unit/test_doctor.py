@@ -1,0 +1,142 @@
+"""The Doctor's pure side on a real cluster's answers (scripts/capture_doctor_fixtures.py: many checks raised at
+once on a sandbox): which entities each check names, the cluster context, the fixes offered and their exact
+commands, mutes with their expiry; and the refusals of bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cephtui.ceph.doctor import fixes
+from cephtui.ceph.doctor.diagnose import diagnose
+from cephtui.ceph.doctor.entities import extract
+from cephtui.ceph.doctor.model import Finding
+from cephtui.ceph.ops import health as health_ops
+from cephtui.ceph.recording import ReplayClient
+from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.models import HealthCheck
+from cephtui.doctorcli import finding_json
+from tests.releases import release_params
+
+
+def findings(path: Path) -> dict[str, Finding]:
+    snap = SnapshotBuilder(ReplayClient.load(path)).build(osd_tree=True, pools=True)
+    return {f.code: f for f in diagnose(snap)}
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_what_each_check_names_on_the_captured_cluster(fx: Path) -> None:
+    got = findings(fx)
+    meta = json.loads(fx.read_text())["meta"]
+    assert set(meta["checks"]) <= set(got)  # every check raised at capture time is diagnosed
+    assert [c for c, f in got.items() if f.explanation is None] == []  # and explained by the catalog
+    assert got["POOL_APP_NOT_ENABLED"].affected.pools == ("noapp",)
+    assert got["POOL_NO_REDUNDANCY"].affected.pools == ("single",)
+    assert got["POOL_PG_NUM_NOT_POWER_OF_TWO"].affected.pools == ("odd",)
+    assert got["OSD_DOWN"].affected.osds == (2,)
+    assert got["OSD_FLAGS"].affected.osds == (0,)
+    if meta["crash_id"]:  # Debian's Reef mgr has no crash module (RELEASE.json says so)
+        assert got["RECENT_CRASH"].affected.daemons == ("osd.2",) and got["RECENT_CRASH"].affected.osds == (2,)
+    assert got["AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED"].affected.daemons == ("mon.a",)
+    assert set(got["OSD_NEARFULL"].affected.osds) == {0, 1}  # osd.2 is down: it reports no usage
+    for code in ("PG_NOT_DEEP_SCRUBBED", "PG_NOT_SCRUBBED", "PG_DEGRADED"):
+        a = got[code].affected
+        assert a.pgs and all("." in p for p in a.pgs), code
+    # No line of these checks went unread (the tip line Ceph appends is advice, not an entity).
+    for code, f in got.items():
+        assert f.affected.unparsed == (), (code, f.affected.unparsed)
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_context_and_fixes_from_this_cluster(fx: Path) -> None:
+    got = findings(fx)
+    down = got["OSD_DOWN"].context
+    assert any("osd.2 down of 3" in line for line in down), down
+    assert any("noout flag is set" in line for line in down), down  # why nothing re-replicates
+    scrub = got["PG_NOT_DEEP_SCRUBBED"].context
+    assert any("nodeep-scrub flag is set" in line for line in scrub), scrub
+    assert any("pool 'single': replicated size 1/" in line for line in got["POOL_NO_REDUNDANCY"].context)
+    assert [(x.label, x.cli) for x in got["POOL_APP_NOT_ENABLED"].fixes] == [
+        ("Enable an application on pool 'noapp'", "ceph osd pool application enable noapp <app>")]
+    assert [x.cli for x in got["OSDMAP_FLAGS"].fixes] == [
+        "ceph osd unset nodeep-scrub", "ceph osd unset noout", "ceph osd unset noscrub"]
+    assert [x.cli for x in got["OSD_FLAGS"].fixes] == ["ceph osd unset-group noout osd.0"]
+    assert [x.cli for x in got["AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED"].fixes] == [
+        "ceph config set mon auth_allow_insecure_global_id_reclaim false"]
+    # The operations are exactly what the offers said, with what the operator gave.
+    offer = got["POOL_APP_NOT_ENABLED"].fixes[0]
+    (op,) = fixes.build(offer, {"app": "rbd"})
+    assert op.cli == "ceph osd pool application enable noapp rbd" and op.command == {
+        "prefix": "osd pool application enable", "pool": "noapp", "app": "rbd"}
+    with pytest.raises(ValueError, match="application"):
+        fixes.build(offer, {"app": "two words"})
+    (op,) = fixes.build(got["OSD_FLAGS"].fixes[0])
+    assert op.command == {"prefix": "osd unset-group", "flags": "noout", "who": ["osd.0"]}
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_mutes_with_their_expiry(fx: Path) -> None:
+    got = findings(fx)
+    flags, odd = got["OSDMAP_FLAGS"], got["POOL_PG_NUM_NOT_POWER_OF_TWO"]
+    assert flags.check.muted and flags.mute is not None and flags.mute.ttl and not flags.mute.sticky
+    assert odd.check.muted and odd.mute is not None and odd.mute.sticky and odd.mute.ttl == ""
+    assert got["OSD_DOWN"].mute is None
+    out = finding_json(flags)
+    assert out["mute"] == {"ttl": flags.mute.ttl, "sticky": False}
+    assert json.loads(json.dumps(out))["affected"]["osds"] == []
+
+
+def test_the_host_release_has_a_doctor_capture() -> None:
+    """The tests above are parametrized by capture: without the host's own, they would silently not run."""
+    assert any(p.values[0].parent.name == "pacific" for p in release_params("doctor"))
+
+
+def test_mute_and_config_refuse_bad_input() -> None:
+    assert health_ops.health_mute("OSD_DOWN", "4h", sticky=True).cli == "ceph health mute OSD_DOWN 4h --sticky"
+    assert health_ops.health_mute("OSD_DOWN").command == {"prefix": "health mute", "code": "OSD_DOWN"}
+    for bad_ttl in ("forever", "4 h", "-1h", "1y", "9999999s"):
+        with pytest.raises(ValueError, match="not a duration"):
+            health_ops.health_mute("OSD_DOWN", bad_ttl)
+    for bad_code in ("osd_down", "OSD DOWN", "", "X" * 80, "OSD_DOWN;rm"):
+        with pytest.raises(ValueError, match="health check code"):
+            health_ops.health_unmute(bad_code)
+    with pytest.raises(ValueError, match="config section"):
+        health_ops.config_set("everyone", "x_y", "1")
+    with pytest.raises(ValueError, match="option name"):
+        health_ops.config_set("mon", "Bad-Name", "1")
+    with pytest.raises(ValueError, match="line break"):
+        health_ops.config_set("mon", "x_y", "a\nb")
+    with pytest.raises(ValueError, match="PG id"):
+        health_ops.pg_repair("2.zz")
+
+
+def test_unknown_lines_are_kept_not_dropped() -> None:
+    """A detail line in a shape no pattern knows (a newer release) is shown verbatim, never lost."""
+    check = HealthCheck(code="OSD_DOWN", severity="HEALTH_WARN", summary="1 osds down",
+                        detail=("osd.3 (root=default,host=n1) is down", "something new about osd.4"))
+    a = extract(check)
+    assert a.osds == (3,) and a.hosts == ("n1",)
+    assert a.unparsed == ("something new about osd.4",)
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_crash_reports_grouped_and_explained(fx: Path) -> None:
+    from cephtui.ceph.doctor.crashes import group_crashes, info_lines, parse_crash_ls
+    from tests.releases import answer
+
+    if not json.loads(fx.read_text())["meta"]["crash_id"]:
+        pytest.skip(f"{fx.parent.name}: no crash module in this release's Debian build (RELEASE.json)")
+
+    crashes = parse_crash_ls(answer(fx, "mgr", "crash ls"))
+    (c,) = crashes  # the one crash the capture made: osd.2, aborted
+    assert c.entity == "osd.2" and c.new and c.process == "ceph-osd" and c.stack_sig
+    (g,) = group_crashes(crashes)
+    assert g.new == 1 and g.daemons == ("osd.2",) and g.newest is c
+    lines = info_lines(answer(fx, "mgr", "crash info", id=c.crash_id))
+    assert lines[0].startswith("osd.2 (ceph-osd) on ") and "new (not archived)" in lines
+    assert lines.index("backtrace:") < len(lines) - 2  # frames follow, then the signature
+    op = health_ops.crash_rm(c.crash_id, c.entity)
+    assert op.confirm_text == "osd.2" and op.cli == f"ceph crash rm {c.crash_id}"
+    with pytest.raises(ValueError, match="crash id"):
+        health_ops.crash_archive("../../etc")
