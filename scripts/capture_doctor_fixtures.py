@@ -24,8 +24,7 @@ Stops and purges the sandbox after. Nothing is typed by hand: the files are what
 from __future__ import annotations
 
 import json
-import os
-import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -34,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from capturelib import captured_cluster, wait_for  # noqa: E402
+from capturelib import captured_cluster, sandbox, wait_for  # noqa: E402
 
-from cephtui.ceph.client import CephClient, CephError  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
@@ -51,27 +50,6 @@ def raised(client: CephClient) -> set[str]:
 
 def config_set(client: CephClient, who: str, name: str, value: str) -> None:
     client.mon_raw("config set", who=who, name=name, value=value)
-
-
-def abort_and_post(client: CephClient, sandbox_dir: str, osd: int) -> str:
-    """SIGABRT the OSD (its signal handler writes DIR/crash/ID/{meta,done}), then post the dump the way
-    ceph-crash does: `crash post -i meta`, the dump moved under crash/posted/."""
-    crash_dir = Path(sandbox_dir) / "crash"
-    before = {p.name for p in crash_dir.iterdir()}
-    pid = int((Path(sandbox_dir) / "run" / f"osd.{osd}.pid").read_text())
-    os.kill(pid, signal.SIGABRT)
-    found: list[Path] = []
-
-    def dumped() -> bool:
-        found[:] = [p for p in crash_dir.iterdir() if p.name not in before and (p / "done").exists()]
-        return bool(found)
-
-    wait_for(f"osd.{osd}'s crash dump", dumped, timeout=30)
-    meta = (found[0] / "meta").read_bytes()
-    client.mgr_raw("crash post", inbuf=meta)
-    (crash_dir / "posted").mkdir(exist_ok=True)
-    found[0].rename(crash_dir / "posted" / found[0].name)
-    return str(json.loads(meta)["crash_id"])
 
 
 def main() -> int:
@@ -97,12 +75,12 @@ def main() -> int:
         used = max(n["kb_used"] / n["kb"] for n in client.mgr("osd df")["nodes"])
         client.mon_raw("osd set-nearfull-ratio", ratio=round(used / 2, 5))
         wanted = set(WANTED)
-        try:
-            crash_id = abort_and_post(client, cap.dir, 2)
-        except CephError as e:  # Debian's Reef mgr cannot load its Python modules: no crash module
+        try:  # SIGABRT: osd.2 writes its crash dump; posted as ceph-crash does (scripts/sandbox.py crash)
+            crash_id = sandbox("crash", cap.dir, "osd.2")
+        except subprocess.CalledProcessError as e:  # Debian's Reef mgr cannot load its Python modules
             crash_id = ""
             wanted.discard("RECENT_CRASH")
-            cap.quirks.append(f"crash post refused ({e.message}): no RECENT_CRASH in this capture")
+            cap.quirks.append(f"no crash module: {e.stderr.strip()}; no RECENT_CRASH in this capture")
         client.mon_raw("health mute", code="OSDMAP_FLAGS", ttl="1h")
         client.mon_raw("health mute", code="POOL_PG_NUM_NOT_POWER_OF_TWO", sticky=True)
         wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)

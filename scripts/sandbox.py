@@ -6,6 +6,7 @@
     sandbox.py status DIR
     sandbox.py kill DIR DAEMON [--hard]      # DAEMON: mon.a, mgr.x, osd.2
     sandbox.py revive DIR DAEMON
+    sandbox.py crash DIR DAEMON              # SIGABRT it, post its crash report as ceph-crash does
 
 One mon, one mgr and N bluestore OSDs on sparse files, cephx on, loopback only.
 Everything lives under DIR (config, keyrings, data, logs, sockets, pid files), so
@@ -254,6 +255,37 @@ class Sandbox:
         while self.pid_of(name) is not None:
             time.sleep(0.05)
         return True
+
+    def crash(self, name: str, timeout: float = 30.0) -> str:
+        """A real crash report, as in life: SIGABRT the daemon (its signal handler writes DIR/crash/ID/meta,
+        then `done`), then post the report as ceph-crash does (`crash post -i meta`, the dump moved to
+        crash/posted/). Returns the crash id. The daemon stays down (start or revive brings it back)."""
+        crash_dir = self.dir / "crash"
+        before = set(os.listdir(crash_dir))
+        pid = self.pid_of(name)
+        if pid is None:
+            raise SandboxError(f"{name} is not running")
+        os.kill(pid, signal.SIGABRT)
+        deadline = time.monotonic() + timeout
+        while True:
+            dumps = [crash_dir / d for d in os.listdir(crash_dir)
+                     if d not in before and (crash_dir / d / "done").exists()]
+            if dumps:
+                break
+            if time.monotonic() > deadline:
+                raise SandboxError(f"{name} wrote no crash dump to {crash_dir} within {timeout:.0f}s")
+            time.sleep(0.1)
+        meta = (dumps[0] / "meta").read_bytes()
+        r = self.connect()
+        try:
+            ret, _, errs = r.mgr_command(json.dumps({"prefix": "crash post"}), meta)
+        finally:
+            r.shutdown()
+        if ret != 0:  # Debian's Reef mgr runs no Python modules: no crash module to post to
+            raise SandboxError(f"crash post: {errs or os.strerror(-ret)}")
+        (crash_dir / "posted").mkdir(exist_ok=True)
+        dumps[0].rename(crash_dir / "posted" / dumps[0].name)
+        return str(json.loads(meta)["crash_id"])
 
     # ----- cluster access through librados (much faster than the ceph CLI)
     def connect(self, timeout: int = 10) -> rados.Rados:
@@ -589,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("status")
     s.add_argument("dir")
     for name, hlp in (("kill", "stop one daemon (SIGTERM; --hard for SIGKILL)"), ("revive", "start one daemon again"),
+                      ("crash", "abort one daemon (SIGABRT: it writes a crash dump) and post the report as "
+                                "ceph-crash does; prints the crash id"),
                       ("recreate", "give a destroyed OSD a fresh store with the same id (a replacement disk)"),
                       ("forget", "drop a purged daemon so start does not revive it")):
         s = sub.add_parser(name, help=hlp)
@@ -614,6 +648,9 @@ def main(argv: list[str] | None = None) -> int:
             box._load(args.daemon)
             if not box.stop_daemon(args.daemon, signal.SIGKILL if args.hard else signal.SIGTERM):
                 print(f"{args.daemon} was not running", file=sys.stderr)
+        elif args.cmd == "crash":
+            box._load(args.daemon)
+            print(box.crash(args.daemon))
         elif args.cmd == "recreate":
             if not args.daemon.startswith("osd."):
                 raise SandboxError("only OSDs can be recreated")

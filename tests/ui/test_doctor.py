@@ -2,9 +2,6 @@
 fixed (or muted) from cephtui through the form → exact command → confirmation path; afterwards the check is gone."""
 from __future__ import annotations
 
-import json
-import os
-import signal
 from typing import Any
 
 import pytest
@@ -170,30 +167,11 @@ async def test_flags_muted_unmuted_then_unset(make_app, sandbox: Sandbox) -> Non
             sandbox.ceph("health", "unmute", "OSDMAP_FLAGS")
 
 
-def abort_and_post(sandbox: Sandbox, osd: int) -> str:
-    """SIGABRT the OSD (its handler writes DIR/crash/ID/{meta,done}), then post the report as ceph-crash does."""
-    crash_dir = sandbox.dir / "crash"
-    before = {p.name for p in crash_dir.iterdir()}
-    pid = int((sandbox.dir / "run" / f"osd.{osd}.pid").read_text())
-    os.kill(pid, signal.SIGABRT)
-    dump = wait_until(lambda: next((p for p in crash_dir.iterdir() if p.name not in before and (p / "done").exists()),
-                                   None), 30, f"osd.{osd}'s crash dump")
-    meta = (dump / "meta").read_bytes()
-    r = rados.Rados(conffile=str(sandbox.conf))
-    r.connect(timeout=10)
-    try:
-        ret, _, outs = r.mgr_command(json.dumps({"prefix": "crash post"}), meta)
-        assert ret == 0, outs
-    finally:
-        r.shutdown()
-    return str(json.loads(meta)["crash_id"])
-
-
 async def test_a_crash_reviewed_and_archived(make_app, sandbox: Sandbox) -> None:
     from cephtui.ui.screens.crashes import CrashScreen
 
     sandbox.heal()
-    crash_id = abort_and_post(sandbox, 1)
+    crash_id = sandbox.tool("crash", str(sandbox.dir), "osd.1")  # SIGABRT, then `crash post` as ceph-crash does
     try:
         wait_until(lambda: "RECENT_CRASH" in raised(sandbox), 30, "RECENT_CRASH")
         app = make_app()

@@ -15,25 +15,23 @@ OPTION_RE = re.compile(r"^[a-z][a-z0-9_]{1,127}$")
 WHO_RE = re.compile(r"^(global|mon|mgr|osd|mds|client)(\.[\w.-]{1,64})?$|^[a-z]+/[\w.-]{1,64}$")
 
 
+def _checked(value: str, rx: re.Pattern[str], what: str, empty_ok: bool = False) -> str:
+    value = value.strip()
+    if not (empty_ok and not value) and not rx.match(value):
+        raise ValueError(f"'{value}' is not {what}")
+    return value
+
+
 def check_code(code: str) -> str:
-    code = code.strip()
-    if not CODE_RE.match(code):
-        raise ValueError(f"'{code}' is not a health check code (upper case, like OSD_DOWN)")
-    return code
+    return _checked(code, CODE_RE, "a health check code (upper case, like OSD_DOWN)")
 
 
 def check_ttl(ttl: str) -> str:
-    ttl = ttl.strip()
-    if ttl and not TTL_RE.match(ttl):
-        raise ValueError(f"'{ttl}' is not a duration: a number and a unit, s m h d or w (30m, 4h, 7d)")
-    return ttl
+    return _checked(ttl, TTL_RE, "a duration: a number and a unit, s m h d or w (30m, 4h, 7d)", empty_ok=True)
 
 
 def check_pgid(pgid: str) -> str:
-    pgid = pgid.strip()
-    if not PGID_RE.match(pgid):
-        raise ValueError(f"'{pgid}' is not a PG id (pool.hex, like 2.1f)")
-    return pgid
+    return _checked(pgid, PGID_RE, "a PG id (pool.hex, like 2.1f)")
 
 
 def health_mute(code: str, ttl: str = "", sticky: bool = False) -> Operation:
@@ -95,10 +93,7 @@ CRASH_ID_RE = re.compile(r"^[0-9T:.\-Z_a-f]{10,120}$")
 
 
 def check_crash_id(crash_id: str) -> str:
-    crash_id = crash_id.strip()
-    if not CRASH_ID_RE.match(crash_id):
-        raise ValueError(f"'{crash_id}' is not a crash id (like 2026-11-24T04:05:08.123456Z_<uuid>)")
-    return crash_id
+    return _checked(crash_id, CRASH_ID_RE, "a crash id (like 2026-11-24T04:05:08.123456Z_<uuid>)")
 
 
 def crash_archive(crash_id: str) -> Operation:
