@@ -16,6 +16,8 @@ Raised on purpose:
 - OSD_FLAGS: `osd add-noout osd.0`;
 - OSD_NEARFULL (and POOL_NEARFULL): the nearfull ratio moved below the OSDs' usage;
 - PG_NOT_DEEP_SCRUBBED / PG_NOT_SCRUBBED: the mgr's scrub intervals shortened (the OSDs' are not);
+- a config database value shadowed: `config set mon mon_allow_pool_delete false` under the sandbox's
+  ceph.conf `mon allow pool delete = true` (recorded: config dump, config show mon.a / mgr.x, config help);
 - RECENT_CRASH, OSD_DOWN, PG_DEGRADED: osd.2 aborted (SIGABRT writes its crash dump), the dump posted as
   ceph-crash does (`crash post -i meta`).
 
@@ -65,6 +67,8 @@ def main() -> int:
         config_set(client, "global", "mon_allow_pool_size_one", "true")
         client.mon_raw("osd pool set", pool="single", var="size", val="1", yes_i_really_mean_it=True)
         config_set(client, "mon", "auth_allow_insecure_global_id_reclaim", "true")
+        # The sandbox's ceph.conf says `mon allow pool delete = true`: the file outranks this database value.
+        config_set(client, "mon", "mon_allow_pool_delete", "false")
         # The scrub checks are the mgr's: shortening its intervals only makes the PGs overdue; noscrub and
         # nodeep-scrub keep the OSDs from scrubbing them meanwhile.
         for flag in ("noout", "noscrub", "nodeep-scrub"):
@@ -87,6 +91,10 @@ def main() -> int:
         rec = RecordingClient(client)
         SnapshotBuilder(rec).build(pg_table=True, osd_tree=True)
         rec.mon("health", detail="detail")
+        rec.mon("config dump")
+        rec.mon("config help", key="mon_allow_pool_delete")
+        rec.mgr("config show", who="mon.a")
+        rec.mgr("config show", who="mgr.x")
         if crash_id:
             rec.mgr("crash ls")
             rec.mgr("crash info", id=crash_id)

@@ -140,3 +140,24 @@ def test_crash_reports_grouped_and_explained(fx: Path) -> None:
     assert op.confirm_text == "osd.2" and op.cli == f"ceph crash rm {c.crash_id}"
     with pytest.raises(ValueError, match="crash id"):
         health_ops.crash_archive("../../etc")
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_a_ceph_conf_value_shadowing_the_database(fx: Path) -> None:
+    """The issue's own case: ceph.conf's `mon allow pool delete = true` silently beat `ceph config set mon
+    mon_allow_pool_delete false`. cephtui names the daemon, both values, and what to do."""
+    from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, help_lines, parse_dump, parse_show, shadowed
+    from tests.releases import answer
+
+    dump = parse_dump(answer(fx, "mon", "config dump"))
+    assert any(e.who == "mon" and e.name == "mon_allow_pool_delete" and e.value == "false" for e in dump)
+    running = parse_show(answer(fx, "mgr", "config show", who="mon.a"))
+    (s,) = [s for s in shadowed("mon.a", running) if s.name == "mon_allow_pool_delete"]
+    assert (s.running, s.source, s.db_value) == ("true", "file", "false")
+    assert "ceph.conf" in s.text and "assimilate-conf" in s.remedy
+    assert blocked_set("mon.a", running, "mon_allow_pool_delete", "false") is not None
+    assert blocked_set("mon.a", running, "mon_allow_pool_delete", "true") is None  # what it runs already
+    assert daemons_for("mon", ["a"], "x") == ["mon.a"] and daemons_for("global", ["a"], "x") == ["mon.a", "mgr.x"]
+    assert daemons_for("osd/class:ssd", ["a"], "x") == []  # never every OSD
+    lines = help_lines(answer(fx, "mon", "config help", key="mon_allow_pool_delete"))
+    assert lines[0].startswith("mon_allow_pool_delete (bool") and any(x.startswith("default") for x in lines)

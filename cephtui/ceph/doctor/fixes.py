@@ -81,6 +81,11 @@ def _crash_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> lis
                      "ceph crash ls-new; ceph crash info <id>; ceph crash archive <id> | archive-all")]
 
 
+def _config_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("config", "Look at the options that tune it in the config database",
+                     "ceph config dump; ceph config help <option>; ceph config set <who> <option> <value>")]
+
+
 def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
     return []
 
@@ -100,6 +105,7 @@ FIXES: dict[str, Fix] = {
     "cluster_flags": Fix(_cluster_flag_offers, _cluster_flag_build),
     "osd_flags": Fix(_osd_flag_offers, _osd_flag_build),
     "crashes": Fix(_crash_offers, _no_operations, view="crashes"),
+    "config": Fix(_config_offers, _no_operations, view="config"),
 }
 
 

@@ -11,8 +11,9 @@ CODE_RE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 # `health mute CODE TTL`: the mon takes a number and a unit (s, m, h, d, w), e.g. 30m or 4h.
 TTL_RE = re.compile(r"^(\d{1,6})([smhdw])$")
 PGID_RE = re.compile(r"^\d{1,10}\.[0-9a-f]{1,8}$")
-OPTION_RE = re.compile(r"^[a-z][a-z0-9_]{1,127}$")
-WHO_RE = re.compile(r"^(global|mon|mgr|osd|mds|client)(\.[\w.-]{1,64})?$|^[a-z]+/[\w.-]{1,64}$")
+OPTION_RE = re.compile(r"^[a-z][a-z0-9_]{1,127}$|^mgr/[a-z0-9_]{1,64}/[a-z0-9_]{1,127}$")
+WHO_RE = re.compile(r"^(global|mon|mgr|osd|mds|client)(\.[\w.-]{1,64})?(/(host|class|rack|root|datacenter|zone)"
+                    r":[\w.-]{1,64})?$")
 
 
 def _checked(value: str, rx: re.Pattern[str], what: str, empty_ok: bool = False) -> str:
@@ -116,5 +117,16 @@ def crash_rm(crash_id: str, entity: str) -> Operation:
                      effect="the report and its backtrace are gone for good (archive keeps them)")
 
 
-__all__ = ["check_code", "check_crash_id", "check_pgid", "check_ttl", "config_set", "crash_archive",
+
+
+def config_rm(who: str, name: str) -> Operation:
+    who, name = _checked(who, WHO_RE, "a config section (global, mon, osd, osd.3, osd/class:ssd …)"), name.strip()
+    if not OPTION_RE.match(name):
+        raise ValueError(f"'{name}' is not an option name (lower case with underscores)")
+    return Operation(title=f"Remove {name} for {who} from the config database", prefix="config rm",
+                     args=(("who", who), ("name", name)), cli=cli_line("config", "rm", who, name),
+                     effect="the daemons fall back to the next source: a broader section, ceph.conf, or the default")
+
+
+__all__ = ["check_code", "check_crash_id", "check_pgid", "check_ttl", "config_rm", "config_set", "crash_archive",
            "crash_archive_all", "crash_rm", "health_mute", "health_unmute", "pg_repair", "pg_scrub"]

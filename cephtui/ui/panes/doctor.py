@@ -5,25 +5,30 @@ one, and sends its fix, a mute or an unmute through the usual form → exact CLI
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
+from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor import fixes
+from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, parse_show
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.model import Finding
 from cephtui.ceph.ops.health import health_mute, health_unmute
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.flows import in_thread
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
-from cephtui.ui.wizards.form import Field
+from cephtui.ui.wizards.form import Field, FormScreen
 
 SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
 
@@ -80,12 +85,14 @@ class DoctorPane(Pane):
     HELP = ("Every raised health check, explained for this cluster: what it means, what it names (OSDs, hosts, "
             "pools, PGs), the likely causes and what to do. `f` runs the fix cephtui offers for it through the "
             "usual preview and confirmation; `m` mutes a check (`ceph health mute`) for a while, `u` unmutes. "
-            "`c` opens the crash reports. `cephtui doctor` prints the same headless.")
+            "`c` opens the crash reports, `g` the config database. `cephtui doctor` prints the same headless.")
     ACTION_HELP = {
         "fix": "run the fix offered for the selected check (form, exact command, confirmation)",
         "mute": "mute the selected check for a while (ceph health mute CODE TTL [--sticky])",
         "unmute": "unmute the selected check (ceph health unmute CODE)",
         "crashes": "the crash reports: grouped by signature, backtraces, archive, archive-all, delete",
+        "config": "the config database: every stored option with its help, what the mons and mgr really run "
+                  "(ceph.conf shadowing the database), any daemon's values and their sources, set and rm",
     }
     MUTATING = {"fix": "fixing a health check", "mute": "muting a health check", "unmute": "unmuting a health check"}
     BINDINGS = [
@@ -93,6 +100,7 @@ class DoctorPane(Pane):
         Binding("m", "mute", "Mute"),
         Binding("u", "unmute", "Unmute"),
         Binding("c", "crashes", "Crashes"),
+        Binding("g", "config", "Config db"),
     ]
     DEFAULT_CSS = """
     DoctorPane #doctor-body { height: 1fr; }
@@ -144,7 +152,8 @@ class DoctorPane(Pane):
         summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
-        summary.append("  f fix · m mute · u unmute · c crash reports", style=palette.style("muted"))
+        summary.append("  f fix · m mute · u unmute · c crash reports · g config database",
+                       style=palette.style("muted"))
         self.query_one("#doctor-summary", Static).update(summary)
         self._detail()
 
@@ -179,7 +188,8 @@ class DoctorPane(Pane):
             self.app.notify("No health check selected.", severity="warning")
         return f
 
-    def action_fix(self) -> None:
+    @work(group="doctor-fix", exclusive=True, exit_on_error=False)
+    async def action_fix(self) -> None:
         f = self._need()
         if f is None:
             return
@@ -187,29 +197,60 @@ class DoctorPane(Pane):
             self.app.notify(f"cephtui has no one-key fix for {f.code}: the steps under 'What to do' are the way.",
                             timeout=6)
             return
-        if fixes.view(f.fixes[0]) == "crashes":
+        view = fixes.view(f.fixes[0])
+        if view == "crashes":
             self.action_crashes()
+            return
+        if view == "config":
+            self.action_config(f.explanation.options[0] if f.explanation and f.explanation.options else "")
             return
         offers = {o.label: o for o in f.fixes}
         asks = fixes.asks(f.fixes[0])
+        title = f.explanation.title if f.explanation else f.code
         if len(offers) == 1 and not asks:
             try:
                 operations = fixes.build(f.fixes[0])
             except ValueError as e:
                 self.app.notify(str(e), severity="error")
                 return
-            self.cephtui.confirm_operations(operations, explain=f.explanation.title if f.explanation else "")
-            return
-        fields = []
-        if len(offers) > 1:
-            fields.append(Field("offer", "Fix", value=f.fixes[0].label, choices=tuple(offers)))
-        fields.extend(Field(a.name, a.label, placeholder=", ".join(a.choices)) for a in asks)
+        else:
+            fields = []
+            if len(offers) > 1:
+                fields.append(Field("offer", "Fix", value=f.fixes[0].label, choices=tuple(offers)))
+            fields.extend(Field(a.name, a.label, placeholder=", ".join(a.choices)) for a in asks)
 
-        def build(values: dict[str, str]) -> list[Any]:
-            return fixes.build(offers.get(values.get("offer", ""), f.fixes[0]), values)
+            def build(values: dict[str, str]) -> list[Any]:
+                return fixes.build(offers.get(values.get("offer", ""), f.fixes[0]), values)
 
-        self.cephtui.form_then_confirm(f"Fix {f.code}", fields, build,
-                                       help=f.explanation.title if f.explanation else "")
+            given = await self.app.push_screen_wait(FormScreen(f"Fix {f.code}", fields, build, help=title))
+            if not given:
+                return
+            operations = list(given)
+        warnings = await self._would_not_reach(operations)
+        await self.cephtui.ask_confirm(operations, explain="\n".join([title, *warnings]))
+
+    async def _would_not_reach(self, operations: list[Any]) -> list[str]:
+        """For `config set`: the daemons that run the option from ceph.conf or an override, where the new
+        database value would change nothing (asked with `config show`, off the UI thread)."""
+        snap = self.cephtui.snapshot
+        out: list[str] = []
+        for op in operations:
+            if op.prefix != "config set" or snap is None:
+                continue
+            args = dict(op.args)
+            for daemon in daemons_for(args["who"], snap.mons.quorum, snap.mgr.active):
+                try:
+                    running = parse_show(await in_thread(self, self._config_show(daemon), f"config show {daemon}"))
+                except CephError as e:
+                    out.append(f"could not check what {daemon} runs: {e.message}")
+                    continue
+                why = blocked_set(daemon, running, args["name"], args["value"])
+                if why:
+                    out.append(f"⚠ {why}")
+        return out
+
+    def _config_show(self, daemon: str) -> Callable[[], Any]:
+        return lambda: self.cephtui.client.mgr("config show", who=daemon)
 
     def action_mute(self) -> None:
         f = self._need()
@@ -237,3 +278,8 @@ class DoctorPane(Pane):
         from cephtui.ui.screens.crashes import CrashScreen
 
         self.app.push_screen(CrashScreen())
+
+    def action_config(self, search: str = "") -> None:
+        from cephtui.ui.screens.configdb import ConfigScreen
+
+        self.app.push_screen(ConfigScreen(search))
