@@ -198,3 +198,45 @@ async def test_a_crash_reviewed_and_archived(make_app, sandbox: Sandbox) -> None
     finally:
         sandbox.heal()
         sandbox.ceph("crash", "rm", crash_id)
+
+
+async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandbox) -> None:
+    """The sandbox's ceph.conf says `mon allow pool delete = true`; a database value of false changes nothing.
+    The config view says so, and so does the confirmation of a `config set` that would not reach the mon."""
+    from cephtui.ui.screens.configdb import ConfigScreen
+
+    option = "mon_allow_pool_delete"
+    sandbox.ceph("config", "set", "mon", option, "false")
+    try:
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+            await pilot.press(DOCTOR_KEY)
+            await pilot.press("g")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfigScreen), 10, "the config database")
+            screen = app.screen
+            assert isinstance(screen, ConfigScreen)
+            await wait_for(pilot, lambda: f"mon.a runs {option} = true from its ceph.conf" in
+                           text_of(app, "#config-summary"), 20, "the shadow named")
+            screen.query_one("#config-filter", Input).focus()
+            await pilot.press(*option)
+            await wait_for(pilot, lambda: [e.who for e in screen.shown] == ["mon"], 10, "the one stored entry")
+            screen.query_one("#config-table").focus()
+            await wait_for(pilot, lambda: "read at startup only" in text_of(app, "#config-detail")
+                           or "changes at runtime" in text_of(app, "#config-detail"), 15, "its config help")
+
+            await pilot.press("s")
+            await fill_form(app, pilot, {"value": "false"})
+            await pilot.click("#form-ok")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirmation")
+            commands = text_of(app, "#confirm-commands")
+            assert f"$ ceph config set mon {option} false" in commands and "will not reach it" in commands
+            await pilot.click("#confirm-cancel")  # nothing sent
+            await wait_for(pilot, lambda: app.screen is screen, 10, "back to the config database")
+
+            await pilot.press("x")
+            await confirm_and_run(app, pilot, f"ceph config rm mon {option}")
+            dump = sandbox.ceph("config", "dump")
+            assert not any(e["section"] == "mon" and e["name"] == option for e in dump)
+    finally:
+        sandbox.ceph("config", "rm", "mon", option)
