@@ -2,6 +2,7 @@
 fixed (or muted) from cephtui through the form → exact command → confirmation path; afterwards the check is gone."""
 from __future__ import annotations
 
+import subprocess
 from typing import Any
 
 import pytest
@@ -240,3 +241,66 @@ async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandb
             assert not any(e["section"] == "mon" and e["name"] == option for e in dump)
     finally:
         sandbox.ceph("config", "rm", "mon", option)
+
+
+async def test_a_corrupt_replica_found_by_deep_scrub_and_repaired(make_app, sandbox: Sandbox, tmp_path) -> None:
+    """As it happens in life: one replica's bytes go bad on disk (ceph-objectstore-tool on the stopped OSD, the
+    same length, so only a deep scrub sees it). cephtui names the object and the bad copy, and repairs the PG."""
+    from cephtui.ceph.client import ConnectionSpec
+    from cephtui.ceph.doctor.scrub import list_inconsistent_obj
+    from cephtui.ui.screens.scrub import ScrubScreen
+
+    pool, name = "ctd-scrub", "ctd-scrub-object"
+    good = b"the one good copy of this object\n" * 64
+    sandbox.heal()
+    sandbox.ceph("osd", "pool", "create", pool, "1")
+    sandbox.ceph("osd", "pool", "application", "enable", pool, "cephtui")
+    r = rados.Rados(conffile=str(sandbox.conf))
+    r.connect(timeout=10)
+    try:
+        with r.open_ioctx(pool) as io:
+            io.write_full(name, good)
+        where = sandbox.ceph("osd", "map", pool, name)
+        pgid, primary = where["pgid"], where["acting_primary"]
+        replica = next(o for o in where["acting"] if o != primary)
+        sandbox.kill(f"osd.{replica}")
+        bad = tmp_path / "bad"
+        bad.write_bytes(b"X" * len(good))
+        subprocess.run(["ceph-objectstore-tool", "--data-path", str(sandbox.dir / "osd" / f"ceph-{replica}"),
+                        name, "set-bytes", str(bad)], check=True, capture_output=True, timeout=120)
+        sandbox.heal()
+        sandbox.ceph("pg", "deep-scrub", pgid)
+        wait_until(lambda: {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} <= set(raised(sandbox)), 120, "the scrub errors")
+
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "PG_DAMAGED")
+            assert f"PGs: {pgid}" in text_of(app, "#doctor-detail")
+            await pilot.press("f")
+            await wait_for(pilot, lambda: isinstance(app.screen, ScrubScreen), 10, "the scrub errors view")
+            screen = app.screen
+            assert isinstance(screen, ScrubScreen)
+            await wait_for(pilot, lambda: pgid in text_of(app, "#scrub-info"), 30, "the inconsistent objects")
+            info = text_of(app, "#scrub-info")
+            assert name in info and f"osd.{replica}: data_digest_mismatch" in info, info
+            assert f"bad copy on osd.{replica}" in info
+            await pilot.press("r")
+            result = await confirm_and_run(app, pilot, f"ceph pg repair {pgid}")
+            assert "repair" in result  # "instructing pg … to repair": the mgr's words
+            wait_until(lambda: not {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} & set(raised(sandbox)), 120,
+                       "the scrub errors to clear")
+        with r.open_ioctx(pool) as io:
+            assert io.read(name, len(good) + 1) == good
+        # The replica itself was rewritten: a new deep scrub finds nothing, and rados lists no object.
+        def pg() -> dict[str, Any]:
+            return sandbox.ceph("pg", "ls-by-pool", pool)["pg_stats"][0]
+
+        before = pg()["last_deep_scrub_stamp"]
+        sandbox.ceph("pg", "deep-scrub", pgid)
+        wait_until(lambda: pg()["last_deep_scrub_stamp"] != before, 120, "the second deep scrub")
+        assert "inconsistent" not in pg()["state"]
+        assert list_inconsistent_obj(ConnectionSpec(conffile=str(sandbox.conf)), pgid) == ()
+    finally:
+        r.shutdown()
+        sandbox.ceph("osd", "pool", "delete", pool, pool, "--yes-i-really-really-mean-it")
+        sandbox.heal()

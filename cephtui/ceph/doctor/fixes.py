@@ -86,6 +86,11 @@ def _config_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> li
                      "ceph config dump; ceph config help <option>; ceph config set <who> <option> <value>")]
 
 
+def _repair_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("pg_repair", "List the inconsistent objects and their bad copies, then repair the PG",
+                     "rados list-inconsistent-obj <pgid>; ceph pg repair <pgid>", a.pgs)]
+
+
 def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
     return []
 
@@ -106,6 +111,7 @@ FIXES: dict[str, Fix] = {
     "osd_flags": Fix(_osd_flag_offers, _osd_flag_build),
     "crashes": Fix(_crash_offers, _no_operations, view="crashes"),
     "config": Fix(_config_offers, _no_operations, view="config"),
+    "pg_repair": Fix(_repair_offers, _no_operations, view="scrub"),
 }
 
 

@@ -201,6 +201,11 @@ class DoctorPane(Pane):
         if view == "crashes":
             self.action_crashes()
             return
+        if view == "scrub":
+            from cephtui.ui.screens.scrub import ScrubScreen
+
+            self.app.push_screen(ScrubScreen())
+            return
         if view == "config":
             self.action_config(f.explanation.options[0] if f.explanation and f.explanation.options else "")
             return
