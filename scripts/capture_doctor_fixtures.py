@@ -8,6 +8,9 @@ OUTDIR defaults to tests/fixtures/<release>/ (scripts/capturelib.py). Writes doc
 `crash ls`, `crash info` of the crash, and every command a snapshot needs, recorded through RecordingClient.
 Raised on purpose:
 
+- OSD_SCRUB_ERRORS, PG_DAMAGED: one replica of an object in pool `scrubbed` overwritten on disk with
+  ceph-objectstore-tool, then a deep scrub (recorded: `pg ls inconsistent`, and in the meta the rados CLI's
+  `list-inconsistent-obj` answer);
 - POOL_APP_NOT_ENABLED: pool `noapp`, no application, one object (Pacific warns only for pools holding data);
 - POOL_NO_REDUNDANCY: pool `single` at size 1;
 - POOL_PG_NUM_NOT_POWER_OF_TWO: pool `odd` with 6 PGs, muted sticky (a mute with no expiry);
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -41,8 +45,8 @@ from cephtui.ceph.client import CephClient  # noqa: E402
 from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
-WANTED = {"POOL_APP_NOT_ENABLED", "POOL_NO_REDUNDANCY", "POOL_PG_NUM_NOT_POWER_OF_TWO",
-          "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED", "OSDMAP_FLAGS", "OSD_FLAGS", "OSD_NEARFULL",
+WANTED = {"PG_DAMAGED", "OSD_SCRUB_ERRORS", "POOL_APP_NOT_ENABLED", "POOL_NO_REDUNDANCY",
+          "POOL_PG_NUM_NOT_POWER_OF_TWO", "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED", "OSDMAP_FLAGS", "OSD_FLAGS", "OSD_NEARFULL",
           "PG_NOT_DEEP_SCRUBBED", "PG_NOT_SCRUBBED", "RECENT_CRASH", "OSD_DOWN", "PG_DEGRADED"}
 
 
@@ -54,9 +58,34 @@ def config_set(client: CephClient, who: str, name: str, value: str) -> None:
     client.mon_raw("config set", who=who, name=name, value=value)
 
 
+def corrupt_and_scrub(client: CephClient, cap: Any) -> tuple[str, str]:
+    """One replica's bytes changed on disk (ceph-objectstore-tool on the stopped OSD, the same length: only a
+    deep scrub sees it), then a deep scrub. Returns the PG and `rados list-inconsistent-obj PG`'s answer, read
+    before anything re-peers the PG (the listing belongs to the scrub's interval)."""
+    good = b"the one good copy of this object\n" * 64
+    client.mon_raw("osd pool create", pool="scrubbed", pg_num=1)
+    client.mon_raw("osd pool application enable", pool="scrubbed", app="cephtui")
+    with client.handle.open_ioctx("scrubbed") as io:
+        io.write_full("damaged", good)
+    where = client.mon("osd map", pool="scrubbed", object="damaged")
+    pgid, replica = where["pgid"], next(o for o in where["acting"] if o != where["acting_primary"])
+    sandbox("kill", cap.dir, f"osd.{replica}")
+    bad = Path(cap.dir) / "bad-bytes"
+    bad.write_bytes(b"X" * len(good))
+    subprocess.run(["ceph-objectstore-tool", "--data-path", f"{cap.dir}/osd/ceph-{replica}", "damaged", "set-bytes",
+                    str(bad)], check=True, capture_output=True, timeout=120)
+    sandbox("start", cap.dir)  # revives it, waits for HEALTH_OK
+    client.mgr_raw("pg deep-scrub", pgid=pgid)
+    wait_for("the scrub errors", lambda: {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} <= raised(client), timeout=120)
+    listing = subprocess.run(["rados", "-c", cap.conf, "list-inconsistent-obj", pgid, "--format=json"],
+                             check=True, capture_output=True, text=True, timeout=60).stdout
+    return pgid, listing
+
+
 def main() -> int:
     with captured_cluster("ctdoc-", sys.argv, "--pool", "rbd:16") as cap:
         client = cap.client
+        scrub_pg, listing = corrupt_and_scrub(client, cap)  # first: it needs a healthy cluster to start from
         client.mon_raw("osd pool create", pool="noapp", pg_num=8)
         with client.handle.open_ioctx("noapp") as io:
             io.write_full("o1", b"one object: Pacific warns only for pools holding data")
@@ -91,6 +120,7 @@ def main() -> int:
         rec = RecordingClient(client)
         SnapshotBuilder(rec).build(pg_table=True, osd_tree=True)
         rec.mon("health", detail="detail")
+        rec.mgr("pg ls", states=["inconsistent"])
         rec.mon("config dump")
         rec.mon("config help", key="mon_allow_pool_delete")
         rec.mgr("config show", who="mon.a")
@@ -104,6 +134,8 @@ def main() -> int:
         path = cap.out / "doctor.json"
         rec.save(path, {"scenario": "many checks at once (scripts/capture_doctor_fixtures.py docstring)",
                         "ceph_version": cap.version, "checks": sorted(raised(client)), "crash_id": crash_id,
+                        # a librados call no mon/mgr command answers: the rados CLI's own output
+                        "list_inconsistent_obj": {"pgid": scrub_pg, "out": listing},
                         "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         print(f"wrote {path}: {json.dumps(sorted(raised(client)))}", file=sys.stderr)
         cap.note(["doctor.json"], __file__)
