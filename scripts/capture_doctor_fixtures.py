@@ -46,7 +46,8 @@ from cephtui.ceph.recording import RecordingClient  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
 WANTED = {"PG_DAMAGED", "OSD_SCRUB_ERRORS", "POOL_APP_NOT_ENABLED", "POOL_NO_REDUNDANCY",
-          "POOL_PG_NUM_NOT_POWER_OF_TWO", "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED", "OSDMAP_FLAGS", "OSD_FLAGS", "OSD_NEARFULL",
+          "POOL_PG_NUM_NOT_POWER_OF_TWO", "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED", "OSDMAP_FLAGS", "OSD_FLAGS",
+          "OSD_NEARFULL",
           "PG_NOT_DEEP_SCRUBBED", "PG_NOT_SCRUBBED", "RECENT_CRASH", "OSD_DOWN", "PG_DEGRADED"}
 
 

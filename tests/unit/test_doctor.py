@@ -161,3 +161,22 @@ def test_a_ceph_conf_value_shadowing_the_database(fx: Path) -> None:
     assert daemons_for("osd/class:ssd", ["a"], "x") == []  # never every OSD
     lines = help_lines(answer(fx, "mon", "config help", key="mon_allow_pool_delete"))
     assert lines[0].startswith("mon_allow_pool_delete (bool") and any(x.startswith("default") for x in lines)
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_scrub_errors_name_the_object_and_the_bad_copy(fx: Path) -> None:
+    from cephtui.ceph.doctor.scrub import parse_inconsistent_obj, parse_pg_ls
+    from tests.releases import answer
+
+    meta = json.loads(fx.read_text())["meta"]
+    pgid = meta["list_inconsistent_obj"]["pgid"]
+    (pg,) = parse_pg_ls(answer(fx, "mgr", "pg ls", states=["inconsistent"]))
+    assert pg.pgid == pgid and "inconsistent" in pg.state and pg.scrub_errors >= 1
+    (obj,) = parse_inconsistent_obj(json.loads(meta["list_inconsistent_obj"]["out"]))
+    assert obj.name == "damaged" and "data_digest_mismatch" in obj.errors and obj.authoritative
+    (bad,) = obj.bad
+    assert not bad.primary and bad.errors == ("data_digest_mismatch_info",) and bad.osd not in obj.good
+    assert f"bad copy on osd.{bad.osd}" in obj.verdict
+    got = findings(fx)
+    assert got["PG_DAMAGED"].affected.pgs == (pgid,)
+    assert [x.kind for x in got["PG_DAMAGED"].fixes] == ["pg_repair"]
