@@ -2,6 +2,8 @@
 fixed (or muted) from cephtui through the form → exact command → confirmation path; afterwards the check is gone."""
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 from typing import Any
 
@@ -303,4 +305,45 @@ async def test_a_corrupt_replica_found_by_deep_scrub_and_repaired(make_app, sand
     finally:
         r.shutdown()
         sandbox.ceph("osd", "pool", "delete", pool, pool, "--yes-i-really-really-mean-it")
+        sandbox.heal()
+
+
+async def test_slow_ops_point_at_the_hung_replica(make_app, sandbox: Sandbox) -> None:
+    """As in life: one OSD hangs (SIGSTOP; nodown keeps the mons from marking it down) under client writes.
+    SLOW_OPS names the primaries that wait, never the hung one; cephtui asks only those and names the peer."""
+    from cephtui.ui.screens.slowops import SlowOpsScreen
+
+    sandbox.heal()
+    hung = 1
+    pid = int((sandbox.dir / "run" / f"osd.{hung}.pid").read_text())
+    sandbox.ceph("config", "set", "osd", "osd_op_complaint_time", "5")
+    sandbox.ceph("osd", "set", "nodown")
+    r = rados.Rados(conffile=str(sandbox.conf))
+    r.connect(timeout=10)
+    io = r.open_ioctx("rbd")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        for i in range(48):  # spread over the pool's PGs: primaries 0 and 2 wait for osd.1's replica
+            io.aio_write_full(f"ctd-slow-{i}", b"w" * 4096)
+        wait_until(lambda: "SLOW_OPS" in raised(sandbox), 90, "SLOW_OPS")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "SLOW_OPS")
+            pane = app.query_one("#doctor-pane")
+            (f,) = [f for f in pane.findings if f.code == "SLOW_OPS"]
+            assert f.affected.osds and hung not in f.affected.osds  # the hung OSD reports nothing itself
+            await pilot.press("f")
+            await wait_for(pilot, lambda: isinstance(app.screen, SlowOpsScreen), 10, "the slow ops view")
+            await wait_for(pilot, lambda: "ops in flight" in text_of(app, "#slowops-body"), 60, "the ops")
+            body = text_of(app, "#slowops-body")
+            assert f"Every stuck write waits for osd.{hung}" in body, body
+            assert "waiting for sub ops" in body
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        io.aio_flush()
+        io.close()
+        r.shutdown()
+        sandbox.ceph("osd", "unset", "nodown")
+        sandbox.ceph("config", "rm", "osd", "osd_op_complaint_time")
+        wait_until(lambda: "SLOW_OPS" not in raised(sandbox), 90, "SLOW_OPS to clear")
         sandbox.heal()

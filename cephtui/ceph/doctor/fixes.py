@@ -91,6 +91,13 @@ def _repair_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> li
                      "rados list-inconsistent-obj <pgid>; ceph pg repair <pgid>", a.pgs)]
 
 
+def _slow_ops_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    osds = ", ".join(f"osd.{i}" for i in a.osds[:10])
+    return [FixOffer("slow_ops", f"See what {osds or 'the OSDs'} wait on, and which peer",
+                     "ceph tell osd.<id> dump_blocked_ops | dump_ops_in_flight | dump_historic_slow_ops; ceph osd perf",
+                     tuple(str(i) for i in a.osds))]
+
+
 def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
     return []
 
@@ -112,6 +119,7 @@ FIXES: dict[str, Fix] = {
     "crashes": Fix(_crash_offers, _no_operations, view="crashes"),
     "config": Fix(_config_offers, _no_operations, view="config"),
     "pg_repair": Fix(_repair_offers, _no_operations, view="scrub"),
+    "slow_ops": Fix(_slow_ops_offers, _no_operations, view="slow_ops"),
 }
 
 

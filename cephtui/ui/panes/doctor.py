@@ -85,12 +85,15 @@ class DoctorPane(Pane):
     HELP = ("Every raised health check, explained for this cluster: what it means, what it names (OSDs, hosts, "
             "pools, PGs), the likely causes and what to do. `f` runs the fix cephtui offers for it through the "
             "usual preview and confirmation; `m` mutes a check (`ceph health mute`) for a while, `u` unmutes. "
-            "`c` opens the crash reports, `g` the config database. `cephtui doctor` prints the same headless.")
+            "`c` opens the crash reports, `g` the config database, `s` the slow ops. `cephtui doctor` prints the "
+            "same headless.")
     ACTION_HELP = {
         "fix": "run the fix offered for the selected check (form, exact command, confirmation)",
         "mute": "mute the selected check for a while (ceph health mute CODE TTL [--sticky])",
         "unmute": "unmute the selected check (ceph health unmute CODE)",
         "crashes": "the crash reports: grouped by signature, backtraces, archive, archive-all, delete",
+        "slow_ops": "the ops in flight on the OSDs SLOW_OPS names: by state, age, pool, client, and the peer "
+                    "every stuck write waits for",
         "config": "the config database: every stored option with its help, what the mons and mgr really run "
                   "(ceph.conf shadowing the database), any daemon's values and their sources, set and rm",
     }
@@ -101,6 +104,7 @@ class DoctorPane(Pane):
         Binding("u", "unmute", "Unmute"),
         Binding("c", "crashes", "Crashes"),
         Binding("g", "config", "Config db"),
+        Binding("s", "slow_ops", "Slow ops"),
     ]
     DEFAULT_CSS = """
     DoctorPane #doctor-body { height: 1fr; }
@@ -152,7 +156,7 @@ class DoctorPane(Pane):
         summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
-        summary.append("  f fix · m mute · u unmute · c crash reports · g config database",
+        summary.append("  f fix · m mute · u unmute · c crashes · g config database · s slow ops",
                        style=palette.style("muted"))
         self.query_one("#doctor-summary", Static).update(summary)
         self._detail()
@@ -200,6 +204,9 @@ class DoctorPane(Pane):
         view = fixes.view(f.fixes[0])
         if view == "crashes":
             self.action_crashes()
+            return
+        if view == "slow_ops":
+            self.action_slow_ops()
             return
         if view == "scrub":
             from cephtui.ui.screens.scrub import ScrubScreen
@@ -288,3 +295,12 @@ class DoctorPane(Pane):
         from cephtui.ui.screens.configdb import ConfigScreen
 
         self.app.push_screen(ConfigScreen(search))
+
+    def action_slow_ops(self) -> None:
+        from cephtui.ui.screens.slowops import SlowOpsScreen
+
+        f = next((f for f in self.findings if f.code == "SLOW_OPS"), None)
+        if f is None:
+            self.app.notify("SLOW_OPS is not raised: no OSD reports slow ops.")
+            return
+        self.app.push_screen(SlowOpsScreen(f.affected.osds))
