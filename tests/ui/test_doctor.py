@@ -347,3 +347,45 @@ async def test_slow_ops_point_at_the_hung_replica(make_app, sandbox: Sandbox) ->
         sandbox.ceph("config", "rm", "osd", "osd_op_complaint_time")
         wait_until(lambda: "SLOW_OPS" not in raised(sandbox), 90, "SLOW_OPS to clear")
         sandbox.heal()
+
+
+async def run_whatever_it_answers(app: CephTUI, pilot: Pilot, commands: list[str]) -> Any:
+    """The confirmation shows exactly `commands`; run them; the outcome, refused or not (the mon's answer)."""
+    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirmation")
+    screen = app.screen
+    assert isinstance(screen, ConfirmScreen)
+    shown = text_of(app, "#confirm-commands")
+    assert all(f"$ {c}" in shown for c in commands), shown
+    await pilot.click("#confirm-run")
+    await wait_for(pilot, lambda: screen.state == "done", 60, "the answers")
+    outcome = screen.outcome
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: app.screen is not screen, 10, "the confirmation closed")
+    return outcome
+
+
+async def test_balancer_dry_run_leaves_it_as_it_was(make_app, sandbox: Sandbox) -> None:
+    from cephtui.ui.screens.balance import BalanceScreen
+
+    was_active = sandbox.ceph("balancer", "status")["active"]
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+        await pilot.press(DOCTOR_KEY)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: isinstance(app.screen, BalanceScreen), 10, "the balancer view")
+        await wait_for(pilot, lambda: "(0 is perfect)" in text_of(app, "#balance-body"), 30, "the score explained")
+        body = text_of(app, "#balance-body")
+        assert ("on, mode" if was_active else "OFF, mode") in body
+        assert "rbd" in body and "what it does" in body  # the autoscaler's row for the pool
+        await pilot.press("o")
+        first = ["ceph balancer optimize cephtui-dry-run"] + (["ceph balancer off"] if was_active else [])
+        outcome = await run_whatever_it_answers(app, pilot, first)
+        assert outcome is not None and outcome.ran
+        await wait_for(pilot, lambda: "Dry run" in text_of(app, "#balance-dry-run"), 15, "the dry run's answer")
+        back = (["ceph balancer rm cephtui-dry-run"] if outcome.ok else []) + (["ceph balancer on"] if was_active
+                                                                                else [])
+        if back:
+            await run_whatever_it_answers(app, pilot, back)
+    status = sandbox.ceph("balancer", "status")
+    assert status["active"] == was_active and "cephtui-dry-run" not in status.get("plans", [])

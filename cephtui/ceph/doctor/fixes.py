@@ -98,6 +98,11 @@ def _slow_ops_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> 
                      tuple(str(i) for i in a.osds))]
 
 
+def _autoscale_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("autoscale", "See the autoscaler's targets per pool, then apply the suggested pg_num",
+                     "ceph osd pool autoscale-status; ceph osd pool set <pool> pg_num <n>", a.pools)]
+
+
 def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
     return []
 
@@ -120,6 +125,7 @@ FIXES: dict[str, Fix] = {
     "config": Fix(_config_offers, _no_operations, view="config"),
     "pg_repair": Fix(_repair_offers, _no_operations, view="scrub"),
     "slow_ops": Fix(_slow_ops_offers, _no_operations, view="slow_ops"),
+    "autoscale": Fix(_autoscale_offers, _no_operations, view="balance"),
 }
 
 

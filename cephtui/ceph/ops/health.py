@@ -128,5 +128,32 @@ def config_rm(who: str, name: str) -> Operation:
                      effect="the daemons fall back to the next source: a broader section, ceph.conf, or the default")
 
 
-__all__ = ["check_code", "check_crash_id", "check_pgid", "check_ttl", "config_rm", "config_set", "crash_archive",
-           "crash_archive_all", "crash_rm", "health_mute", "health_unmute", "pg_repair", "pg_scrub"]
+
+
+PLAN_RE = re.compile(r"^[\w.-]{1,64}$")
+
+
+def balancer_active(on: bool) -> Operation:
+    verb = "on" if on else "off"
+    return Operation(title=f"Turn the balancer {verb}", prefix=f"balancer {verb}", args=(),
+                     cli=cli_line("balancer", verb),
+                     effect="the mgr's balancer resumes moving PGs towards an even spread, a few at a time" if on
+                     else "the balancer stops planning moves; nothing moves back")
+
+
+def balancer_optimize(plan: str) -> Operation:
+    plan = _checked(plan, PLAN_RE, "a plan name (letters, digits, - _ .)")
+    return Operation(title=f"Compute the balancer plan {plan} (nothing is applied)", prefix="balancer optimize",
+                     args=(("plan", plan),), cli=cli_line("balancer", "optimize", plan),
+                     effect="the mgr computes the moves it would make and keeps them as a plan; no PG moves")
+
+
+def balancer_rm(plan: str) -> Operation:
+    plan = _checked(plan, PLAN_RE, "a plan name (letters, digits, - _ .)")
+    return Operation(title=f"Forget the balancer plan {plan}", prefix="balancer rm", args=(("plan", plan),),
+                     cli=cli_line("balancer", "rm", plan))
+
+
+__all__ = ["balancer_active", "balancer_optimize", "balancer_rm", "check_code", "check_crash_id", "check_pgid",
+           "check_ttl", "config_rm", "config_set", "crash_archive", "crash_archive_all", "crash_rm", "health_mute",
+           "health_unmute", "pg_repair", "pg_scrub"]

@@ -85,8 +85,8 @@ class DoctorPane(Pane):
     HELP = ("Every raised health check, explained for this cluster: what it means, what it names (OSDs, hosts, "
             "pools, PGs), the likely causes and what to do. `f` runs the fix cephtui offers for it through the "
             "usual preview and confirmation; `m` mutes a check (`ceph health mute`) for a while, `u` unmutes. "
-            "`c` opens the crash reports, `g` the config database, `s` the slow ops. `cephtui doctor` prints the "
-            "same headless.")
+            "`c` opens the crash reports, `g` the config database, `s` the slow ops, `b` the balancer and "
+            "autoscaler. `cephtui doctor` prints the same headless.")
     ACTION_HELP = {
         "fix": "run the fix offered for the selected check (form, exact command, confirmation)",
         "mute": "mute the selected check for a while (ceph health mute CODE TTL [--sticky])",
@@ -94,6 +94,8 @@ class DoctorPane(Pane):
         "crashes": "the crash reports: grouped by signature, backtraces, archive, archive-all, delete",
         "slow_ops": "the ops in flight on the OSDs SLOW_OPS names: by state, age, pool, client, and the peer "
                     "every stuck write waits for",
+        "balance": "the balancer (status, score explained, a dry run as upmap commands) and the autoscaler's "
+                   "targets per pool",
         "config": "the config database: every stored option with its help, what the mons and mgr really run "
                   "(ceph.conf shadowing the database), any daemon's values and their sources, set and rm",
     }
@@ -105,6 +107,7 @@ class DoctorPane(Pane):
         Binding("c", "crashes", "Crashes"),
         Binding("g", "config", "Config db"),
         Binding("s", "slow_ops", "Slow ops"),
+        Binding("b", "balance", "Balancer"),
     ]
     DEFAULT_CSS = """
     DoctorPane #doctor-body { height: 1fr; }
@@ -156,7 +159,7 @@ class DoctorPane(Pane):
         summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
-        summary.append("  f fix · m mute · u unmute · c crashes · g config database · s slow ops",
+        summary.append("  f fix · m mute · u unmute · c crashes · g config · s slow ops · b balancer",
                        style=palette.style("muted"))
         self.query_one("#doctor-summary", Static).update(summary)
         self._detail()
@@ -204,6 +207,9 @@ class DoctorPane(Pane):
         view = fixes.view(f.fixes[0])
         if view == "crashes":
             self.action_crashes()
+            return
+        if view == "balance":
+            self.action_balance()
             return
         if view == "slow_ops":
             self.action_slow_ops()
@@ -304,3 +310,8 @@ class DoctorPane(Pane):
             self.app.notify("SLOW_OPS is not raised: no OSD reports slow ops.")
             return
         self.app.push_screen(SlowOpsScreen(f.affected.osds))
+
+    def action_balance(self) -> None:
+        from cephtui.ui.screens.balance import BalanceScreen
+
+        self.app.push_screen(BalanceScreen())
