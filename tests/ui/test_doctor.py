@@ -389,3 +389,39 @@ async def test_balancer_dry_run_leaves_it_as_it_was(make_app, sandbox: Sandbox) 
             await run_whatever_it_answers(app, pilot, back)
     status = sandbox.ceph("balancer", "status")
     assert status["active"] == was_active and "cephtui-dry-run" not in status.get("plans", [])
+
+
+async def test_nearfull_explained_and_the_reweight_dry_run_first(make_app, sandbox: Sandbox) -> None:
+    """OSD_NEARFULL from the ratios (as after adding data). The Doctor shows each OSD's usage against the ratio;
+    `f` runs `osd test-reweight-by-utilization` first, which changes nothing, and shows its answer."""
+    sandbox.heal()
+    before = sandbox.ceph("osd", "dump")["nearfull_ratio"]
+    used = min(n["utilization"] for n in sandbox.ceph("osd", "df")["nodes"]) / 100
+    sandbox.ceph("osd", "set-nearfull-ratio", f"{used / 2:.5f}")
+    try:
+        wait_until(lambda: "OSD_NEARFULL" in raised(sandbox), 60, "OSD_NEARFULL")
+        weights = {n["id"]: n["reweight"] for n in sandbox.ceph("osd", "df")["nodes"]}
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "OSD_NEARFULL")
+            await wait_for(pilot, lambda: "% used, reweight" in text_of(app, "#doctor-detail"), 15, "the OSDs' usage")
+            assert "ratios: nearfull" in text_of(app, "#doctor-detail")
+            app.clear_notifications()
+            await pilot.press("f")
+
+            def answered() -> bool:
+                return isinstance(app.screen, ConfirmScreen) or any(
+                    "test-reweight-by-utilization" in n.message for n in app._notifications)
+
+            await wait_for(pilot, answered, 30, "the dry run's answer")
+            if isinstance(app.screen, ConfirmScreen):  # it proposed changes: shown, with the real command
+                assert "$ ceph osd reweight-by-utilization 120 0.05 4" in text_of(app, "#confirm-commands")
+                assert "The dry run" in text_of(app, "#confirm-commands")
+                await pilot.click("#confirm-cancel")
+            else:  # a small cluster: the mgr's own refusal or "no change", word for word
+                (note,) = [n.message for n in app._notifications if "test-reweight-by-utilization" in n.message]
+                assert "Refusing" in note or "no OSD would change" in note, note
+        assert {n["id"]: n["reweight"] for n in sandbox.ceph("osd", "df")["nodes"]} == weights  # nothing moved
+    finally:
+        sandbox.ceph("osd", "set-nearfull-ratio", str(before))
+        wait_until(lambda: "OSD_NEARFULL" not in raised(sandbox), 60, "OSD_NEARFULL to clear")

@@ -103,6 +103,22 @@ def _autoscale_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) ->
                      "ceph osd pool autoscale-status; ceph osd pool set <pool> pg_num <n>", a.pools)]
 
 
+def _scrub_offers(deep: bool) -> Offers:
+    verb = "deep-scrub" if deep else "scrub"
+
+    def offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+        n = check.count or len(a.pgs)
+        return [FixOffer("deep_scrub" if deep else "scrub",
+                         f"{verb.capitalize()} the {n} overdue PGs, paced (one per primary OSD at a time)",
+                         f"ceph pg {verb} <pgid> (each, paced)", a.pgs)]
+    return offers
+
+
+def _reweight_offers(snap: ClusterSnapshot, check: HealthCheck, a: Affected) -> list[FixOffer]:
+    return [FixOffer("reweight_by_utilization", "Dry run of reweight-by-utilization, then apply what it proposes",
+                     "ceph osd test-reweight-by-utilization 120 0.05 4; ceph osd reweight-by-utilization 120 0.05 4")]
+
+
 def _no_operations(offer: FixOffer, given: dict[str, str]) -> list[ops.Operation]:
     return []
 
@@ -126,6 +142,9 @@ FIXES: dict[str, Fix] = {
     "pg_repair": Fix(_repair_offers, _no_operations, view="scrub"),
     "slow_ops": Fix(_slow_ops_offers, _no_operations, view="slow_ops"),
     "autoscale": Fix(_autoscale_offers, _no_operations, view="balance"),
+    "reweight_by_utilization": Fix(_reweight_offers, _no_operations, view="reweight"),
+    "deep_scrub": Fix(_scrub_offers(True), _no_operations, view="deep-scrub"),
+    "scrub": Fix(_scrub_offers(False), _no_operations, view="scrub-paced"),
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from cephtui.ceph.ops.core import DESTROYS, Operation
+from cephtui.ceph.ops.core import DESTROYS, MOVES_DATA, SAFE, Operation
 from cephtui.ceph.ops.validate import cli_line
 
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
@@ -154,6 +154,34 @@ def balancer_rm(plan: str) -> Operation:
                      cli=cli_line("balancer", "rm", plan))
 
 
+
+
+def reweight_by_utilization(dry_run: bool, oload: int = 120, max_change: float = 0.05, max_osds: int = 4,
+                            weights: tuple[tuple[int, float], ...] | None = None) -> Operation:
+    """`osd test-reweight-by-utilization` (changes nothing: what it would do) or the real one. `weights`: the
+    override weights the dry run proposed, so the confirmation can preview the PGs they move."""
+    if not 100 < oload <= 200:
+        raise ValueError("the overload threshold is a percentage of the average: over 100, at most 200")
+    if not 0 < max_change <= 1:
+        raise ValueError("the largest change per OSD must be over 0 and at most 1")
+    if not 1 <= max_osds <= 1000:
+        raise ValueError("the number of OSDs to change must be between 1 and 1000")
+    prefix = "osd test-reweight-by-utilization" if dry_run else "osd reweight-by-utilization"
+    title = "What reweight-by-utilization would do" if dry_run else "Reweight the fullest OSDs by utilization"
+    return Operation(title=title, prefix=prefix, args=(("oload", oload), ("max_change", max_change),
+                                                       ("max_osds", max_osds)),
+                     cli=cli_line(*prefix.split(), str(oload), str(max_change), str(max_osds)),
+                     impact=SAFE if dry_run else MOVES_DATA, osd_weights=weights,
+                     effect="" if dry_run else "lowers the override weight of the fullest OSDs, so some of their "
+                                               "PGs move to emptier ones (backfill traffic)")
+
+
+def parse_reweight_plan(text: str) -> tuple[tuple[int, float, float], ...]:
+    """`osd test-reweight-by-utilization`'s lines "osd.3 weight 1.0000 -> 0.9500": (osd, old, new)."""
+    return tuple((int(m.group(1)), float(m.group(2)), float(m.group(3)))
+                 for m in re.finditer(r"osd\.(\d+) weight ([\d.]+) -> ([\d.]+)", text))
+
+
 __all__ = ["balancer_active", "balancer_optimize", "balancer_rm", "check_code", "check_crash_id", "check_pgid",
            "check_ttl", "config_rm", "config_set", "crash_archive", "crash_archive_all", "crash_rm", "health_mute",
-           "health_unmute", "pg_repair", "pg_scrub"]
+           "health_unmute", "parse_reweight_plan", "pg_repair", "pg_scrub", "reweight_by_utilization"]

@@ -21,7 +21,7 @@ from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, parse_show
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.model import Finding
-from cephtui.ceph.ops.health import health_mute, health_unmute
+from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_plan, reweight_by_utilization
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
@@ -208,6 +208,14 @@ class DoctorPane(Pane):
         if view == "crashes":
             self.action_crashes()
             return
+        if view == "reweight":
+            await self._reweight()
+            return
+        if view in ("deep-scrub", "scrub-paced"):
+            from cephtui.ui.screens.pacedscrub import PacedScrubScreen
+
+            self.app.push_screen(PacedScrubScreen(view == "deep-scrub", f.affected.pgs, f.check.count))
+            return
         if view == "balance":
             self.action_balance()
             return
@@ -246,6 +254,27 @@ class DoctorPane(Pane):
             operations = list(given)
         warnings = await self._would_not_reach(operations)
         await self.cephtui.ask_confirm(operations, explain="\n".join([title, *warnings]))
+
+    async def _reweight(self) -> None:
+        """The dry run first (`osd test-reweight-by-utilization`, changes nothing); its proposal, if any, goes
+        to the confirmation as the real command, with the PG movement previewed from the proposed weights."""
+        dry = reweight_by_utilization(dry_run=True)
+        client = self.cephtui.client
+        try:
+            out, outs = await in_thread(self, lambda: client.mgr_raw(dry.prefix, **dict(dry.args)), dry.cli)
+        except CephError as e:
+            self.app.notify(f"{dry.cli}: {e.message}", severity="warning", timeout=10)
+            return
+        text = "\n".join(x.strip() for x in (out.decode(errors="replace"), outs) if x.strip())
+        plan = parse_reweight_plan(text)
+        if not plan:
+            self.app.notify(f"{dry.cli}: no OSD would change. {text.splitlines()[0] if text else ''}", timeout=10)
+            return
+        real = reweight_by_utilization(dry_run=False, weights=tuple((o, new) for o, _, new in plan))
+        lines = [f"The dry run ({dry.cli}) proposes:"] + [f"  osd.{o}: reweight {old:.4f} → {new:.4f}"
+                                                          for o, old, new in plan]
+        lines.append("The real command decides again from the usage at the moment it runs.")
+        await self.cephtui.ask_confirm([real], explain="\n".join(lines))
 
     async def _would_not_reach(self, operations: list[Any]) -> list[str]:
         """For `config set`: the daemons that run the option from ceph.conf or an override, where the new

@@ -1,0 +1,108 @@
+"""Scrub the overdue PGs, paced (cephtui.ceph.doctor.pacing): the plan with its exact commands, a
+confirmation, then progress as each PG's stamp moves; escape stops sending (what is in flight finishes)."""
+from __future__ import annotations
+
+import threading
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from cephtui.ceph.client import CephError
+from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, ScrubPacer, overdue, parse_stamps, run_paced
+from cephtui.ceph.ops.health import pg_scrub
+from cephtui.ui import palette
+from cephtui.ui.flows import in_thread
+from cephtui.ui.handle import cephtui_app
+from cephtui.ui.screens.bench_views import BenchConfirmScreen
+from cephtui.ui.widgets.dialog import Dialog
+
+
+class PacedScrubScreen(Dialog[None]):
+    BINDINGS = [Binding("escape", "stop_or_close", "Stop / close")]
+    DEFAULT_CSS = """
+    PacedScrubScreen > VerticalScroll { width: 110; height: auto; max-height: 80%; }
+    """
+
+    def __init__(self, deep: bool, named: tuple[str, ...], count: int) -> None:
+        super().__init__()
+        self.deep, self.named, self.count = deep, named, count
+        self.stopping = threading.Event()
+        self.pacer: ScrubPacer | None = None
+        self.running = False
+
+    @property
+    def verb(self) -> str:
+        return "deep-scrub" if self.deep else "scrub"
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = f"Paced {self.verb} of the overdue PGs (escape stops)"
+            yield Static(Text("Reading the PGs' scrub stamps (pg dump pgs)…", style="italic"), id="paced-body")
+
+    def on_mount(self) -> None:
+        self._flow()
+
+    @work(group="paced-scrub", exclusive=True, exit_on_error=False)
+    async def _flow(self) -> None:
+        app = cephtui_app(self)
+        body = self.query_one("#paced-body", Static)
+        try:
+            raw = await in_thread(self, lambda: app.client.mgr("pg dump", dumpcontents=["pgs"]), "pg dump pgs")
+        except CephError as e:
+            body.update(Text(f"pg dump pgs: {e.message}", style=palette.style("warn")))
+            return
+        plan = overdue(parse_stamps(raw, self.deep), self.named, self.count)
+        if not plan:
+            body.update(Text("No overdue PG found.", style=palette.style("ok")))
+            return
+        operations = [pg_scrub(p.pgid, self.deep) for p in plan]
+        explain = (f"{len(plan)} PGs, oldest stamp first; at most {MAX_IN_FLIGHT} at once and one per primary OSD, "
+                   "the next only once the previous one's stamp has moved. Each reads "
+                   f"{'every byte of' if self.deep else 'the metadata of'} its PG on every copy.")
+        if app.refuse_if_read_only(f"{self.verb} of {len(plan)} PGs"):
+            self.dismiss()
+            return
+        if not await app.push_screen_wait(BenchConfirmScreen(f"Paced {self.verb} of {len(plan)} PGs", operations,
+                                                             explain)):
+            self.dismiss()
+            return
+        self.running = True
+        client, audit = app.client, app.audit
+
+        def progress(pacer: ScrubPacer, note: str) -> None:
+            self.pacer = pacer
+            app.call_from_thread(body.update, self._progress(pacer, len(plan), note))
+
+        pacer = await in_thread(self, lambda: run_paced(client, plan, self.deep, audit, progress,
+                                                         self.stopping.is_set), "paced scrub")
+        self.running = False
+        body.update(self._progress(pacer, len(plan), "stopped" if self.stopping.is_set() else "finished"))
+        app.action_refresh_now()
+
+    def _progress(self, pacer: ScrubPacer, total: int, note: str) -> Text:
+        t = Text(f"{len(pacer.done)} of {total} PGs {self.verb}bed"
+                 f", {len(pacer.in_flight)} in flight ({', '.join(sorted(pacer.in_flight)) or '-'})"
+                 f", {len(pacer.pending)} waiting", style="bold")
+        if pacer.given_up:
+            t.append(f"\nnot done: {', '.join(pacer.given_up[:20])}", style=palette.style("warn"))
+        if note:
+            t.append(f"\n{note}", style=palette.style("muted"))
+        if note in ("finished", "stopped"):
+            t.append("\nescape closes", style=palette.style("muted"))
+        return t
+
+    def action_stop_or_close(self) -> None:
+        if self.running and not self.stopping.is_set():
+            self.stopping.set()
+            self.app.notify("Stopping: no more scrubs are asked for; those in flight finish on their own.")
+            return
+        if not self.running:
+            self.dismiss()
+
+    def on_unmount(self) -> None:
+        self.stopping.set()
+
