@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from typing import Any
 
 import pytest
@@ -425,3 +426,34 @@ async def test_nearfull_explained_and_the_reweight_dry_run_first(make_app, sandb
     finally:
         sandbox.ceph("osd", "set-nearfull-ratio", str(before))
         wait_until(lambda: "OSD_NEARFULL" not in raised(sandbox), 60, "OSD_NEARFULL to clear")
+
+
+async def test_overdue_deep_scrubs_run_paced(make_app, sandbox: Sandbox) -> None:
+    """PGs overdue for a deep scrub, as the mgr judges it (its interval shortened; the OSDs keep theirs, so
+    they do not scrub by themselves). `f` plans them oldest first, shows every command, and scrubs them paced;
+    every planned PG's stamp moves past the start, and the check clears."""
+    from cephtui.ui.screens.bench_views import BenchConfirmScreen
+    from cephtui.ui.screens.pacedscrub import PacedScrubScreen
+
+    sandbox.heal()
+    sandbox.ceph("config", "set", "mgr", "osd_deep_scrub_interval", "30")  # overdue after 30 × 1.75 = 52.5 s
+    try:
+        wait_until(lambda: "PG_NOT_DEEP_SCRUBBED" in raised(sandbox), 120, "PG_NOT_DEEP_SCRUBBED")
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_doctor(app, pilot, "PG_NOT_DEEP_SCRUBBED")
+            await pilot.press("f")
+            await wait_for(pilot, lambda: isinstance(app.screen, BenchConfirmScreen), 30, "the plan's commands")
+            plan = [line.split()[-1] for line in text_of(app, "#bench-confirm-body").splitlines()
+                    if line.startswith("$ ceph pg deep-scrub ")]
+            assert plan and "one per primary OSD" in text_of(app, "#bench-confirm-body")
+            await pilot.click("#bench-confirm-run")
+            await wait_for(pilot, lambda: isinstance(app.screen, PacedScrubScreen), 10, "the progress")
+            await wait_for(pilot, lambda: "finished" in text_of(app, "#paced-body"), 240, "every PG scrubbed")
+            assert text_of(app, "#paced-body").startswith(f"{len(plan)} of {len(plan)} PGs deep-scrubbed")
+        stamps = {p["pgid"]: p["last_deep_scrub_stamp"] for p in sandbox.ceph("pg", "dump", "pgs")["pg_stats"]}
+        assert all(stamps[pg][:19] >= started for pg in plan), {pg: stamps[pg] for pg in plan}
+        wait_until(lambda: "PG_NOT_DEEP_SCRUBBED" not in raised(sandbox), 30, "the check to clear")
+    finally:
+        sandbox.ceph("config", "rm", "mgr", "osd_deep_scrub_interval")
