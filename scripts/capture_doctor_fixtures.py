@@ -24,11 +24,15 @@ Raised on purpose:
 - RECENT_CRASH, OSD_DOWN, PG_DEGRADED: osd.2 aborted (SIGABRT writes its crash dump), the dump posted as
   ceph-crash does (`crash post -i meta`).
 
-Stops and purges the sandbox after. Nothing is typed by hand: the files are what Ceph answered.
+Then slowops.json: osd.1 hung (SIGSTOP, with nodown) under client writes, SLOW_OPS raised; the tell dumps
+of the OSDs it names. Stops and purges the sandbox after. Nothing is typed by hand: the files are what Ceph answered.
 """
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
 import time
@@ -83,6 +87,42 @@ def corrupt_and_scrub(client: CephClient, cap: Any) -> tuple[str, str]:
     return pgid, listing
 
 
+def capture_slow_ops(client: CephClient, cap: Any) -> None:
+    """slowops.json: a replica hung (SIGSTOP; nodown keeps it up in the osdmap) under client writes. SLOW_OPS
+    names the primaries that wait; their `dump_blocked_ops`, `dump_ops_in_flight`, `dump_historic_slow_ops`
+    are recorded (tell commands: kept in the meta, by OSD), with `health detail` and `osd perf`."""
+    sandbox("revive", cap.dir, "osd.2")  # the crashed OSD back: only the hung one is at fault
+    wait_for("every OSD up", lambda: client.mon("osd stat")["num_up_osds"] == 3, timeout=60)
+    client.mon_raw("osd set", key="nodown")
+    config_set(client, "osd", "osd_op_complaint_time", "5")
+    hung = 1
+    pid = int((Path(cap.dir) / "run" / f"osd.{hung}.pid").read_text())
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with client.handle.open_ioctx("rbd") as io:
+            for i in range(48):
+                io.aio_write_full(f"slow-{i}", b"w" * 4096)
+            wait_for("SLOW_OPS", lambda: "SLOW_OPS" in raised(client), timeout=90)
+            rec = RecordingClient(client)
+            health = rec.mon("health", detail="detail")
+            rec.mgr("osd perf")
+            summary = health["checks"]["SLOW_OPS"]["summary"]["message"]
+            named = sorted({int(x) for x in re.findall(r"osd\.(\d+)", summary)})
+            dumps = {str(osd): {prefix: client.osd_tell(osd, prefix) for prefix in
+                                ("dump_blocked_ops", "dump_ops_in_flight", "dump_historic_slow_ops")}
+                     for osd in named}
+            path = cap.out / "slowops.json"
+            rec.save(path, {"scenario": f"osd.{hung} hung (SIGSTOP, nodown) under 48 client writes",
+                            "ceph_version": cap.version, "hung": hung, "tell": dumps,
+                            "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+            print(f"wrote {path}: SLOW_OPS on {named}", file=sys.stderr)
+            os.kill(pid, signal.SIGCONT)
+            io.aio_flush()
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        client.mon_raw("osd unset", key="nodown")
+
+
 def main() -> int:
     with captured_cluster("ctdoc-", sys.argv, "--pool", "rbd:16") as cap:
         client = cap.client
@@ -119,7 +159,7 @@ def main() -> int:
         client.mon_raw("health mute", code="POOL_PG_NUM_NOT_POWER_OF_TWO", sticky=True)
         wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)
         rec = RecordingClient(client)
-        SnapshotBuilder(rec).build(pg_table=True, osd_tree=True)
+        SnapshotBuilder(rec).build(pg_table=True, osd_tree=True, pools=True)  # what the Doctor tab fetches
         rec.mon("health", detail="detail")
         rec.mgr("pg ls", states=["inconsistent"])
         rec.mon("config dump")
@@ -139,7 +179,8 @@ def main() -> int:
                         "list_inconsistent_obj": {"pgid": scrub_pg, "out": listing},
                         "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
         print(f"wrote {path}: {json.dumps(sorted(raised(client)))}", file=sys.stderr)
-        cap.note(["doctor.json"], __file__)
+        capture_slow_ops(client, cap)
+        cap.note(["doctor.json", "slowops.json"], __file__)
     return 0
 
 

@@ -180,3 +180,30 @@ def test_scrub_errors_name_the_object_and_the_bad_copy(fx: Path) -> None:
     got = findings(fx)
     assert got["PG_DAMAGED"].affected.pgs == (pgid,)
     assert [x.kind for x in got["PG_DAMAGED"].fixes] == ["pg_repair"]
+
+
+@pytest.mark.parametrize("fx", release_params("slowops"))
+def test_slow_ops_name_the_hung_peer(fx: Path) -> None:
+    """osd.1 hung under writes: SLOW_OPS names only the primaries waiting on it; their ops, grouped, say
+    "waiting for sub ops" and the one peer common to all of them is the hung OSD."""
+    from cephtui.ceph.doctor.slowops import group, parse_ops
+
+    meta = json.loads(fx.read_text())["meta"]
+    snap = SnapshotBuilder(ReplayClient.load(fx)).build()
+    (check,) = [c for c in snap.health.checks if c.code == "SLOW_OPS"]
+    named = extract(check).osds
+    assert named and meta["hung"] not in named and set(meta["tell"]) == {str(i) for i in named}
+    ops = [op for osd, dumps in meta["tell"].items() for prefix, raw in dumps.items()
+           for op in parse_ops(int(osd), raw, historic=prefix == "dump_historic_slow_ops")]
+    live = [o for o in ops if not o.historic]
+    assert live and all(o.kind == "osd_op" and o.client.startswith("client.") and o.pgid for o in live)
+    g = group(ops, {p.id: p.name for p in snap.pool_table or ()})
+    assert dict(g.by_state).get("waiting for sub ops", 0) >= 1
+    assert g.suspects == (meta["hung"],)
+    assert g.oldest >= 5  # older than the complaint time it was raised at
+
+
+def test_slow_ops_are_asked_of_named_osds_only() -> None:
+    from cephtui.ceph.doctor.slowops import named_osds
+
+    assert named_osds(range(5000)) == list(range(10))  # Ceph's own cap on the summary: never all 5,000
