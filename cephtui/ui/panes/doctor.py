@@ -36,7 +36,8 @@ SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
 def mute_text(f: Finding) -> str:
     if f.mute is None:
         return "muted" if f.check.muted else ""
-    until = f"until {f.mute.ttl[:16].replace('T', ' ')}" if f.mute.ttl else "until unmuted"
+    zone = " UTC" if f.mute.ttl.endswith(("+0000", "Z")) else ""
+    until = f"until {f.mute.ttl[:16].replace('T', ' ')}{zone}" if f.mute.ttl else "until unmuted"
     return f"muted {until}{', sticky' if f.mute.sticky else ''}"
 
 
