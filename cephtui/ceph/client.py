@@ -154,7 +154,7 @@ def loads(raw: bytes | str) -> Any:
 
 # Tell commands an OSD serves without changing anything (`bench` writes to the disk).
 READ_TELLS = ("version", "status", "perf dump", "dump_ops_in_flight", "dump_historic_ops", "config get",
-              "config show")
+              "config show", "dump_blocked_ops", "dump_historic_slow_ops", "sessions")
 # What the mgr serves (mgr down or hung: these wait); the command table's FLAG_MGR says it when known.
 MGR_PREFIXES = frozenset({"pg dump", "pg stat", "pg dump_stuck", "pg ls-by-osd", "osd df", "osd perf",
                           "osd pool stats", "osd pool autoscale-status", "osd ok-to-stop",
@@ -485,6 +485,21 @@ class CephClient:
             # -ENOENT "osd dne", -ENXIO "osd down" come from librados at once; -ETIMEDOUT has no text.
             if abs(ret) == errno_mod.ETIMEDOUT and not outs.strip():
                 outs = f"no reply from osd.{osd} within {self.spec.op_timeout}s (rados_osd_op_timeout)"
+            raise error_for(abs(ret), outs, where)
+        return loads(out)
+
+
+    def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any:
+        """`ceph tell mon.ID PREFIX` (its sessions …), parsed JSON; read-only tells only."""
+        where = f"mon.{mon} {prefix}"
+        if prefix not in READ_TELLS:
+            raise CephReadOnly(errno_mod.EROFS, f"`ceph tell {where}`: cephtui sends only reads this way", where)
+        cmd = json.dumps({"prefix": prefix, "format": "json", **args})
+        try:
+            ret, out, outs = self.handle.mon_command(cmd, b"", timeout=self.spec.op_timeout, target=mon)
+        except rados.Error as e:
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), where) from None
+        if ret != 0:
             raise error_for(abs(ret), outs, where)
         return loads(out)
 

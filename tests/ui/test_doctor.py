@@ -121,6 +121,10 @@ async def test_insecure_global_id_reclaim_switched_off(make_app, sandbox: Sandbo
             await open_doctor(app, pilot, "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED")
             assert "Daemons: mon.a" in text_of(app, "#doctor-detail")
             await pilot.press("f")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 20, "the confirmation")
+            # Asked first: no connected client still reclaims insecurely (it would be locked out).
+            assert "mon.a: " in text_of(app, "#confirm-commands")
+            assert "none reclaims insecurely" in text_of(app, "#confirm-commands")
             await confirm_and_run(app, pilot, f"ceph config set mon {option} false")
             assert sandbox.ceph("config", "get", "mon", option) in (False, "false")
             wait_until(lambda: "AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED" not in raised(sandbox), 60,
