@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import RenderableType
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -142,6 +142,7 @@ class CephTUI(Removals, Poller, Moving):
         # while a modal or the palette is up, queries see that screen instead.
         self.statusbar = StatusBar(self.cluster_name, id="statusbar")
         self.tabs = TabbedContent(initial=REGISTRY[0].key, id="tabs")
+        self._narrow_labels = False  # the tabs' labels are the short ones (on_resize)
         self.panes: tuple[Pane, ...] = tuple(t.pane(id=t.pane_id) for t in REGISTRY)
         self.always_shown = tuple(p for p, t in zip(self.panes, REGISTRY) if t.always_shown)
         self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
@@ -155,12 +156,21 @@ class CephTUI(Removals, Poller, Moving):
         yield self.statusbar
         with self.tabs:
             for i, (tab, pane) in enumerate(zip(REGISTRY, self.panes), 1):
-                with TabPane(f"{tab.title} {number_key(i)}", id=tab.key):
+                with TabPane(tab.label(i), id=tab.key):
                     # Shown in every tab's body while the mon does not answer (see _set_stale).
                     yield Static("", classes="stale-banner")
                     yield pane
         yield PromptBar()
         yield CephFooter()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Under 100 columns the tabs take their short titles: all ten labels fit in 80."""
+        narrow = event.size.width < self.HORIZONTAL_BREAKPOINTS[1][0]
+        if narrow == self._narrow_labels:
+            return
+        self._narrow_labels = narrow
+        for i, tab in enumerate(REGISTRY, 1):
+            self.tabs.get_tab(tab.key).label = tab.label(i, narrow)
 
     def on_mount(self) -> None:
         self.statusbar.read_only = self.read_only

@@ -26,6 +26,11 @@ class Tab:
     aliases: tuple[str, ...] = ()  # what else `:` takes for it
     # Shown at every snapshot even while hidden: the pane keeps state the status bar or its forms need.
     always_shown: bool = False
+    short: str = ""  # the title under 100 columns, where all ten labels must fit in 80
+
+    def label(self, place: int, narrow: bool = False) -> str:
+        """The tab's label: its title (short when narrow) and its number key."""
+        return f"{(self.short or self.title) if narrow else self.title} {number_key(place)}"
 
     @property
     def pane_id(self) -> str:
@@ -39,9 +44,9 @@ TABS: tuple[Tab, ...] = (
     Tab("crush", "CRUSH", CrushPane, ("c", "buckets", "rules")),
     Tab("pools", "Pools", PoolsPane, ("pool", "p", "df")),
     Tab("users", "Users", UsersPane, ("user", "u", "auth", "caps")),
-    Tab("maintenance", "Maintenance", MaintenancePane, ("maint", "m", "flags"), always_shown=True),
+    Tab("maintenance", "Maintenance", MaintenancePane, ("maint", "m", "flags"), always_shown=True, short="Maint"),
     Tab("bench", "Bench", BenchPane, ("b", "benchmark"), always_shown=True),
-    Tab("activity", "Activity", ActivityPane, ("a", "audit", "log", "history")),
+    Tab("activity", "Activity", ActivityPane, ("a", "audit", "log", "history"), short="Audit"),
     Tab("doctor", "Doctor", DoctorPane, ("d", "doc", "explain", "fix", "why")),
 )
 

@@ -61,3 +61,10 @@ def test_panes_reach_the_app_only_through_the_typed_handle() -> None:
     found = [f"{p.relative_to(UI)}:{n}: {line.strip()}" for p in sorted(UI.rglob("*.py"))
              for n, line in enumerate(p.read_text().splitlines(), 1) if reach_in.search(line)]
     assert found == []
+
+
+def test_every_tab_label_fits_80_columns_when_narrow() -> None:
+    """Under 100 columns a tab takes one column of padding: ten labels must fit a default 80-column ssh window
+    (tests/ui/test_layout.py checks the real screen)."""
+    assert sum(len(t.label(i, narrow=True)) + 1 for i, t in enumerate(REGISTRY, 1)) <= 80
+    assert [t.label(i) for i, t in enumerate(REGISTRY, 1)][-1] == "Doctor 0"
