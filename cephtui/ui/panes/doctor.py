@@ -113,8 +113,11 @@ class DoctorPane(Pane):
     ]
     DEFAULT_CSS = """
     DoctorPane #doctor-body { height: 1fr; }
-    DoctorPane #doctor-box { width: 46; min-width: 30; }
+    DoctorPane #doctor-box { width: 58; }
     DoctorPane #doctor-detail-box { width: 1fr; }
+    .-narrow DoctorPane #doctor-body { layout: vertical; }
+    .-narrow DoctorPane #doctor-box { width: 100%; height: 8; }
+    .-narrow DoctorPane #doctor-detail-box { width: 100%; height: 1fr; }
     """
 
     def __init__(self, **kw: Any) -> None:
@@ -128,7 +131,7 @@ class DoctorPane(Pane):
             with Vertical(id="doctor-box", classes="box"):
                 table: DataTable[Any] = DataTable(id="doctor-table", cursor_type="row", zebra_stripes=True)
                 table.add_column("sev", width=4)
-                table.add_column("check", width=28)
+                table.add_column("check", width=40)  # AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED whole
                 table.add_column("n", width=5)
                 yield table
             with VerticalScroll(id="doctor-detail-box", classes="box"):
