@@ -209,3 +209,27 @@ def test_slow_ops_are_asked_of_named_osds_only() -> None:
     from cephtui.ceph.doctor.slowops import named_osds
 
     assert named_osds(range(5000)) == list(range(10))  # Ceph's own cap on the summary: never all 5,000
+
+
+def test_scrubs_are_paced_one_per_primary_and_four_at_most() -> None:
+    """The pacing rule itself (pure logic): oldest first, never two PGs of one primary OSD at once, at most
+    MAX_IN_FLIGHT in all, the next only once a PG's stamp has moved, a PG stuck for STUCK_AFTER given up."""
+    from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, STUCK_AFTER, PGStamp, ScrubPacer, overdue
+
+    old = "2026-01-01T00:00:00"
+    stamps = {f"1.{i:x}": PGStamp(f"1.{i:x}", i % 6, f"{old}.{i:06d}") for i in range(12)}
+    plan = overdue(stamps, named=("1.b",), count=3)
+    assert [p.pgid for p in plan] == ["1.0", "1.1", "1.2", "1.b"]  # the 3 oldest, and the one Ceph named
+    pacer = ScrubPacer(pending=sorted(stamps.values(), key=lambda p: p.stamp))
+    first = pacer.next_batch()
+    assert len(first) == MAX_IN_FLIGHT and len({p.primary for p in first}) == MAX_IN_FLIGHT
+    for p in first:
+        pacer.sent(p, 0.0)
+    assert pacer.next_batch() == []  # full: nothing more until a stamp moves
+    pacer.observe({**stamps, "1.0": PGStamp("1.0", 0, "2026-11-24T07:00:00")}, 1.0)
+    assert pacer.done == ["1.0"]
+    (nxt,) = pacer.next_batch()
+    assert nxt.primary not in {p.primary for p, _ in pacer.in_flight.values()}
+    pacer.sent(nxt, 1.0)
+    pacer.observe(stamps, STUCK_AFTER + 1)  # no stamp moved for too long: the first three given up
+    assert sorted(pacer.given_up) == ["1.1", "1.2", "1.3"] and list(pacer.in_flight) == [nxt.pgid]
