@@ -77,8 +77,8 @@ def corrupt_and_scrub(client: CephClient, cap: Any) -> tuple[str, str]:
     sandbox("kill", cap.dir, f"osd.{replica}")
     bad = Path(cap.dir) / "bad-bytes"
     bad.write_bytes(b"X" * len(good))
-    subprocess.run(["ceph-objectstore-tool", "--data-path", f"{cap.dir}/osd/ceph-{replica}", "damaged", "set-bytes",
-                    str(bad)], check=True, capture_output=True, timeout=120)
+    subprocess.run(["ceph-objectstore-tool", "--no-mon-config", "--data-path", f"{cap.dir}/osd/ceph-{replica}",
+                    "damaged", "set-bytes", str(bad)], check=True, capture_output=True, timeout=120)
     sandbox("start", cap.dir)  # revives it, waits for HEALTH_OK
     client.mgr_raw("pg deep-scrub", pgid=pgid)
     wait_for("the scrub errors", lambda: {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} <= raised(client), timeout=120)

@@ -83,24 +83,36 @@ class SlowOpsScreen(Dialog[None]):
         except CephError as e:
             outliers = [f"osd perf: {e.message}"]
         self.ops = ops
-        body.update(self.render_ops(ops, hosts, pools, outliers, unanswered))
+        suspects = group(ops).suspects
+        silent: list[int] = []
+        if 1 < len(suspects) <= 4:  # one primary's writes name two peers: which one does not answer at all?
+            for osd in suspects:
+                try:
+                    await in_thread(self, self._tell(client, osd, "version"), f"tell osd.{osd} version")
+                except CephError:
+                    silent.append(osd)
+        body.update(self.render_ops(ops, hosts, pools, outliers, unanswered, silent))
 
     @staticmethod
     def _tell(client: Any, osd: int, prefix: str) -> Any:
         return lambda: client.osd_tell(osd, prefix)
 
     def render_ops(self, ops: list[SlowOp], hosts: dict[int, str], pools: dict[int, str], outliers: list[str],
-                   unanswered: list[str]) -> RenderableType:
+                   unanswered: list[str], silent: list[int]) -> RenderableType:
         g = group(ops, pools)
         live = [o for o in ops if not o.historic]
         parts: list[RenderableType] = [Text(
             f"Asked {', '.join(f'osd.{i}' for i in self.osds)}: {len(live)} ops in flight (oldest "
             f"{g.oldest:.0f} s), {len(ops) - len(live)} recent slow ops done.", style="bold")]
-        if g.suspects:
-            who = ", ".join(f"osd.{i}{' on ' + hosts[i] if hosts.get(i) else ''}" for i in g.suspects)
-            parts.append(Text(f"Every stuck write waits for {who}: that OSD (or its host, disk or network) is the "
-                              "likely cause, even if SLOW_OPS does not name it. Look at its log and disk; "
-                              "restarting a hung OSD releases the ops.", style=palette.style("bold warn")))
+        culprits = [i for i in g.suspects if i in silent] if silent else list(g.suspects)
+        if culprits:
+            who = ", ".join(f"osd.{i}{' on ' + hosts[i] if hosts.get(i) else ''}" for i in culprits)
+            how = (f" (of {', '.join(f'osd.{i}' for i in g.suspects)}, the one that does not answer "
+                   "`ceph tell osd.N version`)" if silent and len(g.suspects) > 1 else "")
+            lead = "Every stuck write waits for" if len(culprits) == 1 else "Every stuck write waits for one of"
+            parts.append(Text(f"{lead} {who}{how}: that OSD (or its host, disk or network) is the likely cause, "
+                              "even if SLOW_OPS does not name it. Look at its log and disk; restarting a hung OSD "
+                              "releases the ops.", style=palette.style("bold warn")))
         for line in unanswered:
             parts.append(Text(f"no answer: {line}", style=palette.style("warn")))
         grid = Table.grid(padding=(0, 4))
