@@ -157,7 +157,10 @@ def main() -> int:
             cap.quirks.append(f"no crash module: {e.stderr.strip()}; no RECENT_CRASH in this capture")
         client.mon_raw("health mute", code="OSDMAP_FLAGS", ttl="1h")
         client.mon_raw("health mute", code="POOL_PG_NUM_NOT_POWER_OF_TWO", sticky=True)
-        wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)
+        try:
+            wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)
+        except SystemExit:
+            raise SystemExit(f"never raised: {sorted(wanted - raised(client))}; raised: {sorted(raised(client))}")
         rec = RecordingClient(client)
         SnapshotBuilder(rec).build(pg_table=True, osd_tree=True, pools=True)  # what the Doctor tab fetches
         rec.mon("health", detail="detail")

@@ -215,7 +215,13 @@ async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandb
 
     option = "mon_allow_pool_delete"
     sandbox.ceph("config", "set", "mon", option, "false")
+
+    def mgr_sees_it() -> bool:  # `config show` is the mgr's copy of what mon.a reports, every few seconds
+        shown = [v for v in sandbox.ceph("config", "show", "mon.a") if v["name"] == option]
+        return any(o.get("source") == "mon" for v in shown for o in v.get("overrides", []))
+
     try:
+        wait_until(mgr_sees_it, 30, "mon.a's report of the database value to reach the mgr")
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
@@ -224,8 +230,10 @@ async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandb
             await wait_for(pilot, lambda: isinstance(app.screen, ConfigScreen), 10, "the config database")
             screen = app.screen
             assert isinstance(screen, ConfigScreen)
-            await wait_for(pilot, lambda: f"mon.a runs {option} = true from its ceph.conf" in
-                           text_of(app, "#config-summary"), 20, "the shadow named")
+            await wait_for(pilot, lambda: "options stored" in text_of(app, "#config-summary"), 20,
+                           "the database read and the mon's values compared")
+            summary = text_of(app, "#config-summary")
+            assert f"mon.a runs {option} = true from its ceph.conf" in summary, summary
             screen.query_one("#config-filter", Input).focus()
             await pilot.press(*option)
             await wait_for(pilot, lambda: [e.who for e in screen.shown] == ["mon"], 10, "the one stored entry")
