@@ -160,7 +160,8 @@ def main() -> int:
         try:
             wait_for(f"the checks {sorted(wanted)}", lambda: wanted <= raised(client), timeout=180)
         except SystemExit:
-            raise SystemExit(f"never raised: {sorted(wanted - raised(client))}; raised: {sorted(raised(client))}") from None
+            now = raised(client)
+            raise SystemExit(f"never raised: {sorted(wanted - now)}; raised: {sorted(now)}") from None
         rec = RecordingClient(client)
         SnapshotBuilder(rec).build(pg_table=True, osd_tree=True, pools=True)  # what the Doctor tab fetches
         rec.mon("health", detail="detail")
