@@ -110,7 +110,7 @@ def run_paced(client: Any, pgs: list[PGStamp], deep: bool, audit: ops.AuditLog |
             stamps: dict[str, PGStamp] = {}
             for primary in sorted({p.primary for p, _ in pacer.in_flight.values()}):
                 try:
-                    stamps.update(parse_stamps(client.mgr("pg ls-by-primary", osd=f"osd.{primary}"), deep))
+                    stamps.update(parse_stamps(client.mgr("pg ls-by-primary", osd=primary), deep))
                 except CephError as e:  # a slow mgr: look again at the next turn
                     progress(pacer, f"pg ls-by-primary osd.{primary}: {e.message}")
             pacer.observe(stamps, time.monotonic())
