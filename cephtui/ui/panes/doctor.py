@@ -113,11 +113,8 @@ class DoctorPane(Pane):
     ]
     DEFAULT_CSS = """
     DoctorPane #doctor-body { height: 1fr; }
-    DoctorPane #doctor-box { width: 58; }
+    DoctorPane #doctor-box { width: 52; }
     DoctorPane #doctor-detail-box { width: 1fr; }
-    .-narrow DoctorPane #doctor-body { layout: vertical; }
-    .-narrow DoctorPane #doctor-box { width: 100%; height: 8; }
-    .-narrow DoctorPane #doctor-detail-box { width: 100%; height: 1fr; }
     """
 
     def __init__(self, **kw: Any) -> None:
@@ -131,8 +128,8 @@ class DoctorPane(Pane):
             with Vertical(id="doctor-box", classes="box"):
                 table: DataTable[Any] = DataTable(id="doctor-table", cursor_type="row", zebra_stripes=True)
                 table.add_column("sev", width=4)
-                table.add_column("check", width=40)  # AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED whole
-                table.add_column("n", width=5)
+                table.add_column("check", width=39)  # AUTH_INSECURE_GLOBAL_ID_RECLAIM_ALLOWED whole
+                table.add_column("n", width=4)
                 yield table
             with VerticalScroll(id="doctor-detail-box", classes="box"):
                 yield Static(id="doctor-detail")
@@ -164,8 +161,7 @@ class DoctorPane(Pane):
         summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
-        summary.append("  f fix · m mute · u unmute · c crashes · g config · s slow ops · b balancer",
-                       style=palette.style("muted"))
+        summary.append("  (the footer lists the keys; ? explains them)", style=palette.style("muted"))
         self.query_one("#doctor-summary", Static).update(summary)
         self._detail()
 
@@ -253,7 +249,8 @@ class DoctorPane(Pane):
             def build(values: dict[str, str]) -> list[Any]:
                 return fixes.build(offers.get(values.get("offer", ""), f.fixes[0]), values)
 
-            given = await self.app.push_screen_wait(FormScreen(f"Fix {f.code}", fields, build, help=title))
+            what = title if len(offers) > 1 else f"{title}: {f.fixes[0].label}"
+            given = await self.app.push_screen_wait(FormScreen(f"Fix {f.code}", fields, build, help=what))
             if not given:
                 return
             operations = list(given)
