@@ -7,6 +7,7 @@ next; `run_paced` sends, watches the stamps and reports. Each `pg (deep-)scrub` 
 is audited like any other command."""
 from __future__ import annotations
 
+import calendar
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,24 @@ def parse_stamps(d: Any, deep: bool) -> dict[str, PGStamp]:
     key = "last_deep_scrub_stamp" if deep else "last_scrub_stamp"
     return {as_str(p.get("pgid")): PGStamp(as_str(p.get("pgid")), as_int(p.get("acting_primary")), as_str(p.get(key)))
             for p in dicts(stats)}
+
+
+def stamp_seconds(stamp: str) -> float:
+    """"2026-11-24T07:30:01.123456+0000" (Ceph's UTC stamp) as epoch seconds; 0 for an unreadable one."""
+    try:
+        return calendar.timegm(time.strptime(stamp[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return 0.0
+
+
+def cutoff(interval: float, ratio: float, now: float) -> float:
+    """What the mgr calls overdue: a stamp older than now − interval × (1 + ratio) (PGMap's rule)."""
+    return now - interval * (1.0 + ratio)
+
+
+def overdue_by_age(stamps: dict[str, PGStamp], before: float) -> list[PGStamp]:
+    """Every PG whose stamp is older than `before` (epoch seconds), oldest first."""
+    return sorted((p for p in stamps.values() if stamp_seconds(p.stamp) < before), key=lambda p: p.stamp)
 
 
 def overdue(stamps: dict[str, PGStamp], named: Sequence[str], count: int) -> list[PGStamp]:

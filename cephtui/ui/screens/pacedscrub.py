@@ -3,6 +3,8 @@ confirmation, then progress as each PG's stamp moves; escape stops sending (what
 from __future__ import annotations
 
 import threading
+import time
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -12,7 +14,15 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cephtui.ceph.client import CephError
-from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, ScrubPacer, overdue, parse_stamps, run_paced
+from cephtui.ceph.doctor.pacing import (
+    MAX_IN_FLIGHT,
+    ScrubPacer,
+    cutoff,
+    overdue,
+    overdue_by_age,
+    parse_stamps,
+    run_paced,
+)
 from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.flows import in_thread
@@ -55,7 +65,14 @@ class PacedScrubScreen(Dialog[None]):
         except CephError as e:
             body.update(Text(f"pg dump pgs: {e.message}", style=palette.style("warn")))
             return
-        plan = overdue(parse_stamps(raw, self.deep), self.named, self.count)
+        stamps = parse_stamps(raw, self.deep)
+        plan = overdue(stamps, self.named, self.count)
+        try:  # the mgr's own rule, from the mgr's own values: every PG overdue now, not only those counted
+            interval, ratio = await in_thread(self, lambda: self._mgr_rule(app.client), "config get mgr")
+            by_age = overdue_by_age(stamps, cutoff(interval, ratio, time.time()))
+            plan = sorted({p.pgid: p for p in [*by_age, *plan]}.values(), key=lambda p: p.stamp)
+        except (CephError, ValueError, TypeError):
+            pass  # the check's own count and names stand
         if not plan:
             body.update(Text("No overdue PG found.", style=palette.style("ok")))
             return
@@ -82,6 +99,13 @@ class PacedScrubScreen(Dialog[None]):
         self.running = False
         body.update(self._progress(pacer, len(plan), "stopped" if self.stopping.is_set() else "finished"))
         app.action_refresh_now()
+
+    def _mgr_rule(self, client: Any) -> tuple[float, float]:
+        """The interval and warning ratio the mgr judges overdue with (per pool overrides aside)."""
+        names = (("osd_deep_scrub_interval", "mon_warn_pg_not_deep_scrubbed_ratio") if self.deep else
+                 ("osd_scrub_max_interval", "mon_warn_pg_not_scrubbed_ratio"))
+        interval, ratio = (float(client.mon("config get", who="mgr", key=n)) for n in names)
+        return interval, ratio
 
     def _progress(self, pacer: ScrubPacer, total: int, note: str) -> Text:
         t = Text(f"{len(pacer.done)} of {total} PGs {self.verb}bed"
