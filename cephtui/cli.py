@@ -154,8 +154,8 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
                 description="Every raised health check with what it means, what it names on this cluster "
                             "(OSDs, hosts, pools, PGs) and the commands that fix it. Read-only. Exit status: 0 "
                             "healthy (or only muted checks), 3 a warning, 4 an error; 1 cannot connect, 2 usage.")
-    from cephtui.doctorcli import add_arguments as doctor_arguments
-    doctor_arguments(d)
+    d.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
+    d.add_argument("--muted", action="store_true", help="also explain muted checks")
 
     r = command("remove", help="remove or replace OSDs headless, resumable",
                 description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")

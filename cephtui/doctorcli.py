@@ -17,11 +17,6 @@ EXIT = {"HEALTH_OK": 0, "HEALTH_WARN": 3, "HEALTH_ERR": 4}
 WIDTH = 100
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
-    p.add_argument("--muted", action="store_true", help="also explain muted checks")
-
-
 def finding_json(f: Finding) -> dict[str, Any]:
     e, a = f.explanation, f.affected
     return {
