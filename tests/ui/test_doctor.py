@@ -76,6 +76,12 @@ async def fill_form(app: CephTUI, pilot: Pilot, values: dict[str, str]) -> FormS
 @pytest.mark.tier
 async def test_pool_without_application_explained_and_fixed(make_app, sandbox: Sandbox) -> None:
     pool = "ctd-noapp"
+    # Squid and later wait mon_warn_on_pool_no_app_grace (5 min) before warning about a new pool, so that a
+    # pool a tool creates and tags a moment later does not warn: no wait here, where it exists.
+    grace = "mon_warn_on_pool_no_app_grace"
+    has_grace = grace in sandbox.ceph("config", "ls")
+    if has_grace:
+        sandbox.ceph("config", "set", "global", grace, "0")
     sandbox.ceph("osd", "pool", "create", pool, "8")
     try:
         # Pacific warns only for a pool holding data: one object, written as a client would.
@@ -109,6 +115,8 @@ async def test_pool_without_application_explained_and_fixed(make_app, sandbox: S
                            "the check gone from the Doctor")
     finally:
         sandbox.ceph("osd", "pool", "delete", pool, pool, "--yes-i-really-really-mean-it")
+        if has_grace:
+            sandbox.ceph("config", "rm", "global", grace)
 
 
 async def test_insecure_global_id_reclaim_switched_off(make_app, sandbox: Sandbox) -> None:
