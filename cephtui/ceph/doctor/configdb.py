@@ -86,6 +86,11 @@ def parse_show(d: Any) -> tuple[RunningValue, ...]:
                  for e in items)
 
 
+def read_running(client: Any, daemon: str) -> tuple[RunningValue, ...]:
+    """`config show DAEMON` (served by the mgr from the daemon's reports); blocking: call off the UI thread."""
+    return parse_show(client.mgr("config show", who=daemon))
+
+
 def shadowed(daemon: str, running: Sequence[RunningValue]) -> tuple[Shadow, ...]:
     """The database values this daemon does not run: a higher source won, with another value."""
     out = []

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.entities import extract
-from cephtui.ceph.doctor.model import Affected, Explanation, Finding, FixOffer
+from cephtui.ceph.doctor.model import Affected, Explanation, Finding
 from cephtui.ceph.format import percent
 from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck
 
@@ -156,6 +156,3 @@ CONTEXT: dict[str, Context] = {
     "RECENT_CRASH": _crash,
 }
 
-
-def offer_for(finding: Finding, kind: str) -> FixOffer | None:
-    return next((f for f in finding.fixes if f.kind == kind), None)

@@ -34,10 +34,6 @@ class Affected:
     more: int = 0
     unparsed: tuple[str, ...] = ()  # detail lines no pattern knew: shown verbatim
 
-    @property
-    def empty(self) -> bool:
-        return not (self.osds or self.hosts or self.pools or self.pgs or self.daemons or self.other)
-
 
 @dataclass(frozen=True)
 class FixOffer:

@@ -6,6 +6,7 @@ one, and sends its fix, a mute or an unmute through the usual form → exact CLI
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -18,7 +19,7 @@ from textual.widgets import Static
 
 from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor import fixes
-from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, parse_show
+from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, read_running
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.model import Finding
 from cephtui.ceph.doctor.reclaim import insecure_sessions
@@ -315,7 +316,8 @@ class DoctorPane(Pane):
             args = dict(op.args)
             for daemon in daemons_for(args["who"], snap.mons.quorum, snap.mgr.active):
                 try:
-                    running = parse_show(await in_thread(self, self._config_show(daemon), f"config show {daemon}"))
+                    running = await in_thread(self, partial(read_running, self.cephtui.client, daemon),
+                                              f"config show {daemon}")
                 except CephError as e:
                     out.append(f"could not check what {daemon} runs: {e.message}")
                     continue
@@ -323,9 +325,6 @@ class DoctorPane(Pane):
                 if why:
                     out.append(f"⚠ {why}")
         return out
-
-    def _config_show(self, daemon: str) -> Callable[[], Any]:
-        return lambda: self.cephtui.client.mgr("config show", who=daemon)
 
     def action_mute(self) -> None:
         f = self._need()

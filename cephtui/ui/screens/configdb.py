@@ -3,6 +3,7 @@ what the mons and the active mgr really run where the database says otherwise (c
 shadowing it); any daemon's non-default values with their sources; set and rm through the confirmation."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -20,7 +21,7 @@ from cephtui.ceph.doctor.configdb import (
     help_lines,
     not_default,
     parse_dump,
-    parse_show,
+    read_running,
     shadowed,
 )
 from cephtui.ceph.ops.health import config_rm, config_set
@@ -91,9 +92,6 @@ class ConfigScreen(Dialog[None]):
             return []
         return [f"mon.{m}" for m in snap.mons.quorum] + ([f"mgr.{snap.mgr.active}"] if snap.mgr.active else [])
 
-    def _show_fn(self, daemon: str) -> Any:
-        return lambda: self.client.mgr("config show", who=daemon)
-
     @work(group="config-load", exclusive=True, exit_on_error=False)
     async def action_reload(self) -> None:
         summary = self.query_one("#config-summary", Static)
@@ -106,7 +104,7 @@ class ConfigScreen(Dialog[None]):
         unread: list[str] = []
         for daemon in self._watched():
             try:
-                running = parse_show(await in_thread(self, self._show_fn(daemon), f"config show {daemon}"))
+                running = await in_thread(self, partial(read_running, self.client, daemon), f"config show {daemon}")
             except CephError as e:
                 unread.append(f"{daemon}: {e.message}")
                 continue
@@ -212,7 +210,7 @@ class ConfigScreen(Dialog[None]):
             return
         daemon = form.submitted_values.get("daemon", "").strip()
         try:
-            running = parse_show(await in_thread(self, self._show_fn(daemon), f"config show {daemon}"))
+            running = await in_thread(self, partial(read_running, self.client, daemon), f"config show {daemon}")
         except CephError as e:
             self.daemon_view = Text(f"config show {daemon}: {e.message}", style=palette.style("warn"))
             self._detail()
