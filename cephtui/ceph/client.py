@@ -12,7 +12,6 @@ import json
 import os
 import re
 import shlex
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from cephtui.ceph import msgrprobe
 from cephtui.ceph.commands import CommandTable
 from cephtui.ceph.mgrgate import MgrGate, active_addr
 from cephtui.ceph.releases import (
@@ -374,27 +374,29 @@ class CephClient:
                                   active_addr(d) if dump else None)
 
     def _mgr_not_listening(self) -> str | None:
-        """"mgr down ..." when the kernel at the active mgr's address refuses a TCP connection.
+        """"mgr down ..." when the active mgr's address says so: the kernel refuses a TCP connection,
+        or another kind of daemon answers there (msgrprobe: a freed port is soon taken by the next
+        daemon to start on that host).
 
         For mon_mgr_beacon_grace (30 s) after a mgr dies the mgrmap still calls it active, and a
         command sent then stays queued at the mon until a mgr returns, which then reports it as a
-        slow op. A refused connect says at once, without the mon, that the process is gone (a
-        SIGTERMed mgr stopped listening within 65 ms here). Any other outcome (accepted, filtered,
-        slow) is no evidence: the command goes, under the gate. Checked before every mgr command
-        (a connect costs one round trip): a cached "alive" let a command through to a mgr that had
-        died since, and that command then sat at the mon (seen in tests/ui/test_faults_mgrdown.py).
+        slow op. The probe says at once, without the mon, that the process is gone (a SIGTERMed mgr
+        stopped listening within 20 ms here). Any other outcome (a mgr answers, or a timeout, or no
+        msgr2 HELLO) is no evidence: the command goes, under the gate. Checked before every mgr
+        command (a connect and a banner cost one round trip each): a cached "alive" let a command
+        through to a mgr that had died since, and that command then sat at the mon.
         """
         addr = self.mgr_gate.addr
         if addr is None or self.mgr_gate.available is False:
             return None
-        try:
-            with socket.create_connection(addr, timeout=0.3):
-                return None
-        except ConnectionRefusedError:
-            return (f"mgr down: nothing listens at {addr[0]}:{addr[1]}, the active mgr's address; "
+        answer = msgrprobe.probe(addr.host, addr.port, addr.msgr2)
+        if answer.refused:
+            return (f"mgr down: nothing listens at {addr.host}:{addr.port}, the active mgr's address; "
                     "the mon has not noticed yet (mon_mgr_beacon_grace)")
-        except OSError:
-            return None
+        if answer.entity and answer.entity != "mgr":
+            return (f"mgr down: another daemon ({answer.entity}) now listens at {addr.host}:{addr.port}, the "
+                    "active mgr's address; the mon has not noticed yet (mon_mgr_beacon_grace)")
+        return None
 
     def _send_now(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}

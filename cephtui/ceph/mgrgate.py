@@ -21,13 +21,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 NO_MGR = "mgr down: the mgrmap has no active mgr (`ceph mgr stat`)"
 # After a timeout, the same active mgr still in the mgrmap this long after (over mon_mgr_beacon_grace,
 # 30 s by default) is beaconing: alive but slow or stuck. One more command may go then, so a single
 # slow answer (a big `pg dump`) does not blind cephtui until the mgr fails over.
 RETRY_AFTER = 45.0
+
+
+class MgrAddr(NamedTuple):
+    host: str
+    port: int
+    msgr2: bool  # a v2 address: its HELLO says which kind of daemon listens (msgrprobe)
 
 
 @dataclass
@@ -37,12 +43,12 @@ class MgrGate:
     # The mgr_map seen when a mgr command timed out, with that command and when (wall clock, monotonic).
     tripped: tuple[tuple[bool, Any] | None, str, float, float] | None = None
     outstanding: str = ""  # the mgr command this connection waits on ("" none)
-    addr: tuple[str, int] | None = None  # the active mgr's address, from `mgr dump`
+    addr: MgrAddr | None = None  # the active mgr's address, from `mgr dump`
     clock: Callable[[], float] = field(default_factory=lambda: time.monotonic, repr=False)
     _cond: threading.Condition = field(default_factory=threading.Condition, repr=False)
 
     # ------------------------------------------------------------ what the mon says
-    def observe(self, available: bool, active: Any = None, addr: tuple[str, int] | None = None) -> None:
+    def observe(self, available: bool, active: Any = None, addr: MgrAddr | None = None) -> None:
         """The mgrmap's availability and active mgr (gid, else name; None: keep the known one)."""
         with self._cond:
             if addr is not None or active is not None:
@@ -103,8 +109,8 @@ class MgrGate:
             self._cond.notify_all()
 
 
-def active_addr(mgr_dump: dict[str, Any]) -> tuple[str, int] | None:
-    """The active mgr's (host, port) from `mgr dump`, v2 preferred; None if absent or garbled."""
+def active_addr(mgr_dump: dict[str, Any]) -> MgrAddr | None:
+    """The active mgr's address from `mgr dump`, v2 preferred; None if absent or garbled."""
     addrvec = mgr_dump.get("active_addrs")
     vec = addrvec.get("addrvec") if isinstance(addrvec, dict) else None
     addrs = [a for a in vec or () if isinstance(a, dict)]
@@ -113,4 +119,5 @@ def active_addr(mgr_dump: dict[str, Any]) -> tuple[str, int] | None:
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit() or int(port) == 0:
         return None
-    return host.strip("[]"), int(port)
+    # Pre-Nautilus dumps have only `active_addr`, a v1 address.
+    return MgrAddr(host.strip("[]"), int(port), bool(addrs) and addrs[0].get("type") == "v2")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import socket
 import threading
 from typing import Any
 
@@ -113,3 +114,37 @@ def test_unreachable_mon_fails_fast(sandbox: Sandbox, tmp_path) -> None:
         CephClient(spec).connect()
     assert time.monotonic() - t0 < 10
     assert "cannot reach the monitors at 127.0.0.1:1" in str(exc.value)
+
+
+@pytest.mark.tier
+def test_the_msgr2_probe_names_each_daemon_at_its_address(sandbox: Sandbox) -> None:
+    """The mgr gate's probe (msgrprobe) against every real daemon: the kind its HELLO names, as Ceph lists it."""
+    from cephtui.ceph import msgrprobe
+    from cephtui.ceph.mgrgate import active_addr
+
+    mgr = active_addr(sandbox.ceph("mgr", "dump"))
+    assert mgr is not None and mgr.msgr2
+    seen = {"mgr": [msgrprobe.probe(mgr.host, mgr.port, mgr.msgr2)]}
+    for mon in sandbox.ceph("mon", "dump")["mons"]:
+        seen.setdefault("mon", []).extend(probe_all(mon["public_addrs"]))
+    for osd in sandbox.ceph("osd", "dump")["osds"]:
+        for kind in ("public_addrs", "cluster_addrs", "heartbeat_back_addrs", "heartbeat_front_addrs"):
+            seen.setdefault("osd", []).extend(probe_all(osd[kind]))
+    assert {kind: {a.entity for a in answers} for kind, answers in seen.items()} == {
+        "mgr": {"mgr"}, "mon": {"mon"}, "osd": {"osd"}}, seen
+    assert len(seen["osd"]) >= 4 * 3
+    with socket.socket() as s:  # a port nothing listens on: refused, as for a dead mgr
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert msgrprobe.probe("127.0.0.1", port, True) == msgrprobe.Answer(refused=True)
+
+
+def probe_all(addrs: dict[str, Any]) -> list[Any]:
+    from cephtui.ceph import msgrprobe
+
+    out = []
+    for a in addrs["addrvec"]:
+        if a["type"] == "v2":
+            host, _, port = a["addr"].rpartition(":")
+            out.append(msgrprobe.probe(host.strip("[]"), int(port), True))
+    return out

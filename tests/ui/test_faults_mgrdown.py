@@ -53,6 +53,26 @@ def pgmap_version(box: Sandbox) -> int:
     return int(box.ceph("pg", "dump", "summary")["pg_map"]["version"])
 
 
+def mgr_port(box: Sandbox) -> int:
+    (v2,) = [a for a in box.ceph("mgr", "dump")["active_addrs"]["addrvec"] if a["type"] == "v2"]
+    return int(v2["addr"].rsplit(":", 1)[1])
+
+
+def take_port(box: Sandbox, daemon: str, port: int) -> None:
+    """Restart `daemon` bound from `port` up (Ceph binds the lowest free port of its range)."""
+    for name, value in (("ms_bind_port_min", port), ("ms_bind_port_max", port + 20)):
+        box.ceph("config", "set", daemon, name, str(value))
+    box.kill(daemon)
+    box.revive(daemon)
+
+    def booted_there() -> bool:
+        (osd,) = [o for o in box.ceph("osd", "dump")["osds"] if f"osd.{o['osd']}" == daemon]
+        addrs = [a["addr"] for kind in ("public_addrs", "cluster_addrs", "heartbeat_back_addrs",
+                                        "heartbeat_front_addrs") for a in osd[kind]["addrvec"]]
+        return bool(osd["up"]) and f"127.0.0.1:{port}" in addrs
+    wait_until(booted_there, 60, f"{daemon} up, bound to the mgr's old port {port}")
+
+
 def slow_ops_raised(box: Sandbox) -> list[str]:
     checks: dict[str, Any] = box.ceph("health", "detail").get("checks", {})
     return [c["summary"]["message"] for name, c in checks.items() if name == "SLOW_OPS"]
@@ -67,7 +87,11 @@ async def test_mgr_down_for_60s_leaves_no_ops_at_the_mon(mgr_box: Sandbox, tmp_p
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.snapshot is not None and app.snapshot.pgs.num_pgs > 0, 60,
                            "a first snapshot")
+            port = mgr_port(box)
             box.kill("mgr.x")  # by pid, SIGTERM
+            # As on a busy host: the next daemon to start takes the lowest free port, the one the mgr freed
+            # (in CI an OSD restarting in another test's sandbox did). cephtui must not take it for the mgr.
+            take_port(box, "osd.0", port)
             t0 = time.monotonic()
             rounds = 0
             while time.monotonic() - t0 < DOWN_FOR:

@@ -73,9 +73,11 @@ def test_a_waiter_is_refused_when_the_running_command_times_out() -> None:
 def test_active_addr_prefers_v2() -> None:
     dump = {"active_addrs": {"addrvec": [{"type": "v1", "addr": "10.0.0.1:6801"},
                                          {"type": "v2", "addr": "10.0.0.1:6800"}]}}
-    assert active_addr(dump) == ("10.0.0.1", 6800)
-    assert active_addr({"active_addrs": {"addrvec": [{"type": "v2", "addr": "[::1]:6800"}]}}) == ("::1", 6800)
-    assert active_addr({"active_addr": "10.0.0.2:6800/1234"}) == ("10.0.0.2", 6800)
+    assert active_addr(dump) == ("10.0.0.1", 6800, True)
+    assert active_addr({"active_addrs": {"addrvec": [{"type": "v2", "addr": "[::1]:6800"}]}}) == ("::1", 6800, True)
+    assert active_addr({"active_addrs": {"addrvec": [{"type": "v1", "addr": "10.0.0.3:6801"}]}}) == \
+        ("10.0.0.3", 6801, False)
+    assert active_addr({"active_addr": "10.0.0.2:6800/1234"}) == ("10.0.0.2", 6800, False)
     assert active_addr({"active_addrs": {"addrvec": []}, "active_addr": ":/0"}) is None
     assert active_addr({}) is None
 

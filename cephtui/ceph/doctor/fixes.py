@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from cephtui.ceph import ops
-from cephtui.ceph.doctor.model import Affected, FixOffer
+from cephtui.ceph.doctor import reclaim
+from cephtui.ceph.doctor.model import Affected, FixOffer, Precheck
 from cephtui.ceph.ops.health import config_set
 from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, ClusterSnapshot, HealthCheck
 
@@ -129,12 +131,16 @@ class Fix:
     build: Build
     asks: tuple[Ask, ...] = ()
     view: str = ""  # the fix is a view of its own (the crash reports): the UI opens it instead of a form
+    # Asked of the cluster after the form and before the confirmation (blocking calls: the UI runs it on a
+    # thread); a blocked Precheck stops the fix with its lines as the reason.
+    precheck: Callable[[Any, ClusterSnapshot], Precheck] | None = None
 
 
 FIXES: dict[str, Fix] = {
     "pool_app_enable": Fix(_pool_app_offers, _pool_app_build,
                            (Ask("app", "Application (rbd, cephfs, rgw, or your own name)", APPLICATIONS),)),
-    "insecure_reclaim_off": Fix(_reclaim_offers, _reclaim_build),
+    "insecure_reclaim_off": Fix(_reclaim_offers, _reclaim_build,
+                                precheck=lambda client, snap: reclaim.precheck(client, snap.mons.quorum)),
     "cluster_flags": Fix(_cluster_flag_offers, _cluster_flag_build),
     "osd_flags": Fix(_osd_flag_offers, _osd_flag_build),
     "crashes": Fix(_crash_offers, _no_operations, view="crashes"),
@@ -159,6 +165,12 @@ def asks(offer: FixOffer) -> tuple[Ask, ...]:
 
 def view(offer: FixOffer) -> str:
     return FIXES[offer.kind].view
+
+
+def precheck(offer: FixOffer, client: Any, snap: ClusterSnapshot) -> Precheck | None:
+    """The fix's own check on the cluster (None: it has none). Blocking: call it off the UI thread."""
+    check = FIXES[offer.kind].precheck
+    return check(client, snap) if check else None
 
 
 def build(offer: FixOffer, given: dict[str, str] | None = None) -> list[ops.Operation]:

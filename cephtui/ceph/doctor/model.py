@@ -46,6 +46,13 @@ class FixOffer:
 
 
 @dataclass(frozen=True)
+class Precheck:
+    """What a fix's own check found on the cluster before the confirmation (doctor.fixes `precheck`)."""
+    lines: tuple[str, ...]  # shown with the confirmation, or as the reason the fix does not go
+    blocked: bool = False  # running the fix now would break something the lines name
+
+
+@dataclass(frozen=True)
 class Finding:
     check: HealthCheck
     explanation: Explanation | None  # None: a code cephtui has no text for (shown verbatim, said so)

@@ -2,9 +2,11 @@
 insecurely (`ceph tell mon.ID sessions`: each session's `global_id_status`). Those would be locked out."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
+from cephtui.ceph.client import CephError
 from cephtui.ceph.coerce import as_dict, as_list, as_str, dicts
+from cephtui.ceph.doctor.model import Precheck
 
 INSECURE = "reclaim_insecure"
 
@@ -23,3 +25,27 @@ def insecure_sessions(d: Any) -> tuple[int, list[str]]:
     bad = [f"{as_str(s.get('entity_name')) or '?'} ({as_str(s.get('name'))}) at {_addr(s)}"
            for s in sessions if as_str(s.get("global_id_status")) == INSECURE]
     return len(sessions), bad
+
+
+class MonTeller(Protocol):
+    def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any: ...
+
+
+def precheck(client: MonTeller, quorum: tuple[str, ...]) -> Precheck:
+    """Every monitor in quorum asked for its sessions (sessions are per monitor): the fix is blocked while
+    any names a client that still reclaims insecurely, as switching it off would lock that client out."""
+    lines: list[str] = []
+    blocked = False
+    for mon in quorum:
+        try:
+            seen, bad = insecure_sessions(client.mon_tell(mon, "sessions"))
+        except CephError as e:
+            lines.append(f"could not ask mon.{mon} for its sessions: {e.message}")
+            continue
+        if bad:
+            blocked = True
+            lines.append(f"mon.{mon}: {len(bad)} client(s) still reclaim insecurely and would be locked out "
+                         f"(upgrade them first): {', '.join(bad[:10])}")
+        else:
+            lines.append(f"mon.{mon}: {seen} sessions, none reclaims insecurely (ceph tell mon.{mon} sessions)")
+    return Precheck(tuple(lines), blocked)

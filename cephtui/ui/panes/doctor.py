@@ -5,7 +5,6 @@ one, and sends its fix, a mute or an unmute through the usual form → exact CLI
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -22,7 +21,6 @@ from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, read_running
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.model import Finding
-from cephtui.ceph.doctor.reclaim import insecure_sessions
 from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_plan, reweight_by_utilization
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
@@ -256,33 +254,14 @@ class DoctorPane(Pane):
                 return
             operations = list(given)
         warnings = await self._would_not_reach(operations)
-        if f.fixes[0].kind == "insecure_reclaim_off":
-            sessions = await self._reclaiming_clients()
-            if any(line.startswith("✖") for line in sessions):
-                self.app.notify("\n".join(sessions), severity="error", timeout=15)
-                return  # switching it off now would lock those clients out
-            warnings = sessions + warnings
+        snap, client = self.cephtui.snapshot, self.cephtui.client
+        if snap is not None and (checked := await in_thread(self, lambda: fixes.precheck(f.fixes[0], client, snap),
+                                                             f"{f.code}: checks before the fix")):
+            if checked.blocked:
+                self.app.notify("\n".join(checked.lines), severity="error", timeout=15)
+                return
+            warnings = [*checked.lines, *warnings]
         await self.cephtui.ask_confirm(operations, explain="\n".join([title, *warnings]))
-
-    async def _reclaiming_clients(self) -> list[str]:
-        """Every monitor in quorum asked for its sessions: a client still reclaiming insecurely is named (✖)."""
-        snap = self.cephtui.snapshot
-        out: list[str] = []
-        for mon in snap.mons.quorum if snap is not None else ():
-            try:
-                seen, bad = insecure_sessions(await in_thread(self, self._mon_sessions(mon), f"mon.{mon} sessions"))
-            except CephError as e:
-                out.append(f"could not ask mon.{mon} for its sessions: {e.message}")
-                continue
-            if bad:
-                out.append(f"✖ mon.{mon}: {len(bad)} client(s) still reclaim insecurely and would be locked out "
-                           f"(upgrade them first): {', '.join(bad[:10])}")
-            else:
-                out.append(f"mon.{mon}: {seen} sessions, none reclaims insecurely (ceph tell mon.{mon} sessions)")
-        return out
-
-    def _mon_sessions(self, mon: str) -> Callable[[], Any]:
-        return lambda: self.cephtui.client.mon_tell(mon, "sessions")
 
     async def _reweight(self) -> None:
         """The dry run first (`osd test-reweight-by-utilization`, changes nothing); its proposal, if any, goes

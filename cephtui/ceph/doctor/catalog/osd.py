@@ -244,10 +244,14 @@ ENTRIES: tuple[Explanation, ...] = (
             "wrongly marked down.",
         causes=("A congested or faulty switch port, cable or NIC.",
                 "MTU mismatch between hosts.",
-                "An overloaded host that answers heartbeats late."),
+                "An overloaded host that answers heartbeats late.",
+                "A stall that is already over (a paused OSD, a host that froze for seconds): Ceph warns on the "
+                "largest of its 1, 5 and 15-minute averages, so the warning stays for up to 15 minutes."),
         actions=("Note the OSD pairs in the detail and map them to hosts: `ceph osd find <id>`.",
                  "Get the full list of slow pairs: `ceph tell osd.<id> dump_osd_network`.",
-                 "Check the network between the hosts that appear most often; Ceph cannot fix this itself."),
+                 "Check the network between the hosts that appear most often; Ceph cannot fix this itself.",
+                 "`dump_osd_network` gives the 1, 5 and 15-minute averages: only the 15-minute one high means the "
+                 "stall is over and the warning fades by itself (restarting the stalled OSD clears it at once)."),
         options=("mon_warn_on_slow_ping_time", "mon_warn_on_slow_ping_ratio", "osd_heartbeat_grace"),
         raised_by="mgr",
     ),
@@ -258,10 +262,14 @@ ENTRIES: tuple[Explanation, ...] = (
         why="Clients talk to OSDs on this network, so client latency suffers along with the heartbeats.",
         causes=("Congestion or a fault on the public network.",
                 "A host under heavy CPU or memory pressure.",
-                "Firewall or bonding problems on one host."),
+                "Firewall or bonding problems on one host.",
+                "A past stall (a paused OSD, a frozen host) still in the 15-minute average, the largest of the "
+                "three Ceph compares: the warning outlives the stall by up to 15 minutes."),
         actions=("Find the hosts of the OSDs named in the detail: `ceph osd find <id>`.",
                  "List every slow pair seen by one OSD: `ceph tell osd.<id> dump_osd_network`.",
-                 "Look at the network and load of the host that recurs in the list."),
+                 "Look at the network and load of the host that recurs in the list.",
+                 "If `dump_osd_network` shows only the 15-minute average high, the stall is over: wait, or restart "
+                 "the stalled OSD, which starts the averages afresh."),
         options=("mon_warn_on_slow_ping_time", "mon_warn_on_slow_ping_ratio"),
         raised_by="mgr",
     ),
