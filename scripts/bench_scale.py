@@ -297,9 +297,9 @@ def report(results: list[tuple[int, int, dict[str, Any]]]) -> None:
     print("\n== budgets: refresh < 250 ms, UI block < 50 ms, filter < 100 ms/key, RSS < 400 MB, "
           "first frame < 1.5 s ==")
     print("refresh and filter: median/max ms; UI block: longest heartbeat gap (ms) while refreshing the "
-          "Health/PGs/OSDs tab and while filtering PGs/OSDs; first: frame/data ms")
-    head = (f"{'OSDs':>6} {'PGs':>7} | {'first':>11} | {'health':>9} {'PGs':>9} {'OSDs':>9} | "
-            f"{'UI block h/p/o | fp/fo':>22} | {'filter PGs':>10} {'OSDs':>9} | {'RSS MB':>6} {'peak':>5}")
+          "Health/PGs/OSDs/Doctor tab and while filtering PGs/OSDs; first: frame/data ms")
+    head = (f"{'OSDs':>6} {'PGs':>7} | {'first':>11} | {'health':>9} {'PGs':>9} {'OSDs':>9} {'Doctor':>9} | "
+            f"{'UI block h/p/o/d | fp/fo':>24} | {'filter PGs':>10} {'OSDs':>9} | {'RSS MB':>6} {'peak':>5}")
     print(head)
     print("-" * len(head))
     for osds, pgs, r in results:
