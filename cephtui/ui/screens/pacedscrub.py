@@ -43,6 +43,7 @@ class PacedScrubScreen(Dialog[None]):
         self.stopping = threading.Event()
         self.pacer: ScrubPacer | None = None
         self.running = False
+        self.started = 0.0
 
     @property
     def verb(self) -> str:
@@ -88,6 +89,7 @@ class PacedScrubScreen(Dialog[None]):
             self.dismiss()
             return
         self.running = True
+        self.started = time.monotonic()
         client, audit = app.client, app.audit
 
         def progress(pacer: ScrubPacer, note: str) -> None:
@@ -111,6 +113,8 @@ class PacedScrubScreen(Dialog[None]):
         t = Text(f"{len(pacer.done)} of {total} PGs {self.verb}bed"
                  f", {len(pacer.in_flight)} in flight ({', '.join(sorted(pacer.in_flight)) or '-'})"
                  f", {len(pacer.pending)} waiting", style="bold")
+        if self.started:
+            t.append(f"\n{self._pace(pacer, total)}", style=palette.style("muted"))
         if pacer.given_up:
             t.append(f"\nnot done: {', '.join(pacer.given_up[:20])}", style=palette.style("warn"))
         if note:
@@ -118,6 +122,15 @@ class PacedScrubScreen(Dialog[None]):
         if note in ("finished", "stopped"):
             t.append("\nescape closes", style=palette.style("muted"))
         return t
+
+    def _pace(self, pacer: ScrubPacer, total: int) -> str:
+        """Elapsed, and the time left at the pace so far (thousands of overdue PGs take hours)."""
+        elapsed = time.monotonic() - self.started
+        line = f"elapsed {_clock(elapsed)}"
+        left = total - len(pacer.done) - len(pacer.given_up)
+        if pacer.done and left > 0:
+            line += f", about {_clock(elapsed / len(pacer.done) * left)} left at this pace"
+        return line
 
     def action_stop_or_close(self) -> None:
         if self.running and not self.stopping.is_set():
@@ -130,3 +143,9 @@ class PacedScrubScreen(Dialog[None]):
     def on_unmount(self) -> None:
         self.stopping.set()
 
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
