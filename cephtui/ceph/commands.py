@@ -16,6 +16,24 @@ from typing import Any
 FLAG_MGR = 8  # MonCommand::FLAG_MGR: served by the active mgr
 
 
+# The mgr modules whose commands cephtui uses or names, by the words their commands start with (each module's
+# COMMANDS in src/pybind/mgr/<module>/module.py). A module that cannot run takes its commands out of the
+# cluster's command table, so a refusal must name the module, not the release.
+MODULE_OF = {"crash": "crash", "balancer": "balancer", "osd pool autoscale-status": "pg_autoscaler",
+             "device": "devicehealth", "telemetry": "telemetry", "orch": "orchestrator", "progress": "progress",
+             "iostat": "iostat", "fs volume": "volumes", "fs subvolume": "volumes", "fs subvolumegroup": "volumes",
+             "nfs": "nfs", "fs status": "status", "osd status": "status", "rbd": "rbd_support"}
+
+
+def module_of(prefix: str) -> str:
+    """The mgr module that serves `prefix`, if it is one cephtui knows of ("" otherwise)."""
+    words = prefix.split()
+    for n in range(len(words), 0, -1):
+        if (module := MODULE_OF.get(" ".join(words[:n]))) is not None:
+            return module
+    return ""
+
+
 @dataclass(frozen=True)
 class CommandInfo:
     prefix: str

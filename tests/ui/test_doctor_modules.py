@@ -36,7 +36,7 @@ async def test_views_of_modules_the_mgr_cannot_run_say_so(make_app, sandbox: San
         await pilot.press("c")
         await wait_for(pilot, lambda: isinstance(app.screen, CrashScreen), 10, "the crash view")
         await wait_for(pilot, lambda: "crash ls:" in text_of(app, "#crash-summary"), 30, "the crash view's answer")
-        assert "does not know `ceph crash ls`" in text_of(app, "#crash-summary")
+        assert "`crash ls`: the mgr's crash module serves it, and it is not running" in text_of(app, "#crash-summary")
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, CrashScreen), 10, "the crash view closed")
 
@@ -44,5 +44,6 @@ async def test_views_of_modules_the_mgr_cannot_run_say_so(make_app, sandbox: San
         await wait_for(pilot, lambda: isinstance(app.screen, BalanceScreen), 10, "the balancer view")
         await wait_for(pilot, lambda: "balancer status:" in text_of(app, "#balance-body"), 30, "its answer")
         body = text_of(app, "#balance-body")
-        assert "balancer status: this cluster does not know" in body and "module is not running" in body
-        assert "autoscale-status: this cluster does not know" in body  # not an empty table
+        assert "`balancer status`: the mgr's balancer module serves it, and it is not running" in body, body
+        # The autoscaler's part says so too, instead of an empty table.
+        assert "`osd pool autoscale-status`: the mgr's pg_autoscaler module serves it" in body, body

@@ -73,8 +73,7 @@ class BalanceScreen(Dialog[None]):
         auto = await self._ask("autoscale-status", lambda: c.mgr("osd pool autoscale-status"))
         parts: list[RenderableType] = [Text("Balancer", style="bold underline")]
         if isinstance(status, CephError):
-            parts.append(Text(f"balancer status: {status.message} (the mgr's balancer module is not running)",
-                              style=palette.style("warn")))
+            parts.append(Text(f"balancer status: {status.message}", style=palette.style("warn")))
         else:
             st = parse_status(status)
             self.active = st.active
