@@ -66,7 +66,6 @@ class AutoscalePool:
     name: str
     mode: str  # on / warn / off
     pg_num: int
-    ideal: int
     final: int
     would_adjust: bool
     target_ratio: float
@@ -87,7 +86,7 @@ class AutoscalePool:
 
 def parse_autoscale(d: Any) -> tuple[AutoscalePool, ...]:
     return tuple(AutoscalePool(name=as_str(p.get("pool_name")), mode=as_str(p.get("pg_autoscale_mode")),
-                               pg_num=as_int(p.get("pg_num_target")), ideal=as_int(p.get("pg_num_ideal")),
+                               pg_num=as_int(p.get("pg_num_target")),
                                final=as_int(p.get("pg_num_final")), would_adjust=bool(p.get("would_adjust")),
                                target_ratio=as_float(p.get("effective_target_ratio")),
                                capacity_ratio=as_float(p.get("capacity_ratio")))

@@ -89,11 +89,14 @@ class BalanceScreen(Dialog[None]):
         else:
             self.pools = parse_autoscale(auto)
             t = Table(box=None)
-            for col in ("pool", "mode", "pg_num", "ideal", "target", "capacity", "what it does"):
+            # The CLI's own columns: NEW PG_NUM only where the autoscaler would act (pg_num_final is computed
+            # for every pool, and a bare "32" beside "no change" read as a target it is not).
+            for col in ("pool", "mode", "pg_num", "new pg_num", "ratio", "what it does"):
                 t.add_column(col)
             for p in self.pools:
-                t.add_row(p.name, p.mode, str(p.pg_num), str(p.ideal), str(p.final), f"{p.capacity_ratio:.1%}",
-                          Text(p.plan, style=palette.style("warn") if p.would_adjust else ""))
+                plan = Text(p.plan, style=palette.style("warn") if p.would_adjust else "")
+                t.add_row(p.name, p.mode, str(p.pg_num), str(p.final) if p.would_adjust else "",
+                          f"{p.capacity_ratio:.4f}", plan)
             parts.append(t)
         self.query_one("#balance-body", Static).update(Group(*parts))
 
