@@ -35,6 +35,15 @@ def mgr_box() -> Iterator[Sandbox]:
     box = Sandbox(d, d / "ceph.conf")
     try:
         box.tool("start", str(d), "--osds", "3", "--pool", "rbd:8")
+        # The mgr on ports no other sandbox binds (they keep Ceph's 6800-7300): when it dies, only this test
+        # (take_port) moves a daemon onto its port. Another cluster's mgr taking it would answer the probe as
+        # a mgr, which cephtui cannot tell apart (docs/mgr-outage.md); other tests' sandboxes must not.
+        for name, value in (("ms_bind_port_min", "7400"), ("ms_bind_port_max", "7499")):
+            box.ceph("config", "set", "mgr", name, value)
+        box.kill("mgr.x")
+        box.revive("mgr.x")
+        wait_until(lambda: box.ceph("mgr", "dump")["available"] and 7400 <= mgr_port(box) <= 7499, 60,
+                   "the mgr back on a port of its own")
         yield box
     finally:
         box.tool("stop", str(d), "--purge")
