@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from cephtui.ceph import msgrprobe
-from cephtui.ceph.commands import CommandTable, module_of
+from cephtui.ceph.commands import CommandTable, module_not_running
 from cephtui.ceph.mgrgate import MgrGate, active_addr
 from cephtui.ceph.releases import (
     Release,
@@ -318,9 +318,7 @@ class CephClient:
             # Not in the cluster's own table: never sent (the guard fails closed), but said as what it is.
             # The cluster would answer EINVAL; a read-only refusal would wrongly call it mutating (seen on
             # Debian's Reef, whose mgr modules cannot run, so `osd pool autoscale-status` is not served).
-            module = module_of(prefix)
-            why = (f"the mgr's {module} module serves it and is not running" if module else
-                   "the mgr module serving it may not be running")
+            why = module_not_running(prefix) or "the mgr module serving it may not be running"
             raise CephError(errno_mod.EINVAL, f"this cluster does not know `{cli}` (not in its command table; "
                             f"{why}): not sent", prefix)
         if table.is_mutating(prefix):
@@ -449,9 +447,8 @@ class CephClient:
         rels = self.mon_releases()
         local = local_release()
         head = f"the cluster (mon: {self.mon_release_text()}) does not know `{prefix}`"
-        if module := module_of(prefix):  # not in the table at all when its module cannot run
-            return (f"{head}: the mgr's {module} module serves it, and it is not running (`ceph mgr module ls`; "
-                    "`ceph health detail` names why, e.g. MGR_MODULE_DEPENDENCY)")
+        if why := module_not_running(prefix):  # not in the table at all when its module cannot run
+            return f"{head}: {why} (`ceph mgr module ls`; `ceph health detail` names why, e.g. MGR_MODULE_DEPENDENCY)"
         if self.is_mgr_command(prefix):
             return (f"{head}: a mgr module serves it; is the module enabled and healthy (`ceph mgr module ls`, "
                     "`ceph health detail`)?")

@@ -34,6 +34,13 @@ def module_of(prefix: str) -> str:
     return ""
 
 
+def module_not_running(prefix: str) -> str:
+    """"the mgr's crash module serves it, and it is not running" for a module's command missing from the
+    cluster's table ("" when cephtui knows no module for it)."""
+    module = module_of(prefix)
+    return f"the mgr's {module} module serves it, and it is not running" if module else ""
+
+
 @dataclass(frozen=True)
 class CommandInfo:
     prefix: str

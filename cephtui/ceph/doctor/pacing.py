@@ -67,6 +67,27 @@ def overdue(stamps: dict[str, PGStamp], named: Sequence[str], count: int) -> lis
     return sorted(chosen.values(), key=lambda p: p.stamp)
 
 
+def mgr_rule(client: Any, deep: bool) -> tuple[float, float]:
+    """The interval and warning ratio the mgr judges overdue with (its own values; per-pool overrides aside)."""
+    names = (("osd_deep_scrub_interval", "mon_warn_pg_not_deep_scrubbed_ratio") if deep else
+             ("osd_scrub_max_interval", "mon_warn_pg_not_scrubbed_ratio"))
+    interval, ratio = (float(client.mon("config get", who="mgr", key=n)) for n in names)
+    return interval, ratio
+
+
+def plan_overdue(client: Any, deep: bool, named: Sequence[str], count: int) -> list[PGStamp]:
+    """The PGs to scrub, oldest stamp first: the check's count and names, and every PG overdue by the mgr's
+    own rule right now (PGs crossing the line a moment after the check was read kept it raised). Blocking:
+    `pg dump pgs` and `config get mgr`; a CephError from the dump is raised, the rule is best effort."""
+    stamps = parse_stamps(client.mgr("pg dump", dumpcontents=["pgs"]), deep)
+    plan = overdue(stamps, tuple(named), count)
+    try:
+        by_age = overdue_by_age(stamps, cutoff(*mgr_rule(client, deep), time.time()))
+    except (CephError, ValueError, TypeError):
+        return plan  # the check's own count and names stand
+    return sorted({p.pgid: p for p in [*by_age, *plan]}.values(), key=lambda p: p.stamp)
+
+
 @dataclass
 class ScrubPacer:
     """Which PG to ask for next: one in flight per primary OSD, oldest stamp first."""

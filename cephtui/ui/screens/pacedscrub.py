@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -14,15 +13,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cephtui.ceph.client import CephError
-from cephtui.ceph.doctor.pacing import (
-    MAX_IN_FLIGHT,
-    ScrubPacer,
-    cutoff,
-    overdue,
-    overdue_by_age,
-    parse_stamps,
-    run_paced,
-)
+from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, ScrubPacer, plan_overdue, run_paced
+from cephtui.ceph.format import human_duration
 from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.flows import in_thread
@@ -62,18 +54,11 @@ class PacedScrubScreen(Dialog[None]):
         app = cephtui_app(self)
         body = self.query_one("#paced-body", Static)
         try:
-            raw = await in_thread(self, lambda: app.client.mgr("pg dump", dumpcontents=["pgs"]), "pg dump pgs")
+            plan = await in_thread(self, lambda: plan_overdue(app.client, self.deep, self.named, self.count),
+                                   "pg dump pgs")
         except CephError as e:
             body.update(Text(f"pg dump pgs: {e.message}", style=palette.style("warn")))
             return
-        stamps = parse_stamps(raw, self.deep)
-        plan = overdue(stamps, self.named, self.count)
-        try:  # the mgr's own rule, from the mgr's own values: every PG overdue now, not only those counted
-            interval, ratio = await in_thread(self, lambda: self._mgr_rule(app.client), "config get mgr")
-            by_age = overdue_by_age(stamps, cutoff(interval, ratio, time.time()))
-            plan = sorted({p.pgid: p for p in [*by_age, *plan]}.values(), key=lambda p: p.stamp)
-        except (CephError, ValueError, TypeError):
-            pass  # the check's own count and names stand
         if not plan:
             body.update(Text("No overdue PG found.", style=palette.style("ok")))
             return
@@ -102,13 +87,6 @@ class PacedScrubScreen(Dialog[None]):
         body.update(self._progress(pacer, len(plan), "stopped" if self.stopping.is_set() else "finished"))
         app.action_refresh_now()
 
-    def _mgr_rule(self, client: Any) -> tuple[float, float]:
-        """The interval and warning ratio the mgr judges overdue with (per pool overrides aside)."""
-        names = (("osd_deep_scrub_interval", "mon_warn_pg_not_deep_scrubbed_ratio") if self.deep else
-                 ("osd_scrub_max_interval", "mon_warn_pg_not_scrubbed_ratio"))
-        interval, ratio = (float(client.mon("config get", who="mgr", key=n)) for n in names)
-        return interval, ratio
-
     def _progress(self, pacer: ScrubPacer, total: int, note: str) -> Text:
         t = Text(f"{len(pacer.done)} of {total} PGs {self.verb}bed"
                  f", {len(pacer.in_flight)} in flight ({', '.join(sorted(pacer.in_flight)) or '-'})"
@@ -126,10 +104,10 @@ class PacedScrubScreen(Dialog[None]):
     def _pace(self, pacer: ScrubPacer, total: int) -> str:
         """Elapsed, and the time left at the pace so far (thousands of overdue PGs take hours)."""
         elapsed = time.monotonic() - self.started
-        line = f"elapsed {_clock(elapsed)}"
+        line = f"elapsed {human_duration(elapsed)}"
         left = total - len(pacer.done) - len(pacer.given_up)
         if pacer.done and left > 0:
-            line += f", about {_clock(elapsed / len(pacer.done) * left)} left at this pace"
+            line += f", about {human_duration(elapsed / len(pacer.done) * left)} left at this pace"
         return line
 
     def action_stop_or_close(self) -> None:
@@ -144,8 +122,3 @@ class PacedScrubScreen(Dialog[None]):
         self.stopping.set()
 
 
-
-def _clock(seconds: float) -> str:
-    m, s = divmod(int(seconds), 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
