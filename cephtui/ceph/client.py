@@ -22,6 +22,7 @@ import msgspec
 from cephtui.ceph import msgrprobe
 from cephtui.ceph.commands import CommandTable, module_not_running
 from cephtui.ceph.mgrgate import MgrGate, active_addr
+from cephtui.ceph.mgrline import Carried, MgrBusy, MgrLine, MgrNoAnswer
 from cephtui.ceph.releases import (
     Release,
     keyring_has,
@@ -53,7 +54,17 @@ class CephError(Exception):
 
 
 class CephTimeout(CephError):
-    """The mon (or mgr) did not answer within the configured op timeout."""
+    """The mon (or mgr) did not answer within the configured op timeout.
+
+    `carried`: a mgr command that is still on its way (mgrline): it waits at this client, not at the mon,
+    and is answered (and takes effect) when a mgr does; its listeners hear of that answer.
+    """
+
+    carried: Carried | None = None
+
+
+class CephStillWaiting(CephTimeout):
+    """Not sent: an earlier command of the same prefix from cephtui still waits for its answer."""
 
 
 class CephPermissionError(CephError):
@@ -160,6 +171,9 @@ MGR_PREFIXES = frozenset({"pg dump", "pg stat", "pg dump_stuck", "pg ls-by-osd",
                           "osd pool stats", "osd pool autoscale-status", "osd ok-to-stop",
                           "osd safe-to-destroy", "orch status"})
 
+# Seconds between attempts to fetch the command table while the mon does not give it.
+TABLE_RETRY = 60.0
+
 
 @dataclass
 class CephClient:
@@ -178,8 +192,14 @@ class CephClient:
         # At most one command of each kind in flight on this connection: a second asker of the same
         # prefix waits for the first instead of stacking a duplicate at the mon.
         self._kinds: dict[str, threading.Lock] = {}
-        self.mgr_gate = MgrGate()  # which mgr commands may leave (ops left at the mon raise SLOW_OPS)
+        self.mgr_gate = MgrGate()  # which mgr commands may leave, and when cephtui says "mgr down"
+        # mgr commands go to the mgr itself on a connection of their own (mgrline), never held at the mon.
+        self._mgr_line: MgrLine | None = None
+        # Prefixes the mgr refused for want of mgr caps (a key with mon caps only): those go through the
+        # mon, which authorises them by mon caps, under the gate and the probe (docs/mgr-outage.md).
+        self._via_mon: set[str] = set()
         self._mon_releases: list[Release] | None = None
+        self._table_tried = -TABLE_RETRY  # monotonic time of the last attempt to fetch the command table
 
     # ------------------------------------------------------------ connection
     def connect(self) -> CephClient:
@@ -205,7 +225,27 @@ class CephClient:
                 pass
             raise CephConnectError(code, why) from None
         self._handle = handle
+        self._mgr_line = MgrLine(lambda: self._open_mgr_handle(conf), on_late=self._late_answer)
         return self
+
+    def _late_answer(self, carried: Carried) -> None:
+        """A mgr answered a command its caller gave up on: the mgr is back, the gate may open again."""
+        self.last_answer = time.monotonic()
+        self.mgr_gate.answered(carried.prefix)
+
+    def _open_mgr_handle(self, conf: dict[str, str]) -> Any:
+        """The mgr line's handle: the same settings, no librados timeout on commands (mgrline says why)."""
+        handle = self.spec.open_handle({**conf, "rados_mon_op_timeout": "0"})
+        try:
+            handle.connect(timeout=self.spec.connect_timeout)
+        except rados.Error as e:
+            try:
+                handle.shutdown()
+            except Exception:
+                pass
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), f"cannot connect to the mgr: {e}") \
+                from None
+        return handle
 
     def _explain_connect_failure(self, code: int, handle: Any, conffile: str) -> str:
         def conf_get(key: str) -> str:
@@ -241,6 +281,9 @@ class CephClient:
     def close(self) -> None:
         with self._lock:
             handle, self._handle = self._handle, None
+            line, self._mgr_line = self._mgr_line, None
+        if line is not None:
+            line.close()
         if handle is not None:
             try:
                 handle.shutdown()
@@ -270,7 +313,7 @@ class CephClient:
         return self._call(prefix, inbuf, args)
 
     def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
-        """A command served by the active mgr (pg stat, osd df, safe-to-destroy ...), via the mon."""
+        """A command served by the active mgr (pg stat, osd df, safe-to-destroy ...), sent to the mgr."""
         return self._call(prefix, inbuf, args, mgr=True)
 
     def mon(self, prefix: str, **args: Any) -> Any:
@@ -331,6 +374,15 @@ class CephClient:
 
     def _send(self, prefix: str, inbuf: bytes, args: dict[str, Any], mgr: bool = False) -> tuple[bytes, str]:
         wait = float(self.spec.op_timeout)
+        if self._commands is None and prefix != "get_command_descriptions" \
+                and time.monotonic() - self._table_tried > TABLE_RETRY:
+            # Once per connection: which commands the mgr serves, by the cluster's own table (a module's
+            # `crash ls` as much as `pg stat`); while the mon is away, MGR_PREFIXES, and a retry later.
+            self._table_tried = time.monotonic()
+            try:
+                self.commands()
+            except CephError:
+                pass
         # The caller's word (mgr()) or the cluster's command table: a mgr command goes through the gate.
         mgr = mgr or (prefix != "get_command_descriptions" and self.is_mgr_command(prefix))
         if mgr:
@@ -339,21 +391,67 @@ class CephClient:
                 raise CephMgrDown(errno_mod.EAGAIN, why, prefix)
         timed_out = False
         try:
-            kind = self._kinds.setdefault(prefix, threading.Lock())
-            if not kind.acquire(timeout=wait):
-                raise CephTimeout(errno_mod.ETIMEDOUT, f"an earlier `{prefix}` from cephtui is still waiting for an "
-                                  "answer; not sent again", prefix)
-            try:
-                out, outs = self._send_now(prefix, inbuf, args)
-            except CephTimeout:
-                timed_out = True
-                raise
-            finally:
-                kind.release()
+            if mgr and prefix not in self._via_mon:
+                out, outs = self._send_to_mgr(prefix, inbuf, args, wait)
+            else:
+                out, outs = self._send_one_of_a_kind(prefix, inbuf, args, wait)
+        except CephTimeout as e:
+            timed_out = not isinstance(e, CephStillWaiting)  # the earlier one already said so
+            raise
         finally:
             if mgr:
                 self.mgr_gate.end(prefix, timed_out)
         self._observe_mgr(prefix, out)
+        return out, outs
+
+    def _send_one_of_a_kind(self, prefix: str, inbuf: bytes, args: dict[str, Any], wait: float) -> tuple[bytes, str]:
+        """Through the mon, at most one command of each prefix in flight: a second asker waits for the first."""
+        kind = self._kinds.setdefault(prefix, threading.Lock())
+        if not kind.acquire(timeout=wait):
+            raise CephStillWaiting(errno_mod.ETIMEDOUT, f"an earlier `{prefix}` from cephtui is still waiting for "
+                                   "an answer; not sent again", prefix)
+        try:
+            return self._send_now(prefix, inbuf, args)
+        finally:
+            kind.release()
+
+    def _send_to_mgr(self, prefix: str, inbuf: bytes, args: dict[str, Any], wait: float) -> tuple[bytes, str]:
+        """A mgr command to the active mgr itself (mgrline): a dead mgr holds it here, never at the mon."""
+        line = self._mgr_line
+        if line is None:
+            raise CephConnectError(errno_mod.ENOTCONN, "not connected")
+        me = threading.get_ident()
+        self._inflight[me] = (prefix, time.monotonic())
+        try:
+            ret, out, outs = line.send(prefix, json.dumps({"prefix": prefix, **args}), inbuf, wait)
+        except MgrNoAnswer as e:
+            err = CephTimeout(errno_mod.ETIMEDOUT, f"no answer from the mgr within {wait:g}s; the command waits at "
+                              "this client (not at the mon) and is answered, and takes effect, when a mgr is "
+                              "active", prefix)
+            err.carried = e.carried
+            raise err from None
+        except MgrBusy as e:
+            raise CephStillWaiting(errno_mod.ETIMEDOUT, f"an earlier `{prefix}` from cephtui has waited "
+                                   f"{e.earlier.age():.0f}s for the mgr (at this client); not sent again",
+                                   prefix) from None
+        except CephError:
+            raise
+        except rados.Error as e:
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), str(e), prefix) from None
+        except OSError as e:
+            raise error_for(e.errno or errno_mod.EIO, e.strerror or str(e), prefix) from None
+        finally:
+            self._inflight.pop(me, None)
+        self.last_answer = time.monotonic()
+        if ret == -errno_mod.EACCES:
+            # The mgr checks mgr caps; the mon, forwarding, checks mon caps. A key with mon caps only is
+            # served through the mon, as before (the CLI would be refused): the mon's own answer decides.
+            self._via_mon.add(prefix)
+            return self._send_one_of_a_kind(prefix, inbuf, args, wait)
+        if ret != 0:
+            if ret == -errno_mod.EINVAL and outs.strip().startswith("No handler found"):
+                raise CephUnknownCommand(errno_mod.EINVAL, self.explain_unknown(prefix), prefix)
+            raise error_for(abs(ret), outs, prefix)
         return out, outs
 
     def _observe_mgr(self, prefix: str, out: bytes) -> None:
@@ -404,10 +502,7 @@ class CephClient:
         handle = self.handle
         me = threading.get_ident()
         self._inflight[me] = (prefix, time.monotonic())
-        # mgr commands go through the mon, which forwards them to the active mgr. librados'
-        # own mgr_command path frees a timed-out command's buffers but answers it later when
-        # the mgr returns: a use-after-free that crashed cephtui here (tracker.ceph.com/issues/65985).
-        # The MonClient path handles timeouts safely.
+        # Mon commands; a mgr command only for a key without mgr caps (_send_to_mgr), forwarded by the mon.
         try:
             ret, out, outs = handle.mon_command(json.dumps(cmd), inbuf)
         except rados.Error as e:  # the binding raises on some transport failures

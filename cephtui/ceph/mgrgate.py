@@ -101,6 +101,13 @@ class MgrGate:
                     return f"the mgr is still busy with `{self.outstanding}` from cephtui; `{prefix}` was not sent"
                 self._cond.wait(left)
 
+    def answered(self, prefix: str) -> None:
+        """A mgr answered `prefix` late (mgrline): whichever mgr that was is serving again."""
+        with self._cond:
+            if self.tripped is not None and self.tripped[1] == prefix:
+                self.tripped = None
+            self._cond.notify_all()
+
     def end(self, prefix: str, timed_out: bool) -> None:
         with self._cond:
             if timed_out:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly
+from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly, CephTimeout
+from cephtui.ceph.mgrline import Carried
 from cephtui.ceph.private import open_append
 from cephtui.ceph.secrets import redact, redact_value
 from cephtui.paths import audit_log_path, login
@@ -145,7 +146,19 @@ def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     except CephError as e:
         if audit is not None:
             audit.record(op, False, f"{e.message} [errno {e.errno}]", rc=-e.errno)
+            if isinstance(e, CephTimeout) and e.carried is not None:
+                # Still on its way to the mgr: when it is answered, and so takes effect, the log says so too.
+                e.carried.when_answered(lambda c: _audit_late(audit, op, c))
         raise
     if audit is not None:
         audit.record(op, True, outs, rc=0)
     return outs.strip()
+
+
+def _audit_late(audit: AuditLog, op: Operation, carried: Carried) -> None:
+    after = f"answered {carried.age():.0f}s after it was sent, once a mgr was active"
+    if carried.result is None:
+        audit.record(op, False, f"{after}: {carried.error}", rc=-1)
+        return
+    ret, _, outs = carried.result
+    audit.record(op, ret == 0, f"{after}: {outs.strip() or ('done' if ret == 0 else 'refused')}", rc=ret)
