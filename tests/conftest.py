@@ -287,14 +287,26 @@ def client(sandbox: Sandbox):
     c.close()
 
 
+# What a wait condition may raise while the state it waits for is still forming: a key or list entry not
+# there yet (`mgr dump` says available before `active_addrs` holds its v2 address), an unpacking of an
+# empty list. "Not yet", never an error: the timeout names the last one. An AssertionError still fails at
+# once (conditions assert what must never happen while waiting).
+TRANSIENT = (LookupError, ValueError)
+
+
 def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
     """Until cond() returns something true (returned); fails naming `what` after `timeout` seconds.
     The interval is short because a look is cheap (Sandbox.ceph takes milliseconds)."""
     deadline = time.monotonic() + timeout
+    last: Exception | None = None
     while True:
-        value = cond()
+        try:
+            value = cond()
+        except TRANSIENT as e:
+            value, last = None, e
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+            why = f" (the last look raised {type(last).__name__}: {last})" if last is not None else ""
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}{why}")
         time.sleep(interval)

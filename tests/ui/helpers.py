@@ -23,6 +23,7 @@ from textual.widget import Widget
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.pane import Pane
+from tests.conftest import TRANSIENT
 
 SIZE = (160, 48)
 POLL = 0.05  # seconds between two looks at a condition: quick, but the app still gets the loop
@@ -68,9 +69,16 @@ async def wait_for(pilot: Pilot, cond: Callable[[], Any], timeout: float, what: 
     """Until cond() is true, the app running meanwhile; fails naming `what` after `timeout` seconds.
     A cond that asks the cluster (a `ceph` CLI call) takes a longer `interval`."""
     deadline = time.monotonic() + timeout
-    while not cond():
+    last: Exception | None = None
+    while True:
+        try:
+            if cond():
+                return
+        except TRANSIENT as e:  # a state still forming is "not yet" (tests/conftest.py)
+            last = e
         if time.monotonic() > deadline:
-            raise AssertionError(f"UI did not show {what} within {timeout:.0f}s")
+            why = f" (the last look raised {type(last).__name__}: {last})" if last is not None else ""
+            raise AssertionError(f"UI did not show {what} within {timeout:.0f}s{why}")
         await pilot.pause(interval)
 
 

@@ -63,8 +63,10 @@ def pgmap_version(box: Sandbox) -> int:
 
 
 def mgr_port(box: Sandbox) -> int:
-    (v2,) = [a for a in box.ceph("mgr", "dump")["active_addrs"]["addrvec"] if a["type"] == "v2"]
-    return int(v2["addr"].rsplit(":", 1)[1])
+    """The active mgr's v2 port; 0 while the mgrmap names none yet (it may say `available` first)."""
+    addrs = (box.ceph("mgr", "dump").get("active_addrs") or {}).get("addrvec") or []
+    v2 = [a for a in addrs if a.get("type") == "v2"]
+    return int(v2[0]["addr"].rsplit(":", 1)[1]) if v2 else 0
 
 
 def take_port(box: Sandbox, daemon: str, port: int) -> None:
@@ -75,10 +77,10 @@ def take_port(box: Sandbox, daemon: str, port: int) -> None:
     box.revive(daemon)
 
     def booted_there() -> bool:
-        (osd,) = [o for o in box.ceph("osd", "dump")["osds"] if f"osd.{o['osd']}" == daemon]
-        addrs = [a["addr"] for kind in ("public_addrs", "cluster_addrs", "heartbeat_back_addrs",
-                                        "heartbeat_front_addrs") for a in osd[kind]["addrvec"]]
-        return bool(osd["up"]) and f"127.0.0.1:{port}" in addrs
+        osds = [o for o in box.ceph("osd", "dump")["osds"] if f"osd.{o['osd']}" == daemon]
+        addrs = [a["addr"] for o in osds for kind in ("public_addrs", "cluster_addrs", "heartbeat_back_addrs",
+                                                      "heartbeat_front_addrs") for a in o[kind]["addrvec"]]
+        return bool(osds) and bool(osds[0]["up"]) and f"127.0.0.1:{port}" in addrs
     wait_until(booted_there, 60, f"{daemon} up, bound to the mgr's old port {port}")
 
 
