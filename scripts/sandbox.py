@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """Throwaway single-host Ceph cluster for demos and tests.
 
-    sandbox.py start DIR [--osds N] [--port P] [--pool NAME[:PGS]]... [--release pacific|reef|tentacle]
+    sandbox.py start DIR [--osds N] [--mons N] [--port P] [--pool NAME[:PGS]]... [--release pacific|reef|tentacle]
     sandbox.py stop DIR [--purge]
     sandbox.py status DIR
     sandbox.py kill DIR DAEMON [--hard]      # DAEMON: mon.a, mgr.x, osd.2
     sandbox.py revive DIR DAEMON
     sandbox.py crash DIR DAEMON              # SIGABRT it, post its crash report as ceph-crash does
 
-One mon, one mgr and N bluestore OSDs on sparse files, cephx on, loopback only.
+One mon (or --mons N: a, b, c ... on ports of their own), one mgr and N bluestore OSDs on sparse
+files, cephx on, loopback only.
 Everything lives under DIR (config, keyrings, data, logs, sockets, pid files), so
 several sandboxes on different ports run side by side and `stop` ends exactly
 the daemons this tool started, by pid. Runs with Debian's /usr/bin/python3,
@@ -49,8 +50,8 @@ HEALTH_TIMEOUT = 120.0
 CONF_TEMPLATE = """\
 [global]
 fsid = {fsid}
-mon host = [v2:127.0.0.1:{port}]
-mon initial members = {mon_id}
+mon host = {mon_host}
+mon initial members = {mon_ids}
 public addr = 127.0.0.1
 public network = 127.0.0.0/8
 ms bind msgr1 = false
@@ -304,7 +305,7 @@ class Sandbox:
         return out
 
     # ----- lifecycle
-    def start(self, osds: int, port: int | None, pools: list[str]) -> None:
+    def start(self, osds: int, port: int | None, pools: list[str], mons: int = 1) -> None:
         if self.conf.exists():  # an existing sandbox: restart whatever is stopped
             self._start_missing()
             self.wait_healthy()
@@ -312,12 +313,18 @@ class Sandbox:
         if len(str(self.dir / "run" / "osd.99.asok")) > 100:
             raise SandboxError(f"{self.dir} is too long for unix socket paths; use a shorter DIR")
         port = port or free_port()
+        if not 1 <= mons <= 5:
+            raise SandboxError("--mons takes 1 to 5")
+        # mon.a on `port`, the others (b, c ...) on free ports of their own, all in the initial quorum.
+        mon_ids = [chr(ord(MON_ID) + i) for i in range(mons)]
+        ports = [port] + [free_port() for _ in mon_ids[1:]]
+        addrs = [f"[v2:127.0.0.1:{p}]" for p in ports]
         for sub in ("run", "log", "pids", "crash", "mon", "mgr", "osd"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         fsid = str(uuid.uuid4())
         self.release_file.write_text(json.dumps({"release": local_release(), "suite": local_suite()}) + "\n")
-        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, port=port, mon_id=MON_ID, dir=self.dir,
-                                                  class_dir=osd_class_dir()))
+        self.conf.write_text(CONF_TEMPLATE.format(fsid=fsid, mon_host=",".join(addrs), mon_ids=",".join(mon_ids),
+                                                  dir=self.dir, class_dir=osd_class_dir()))
         c = ["-c", str(self.conf)]
 
         t0 = time.monotonic()
@@ -331,10 +338,11 @@ class Sandbox:
         os.chmod(admin_kr, 0o600)
         run(["ceph-authtool", str(mon_kr), "--import-keyring", str(admin_kr)])
         monmap = self.dir / "monmap"
-        run(["monmaptool", "--create", "--clobber", "--fsid", fsid, "--addv", MON_ID,
-             f"[v2:127.0.0.1:{port}]", str(monmap)])
-        run(["ceph-mon", *c, "--mkfs", "-i", MON_ID, "--monmap", str(monmap), "--keyring", str(mon_kr)])
-        self.spawn(f"mon.{MON_ID}", self.daemon_argv(f"mon.{MON_ID}"))
+        run(["monmaptool", "--create", "--clobber", "--fsid", fsid,
+             *[w for ident, addr in zip(mon_ids, addrs) for w in ("--addv", ident, addr)], str(monmap)])
+        for ident in mon_ids:
+            run(["ceph-mon", *c, "--mkfs", "-i", ident, "--monmap", str(monmap), "--keyring", str(mon_kr)])
+            self.spawn(f"mon.{ident}", self.daemon_argv(f"mon.{ident}"))
 
         r = self._connect_retry()
         try:
@@ -610,6 +618,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("dir")
     s.add_argument("--osds", type=int, default=3)
     s.add_argument("--port", type=int, default=None, help="mon v2 port (default: a free one)")
+    s.add_argument("--mons", type=int, default=1, help="monitors (1-5; mon.a, mon.b ...; default 1)")
     s.add_argument("--pool", action="append", default=[], metavar="NAME[:PGS]",
                    help="create a replicated pool (repeatable)")
     s.add_argument("--release", choices=sorted(RELEASE_SUITES), default=None,
@@ -638,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
         if suite is not None:
             return reexec_in(suite, raw)
         if args.cmd == "start":
-            box.start(args.osds, args.port, args.pool)
+            box.start(args.osds, args.port, args.pool, args.mons)
             print(box.conf)
         elif args.cmd == "stop":
             box.stop(args.purge)

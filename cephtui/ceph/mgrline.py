@@ -19,9 +19,10 @@ carried by a daemon thread, the caller waits at most its own timeout, and at mos
 prefix is carried at a time (a dead mgr holds one `pg stat`, one `osd df` ... at this client, never a
 growing pile). When the mgr returns, they are answered, and `on_late` hears of it.
 
-`Rados.shutdown()` with a carried command pending returns at once and leaves the thread waiting (its
-command table is cleared without completing): measured. It is not called then, so that a late answer
-never races the teardown; the process's exit ends the thread.
+`Rados.shutdown()` with a carried command pending returns at once and leaves the thread waiting for good
+(MgrClient clears its command table without completing it): measured, 12 of 12 clean exits. It is called
+anyway, since a process that exits with a librados handle never shut down can crash in librados' own
+teardown (a segfault seen here); the process's exit ends the waiting thread.
 """
 from __future__ import annotations
 
@@ -176,13 +177,12 @@ class MgrLine:
             return None
 
     def close(self) -> None:
-        """Shut the connection down unless a command is still carried (see the module's note)."""
+        """Shut the connection down; a command still carried stays unanswered (see the module's note)."""
         with self._lock:
             self._closed = True
-            busy = any(not c.done.is_set() for c in self._carried.values())
         with self._connecting:
             handle, self._handle = self._handle, None
-        if handle is not None and not busy:
+        if handle is not None:
             try:
                 handle.shutdown()
             except Exception:
