@@ -10,8 +10,13 @@ to the mgr itself (cephtui/ceph/mgrline.py), so the mon never holds one. Here, o
 
 A sampler reads every live mon's op tracker (its admin socket, `ops`) every 0.2 s throughout. It fails
 on any mgr command from a client at a mon (whatever its age: none may ever get there), and on any
-client op older than 10 s. The counts are printed (run with -s to see them). Seeded: CEPHTUI_KILL_SEED
-replays a run; CEPHTUI_KILLS changes the count (30 by default, as the issue asks).
+client op older than 10 s, except while the mons elect a new leader: a mon command sent just after
+the leader died is held by the surviving mons until they have a quorum again, for the lease to run out
+(mon_lease, 5 s) and the election to give up on the dead mon (mon_election_timeout, 5 s). Measured here:
+9.7-9.8 s. Any client's command waits that long then, the `ceph` CLI's too; cephtui sends one command of
+each kind at most into it (the one-per-kind rule), so the bound for a leader kill is that window plus
+3 s, and the count above 10 s is reported. The counts are printed (run with -s to see them).
+Seeded: CEPHTUI_KILL_SEED replays a run; CEPHTUI_KILLS changes the count (30 by default, as the issue asks).
 """
 from __future__ import annotations
 
@@ -79,6 +84,7 @@ class MonOps:
     client_ops: int = 0  # client ops seen (an op seen in several samples counts each time)
     oldest: float = 0.0
     oldest_what: str = ""
+    over_10s: set[str] = field(default_factory=set)  # distinct ops seen older than OLDEST
     mgr_at_mon: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -106,16 +112,20 @@ class MonOps:
                     if not source.startswith("client.") or any(a in source for a in self.exclude):
                         continue
                     self.client_ops += 1
-                    what = f"mon.{mon}: {op.get('description', '')} from {source}, {op.get('age', 0):.1f}s"
+                    what = (f"mon.{mon}: {op.get('description', '')} from {source}, {op.get('age', 0):.1f}s, since "
+                            f"{op.get('initiated_at', '?')}")
                     if float(op.get("age", 0)) > self.oldest:
                         self.oldest, self.oldest_what = float(op.get("age", 0)), what
+                    if float(op.get("age", 0)) > OLDEST:
+                        self.over_10s.add(f"{mon} {source} {op.get('initiated_at')}")
                     desc = str(op.get("description", ""))
                     if any(f'"prefix": "{w}"' in desc for w in MGR_WORDS):
                         self.mgr_at_mon.append(what)
 
     def report(self) -> str:
         return (f"{self.samples} samples of the mons' op trackers, {self.client_ops} client ops seen, the oldest "
-                f"{self.oldest:.1f}s ({self.oldest_what or 'none'}), {len(self.mgr_at_mon)} mgr commands at a mon")
+                f"{self.oldest:.1f}s ({self.oldest_what or 'none'}), {len(self.over_10s)} older than {OLDEST:.0f}s, "
+                f"{len(self.mgr_at_mon)} mgr commands at a mon")
 
 
 class HeadlessLoop:
@@ -175,16 +185,26 @@ def quorum(box: Sandbox) -> tuple[list[str], str]:
     return list(q["quorum_names"]), str(q["quorum_leader_name"])
 
 
+def election_window(box: Sandbox) -> float:
+    """How long the surviving mons hold commands after the leader dies: its lease runs out, then the
+    election waits out the dead mon (both Ceph's defaults here, read from the cluster)."""
+    lease = float(box.ceph("config", "get", "mon.a", "mon_lease"))
+    election = float(box.ceph("config", "get", "mon.a", "mon_election_timeout"))
+    return lease + election
+
+
 async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
     """KILLS times: pick a place to look (a tab, or only the headless loop), kill the daemon at a random
     moment, keep it down while cephtui polls, bring it back; the sampler watches the mons throughout."""
     rng = random.Random(SEED)
     mons = ("a", "b", "c")
+    bound = OLDEST if daemon_of != "leader" else election_window(box) + 3
     sampler = MonOps(box, mons, own_addrs(box))
     headless = HeadlessLoop(box.conf)
     client = CephClient(ConnectionSpec(conffile=str(box.conf), op_timeout=5)).connect()
     app = CephTUI(client=client, refresh=1.0, workflow_store=WorkflowStore(tmp_path / "wf"))
     places: list[str] = []
+    timeline: list[str] = []
     try:
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.snapshot is not None and app.snapshot.pgs.num_pgs > 0, 60,
@@ -205,6 +225,7 @@ async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
                 daemon = daemon_of if daemon_of != "leader" else f"mon.{quorum(box)[1]}"
                 killed_at = time.monotonic()
                 box.kill(daemon)  # by pid, SIGTERM
+                timeline.append(f"{i}: {place}: {daemon} killed {time.strftime('%H:%M:%S')}")
                 seen = app.snapshot
                 # cephtui keeps polling through the outage: two fresh snapshots after the kill.
                 for _ in range(2):
@@ -214,6 +235,7 @@ async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
                     await wait_for(pilot, lambda t=killed_at: time.monotonic() - t > LONG_OUTAGE, LONG_OUTAGE + 5,
                                    "a long outage")
                 box.revive(daemon)
+                timeline.append(f"{i}: {daemon} revived {time.strftime('%H:%M:%S')}")
                 if daemon.startswith("mgr"):
                     await wait_for(pilot, lambda: app.snapshot is not None and not app.snapshot.mgr_down, 120,
                                    "cephtui showing the mgr back")
@@ -223,11 +245,13 @@ async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
                     await wait_for(pilot, lambda b=before: app.snapshot is not b and not app.tabs.has_class("-stale"),
                                    60, "cephtui answered again")
                 assert not sampler.mgr_at_mon, sampler.mgr_at_mon[:5]
-                assert sampler.oldest <= OLDEST, sampler.report()
+                assert sampler.oldest <= bound, f"{sampler.report()}; {timeline[-6:]}"
     finally:
         headless.stop()
         sampler.stop()
+        app_addr = str(client.handle.get_addrs()).strip()
         client.close()
+    print(f"\nthe app's connection: {app_addr}")
     print(f"\n{daemon_of} killed {KILLS} times (seed {SEED}; places {places.count('headless')} headless only, "
           f"{', '.join(f'{t} {places.count(t)}' for t in TAB_KEYS)}); {headless.runs} headless snapshots; "
           f"{sampler.report()}")
@@ -235,7 +259,9 @@ async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
     assert headless.runs >= KILLS // 5, "the headless loop hardly ran"
     assert not headless.failures, headless.failures[:3]
     assert not sampler.mgr_at_mon, sampler.mgr_at_mon[:5]
-    assert sampler.oldest <= OLDEST, sampler.report()
+    assert sampler.oldest <= bound, sampler.report()
+    if daemon_of != "leader":
+        assert not sampler.over_10s
 
 
 async def test_the_mgr_killed_at_random_moments_leaves_nothing_at_the_mon(box3: Sandbox, tmp_path: Path) -> None:
