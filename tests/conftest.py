@@ -152,10 +152,10 @@ SHARED_GROUPS = {"tests/cluster/test_pyz.py": "chroots", "tests/cluster/test_rel
 # - These modules' tests are independent of each other (each starts its own app on a cluster it leaves as it
 #   found it) and long, so each test is a group of its own.
 PER_TEST_GROUPS = {"tests/ui/test_hostile_forms.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_bench.py",
-                   "tests/ui/test_doctor.py"}
+                   "tests/ui/test_doctor.py", "tests/ui/test_faults_kills.py"}
 # - The longest groups go first, so that the workers finish together: a hint from a `--durations` run on the
 #   2-core CI machine. A stale entry costs time, never a result.
-LONG_FIRST = ("tests/ui/test_removal.py", "tests/ui/test_faults_drain.py", "tests/ui/test_doctor.py",
+LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "tests/ui/test_faults_drain.py", "tests/ui/test_doctor.py",
               "tests/ui/test_faults_mgrdown.py",
               "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
               "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py", "tests/ui/test_releases.py",
