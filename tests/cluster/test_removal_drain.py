@@ -15,22 +15,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from tests.cluster import drainlab
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CEPHTUI = [sys.executable, "-m", "cephtui"]
 RECORDER = ROOT / "tests" / "cluster" / "stop_recorder.py"
-INACTIVE = ("peering", "activating", "unknown", "down", "incomplete", "stale", "inactive")
-AFTER = 15.0  # seconds watched after "done"
+AFTER = 20  # PG samples watched after "done" (about 10 s or more)
 
 
 @pytest.fixture(scope="module")
@@ -44,57 +41,6 @@ def box4() -> Iterator[Sandbox]:
         yield box
     finally:
         box.tool("stop", str(d), "--purge")
-
-
-class ClusterWatch:
-    """`ceph -w` lines and `pg dump pgs_brief` samples, each with its time, until stopped."""
-
-    def __init__(self, conf: Path) -> None:
-        self.log: list[tuple[float, str]] = []
-        self.inactive: list[tuple[float, dict[str, int]]] = []  # samples with any PG not active
-        self.samples = 0
-        self._stop = threading.Event()
-        self._proc = subprocess.Popen(["ceph", "-c", str(conf), "-w"], stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True,
-                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})  # each line as it comes
-        self._client = CephClient(ConnectionSpec(conffile=str(conf), op_timeout=10)).connect()
-        self._threads = [threading.Thread(target=self._read, daemon=True),
-                         threading.Thread(target=self._sample, daemon=True)]
-        for t in self._threads:
-            t.start()
-
-    def _read(self) -> None:
-        for line in self._proc.stdout or ():
-            self.log.append((time.time(), line.rstrip()))
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
-            try:
-                dump = self._client.mgr("pg dump", dumpcontents=["pgs_brief"])
-            except Exception:  # a sample the mgr could not answer: no reading, not a failure
-                dump = None
-            stats = dump.get("pg_stats", dump.get("pg_map", {}).get("pg_stats", [])) if isinstance(dump, dict) \
-                else dump or []
-            if stats:
-                self.samples += 1
-                bad: dict[str, int] = {}
-                for pg in stats:
-                    if any(s in INACTIVE for s in str(pg.get("state", "")).split("+")):
-                        bad[pg["state"]] = bad.get(pg["state"], 0) + 1
-                if bad:
-                    self.inactive.append((time.time(), bad))
-            self._stop.wait(0.5)
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._proc.terminate()  # the `ceph -w` this test started, by its pid
-        self._proc.wait(timeout=30)
-        for t in self._threads:
-            t.join(timeout=30)
-        self._client.close()
-
-    def availability(self, since: float, until: float) -> list[str]:
-        return [line for t, line in self.log if since <= t <= until and "PG_AVAILABILITY" in line]
 
 
 def env(audit: Path, state: Path) -> dict[str, str]:
@@ -115,17 +61,19 @@ def test_default_drain_no_pg_availability_and_the_plan_is_what_runs(box4: Sandbo
     audit, state = tmp_path / "audit.log", tmp_path / "state"
     weight = next(n["crush_weight"] for n in box4.ceph("osd", "tree")["nodes"] if n["id"] == 3)
     assert weight > 0
-    watch = ClusterWatch(box4.conf)
+    watch = drainlab.ClusterWatch(box4.conf)
     try:
+        wait_until(lambda: watch.samples > 0, 30, "the first PG sample")  # the state before the removal
         t0 = time.time()
         res = subprocess.run([*CEPHTUI, "-c", str(box4.conf), "remove", "osd.3", "--osd-stop-cmd", stop,
                               "--yes-i-typed", "osd.3", "--interval", "0.5"], capture_output=True, text=True,
                              env=env(audit, state), timeout=900)
         done = time.time()
         assert res.returncode == 0, (res.stdout, res.stderr)
-        deadline = done + AFTER
-        while time.time() < deadline:  # the cluster watched for AFTER seconds past "done"
-            threading.Event().wait(min(1.0, max(0.0, deadline - time.time())))
+        # Watched past "done": AFTER samples more (one every 0.5 s at most), so stats newer than the purge are in.
+        after_done = watch.samples
+        wait_until(lambda: watch.samples >= after_done + AFTER, 120, f"{AFTER} PG samples after done")
+        deadline = time.time()
     finally:
         watch.stop()
 
@@ -150,9 +98,15 @@ def test_default_drain_no_pg_availability_and_the_plan_is_what_runs(box4: Sandbo
     seen_inactive = [(round(t - t0, 1), bad) for t, bad in watch.inactive]
     print(f"\nremoval of osd.3 (crush0, {len(sums)} objects): {done - t0:.1f} s; stop at +{stops[-1]['time'] - t0:.1f}"
           f" s, purge at +{purge_t - t0:.0f} s; {watch.samples} pg samples; inactive samples {seen_inactive}; "
-          f"PG_AVAILABILITY lines {watch.availability(t0, deadline)}")
+          f"PG_AVAILABILITY lines {watch.availability(t0, deadline)}; PGs remapped by the drain "
+          f"{len(watch.remapped(t0 + 0.5, purge_t - 0.5))}, by the purge {watch.remapped(purge_t - 0.5, deadline)}")
     print("\n".join(log))
     assert watch.samples > 10, "too few PG samples to say anything"
+    # The second move `out` costs: with crush0 the purge takes a weight-0 item out of CRUSH, and no PG's up set
+    # changes (drained by `out`, the same purge remapped PGs again).
+    moved = watch.remapped(purge_t - 0.5, deadline)
+    assert watch.remapped(t0 + 0.5, purge_t - 0.5), "the drain itself moved nothing: the sampler sees nothing"
+    assert moved == [], moved
     assert watch.availability(purge_t - 1, deadline) == [], watch.log
     assert [x for x in watch.inactive if x[0] >= purge_t - 1] == [], seen_inactive
     assert any(line for _, line in watch.log), "ceph -w printed nothing"
