@@ -85,6 +85,10 @@ def main() -> int:
         if removed:
             moved = watch.remapped(removed - 0.5, time.time())
             print(f"PGs whose up set changed at the purge/destroy: {len(moved)} {moved[:8]}")
+        health = [(t, line) for t, line in watch.log if "Health check" in line or "HEALTH_" in line]
+        print(f"ceph -w: {len(watch.log)} lines, {len(health)} about health:")
+        for t, line in health[:12]:
+            print(f"  +{t - t0:6.1f}s  {line[-160:]}")
         for t, line in watch.log:
             if "PG_AVAILABILITY" in line:
                 print(f"  +{t - t0:6.1f}s  {line}")
