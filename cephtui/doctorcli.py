@@ -6,9 +6,12 @@ import argparse
 import json
 import sys
 import textwrap
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from cephtui.ceph.client import CephClient
+from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.doctor.crashes import Crash, crash_fix_offers, crash_json, new_crash_lines, parse_crash_ls
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.model import Finding
 
@@ -17,9 +20,13 @@ EXIT = {"HEALTH_OK": 0, "HEALTH_WARN": 3, "HEALTH_ERR": 4}
 WIDTH = 100
 
 
-def finding_json(f: Finding) -> dict[str, Any]:
+# Checks whose fix is the crash reports: the headless output names the reports themselves (crash ls).
+CRASH_CODES = ("RECENT_CRASH", "RECENT_MGR_MODULE_CRASH")
+
+
+def finding_json(f: Finding, crashes: Sequence[Crash] | None = None) -> dict[str, Any]:
     e, a = f.explanation, f.affected
-    return {
+    out: dict[str, Any] = {
         "code": f.code, "severity": f.check.severity, "summary": f.check.summary, "count": f.check.count,
         "muted": f.check.muted,
         "mute": None if f.mute is None else {"ttl": f.mute.ttl or None, "sticky": f.mute.sticky},
@@ -34,13 +41,16 @@ def finding_json(f: Finding) -> dict[str, Any]:
             "releases": e.releases},
         "fixes": [{"label": x.label, "command": x.cli} for x in f.fixes],
     }
+    if f.code in CRASH_CODES and crashes is not None:  # the reports themselves, new ones only
+        out["crashes"] = [crash_json(c) for c in crashes if c.new]
+    return out
 
 
 def _wrap(text: str, indent: str) -> str:
     return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
 
 
-def print_finding(f: Finding) -> None:
+def print_finding(f: Finding, crashes: Sequence[Crash] | None = None) -> None:
     e = f.explanation
     muted = ""
     if f.mute is not None:
@@ -63,6 +73,10 @@ def print_finding(f: Finding) -> None:
         print(_wrap(f"{k}: {v}", "  "))
     for line in f.context:
         print(_wrap(f"- {line}", "  "))
+    if f.code in CRASH_CODES and crashes is not None:
+        print("  New crash reports (crash ls), by backtrace signature:")
+        for line in new_crash_lines(crashes) or ["none: every report is archived already"]:
+            print(f"    {line}")
     print("  Likely causes:")
     for c in e.causes:
         print(_wrap(f"- {c}", "    "))
@@ -81,11 +95,16 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
 
     snap = SnapshotBuilder(client).build(osd_tree=True, pools=True)
     findings = [f for f in diagnose(snap) if args.muted or not f.check.muted]
+    crashes, problem = _crashes(client, findings)
+    if crashes is not None:  # the generic "crash info <id>" offer becomes one per real report
+        findings = [replace(f, fixes=crash_fix_offers(crashes) or f.fixes) if f.code in CRASH_CODES else f
+                    for f in findings]
+    notes = list(snap.notes) + ([problem] if problem else [])
     counting = [f.check.severity for f in findings if not f.check.muted]
     worst = max(counting, key=lambda s: EXIT.get(s, 3), default="HEALTH_OK")
     if args.json:
-        json.dump({"fsid": snap.fsid, "status": snap.health.status, "findings": [finding_json(f) for f in findings],
-                   "notes": list(snap.notes)}, sys.stdout, indent=2)
+        json.dump({"fsid": snap.fsid, "status": snap.health.status,
+                   "findings": [finding_json(f, crashes) for f in findings], "notes": notes}, sys.stdout, indent=2)
         print()
         return EXIT.get(worst, 3)
     print(f"cluster {snap.fsid}: {snap.health.status}"
@@ -94,7 +113,17 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
     if not findings:
         print("No health checks raised." if not snap.health.checks else "Only muted checks (--muted shows them).")
     for f in findings:
-        print_finding(f)
-    for note in snap.notes:
+        print_finding(f, crashes)
+    for note in notes:
         print(f"note: {note}")
     return EXIT.get(worst, 3)
+
+
+def _crashes(client: CephClient, findings: Sequence[Finding]) -> tuple[tuple[Crash, ...] | None, str]:
+    """The crash reports, read only when a crash check is raised; (None, why) when the mgr cannot say."""
+    if not any(f.code in CRASH_CODES for f in findings):
+        return None, ""
+    try:
+        return parse_crash_ls(client.mgr("crash ls")), ""
+    except CephError as e:
+        return None, f"crash ls: {e.message.strip() or f'errno {e.errno}'}: the crash reports are not listed"

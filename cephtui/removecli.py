@@ -18,18 +18,20 @@ import json
 import logging
 import signal
 import sys
+import textwrap
 import threading
 import time
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
-from cephtui.ceph.coerce import as_dict, dicts
+from cephtui.ceph.coerce import as_dict, as_float, as_str, dicts
 from cephtui.ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
 from cephtui.ceph.workflows.removal import KIND, OVERRIDES, Removal, StopCommandError
 from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
-from cephtui.ceph.workflows.removal_stop import check_stop_template, stop_command
+from cephtui.ceph.workflows.removal_plan import DRAIN_MODES, default_drain, drain_cost, plan_lines
+from cephtui.ceph.workflows.removal_stop import check_stop_template
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 
 log = logging.getLogger(__name__)
@@ -43,11 +45,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="how to stop an OSD daemon, {id} replaced by its id (also as a global option); on "
                         "--resume it replaces the stored one")
     g.add_argument("--replace", action="store_true", help="destroy (keep the id and CRUSH position) for a new disk")
-    g.add_argument("--drain", choices=["out", "crush0"], default="out",
-                   help="out: mark out (default); crush0: CRUSH weight 0")
+    g.add_argument("--drain", choices=DRAIN_MODES, default=None,
+                   help="crush0: CRUSH weight 0 (default for a removal: nothing moves again at the purge); out: "
+                        "mark out (default with --replace: destroy keeps the weight); the plan says what each costs")
     g.add_argument("--shell", action="store_true", help="run the --osd-stop-cmd template through /bin/sh -c")
+    # The names come from OVERRIDES, the table the parser checks them against: help and parser cannot differ.
     g.add_argument("--override", action="append", default=[], metavar="NAME",
-                   help="lift one preflight blocker, naming the risk (ok-to-stop, osds-down, pgs-unhealthy); "
+                   help=f"lift one preflight blocker, naming the risk ({', '.join(OVERRIDES)}); "
                         "written to the audit log")
     g.add_argument("--yes-i-typed", nargs="+", metavar="OSD", help="the OSD names again, exactly")
     g.add_argument("--resume", nargs="?", const="", metavar="ID", help="continue a paused/blocked/failed workflow")
@@ -189,7 +193,8 @@ def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Name
     if missing:
         print(f"cephtui remove: {', '.join(missing)} does not exist in the osdmap", file=sys.stderr)
         return 2
-    state = Removal(osds=ids, replace=args.replace, drain_mode=args.drain, stop_template=stop_cmd)
+    state = Removal(osds=ids, replace=args.replace, drain_mode=args.drain or default_drain(args.replace),
+                    stop_template=stop_cmd)
     try:
         _apply_options(state, args)
     except ValueError as e:
@@ -227,15 +232,14 @@ def _conflict(store: WorkflowStore, ids: list[int], others: list[dict[str, Any]]
 
 
 def print_plan(client: CephClient, r: Removal) -> None:
-    """The plan and the preflight (read-only checks), before any typed confirmation is judged."""
+    """The plan and the preflight (read-only checks), before any typed confirmation is judged. The commands are
+    the engine's own operations (removal_plan): what is printed here is what the audit log will show."""
     names = " ".join(f"osd.{i}" for i in r.osds)
     print(f"Plan: {r.title} (drain by {'marking out' if r.drain_mode == 'out' else 'CRUSH weight 0'})")
-    for i in r.osds:
-        drain = f"ceph osd out {i}" if r.drain_mode == "out" else f"ceph osd crush reweight osd.{i} 0"
-        stop = stop_command(r.stop_template, i, "", shell=r.stop_shell) if r.stop_template else None
-        print(f"  osd.{i}: {drain}; wait for safe-to-destroy; stop: {stop or 'systemd here, else wait until down'}; "
-              + (f"ceph osd destroy {i} --yes-i-really-mean-it" if r.replace
-                 else f"ceph osd purge {i} --yes-i-really-mean-it"))
+    for line in plan_lines(r, _hosts(client, r.osds) if "{host}" in r.stop_template else None,
+                           _crush_weights(client) if r.replace and r.drain_mode == "crush0" else None):
+        print(f"  {line}")
+    print(textwrap.fill(drain_cost(r), 100, initial_indent="  ", subsequent_indent="  "))
     print("Preflight:")
     try:
         checks = preflight(client, r.osds, r.overrides)
@@ -246,6 +250,25 @@ def print_plan(client: CephClient, r: Removal) -> None:
         lift = f" (can be lifted with --override {c.override})" if c.level == "block" and c.override else ""
         print(f"  [{c.level}] {c.name}: {c.detail}{lift}")
     print(f"To run it: cephtui remove {names} ... --yes-i-typed {names}", flush=True)
+
+
+def _hosts(client: CephClient, osds: list[int]) -> dict[int, str]:
+    """Each OSD's host (`osd metadata`), for a stop template's {host}; an OSD without metadata is left out."""
+    hosts = {}
+    for i in osds:
+        try:
+            hosts[i] = as_str(as_dict(client.mon("osd metadata", id=i)).get("hostname"))
+        except CephError:
+            pass
+    return hosts
+
+
+def _crush_weights(client: CephClient) -> dict[int, float]:
+    try:
+        nodes = dicts(as_dict(client.mon("osd tree")).get("nodes"))
+    except CephError:
+        return {}
+    return {n["id"]: as_float(n.get("crush_weight")) for n in nodes if type(n.get("id")) is int and n["id"] >= 0}
 
 
 def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: argparse.Namespace) -> int:

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The timeline of one real drain: out -> clean -> stop -> purge (or destroy -> new disk -> backfill -> done).
 
-    .venv/bin/python scripts/drain_timeline.py [--replace] [--objects 3000] [--osd 3] [--keep DIR]
+    .venv/bin/python scripts/drain_timeline.py [--replace] [--drain crush0|out] [--objects 3000] [--osd 3] [--keep DIR]
 
 Starts a 4-OSD sandbox with Ceph's default settings, fills a size-3 pool with checksummed objects, runs
 cephtui's removal state machine headlessly (the stop command records `ceph pg stat` at the moment it runs),
 and prints every step with its time, what the cluster said at the stop, what `ceph pg stat` says right
-after "done", and whether every object reads back with its checksum.
+after "done", and whether every object reads back with its checksum. The cluster log is watched all along
+(`ceph -w`, ended by its pid) and the PG states sampled every 0.5 s: it prints every PG_AVAILABILITY line and
+every sample with a PG not active, with their times, the purge's (or destroy's) time among them.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ def ceph(conf: Path, *args: str) -> object:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--replace", action="store_true")
+    ap.add_argument("--drain", choices=("crush0", "out"), help="default: the workflow's (crush0; out with --replace)")
     ap.add_argument("--objects", type=int, default=3000)
     ap.add_argument("--osd", type=int, default=3)
     ap.add_argument("--keep", help="use (and keep) this sandbox directory")
@@ -55,8 +58,9 @@ def main() -> int:
         subprocess.run([*SANDBOX, "start", str(box), "--osds", "4"], check=True, capture_output=True, timeout=300)
         client = CephClient(ConnectionSpec(conffile=str(conf), op_timeout=10)).connect()
         stop = f"/usr/bin/python3 {ROOT}/tests/cluster/stop_recorder.py {conf} {box} {{id}}"
-        state = Removal(osds=[a.osd], replace=a.replace, stop_template=stop)
+        state = Removal(osds=[a.osd], replace=a.replace, stop_template=stop, drain_mode=a.drain or "")
         engine = RemovalEngine(client, state, WorkflowStore(box / "state"))
+        watch = drainlab.ClusterWatch(conf)
         t0 = time.time()
         deadline = t0 + a.timeout
         recreated = False
@@ -72,7 +76,26 @@ def main() -> int:
             after.append((time.time() - t0, ceph(conf, "pg", "stat")))
             time.sleep(1)
         at_done = after[0][1]
+        watch.stop()
+        print(f"drain: {state.drain_mode}")
         print(drainlab.timeline(state.log, t0))
+        removed = next((e["time"] for e in state.log if "-actual" in str(e.get("cli"))), None)
+        print(f"cluster watched: {watch.samples} PG samples; "
+              + (f"purge/destroy at +{removed - t0:.1f}s" if removed else "no purge/destroy"))
+        if removed:
+            moved = watch.remapped(removed - 0.5, time.time())
+            print(f"PGs whose up set changed at the purge/destroy: {len(moved)} {moved[:8]}")
+        health = [(t, line) for t, line in watch.log if "Health check" in line or "HEALTH_" in line]
+        print(f"ceph -w: {len(watch.log)} lines, {len(health)} about health:")
+        for t, line in health[:12]:
+            print(f"  +{t - t0:6.1f}s  {line[-160:]}")
+        for t, line in watch.log:
+            if "PG_AVAILABILITY" in line:
+                print(f"  +{t - t0:6.1f}s  {line}")
+        for t, bad in watch.inactive:
+            print(f"  +{t - t0:6.1f}s  not active: {bad}")
+        if not any("PG_AVAILABILITY" in line for _, line in watch.log) and not watch.inactive:
+            print("  no PG_AVAILABILITY, no PG seen inactive")
         print(f"status: {state.status}  ({state.waiting_for})")
         for s in drainlab.stops(box):
             pm = s["pgmap"]

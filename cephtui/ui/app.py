@@ -362,7 +362,11 @@ class CephTUI(Removals, Poller, Moving):
             self.notify("A benchmark is running: q again within 3 s stops it and quits.", severity="warning",
                         timeout=3)
             return
-        self.exit()
+        self.quit_with_removals(ask=True)  # asks while this cephtui drives a removal, and pauses it
+
+    async def action_quit(self) -> None:
+        """ctrl+q: quit at once, but a removal this cephtui drives is paused in the cluster's queue first."""
+        self.quit_with_removals(ask=False)
 
     def confirm_operations(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                            preview: Callable[[], RenderableType] | None = None,

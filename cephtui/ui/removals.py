@@ -177,6 +177,48 @@ class Removals(App[None]):
         undone = engine.abort()
         self.call_from_thread(self.notify, "Aborted. " + "; ".join(undone), timeout=15)
 
+    # ------------------------------------------------------------ quitting while driving a removal
+    def removals_driven_here(self) -> list[RemovalEngine]:
+        """This session's workflows that are running: nothing else ticks them once this process ends."""
+        return [e for e in self.removals.values() if e.state.status == "running"]
+
+    def pause_driven_removals(self, why: str) -> list[str]:
+        """Pause (and save, in the cluster's queue) every removal this cephtui drives; blocking, so never on the
+        UI thread while the UI runs: from a worker, the signal watcher, or after the app has ended. Returns the
+        ids paused."""
+        paused = []
+        for engine in self.removals_driven_here():
+            try:
+                engine.pause(f"paused: {why} ({self.workflow_store.me})")
+                paused.append(engine.state.id)
+            except Exception:  # the cache was written first; a mon that does not answer must not stop the exit
+                log.exception("pausing removal %s on exit failed", engine.state.id)
+        return paused
+
+    def quit_with_removals(self, ask: bool = True) -> None:
+        """Quit; while this cephtui drives a removal, ask first (`ask`), and pause it before the process ends."""
+        if not self.removals_driven_here():
+            self.exit()
+            return
+        self._quit_flow(ask)
+
+    @work(group="dialog-flow", description="quit while a removal runs")
+    async def _quit_flow(self, ask: bool) -> None:
+        from cephtui.ui.screens.removal_quit import QuitRemovalScreen
+
+        if ask and not await self.push_screen_wait(QuitRemovalScreen([e.state.title for e in
+                                                                      self.removals_driven_here()])):
+            return  # stay: it keeps running
+        self.notify("Pausing the removal(s) in the cluster's queue, then quitting …", timeout=10)
+        self._pause_then_exit()
+
+    @work(thread=True, exit_on_error=False, group="workflow-control", description="pause removals, then quit")
+    def _pause_then_exit(self) -> None:
+        try:
+            self.pause_driven_removals("cephtui quit")
+        finally:
+            self.call_from_thread(self.exit)
+
     def tick_workflows(self) -> None:
         running = any(e.state.status == "running" for e in self.removals.values())
         if not self._ticking and not self.read_only and running:

@@ -67,7 +67,8 @@ def test_remove_refused_blocked_paused_resumed_done(box4: Sandbox) -> None:
     # Without the exact names typed: the plan and the preflight, then a refusal; nothing changed.
     res = cephtui(box4, "remove", "osd.3", "--osd-stop-cmd", stop, "--yes-i-typed", "osd.2")
     assert res.returncode == 2 and "must name exactly osd.3" in res.stderr, res.stderr
-    assert "Plan: Remove osd.3" in res.stdout and "Preflight:" in res.stdout and "ceph osd out 3" in res.stdout
+    assert "Plan: Remove osd.3" in res.stdout and "Preflight:" in res.stdout
+    assert "$ ceph osd crush reweight osd.3 0" in res.stdout  # crush0, a removal's default drain
     assert osd(box4, 3)["in"] == 1 and status(box4) == []
 
     # A preflight blocker: exit 3 with the reason; the workflow stays in the cluster's queue, blocked.

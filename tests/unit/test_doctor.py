@@ -244,3 +244,36 @@ def test_scrubs_are_paced_one_per_primary_and_four_at_most() -> None:
     pacer.sent(nxt, 1.0)
     pacer.observe(stamps, STUCK_AFTER + 1)  # no stamp moved for too long: the first three given up
     assert sorted(pacer.given_up) == ["1.1", "1.2", "1.3"] and list(pacer.in_flight) == [nxt.pgid]
+
+
+@pytest.mark.parametrize("fx", release_params("doctor"))
+def test_headless_doctor_names_the_crash_reports(fx: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cephtui doctor` on RECENT_CRASH: the real reports (id, daemon, host, time, signature, as the crash view
+    groups them) and fix commands with those ids, never `ceph crash info <id>`; in JSON too."""
+    import argparse
+
+    from cephtui.doctorcli import doctor_command
+
+    meta = json.loads(fx.read_text())["meta"]
+    if not meta["crash_id"]:
+        pytest.skip(f"{fx.parent.name}: no crash module in this release's Debian build (RELEASE.json)")
+    crash_id, osd = meta["crash_id"], f"osd.{meta['crashed']}"
+
+    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=False, muted=False)) == 4
+    text = capsys.readouterr().out
+    part = text[text.index("] RECENT_CRASH"):]
+    part = part[:part.index("\n\n")]
+    assert "New crash reports (crash ls), by backtrace signature:" in part
+    sig_line = next(line for line in part.splitlines() if line.strip().startswith("signature "))
+    assert "ceph-osd, 1 new on " + osd in sig_line
+    report = next(line for line in part.splitlines() if crash_id in line and "crash info" not in line)
+    assert f"{crash_id}  {osd} on " in report and crash_id[:10] in report.split(" at ")[-1]
+    assert f"ceph crash info {crash_id}; ceph crash archive {crash_id}" in part
+    assert "<id>" not in "".join(line for line in part.splitlines() if "cephtui offers" in line)
+
+    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=True, muted=False)) == 4
+    (f,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "RECENT_CRASH"]
+    (c,) = f["crashes"]
+    assert (c["id"], c["daemon"]) == (crash_id, osd) and len(c["signature"]) == 64 and c["time"]
+    assert [x["command"] for x in f["fixes"]] == [f"ceph crash info {crash_id}; ceph crash archive {crash_id}"]
+    assert f["fixes"][0]["label"].startswith(f"Read and archive {osd}'s crash at ")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cephtui.ceph.coerce import as_dict, as_list, as_str
+from cephtui.ceph.doctor.model import FixOffer
 
 
 @dataclass(frozen=True)
@@ -113,3 +114,34 @@ def info_lines(d: Any) -> list[str]:
     if c.stack_sig:
         lines.append(f"signature {c.stack_sig}")
     return lines
+
+
+def short_sig(sig: str) -> str:
+    return sig[:12] if sig else "(no backtrace)"
+
+
+def new_crash_lines(crashes: Sequence[Crash]) -> list[str]:
+    """The new (not archived) reports as the crash view groups them: by backtrace signature, then one line per
+    report with its id, daemon, host and time. What RECENT_CRASH's own detail never says: which reports."""
+    lines = []
+    for g in group_crashes([c for c in crashes if c.new]):
+        lines.append(f"signature {short_sig(g.stack_sig)}: {g.newest.what}, {len(g.crashes)} new on "
+                     f"{', '.join(g.daemons)}")
+        lines.extend(f"  {c.crash_id}  {c.entity} on {c.host or '?'} at {c.when}" for c in g.crashes)
+    return lines
+
+
+def crash_fix_offers(crashes: Sequence[Crash]) -> tuple[FixOffer, ...]:
+    """For each new report, newest group first: read it, then archive it (which clears RECENT_CRASH once all are)."""
+    offers = []
+    for g in group_crashes([c for c in crashes if c.new]):
+        for c in g.crashes:
+            offers.append(FixOffer("crashes", f"Read and archive {c.entity}'s crash at {c.when} (signature "
+                                   f"{short_sig(c.stack_sig)})", f"ceph crash info {c.crash_id}; "
+                                   f"ceph crash archive {c.crash_id}", targets=(c.crash_id,)))
+    return tuple(offers)
+
+
+def crash_json(c: Crash) -> dict[str, str]:
+    return {"id": c.crash_id, "daemon": c.entity, "host": c.host, "time": c.timestamp, "signature": c.stack_sig,
+            "what": c.what, "version": c.version}

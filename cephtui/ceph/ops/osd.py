@@ -119,6 +119,12 @@ def osd_remove(osd: int, replace: bool, safe_verified: bool) -> Operation:
     """
     if not safe_verified:
         raise ValueError(f"osd.{osd} has not been confirmed safe to destroy in this run; refusing")
+    return osd_remove_command(osd, replace)
+
+
+def osd_remove_command(osd: int, replace: bool) -> Operation:
+    """The operation `osd_remove` sends, built without its check: what a removal's plan shows (the plan is
+    made from the very operations the workflow sends, so the command approved is the command run)."""
     verb = "destroy-actual" if replace else "purge-actual"
     return Operation(title=f"{'Destroy' if replace else 'Purge'} osd.{osd} (safe-to-destroy said yes)",
                      prefix=f"osd {verb}", args=(("id", int(osd)), ("yes_i_really_mean_it", True)),

@@ -11,6 +11,29 @@ from cephtui.ceph.workflows.store import origin
 DRIVER_FRESH = 60.0  # s: a running workflow another process updated this recently is being driven there
 
 
+def pgs_left(r: Removal) -> int | None:
+    """The PGs this workflow still waits for, or None where no such number applies (shown as "—").
+
+    While it drains: the PGs still on its OSD(s) (`osd df`, read on every tick, so as live as the workflow);
+    from the stop to the purge: 0 (the stop needed 0); while it backfills after a replacement: the PGs not yet
+    active+clean. Finished, not yet drained, or waiting for a new disk: None, never the last count it saved
+    (a finished replacement kept 18 or 19, the PGs of its new OSD)."""
+    if r.finished:
+        return None
+    p = r.progress or {}
+    if r.step == "wait_safe":
+        return _count(p.get("pgs_on_osds"))
+    if r.step in ("stop", "remove"):
+        return 0
+    if r.step == "backfill":
+        return _count(p.get("pgs_not_clean"))
+    return None
+
+
+def _count(v: object) -> int | None:
+    return v if type(v) is int and v >= 0 else None
+
+
 def queue_rows(queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The queue as rows (also the TUI's queue screen): newest first."""
     rows: list[dict[str, Any]] = []
@@ -22,7 +45,7 @@ def queue_rows(queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
         by, driver = origin(d)
         p = r.progress or {}
         rows.append({"id": r.id, "osds": [f"osd.{i}" for i in r.osds], "kind": "replace" if r.replace else "remove",
-                     "step": r.step, "status": r.status, "pgs_left": p.get("pgs_on_osds"),
+                     "step": r.step, "status": r.status, "pgs_left": pgs_left(r),
                      "pgs_not_clean": p.get("pgs_not_clean"), "started": r.started, "updated": r.updated,
                      "started_by": by, "driven_by": driver, "pid": (d.get("_cephtui") or {}).get("pid"),
                      "waiting_for": r.waiting_for})
@@ -59,7 +82,7 @@ def indicator(rows: list[dict[str, Any]]) -> str:
         return ""
     if len(live) == 1:
         r = live[0]
-        pgs = f", {r['pgs_left']} PGs left" if r["pgs_left"] else ""
+        pgs = f", {r['pgs_left']} PGs left" if r["pgs_left"] is not None else ""
         return f"{'replacing' if r['kind'] == 'replace' else 'removing'} {','.join(r['osds'])}: {r['status']} " \
                f"({r['step']}{pgs})"
     counts: dict[str, int] = {}

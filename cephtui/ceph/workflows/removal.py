@@ -40,6 +40,17 @@ OVERRIDES = {
     "osds-down": "other OSDs are down: some data already has fewer copies, and this removal takes away more",
     "pgs": "PGs are already degraded, moving or inactive: their redundancy is reduced while this drain runs",
 }
+DRAIN_MODES = ("crush0", "out")
+
+
+def default_drain(replace: bool) -> str:
+    """crush0 for a removal: the purge then takes a weight-0 item out of CRUSH and nothing moves a second time
+    (drained by `out`, the purge moved data again and 3 PGs peered for 5 s: PG_AVAILABILITY, client IO to them
+    stopped). out for a replacement: destroy keeps the OSD's CRUSH item and weight, so the new disk takes its
+    place with no weight to restore and nothing moving between other OSDs."""
+    return "out" if replace else "crush0"
+
+
 PLACEHOLDERS = ("id", "host", "name")  # what a stop template may use: {id} 3, {host} node1, {name} osd.3
 SHELL_CHARS = ("&&", "||", "|", ";", ">", "<", "$(", "`", "*", "~")
 
@@ -64,7 +75,7 @@ class Check:
 class Removal:
     osds: list[int]
     replace: bool = False
-    drain_mode: str = "out"  # out: mark out (reweight 0, CRUSH unchanged) / crush0: CRUSH weight 0
+    drain_mode: str = ""  # crush0: CRUSH weight 0 / out: mark out (reweight 0, CRUSH unchanged); "": the default
     stop_template: str = ""  # e.g. 'ssh {host} systemctl stop ceph-osd@{id}'; '' = systemd here or manual
     stop_shell: bool = False  # run the stop template through /bin/sh -c (only when the operator asks)
     overrides: list[str] = field(default_factory=list)  # blockers lifted by the operator (OVERRIDES keys)
@@ -85,6 +96,10 @@ class Removal:
     log: list[dict[str, Any]] = field(default_factory=list)
     started: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        if not self.drain_mode:
+            self.drain_mode = default_drain(self.replace)
 
     @property
     def title(self) -> str:

@@ -32,6 +32,7 @@ from cephtui.ceph.workflows.removal_checks import (
     transient,
     unclean_summary,
 )
+from cephtui.ceph.workflows.removal_plan import drain_operations, restore_weight_operation
 from cephtui.ceph.workflows.removal_stop import (
     check_stop_template,
     describe_stop,
@@ -62,10 +63,10 @@ class RemovalEngine:
         self.state.updated = time.time()
         self.store.save(KIND, self.state.id, self.state.to_json())
 
-    def pause(self) -> None:
+    def pause(self, reason: str = "paused by the operator") -> None:
         if self.state.status == "running":
             self.state.status = "paused"
-            self.state.note("paused by the operator")
+            self.state.note(reason)
             self.save()
 
     def resume(self, stop_template: str | None = None, stop_shell: bool | None = None) -> None:
@@ -217,15 +218,17 @@ class RemovalEngine:
                                  if (osd_set(pg.get("up")) | osd_set(pg.get("acting"))) & targets)
         dump = self._osd_dump()
         by_id = {_i(o.get("osd")): o for o in dicts(dump.get("osds"))}
+        # The plan's own operations (removal_plan), for the OSDs that still need them.
         if s.drain_mode == "crush0":
             tree = self._tree()
-            for i in s.osds:
-                if as_float((tree.get(i) or {}).get("crush_weight")) > 0:
-                    self._run(ops.crush_reweight(f"osd.{i}", 0))
+            for op in drain_operations([i for i in s.osds if as_float((tree.get(i) or {}).get("crush_weight")) > 0],
+                                       "crush0"):
+                self._run(op)
         todo = [i for i in s.osds if by_id.get(i, {}).get("in")]
         # A down OSD is marked out too: recovery starts now instead of after mon_osd_down_out_interval.
         if todo and s.drain_mode == "out" or (todo and s.dead):
-            self._run(ops.osd_out(todo if s.drain_mode == "out" else [i for i in todo if i in s.dead]))
+            for op in drain_operations(todo if s.drain_mode == "out" else [i for i in todo if i in s.dead], "out"):
+                self._run(op)
         s.drain_epoch = _i(self._osd_dump().get("epoch"))
         self._go("wait_safe", f"drain started at osdmap epoch {s.drain_epoch}: waiting until every PG is "
                               "active+clean by stats newer than that, and safe-to-destroy says yes")
@@ -450,8 +453,19 @@ class RemovalEngine:
                                  f"ceph-volume lvm create --osd-id {i} --data /dev/DEVICE" for i in waiting)
                              + " — waiting until they are up and in")
             return
+        if s.drain_mode == "crush0":
+            self._restore_crush_weights()
         s.drain_epoch = _i(self._osd_dump().get("epoch"))
         self._go("backfill", f"replacement OSDs are up and in (osdmap epoch {s.drain_epoch})")
+
+    def _restore_crush_weights(self) -> None:
+        """A replacement drained by crush0: destroy kept the CRUSH item at weight 0 and the new OSD's
+        `create-or-move` on start keeps it, so the weight the old OSD had goes back (else no data comes)."""
+        tree = self._tree()
+        for i in self.state.osds:
+            weight = as_float((self.state.original.get(str(i)) or {}).get("crush_weight"))
+            if weight > 0 and as_float((tree.get(i) or {}).get("crush_weight")) == 0:
+                self._run(restore_weight_operation(i, weight))
 
     def _step_backfill(self) -> None:
         """Done only on active+clean read from stats newer than the last osdmap change, held for the stats

@@ -424,7 +424,9 @@ class OSDsPane(Pane):
 
     def action_remove(self) -> None:
         """The guided removal/replacement wizard for the selected OSD(s)."""
+        from cephtui.ceph.workflows.removal import DRAIN_MODES, default_drain
         from cephtui.ceph.workflows.removal_stop import StopCommandError, check_stop_template
+        from cephtui.ui.wizards.removal_form import RemovalForm
 
         ids = self.targets()
         if not ids:
@@ -447,14 +449,15 @@ class OSDsPane(Pane):
             first = [ops.osd_out(ids)] if v["drain"] == "out" else [ops.crush_reweight(f"osd.{i}", 0) for i in ids]
             return first  # the first commands, shown live; the plan screen lists them all
 
-        form = FormScreen(f"Remove or replace {osd_names(ids)}", [
+        form = RemovalForm(f"Remove or replace {osd_names(ids)}", [
             Field("mode", "What", "remove", choices=("remove", "replace")),
-            Field("drain", "Drain by", "out", choices=("out", "crush0")),
+            Field("drain", "Drain by", default_drain(replace=False), choices=DRAIN_MODES),
             Field("stop", "Stop command ({id} = OSD id; empty: systemd here, else you stop it)",
                   self.cephtui.osd_stop_cmd),
             Field("shell", "Run the stop command through /bin/sh (&&, pipes)", "no", choices=("no", "yes")),
-        ], build, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the new "
-                       "disk). Drain by out keeps CRUSH weights; crush0 sets the CRUSH weight to 0.")
+        ], build, ids, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the "
+                            "new disk). Drain: crush0 sets the CRUSH weight to 0 (the default for a removal: nothing "
+                            "moves again at the purge); out keeps CRUSH weights (the default for a replacement).")
 
         self._removal(ids, form)
 

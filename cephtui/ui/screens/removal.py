@@ -23,10 +23,11 @@ from textual.widgets import Button, Checkbox, Footer, Input, Static
 
 from cephtui.ceph.client import CephError
 from cephtui.ceph.format import human_duration, human_rate
+from cephtui.ceph.workflows import removal_plan
 from cephtui.ceph.workflows.removal import OVERRIDES, STEPS, Check, Removal, StopCommandError
 from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
-from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop, stop_command
+from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop
 from cephtui.ui import palette
 from cephtui.ui.handle import cephtui_app
 from cephtui.ui.widgets.dialog import Dialog
@@ -48,24 +49,8 @@ STEP_TEXT = {
 
 
 def planned_commands(r: Removal) -> list[str]:
-    ids = " ".join(str(i) for i in r.osds)
-    cmds = [f"ceph osd ok-to-stop {ids}   (preflight, read-only)"]
-    if r.drain_mode == "crush0":
-        cmds += [f"ceph osd crush reweight osd.{i} 0" for i in r.osds]
-    else:
-        cmds.append(f"ceph osd out {ids}")
-    cmds.append(f"ceph osd safe-to-destroy {ids}   (polled, with pg dump and osd df, until every PG is active+clean "
-                "by stats newer than the drain and it says yes over the stats period)")
-    for i in r.osds:
-        line = stop_command(r.stop_template, i, shell=r.stop_shell)
-        cmds.append(f"{line}   (through /bin/sh)" if line and r.stop_shell else
-                    line or f"(stop osd.{i} on its host; cephtui waits until it is down)")
-    verb = "destroy-actual" if r.replace else "purge-actual"
-    cmds += [f"ceph osd {verb} {i} --yes-i-really-mean-it   (what `ceph osd {verb[:-7]}` runs after its check; "
-             "only once safe-to-destroy said yes in this run)" for i in r.osds]
-    if r.replace:
-        cmds += [f"ceph-volume lvm create --osd-id {i} --data /dev/DEVICE   (you, on the host)" for i in r.osds]
-    return cmds
+    """The plan's lines, from the engine's own operations (removal_plan): the command approved is the one sent."""
+    return [c.cli + (f"   ({c.note})" if c.note else "") for c in removal_plan.planned_commands(r)]
 
 
 def checks_table(checks: list[Check] | list[dict[str, Any]]) -> Table:
@@ -107,11 +92,8 @@ class PlanScreen(Dialog[bool]):
         for c in planned_commands(self.plan):
             t.append("$ ", style=palette.style("muted"))
             t.append(c + "\n", style=palette.style("info"))
-        t.append("\nDrain: " + ("mark out — the OSD keeps its CRUSH weight, so its host's weight (and placement of "
-                                "other PGs) is unchanged; data moves off once, and back if you mark it in."
-                                if self.plan.drain_mode == "out" else
-                                "CRUSH weight 0 — the host's weight shrinks too, so some PGs move between other "
-                                "OSDs as well, but nothing moves again when the OSD is finally removed."), style="")
+        out_removal = self.plan.drain_mode == "out" and not self.plan.replace  # a second move at the purge
+        t.append("\n" + removal_plan.drain_cost(self.plan), style=palette.style("bold warn") if out_removal else "")
         t.append("\nThe OSD is stopped only when every PG is active+clean by PG stats newer than the drain, `osd df` "
                  "shows no PG on it and safe-to-destroy says yes on polls spanning the mgr's stats period. You can "
                  "pause, resume or abort at any step; abort marks the OSDs back in until they are destroyed. The "

@@ -76,7 +76,7 @@ class RemovalQueueScreen(Screen[None]):
     def _cells(r: dict[str, Any]) -> tuple[Any, ...]:
         status = Text(r["status"], style=palette.style(STATUS_ROLE.get(r["status"], "")))
         return (r["id"], ",".join(r["osds"]), r["kind"], r["step"], status,
-                "-" if r["pgs_left"] is None else str(r["pgs_left"]),
+                "—" if r["pgs_left"] is None else str(r["pgs_left"]),
                 time.strftime("%m-%d %H:%M:%S", time.localtime(r["started"])), r["started_by"] or "?")
 
     def selected(self) -> dict[str, Any] | None:
