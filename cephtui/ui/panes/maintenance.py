@@ -2,9 +2,10 @@
 
 Entering maintenance (`e`) checks `osd ok-to-stop` for the chosen OSDs, sets
 `noout` on the host (`osd set-group noout HOST`) or on the chosen OSDs, and the
-extra cluster flags asked for, but only those not already set: the record in
-the state file says which ones this maintenance set, and exiting (`x`) unsets
-exactly those. The flags table lists every cluster flag with what it does and
+extra cluster flags asked for, but only those not already set: the record, kept
+in the cluster (any cephtui sees and can end it), says which ones this maintenance
+set, and exiting (`x`) unsets exactly those. The record is read and written on
+thread workers: the UI thread never waits on the mons. The flags table lists every cluster flag with what it does and
 every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 """
 from __future__ import annotations
@@ -27,8 +28,10 @@ from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
+from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import palette
 from cephtui.ui.flows import flow_running, in_thread
+from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
 from cephtui.ui.widgets.dialog import YesNoDialog
@@ -37,7 +40,8 @@ from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
-MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 10), ("set by it (exit unsets)", 40),
+RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
+MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
 FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set by", 22), ("what it does", 84))
 # Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
@@ -109,7 +113,8 @@ class MaintenancePane(Pane):
 
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
-        self.store = mt.MaintenanceStore.open()
+        self.store = mt.MaintenanceStore(WorkflowStore())  # the app's own (in the cluster) from on_mount
+        self._loading = False
         self.fsid: str | None = None
         self.flags: tuple[FlagState, ...] = ()
         self.first_poll: float | None = None
@@ -124,11 +129,15 @@ class MaintenancePane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#maint-active-box").border_title = "Maintenance in progress (e enter · x exit)"
-        self.query_one("#maint-active-box").border_subtitle = f"state file {self.store.path}"
+        self.store = mt.MaintenanceStore(self.cephtui.workflow_store)
+        self.query_one("#maint-active-box").border_subtitle = "kept in the cluster (config-key)"
         self.query_one("#maint-flags-box").border_title = "Flags (s set · u unset · enter toggle)"
         self.query_one("#maint-howto").border_title = "On the host"
         self.watch(self.mtable, "cursor", lambda _=None: self._show_howto(), init=False)
         self._refresh()
+        self.reload()
+        # Colleagues' maintenances reach the header on every tab, like the removal queue.
+        self.set_interval(RELOAD_EVERY, self.reload)
 
     @property
     def mtable(self) -> VirtualTable[mt.Maintenance]:
@@ -166,15 +175,31 @@ class MaintenancePane(Pane):
         self._refresh()  # show() redraws only when the flags change: the summary and how-to in the new colours
 
     def reload(self) -> None:
-        """Read the state file again (another cephtui may have changed it)."""
-        self.store.load()
-        self._refresh()
+        """Read the records from the cluster again (another cephtui may have entered or ended one), off the
+        UI thread; one read at a time."""
+        if not self._loading:
+            self._loading = True
+            self._load_worker()
 
-    def _save(self, m: mt.Maintenance) -> bool:
+    @work(thread=True, exit_on_error=False, group="maint-load", description="read the maintenance records")
+    def _load_worker(self) -> None:
         try:
-            self.store.put(m)
+            self.store.load()
+        except Exception:  # a bug here must not stop the banner for good
+            log.exception("reading the maintenance records failed")
+        finally:
+            self._loading = False
+        self.app.call_from_thread(self._refresh)
+
+    async def _save(self, m: mt.Maintenance) -> bool:
+        """Write the record (cache, then the cluster) on a thread; False (and said why) when it was not kept."""
+        try:
+            await in_thread(self, lambda: self.store.put(m), "save the maintenance record")
+        except WorkflowConflict as e:
+            self.app.notify(f"Not started: {e}", title="Maintenance", severity="error", timeout=20)
+            return False
         except OSError as e:
-            self.app.notify(f"Could not write the maintenance state file: {e}", severity="error", timeout=20)
+            self.app.notify(f"Could not write the maintenance record: {e}", severity="error", timeout=20)
             return False
         finally:
             self._refresh()
@@ -192,6 +217,8 @@ class MaintenancePane(Pane):
                  f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
         if self.store.error:
             parts.append(palette.markup("bold err", str(self.store.error)))
+        if self.store.problem:
+            parts.append(palette.markup("bold warn", str(self.store.problem)))
         parts.append("e enter maintenance · x exit · s/u set/unset a flag")
         self.query_one("#maint-summary", Static).update(" · ".join(parts))
         self._show_howto()
@@ -201,7 +228,8 @@ class MaintenancePane(Pane):
     def _maint_cells(self, m: mt.Maintenance) -> tuple[tuple[str, str], ...]:
         s = palette.style
         style = s("bold warn" if m.state == "active" else "bold err")
-        return ((m.target.label, "bold"), (m.state, style), (mbanner.since_text(m.started), ""), (m.user, s("muted")),
+        return ((m.target.label, "bold"), (m.state, style), (mbanner.since_text(m.started), ""),
+                (m.starter, s("muted")),
                 (", ".join(mt.flag_label(k) for k in m.owned) or "-", s("info")),
                 (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
@@ -232,7 +260,7 @@ class MaintenancePane(Pane):
                 style=palette.style("muted")))
             return
         t = Text()
-        t.append(f"{m.target.label}: maintenance {m.state} since {mbanner.since_text(m.started)} by {m.user}\n",
+        t.append(f"{m.target.label}: maintenance {m.state} since {mbanner.since_text(m.started)} by {m.starter}\n",
                  style="bold")
         for line in mplan.instructions(m.target):
             cmd = line.startswith("  ")
@@ -301,9 +329,6 @@ class MaintenancePane(Pane):
         if flow_running(self, "maint"):
             self.app.notify("Still asking the cluster…")
             return
-        if self.store.error:
-            self.app.notify(self.store.error, severity="error")
-            return
         self._enter()
 
     async def _read_maps(self) -> tuple[Any, Any] | None:
@@ -326,14 +351,16 @@ class MaintenancePane(Pane):
         tree, dump = maps
         hosts, now_set = mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump)
         fsid = str(dump.get("fsid") or self.fsid or "")
+        await refresh_holds(self)
+        self._refresh()
 
         def plan(v: dict[str, str]) -> tuple[mt.Maintenance, list[ops.Operation]]:
             target = mt.parse_target(v["target"], hosts)
             extra = mt.parse_extra_flags(v["flags"])
-            for m in self.active():
-                if set(m.target.osds) & set(target.osds):
-                    raise ValueError(f"{m.target.label} is already in maintenance (exit it first, or choose "
-                                     "other OSDs)")
+            # Said as the OSDs are typed, before anything is asked: which workflow holds them, by whom, since when.
+            why = refusal(self, list(target.osds))
+            if why:
+                raise ValueError(why)
             m, operations = mplan.plan_enter(target, extra, now_set, fsid)
             if not operations:
                 raise ValueError("everything asked for is already set by someone else ("
@@ -368,7 +395,7 @@ class MaintenancePane(Pane):
             return
         # Written before anything runs: a cephtui killed half-way still knows what it may have set.
         m = m.log("enter planned: " + "; ".join(op.cli for op in operations))
-        if not self._save(m):
+        if not await self._save(m):
             return
         explain = Text()
         explain.append_text(preflight)
@@ -381,12 +408,12 @@ class MaintenancePane(Pane):
         entered = mplan.finish_enter(m, outcome.results, outcome.ran)
         if entered is None:
             try:
-                self.store.drop(m.id)
+                await in_thread(self, lambda: self.store.drop(m.id), "drop the maintenance record")
             except OSError as e:
-                self.app.notify(f"Could not write the state file: {e}", severity="error")
+                self.app.notify(f"Could not remove the maintenance record: {e}", severity="error")
             self._refresh()
             return
-        if self._save(entered):
+        if await self._save(entered):
             self._select(entered.id)
             self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
                             "tab), and press x here when they are back up.", timeout=10)
@@ -431,7 +458,7 @@ class MaintenancePane(Pane):
             return
         plan = mplan.plan_exit(m, mt.flags_from_osd_dump(dump), self.store.active(m.fsid))
         if not plan.operations:
-            self._finish_exit(m, plan, [])
+            await self._finish_exit(m, plan, [])
             self.app.notify(f"{m.target.label}: nothing left to unset; maintenance ended.\n"
                             + plan.explanation(m), timeout=10)
             return
@@ -443,7 +470,7 @@ class MaintenancePane(Pane):
             explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {them}"
                            " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
                            "Start the daemons first unless you mean it.", style=palette.style("bold warn"))
-        if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
+        if not await self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
                 op.cli for op in plan.operations))):
             return
         outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain)
@@ -451,18 +478,21 @@ class MaintenancePane(Pane):
             return
         current = self.store.get(mid) or m
         if not outcome.ran:
-            self._save(replace(current, state="active").log("exit cancelled"))
+            await self._save(replace(current, state="active").log("exit cancelled"))
             return
-        self._finish_exit(current, plan, list(outcome.results))
+        await self._finish_exit(current, plan, list(outcome.results))
 
-    def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
+    async def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
         finished = mplan.finish_exit(m, plan, results)
-        try:
+
+        def save() -> None:
             if plan.handed_over:
                 self.store.put_all(mplan.hand_over(self.store.records, plan))
             self.store.put(finished)
+        try:
+            await in_thread(self, save, "save the maintenance record")
         except OSError as e:
-            self.app.notify(f"Could not write the state file: {e}", severity="error", timeout=20)
+            self.app.notify(f"Could not write the maintenance record: {e}", severity="error", timeout=20)
         self._refresh()
         if finished.state == "done":
             self.app.notify(f"{m.target.label} left maintenance.")
