@@ -11,6 +11,7 @@ from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
+from cephtui.ceph.workflows.flag_origin import FlagOrigin
 from cephtui.ceph.workflows.store import WorkflowStore
 
 HOSTS = {"node1": (0, 1, 2), "node2": (3, 4), "empty": ()}
@@ -232,10 +233,14 @@ def test_banner_groups_owned_flags_under_the_maintenance() -> None:
     assert m is not None
     flags = [FlagState("nodeep-scrub", "", T0 - 420), FlagState("noout", "node2", T0 + 2),
              FlagState("noscrub", "", T0 + 2)]
-    items = mbanner.banner_items([m], flags, first_poll=T0 - 3600, now=T0 + 10)
-    assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
-    # Present at the first poll: it may be older than that.
-    assert mbanner.banner_items([], flags[:1], first_poll=T0 - 420, now=T0) == ["nodeep-scrub since ≤13:55"]
+    # Who set a flag and when come from the durable sources (flag_origin), never from when cephtui first saw it.
+    assert mbanner.banner_items([m], flags, now=T0 + 10) == [
+        "maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since … (not by a maintenance)"]
+    origins = {("nodeep-scrub", ""): FlagOrigin(since=T0 - 420, who="bob@mon2 (cephtui)")}
+    items = mbanner.banner_items([m], flags, origins, now=T0 + 10)
+    assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by bob@mon2)"]
+    older = {("nodeep-scrub", ""): FlagOrigin(before=T0 - 420, why_unknown="…")}
+    assert mbanner.banner_items([], flags[:1], older, now=T0) == ["nodeep-scrub set before 13:55"]
     assert mbanner.banner_short([m], flags) == "1 maintenance, 1 flag (tab 7)"
     assert mbanner.banner_items([], []) == [] and mbanner.banner_short([], []) == ""
 

@@ -11,6 +11,7 @@ every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -25,6 +26,7 @@ from textual.widgets import Button, Static
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
 from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
+from cephtui.ceph.workflows import flag_origin as fo
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
@@ -40,6 +42,8 @@ from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
+RETRACE_YOUNG = 120.0  # s: a flag this recent whose setter is unknown is looked up again …
+RETRACE_EVERY = 5.0  # … at most this often
 RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
 MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
@@ -115,9 +119,12 @@ class MaintenancePane(Pane):
         super().__init__(**kw)  # type: ignore[arg-type]
         self.store = mt.MaintenanceStore(WorkflowStore())  # the app's own (in the cluster) from on_mount
         self._loading = False
+        self.origins: dict[mt.FlagKey, fo.FlagOrigin] = {}  # who set each flag set now, and when
+        self._tracing = False
+        self._traced_at = 0.0
+        self._osdmaps: fo.OsdmapHistory | None = None
         self.fsid: str | None = None
         self.flags: tuple[FlagState, ...] = ()
-        self.first_poll: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="maint-summary")
@@ -162,14 +169,52 @@ class MaintenancePane(Pane):
         return self.store.active(self.fsid)
 
     def show(self, snap: ClusterSnapshot) -> None:
-        if self.first_poll is None:
-            self.first_poll = snap.taken_at
         changed = snap.flags != self.flags or snap.fsid != self.fsid
         self.fsid, self.flags = snap.fsid, snap.flags
+        self._trace_origins()
         if changed:
             self._refresh()
         else:
             self._publish()
+
+    # ------------------------------------------------------------ who set each flag, and when
+    def _trace_origins(self) -> None:
+        """Look up the setter of each flag not yet traced, off the UI thread. One whose setter is unknown and
+        that was set in the last RETRACE_YOUNG s is looked up again (every RETRACE_EVERY s): the mons' audit
+        entry of a command can reach `log last` a moment after the flag shows."""
+        keys = {(f.flag, f.scope) for f in mt.fold_pause(self.flags)}
+        keys |= {(f.flag, "") for f in self.flags if not f.scope and f.flag in mt.PAUSE_PARTS}  # a lone half
+        gone = set(self.origins) - keys
+        for k in gone:
+            del self.origins[k]
+        now = time.time()
+        new = [k for k in keys if k not in self.origins]
+        young = [k for k, o in self.origins.items() if not o.who and o.since is not None
+                 and now - o.since < RETRACE_YOUNG and now - self._traced_at >= RETRACE_EVERY]
+        if gone and not new:
+            self._refresh()
+        if (new or young) and not self._tracing and self.fsid:
+            self._tracing = True
+            self._traced_at = now
+            self._trace_worker(sorted(new + young))
+
+    @work(thread=True, exit_on_error=False, group="maint-origins", description="who set the flags")
+    def _trace_worker(self, keys: list[mt.FlagKey]) -> None:
+        found: dict[mt.FlagKey, fo.FlagOrigin] = {}
+        try:
+            if self._osdmaps is None:
+                self._osdmaps = fo.OsdmapHistory(self.cephtui.client)
+            found = fo.origins(self.cephtui.client, keys, self.cephtui.audit.path, self.fsid or "", self._osdmaps)
+        except Exception:  # a bug here must not stop the flags table
+            log.exception("looking up who set the flags failed")
+        finally:
+            self._tracing = False
+        self.app.call_from_thread(self._traced, found)
+
+    def _traced(self, found: dict[mt.FlagKey, fo.FlagOrigin]) -> None:
+        now_set = {(f.flag, f.scope) for f in mt.fold_pause(self.flags)} | {(f.flag, "") for f in self.flags}
+        self.origins.update({k: v for k, v in found.items() if k in now_set})
+        self._refresh()
 
     def retheme(self) -> None:
         self._refresh()  # show() redraws only when the flags change: the summary and how-to in the new colours
@@ -207,11 +252,12 @@ class MaintenancePane(Pane):
 
     def _publish(self) -> None:
         self.cephtui.statusbar.set_maintenances(tuple(self.active()))
+        self.cephtui.statusbar.set_flag_origins(dict(self.origins))
 
     def _refresh(self) -> None:
         active = self.active()
         self.mtable.set_rows(active)
-        self.ftable.set_rows(flag_rows(self.flags, active))
+        self.ftable.set_rows(flag_rows(self.flags, active, self.origins))
         n_set = len(self.flags)
         parts = [f"[b]{len(active)}[/] maintenance{'s' if len(active) != 1 else ''} in progress",
                  f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
@@ -242,8 +288,8 @@ class MaintenancePane(Pane):
         s = palette.style
         on = r.is_set or bool(r.partial)
         state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
-        since = mbanner.since_text(r.since, self.first_poll) if r.since is not None else ""
-        owner = r.owner or ("someone else" if on else "")
+        since = r.when_text()
+        owner = r.owner or (("unknown" if r.origin is not None else "…") if on else "")
         state = "set" if r.is_set else ({"pauserd": "reads", "pausewr": "writes"}.get(r.partial) or "-")
         return ((r.flag, "bold" if on else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
                 (state, state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
@@ -314,11 +360,12 @@ class MaintenancePane(Pane):
         explain = "" if op.effect else f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
         if row.partial:
             explain += f"\nNow {mt.PAUSE_PARTIAL[row.partial]}."
-        if row.owner and not on:
+        if row.maintenance and not on:
             explain += (f"\nSet by {row.owner}: exiting that maintenance would unset it anyway; unset now, the "
                         "maintenance exit will find it already gone.")
-        elif row.is_set and not on:
-            explain += "\nSet by someone else (not a cephtui maintenance): check they are done with it."
+        elif (row.is_set or row.partial) and not on:
+            found = row.origin.describe() if row.origin is not None else "who set it is still being looked up"
+            explain += f"\nNot set by a cephtui maintenance: {found}. Check they are done with it."
         if on and row.flag in DANGER:
             explain += "\nDo not leave it set unattended: u on this row unsets it."
         explain = explain.strip()

@@ -462,7 +462,7 @@ class OSDsPane(Pane):
         from cephtui.ceph.workflows.removal import Removal
         from cephtui.ui.screens.removal import PlanScreen
 
-        await refresh_holds(self)  # the queues as the cluster has them now, for the form's first look
+        self._recheck_holds(form)
         if not await self.app.push_screen_wait(form):
             return
         v = form.submitted_values
@@ -470,6 +470,14 @@ class OSDsPane(Pane):
                        stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
         if await self.app.push_screen_wait(PlanScreen(plan, self.cephtui.client)):
             self.cephtui.start_removal(plan)
+
+    @work(group="osd-holds", description="read the workflow queues for the removal form")
+    async def _recheck_holds(self, form: FormScreen) -> None:
+        """The form opens on the queues as last read; read them now (a colleague may have started something a
+        moment ago) and check the form again."""
+        await refresh_holds(self)
+        if form.is_attached:
+            form.recheck()
 
     def action_removals(self) -> None:
         """The queue of every removal (the cluster's, colleagues' too); enter opens one."""
