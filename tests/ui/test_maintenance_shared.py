@@ -4,16 +4,31 @@ a removal of its OSDs at the form, before any typed name. Real sandbox, Pilot, C
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 
+from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.workflows.removal import KIND as REMOVAL
+from cephtui.ceph.workflows.removal import Removal
+from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, text_of, wait_for, wait_screen
+from tests.ui.helpers import SIZE, click, text_of, wait_for, wait_screen
 from tests.ui.test_maintenance import bar_text, cleanup, confirm_and_run, host_of, one, open_tab, stored
+
+
+@contextmanager
+def connected(sandbox: Sandbox) -> Iterator[CephClient]:
+    client = CephClient(ConnectionSpec(conffile=str(sandbox.conf))).connect()
+    try:
+        yield client
+    finally:
+        client.close()
 
 
 def as_admin(monkeypatch: pytest.MonkeyPatch, home: Path, user: str) -> None:
@@ -80,7 +95,7 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
                                                     rf"active, {started}\d\d:\d\d\)", text_of(second, "#form-status")),
                            10, "the conflict named in the form")
             assert "end that maintenance first" in text_of(second, "#form-status")
-            await pilot.press("enter")  # Next: refused, the plan (and its typed name) never comes
+            await click(pilot, "#form-ok")  # Next: refused, the plan (and its typed name) never comes
             await pilot.pause()
             assert second.screen is form and not second.removals
             await pilot.press("escape")
@@ -98,4 +113,39 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
             await wait_for(pilot, lambda: "maintenance:" not in bar_text(second), 10, "the banner cleared")
     finally:
         sandbox.ceph("osd", "unset-group", "noout", "osd.1")
+        cleanup(sandbox, host)
+
+
+async def test_maintenance_of_an_osd_in_a_removal_is_refused_at_the_form(
+        make_app, sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A removal another machine saved in the cluster's queue (not running here): the maintenance form names
+    it as osd.2 is typed, and Next goes nowhere; nothing is set."""
+    host = host_of(sandbox)
+    as_admin(monkeypatch, tmp_path / "carol", "carol")
+    removal = Removal(osds=[2])
+    try:
+        with connected(sandbox) as client:
+            colleague = WorkflowStore(tmp_path / "carol-state", client=client)
+            colleague.save(REMOVAL, removal.id, removal.to_json())
+        as_admin(monkeypatch, tmp_path / "dave", "dave")
+        before = sandbox.ceph("osd", "dump")
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            await open_tab(app, pilot)
+            await pilot.press("e")
+            form = await wait_screen(pilot, FormScreen, 10, "the enter form")
+            await pilot.press("ctrl+u", *"osd.2", "tab", "ctrl+u", *"none")
+            started = re.escape(f"started by {colleague.me} at ")
+            await wait_for(pilot, lambda: re.search(rf"osd\.2 already in workflow {removal.id} \(removal at preflight, "
+                                                    rf"\w+, {started}\d\d:\d\d\)", text_of(app, "#form-status")),
+                           10, "the removal named in the form")
+            assert "resume or abort that removal first" in text_of(app, "#form-status")
+            await click(pilot, "#form-ok")
+            await pilot.pause()
+            assert app.screen is form  # no ok-to-stop asked, no confirm dialog
+            await pilot.press("escape")
+        after = sandbox.ceph("osd", "dump")
+        assert after["flags"] == before["flags"] and after["osds"] == before["osds"]
+        assert not [r for r in stored(sandbox) if 2 in r.get("osds", [])]
+    finally:
         cleanup(sandbox, host)
