@@ -42,9 +42,14 @@ def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]
         o = origins.get((f.flag, f.scope))
         when = o.when_text(now) if o is not None else "…"
         items.append(f"{f.label} {'set ' + when if when.startswith('before') else 'since ' + when}"
-                     + (f" (by {o.who.split(' (')[0]})" if o is not None and o.who else
+                     + (f" (by {short_who(o.who)})" if o is not None and o.who else
                         " (not by a maintenance)" if maintenances else ""))
     return items
+
+
+def short_who(who: str) -> str:
+    """'alice@mon1' of 'alice@mon1 (cephtui)', 'client.admin' of 'client.admin at 10.0.0.5 (ceph CLI …)'."""
+    return who.split(" (")[0].split(" at ")[0]
 
 
 def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:
