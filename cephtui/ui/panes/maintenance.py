@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -440,20 +440,22 @@ class MaintenancePane(Pane):
                              "makes PGs unavailable.", style=palette.style("bold err"))
         else:
             return
-        # Written before anything runs: a cephtui killed half-way still knows what it may have set.
+        # Written once Run is pressed, before any command: a cephtui killed half-way still knows what it may have
+        # set, and the cluster's queues refuse it there if a removal (anyone's) took one of its OSDs meanwhile.
         m = m.log("enter planned: " + "; ".join(op.cli for op in operations))
-        if not await self._save(m):
-            return
+        written: list[bool] = []
         explain = Text()
         explain.append_text(preflight)
         explain.append("\n" + mplan.enter_explanation(m))
         explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
                        style=palette.style("muted"))
-        outcome = await self.cephtui.ask_confirm(operations, explain=explain)
+        outcome = await self.cephtui.ask_confirm(operations, explain=explain, before_run=self._record_first(m, written))
         if outcome is None:
             return
         entered = mplan.finish_enter(m, outcome.results, outcome.ran)
         if entered is None:
+            if not written:  # cancelled (or refused) before the record was written: nothing to take back
+                return
             try:
                 await in_thread(self, lambda: self.store.drop(m.id), "drop the maintenance record")
             except OSError as e:
@@ -464,6 +466,21 @@ class MaintenancePane(Pane):
             self._select(entered.id)
             self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
                             "tab), and press x here when they are back up.", timeout=10)
+
+    def _record_first(self, m: mt.Maintenance, written: list[bool]) -> Callable[[], str]:
+        """The confirm dialog's step before its commands (on its thread): the record into the store; why not, or
+        ''. `written` gets an entry once it is."""
+        def write() -> str:
+            try:
+                self.store.put(m)
+            except WorkflowConflict as e:
+                return f"Not started: {e}"
+            except OSError as e:
+                return f"the maintenance record could not be written ({e})"
+            written.append(True)
+            self.app.call_from_thread(self._refresh)
+            return ""
+        return write
 
     def _ok_to_stop(self, osds: Sequence[int]) -> tuple[bool, str]:
         """(ok, what the mgr said); never raises: a failed question is a no (runs on a thread)."""
@@ -517,16 +534,13 @@ class MaintenancePane(Pane):
             explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {them}"
                            " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
                            "Start the daemons first unless you mean it.", style=palette.style("bold warn"))
-        if not await self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
-                op.cli for op in plan.operations))):
-            return
-        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain)
-        if outcome is None:
-            return
-        current = self.store.get(mid) or m
-        if not outcome.ran:
-            await self._save(replace(current, state="active").log("exit cancelled"))
-            return
+        exiting = replace(m, state="exiting").log("exit planned: " + "; ".join(op.cli for op in plan.operations))
+        written: list[bool] = []
+        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain,
+                                                 before_run=self._record_first(exiting, written))
+        if outcome is None or not outcome.ran or not written:
+            return  # cancelled: nothing was written, the record stays as it was
+        current = self.store.get(mid) or exiting
         await self._finish_exit(current, plan, list(outcome.results))
 
     async def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
