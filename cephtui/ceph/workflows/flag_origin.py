@@ -40,8 +40,9 @@ class FlagOrigin:
 
     since: float | None = None  # when it was set
     before: float | None = None  # unknown when, but no later than this (the oldest record the mons keep)
-    who: str = ""  # "alice@mon1 (cephtui)", "client.admin at 127.0.0.1 (ceph CLI or another client)", ""
+    who: str = ""  # "alice@mon1 (cephtui)", "client.admin at 127.0.0.1", ""
     why_unknown: str = ""  # what was looked at when `who` is ""
+    via: str = ""  # where `who` was found, for the dialogs
 
     def when_text(self, now: float | None = None) -> str:
         if self.since is not None:
@@ -55,7 +56,9 @@ class FlagOrigin:
         when = (f"set at {clock_time(self.since, now)} (osdmap)" if self.since is not None else
                 f"set before {clock_time(self.before, now)}, the oldest osdmap the mons keep"
                 if self.before is not None else "set at an unknown time")
-        return f"{when}, by {self.who}" if self.who else f"{when}; setter unknown: {self.why_unknown}"
+        if not self.who:
+            return f"{when}; setter unknown: {self.why_unknown}"
+        return f"{when}, by {self.who}" + (f" ({self.via})" if self.via else "")
 
 
 # ------------------------------------------------------------------ which command sets or unsets a flag
@@ -85,6 +88,7 @@ class AuditEntry:
     time: float
     who: str
     command: Mapping[str, Any]
+    via: str = ""
 
 
 _MON_AUDIT = re.compile(r"from='(?P<frm>[^']*)' entity='(?P<entity>[^']*)' cmd='?(?P<cmd>[\[{].*[\]}])'?\s*: "
@@ -122,7 +126,8 @@ def mon_audit(log: Any) -> tuple[list[AuditEntry], float | None]:
         cmd = cmd[0] if isinstance(cmd, list) and cmd else cmd
         if isinstance(cmd, dict):
             addr = m.group("frm").split(" ")[-1].split(":")[0]
-            out.append(AuditEntry(t, f"{m.group('entity')} at {addr} (ceph CLI or another client)", cmd))
+            out.append(AuditEntry(t, f"{m.group('entity')} at {addr}", cmd,
+                                  "from the mons' audit log: the ceph CLI or another client"))
     return out, oldest
 
 
@@ -149,7 +154,8 @@ def local_audit(path: Path, fsid: str) -> list[AuditEntry]:
             continue
         t = stamp(str(d.get("time", "")))
         if t is not None:
-            out.append(AuditEntry(t, f"{d.get('user') or '?'}@{host} (cephtui)", d["command"]))
+            out.append(AuditEntry(t, f"{d.get('user') or '?'}@{host} (cephtui)", d["command"],
+                                  "from this host's cephtui audit log"))
     return out
 
 
@@ -269,7 +275,7 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
                 pass
         found = setter(mine, key, since) or setter(remote, key, since)
         if found is not None:
-            out[key] = FlagOrigin(since if since is not None else found.time, before, found.who)
+            out[key] = FlagOrigin(since if since is not None else found.time, before, found.who, via=found.via)
             continue
         kept = (f"the mons' audit log keeps only since {clock_time(oldest_audit)}" if oldest_audit is not None
                 else "the mons' audit log could not be read")

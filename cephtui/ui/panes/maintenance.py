@@ -47,7 +47,7 @@ RETRACE_EVERY = 5.0  # … at most this often
 RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
 MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
-FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set by", 22), ("what it does", 84))
+FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 12), ("set by", 30), ("what it does", 74))
 # Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
