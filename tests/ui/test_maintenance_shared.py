@@ -16,6 +16,7 @@ from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
+from cephtui.ui.screens.removal import PlanScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, text_of, wait_for, wait_screen
@@ -100,6 +101,15 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
             assert second.screen is form and not second.removals
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(second.screen, FormScreen), 5, "the form closed")
+            # The plan asks the cluster again (a maintenance begun after the form opened): a blocker no override lifts.
+            plan = PlanScreen(Removal(osds=[1]), second.client)
+            second.push_screen(plan)
+            await wait_for(pilot, lambda: plan.checks is not None, 60, "the plan's preflight")
+            held = next(c for c in plan.checks if c.name == "workflow")
+            assert held.level == "block" and not held.override and f"already in workflow {mid}" in held.detail
+            assert "workflow must be fixed first" in plan.refusal()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(second.screen, PlanScreen), 5, "the plan closed")
 
             await pilot.press("7")
             await wait_for(pilot, lambda: pane.mtable.row_count == 1, 5, "the maintenance table")
