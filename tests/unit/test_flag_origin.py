@@ -64,3 +64,7 @@ def test_what_is_said_when_the_setter_is_older_than_what_the_mons_keep() -> None
                       " 19:10")
     assert o.when_text().startswith("before ") and "the oldest osdmap the mons keep" in o.describe()
     assert "setter unknown" in o.describe()
+    t = fo.stamp("2026-11-27T19:10:00+0000")
+    assert fo.FlagOrigin(since=t, why_unknown="…", audit_from=t).who_text(now=t) == \
+        f"unknown (audit kept ≥{fo.clock_time(t, t)})"
+    assert fo.FlagOrigin(since=t, who="bob@mon2 (cephtui)").who_text() == "bob@mon2 (cephtui)"

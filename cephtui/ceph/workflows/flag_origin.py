@@ -43,6 +43,13 @@ class FlagOrigin:
     who: str = ""  # "alice@mon1 (cephtui)", "client.admin at 127.0.0.1", ""
     why_unknown: str = ""  # what was looked at when `who` is ""
     via: str = ""  # where `who` was found, for the dialogs
+    audit_from: float | None = None  # `who` unknown: the oldest entry of the mons' audit log, what it reaches back to
+
+    def who_text(self, now: float | None = None) -> str:
+        """For the flags table's narrow column: the setter, or how far back the audit logs looked."""
+        if self.who:
+            return self.who
+        return f"unknown (audit kept ≥{clock_time(self.audit_from, now)})" if self.audit_from is not None else "unknown"
 
     def when_text(self, now: float | None = None) -> str:
         if self.since is not None:
@@ -279,5 +286,6 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
             continue
         kept = (f"the mons' audit log keeps only since {clock_time(oldest_audit)}" if oldest_audit is not None
                 else "the mons' audit log could not be read")
-        out[key] = FlagOrigin(since, before, "", f"not in this host's cephtui audit log, and {kept}")
+        out[key] = FlagOrigin(since, before, "", f"not in this host's cephtui audit log, and {kept}",
+                              audit_from=oldest_audit)
     return out

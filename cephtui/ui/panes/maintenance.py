@@ -289,7 +289,7 @@ class MaintenancePane(Pane):
         on = r.is_set or bool(r.partial)
         state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
         since = r.when_text()
-        owner = r.owner or (("unknown" if r.origin is not None else "…") if on else "")
+        owner = r.owner or ((r.origin.who_text() if r.origin is not None else "…") if on else "")
         state = "set" if r.is_set else ({"pauserd": "reads", "pausewr": "writes"}.get(r.partial) or "-")
         return ((r.flag, "bold" if on else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
                 (state, state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
