@@ -95,11 +95,11 @@ async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
 @pytest.mark.tier
 async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox: Sandbox, state_dir: Path) -> None:
     host = host_of(sandbox)
-    sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
     try:
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             await open_tab(app, pilot)
+            sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
             await wait_for(pilot, lambda: "nodeep-scrub since" in bar_text(app), 10, "the hand-set flag in the banner")
 
             await pilot.press("e")

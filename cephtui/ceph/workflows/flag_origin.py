@@ -113,7 +113,7 @@ def stamp(text: str) -> float | None:
 
 
 def mon_audit(log: Any) -> tuple[list[AuditEntry], float | None]:
-    """The mons' audit channel as `log last` returns it: the finished (done) mutating commands, and the time of
+    """The mons' audit channel as `log last` returns it: its commands (dispatched or finished), and the time of
     the oldest entry kept (None when it keeps none)."""
     out: list[AuditEntry] = []
     oldest: float | None = None
@@ -124,8 +124,8 @@ def mon_audit(log: Any) -> tuple[list[AuditEntry], float | None]:
             continue
         oldest = t if oldest is None else min(oldest, t)
         m = _MON_AUDIT.search(str(e.get("message", "")))
-        if not m or m.group("phase") != "finished":
-            continue
+        if not m:  # a dispatch counts too: its `finished` reaches `log last` a moment later, and only a command
+            continue  # that changed the osdmap can sit next to the epoch that set the flag
         try:
             cmd = json.loads(m.group("cmd"))
         except ValueError:

@@ -43,7 +43,8 @@ from cephtui.ui.wizards.form import Field, FormScreen
 log = logging.getLogger("cephtui")
 
 RETRACE_YOUNG = 120.0  # s: a flag this recent whose setter is unknown is looked up again …
-RETRACE_EVERY = 5.0  # … at most this often
+RETRACE_EVERY = 1.0  # … at most this often: a running cephtui's own reads push ~5 entries a second through the
+# mons' 50-entry audit tail, so a setter not found at once is gone within seconds
 RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
 MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
