@@ -382,12 +382,14 @@ class CephTUI(Removals, Poller, Moving):
 
     async def ask_confirm(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                           preview: Callable[[], RenderableType] | None = None,
-                          undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None = None
-                          ) -> Outcome | None:
-        """The confirm dialog as one step of a flow (await it from a worker): its outcome, None if refused."""
+                          undo: Callable[[Sequence[ops.Operation]], list[ops.Operation]] | None = None,
+                          before_run: Callable[[], str] | None = None) -> Outcome | None:
+        """The confirm dialog as one step of a flow (await it from a worker): its outcome, None if refused.
+        `before_run` runs on the dialog's thread once Run is pressed (ConfirmScreen)."""
         screen = self._confirm_screen(operations, explain, preview, undo)
         if screen is None:
             return None
+        screen.before_run = before_run
         outcome = await self.push_screen_wait(screen)
         self._confirmed(outcome)
         return outcome

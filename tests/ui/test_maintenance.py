@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
+from cephtui.ceph.workflows.maintenance import KIND
+from cephtui.ceph.workflows.store import PREFIX
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.maintenance import PreflightScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
@@ -37,10 +39,24 @@ def bar_text(app: CephTUI) -> str:
     return plain(app.query_one(StatusBar).content)
 
 
+def stored(sandbox: Sandbox) -> list[dict]:
+    """The maintenance records as the real CLI sees them in the cluster."""
+    raw = sandbox.ceph("config-key", "dump", f"{PREFIX}/{KIND}/") or {}
+    return [json.loads(v) for v in raw.values()]
+
+
+def one(records: list[dict], cond) -> dict:
+    found = [r for r in records if cond(r)]
+    assert len(found) == 1, found
+    return found[0]
+
+
 def cleanup(sandbox: Sandbox, host: str) -> None:
     for flag in ("noscrub", "nodeep-scrub", "norebalance"):
         sandbox.ceph("osd", "unset", flag)
     sandbox.ceph("osd", "unset-group", "noout", host)
+    for key in sandbox.ceph("config-key", "dump", f"{PREFIX}/") or {}:  # no test leaves a workflow behind
+        sandbox.ceph("config-key", "rm", key)
 
 
 async def open_tab(app: CephTUI, pilot: Pilot) -> None:
@@ -79,11 +95,11 @@ async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
 @pytest.mark.tier
 async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox: Sandbox, state_dir: Path) -> None:
     host = host_of(sandbox)
-    sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
     try:
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             await open_tab(app, pilot)
+            sandbox.ceph("osd", "set", "nodeep-scrub")  # someone else's flag, set before the maintenance
             await wait_for(pilot, lambda: "nodeep-scrub since" in bar_text(app), 10, "the hand-set flag in the banner")
 
             await pilot.press("e")
@@ -97,15 +113,17 @@ async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox:
 
             flags, nodes = dump_flags(sandbox)
             assert nodes == {host: ["noout"]} and {"noscrub", "nodeep-scrub"} <= flags and "noout" not in flags
-            record = json.loads((state_dir / "maintenance.json").read_text())["maintenances"][0]
-            assert record["target"]["host"] == host and record["state"] == "active"
+            record = one(stored(sandbox), lambda r: r["state"] == "active")  # in the cluster, for every cephtui
+            assert record["target"]["host"] == host and record["_cephtui"]["started_by"] == app.workflow_store.me
             assert record["flags_set"] == [{"flag": "noout", "scope": host}, {"flag": "noscrub", "scope": ""}]
             assert record["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}]
 
             # The header: the maintenance with its flags, and the other flag with its own since-time.
             await wait_for(pilot, lambda: f"maintenance: host {host} since" in bar_text(app), 10, "the banner")
-            bar = bar_text(app)
-            assert "+noscrub" in bar and "nodeep-scrub since" in bar and "(by someone else)" in bar
+            # Who set the other flag comes from the mons' audit channel (set with the CLI's argparse above).
+            await wait_for(pilot, lambda: "nodeep-scrub since" in bar_text(app) and "(by client.admin)" in bar_text(
+                app), 20, "the other flag's setter in the banner")
+            assert "+noscrub" in bar_text(app)
             howto = text_of(app, "#maint-howto")
             assert "systemctl stop ceph-osd@0 ceph-osd@1 ceph-osd@2" in howto
             assert f"ceph orch host maintenance enter {host}" in howto
@@ -122,8 +140,7 @@ async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox:
             await wait_for(pilot, lambda: "maintenance:" not in bar_text(app), 10, "the maintenance off the banner")
             assert "nodeep-scrub since" in bar_text(app)
             assert app.maintenance_pane.mtable.row_count == 0
-            data = json.loads((state_dir / "maintenance.json").read_text())
-            assert data["maintenances"] == [] and data["history"][-1]["state"] == "done"
+            assert one(stored(sandbox), lambda r: r["id"] == record["id"])["state"] == "done"
     finally:
         cleanup(sandbox, host)
 
@@ -170,11 +187,12 @@ async def test_a_restarted_app_still_knows_the_maintenance_and_can_exit_it(make_
             await enter_host_maintenance(first, pilot, host)
         assert dump_flags(sandbox)[1] == {host: ["noout"]}
 
-        second = make_app()  # a new cephtui: only the state file remembers
+        second = make_app()  # a new cephtui: only the cluster's record remembers
         async with second.run_test(size=SIZE) as pilot:
             await open_tab(second, pilot)
             pane = second.maintenance_pane
-            assert pane.mtable.row_count == 1 and pane.selected_maintenance().target.host == host
+            await wait_for(pilot, lambda: pane.mtable.row_count == 1, 10, "the maintenance read from the cluster")
+            assert pane.selected_maintenance().target.host == host
             await wait_for(pilot, lambda: f"maintenance: host {host}" in bar_text(second), 10, "the banner")
             await pilot.press("x")
             await confirm_and_run(second, pilot, f"$ ceph osd unset-group noout {host}")

@@ -14,6 +14,7 @@ from cephtui.ceph.crush import crushtool, preview
 from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
+from cephtui.ceph.workflows.flag_origin import FlagOrigin
 from cephtui.ui.panes.maintenance import flag_rows
 from cephtui.ui.widgets.confirm import impact_of, same_names
 from tests.unit.test_crush import reads_fixture_osdmap
@@ -80,14 +81,14 @@ def test_unset_of_a_flag_cephtui_does_not_know_goes_to_the_mon() -> None:
 
 def test_pause_shows_as_one_row_and_a_lone_half_is_explained() -> None:
     both = [FlagState("pauserd", "", 10.0), FlagState("pausewr", "", 12.0), FlagState("noout", "host vm", 5.0)]
-    rows = flag_rows(both, [])
+    rows = flag_rows(both, [], {("pause", ""): FlagOrigin(since=10.0, who="alice@mon1 (cephtui)")})
     pause = next(r for r in rows if r.flag == "pause")
-    assert pause.is_set and pause.since == 10.0 and not pause.partial
+    assert pause.is_set and pause.since == 10.0 and pause.owner == "alice@mon1 (cephtui)" and not pause.partial
     assert not any(r.flag in ("pauserd", "pausewr") for r in rows)
     assert [r.flag for r in rows][0] == "noout" and [r.flag for r in rows if not r.scope][-1] == "pause"
     lone = next(r for r in flag_rows([FlagState("pausewr", "", 3.0)], []) if r.flag == "pause")
     assert not lone.is_set and lone.partial == "pausewr" and "WRITES" in mt.PAUSE_PARTIAL["pausewr"]
-    assert mbanner.banner_items([], both) [0].startswith("pause since")
+    assert mbanner.banner_items([], both)[0].startswith("pause since")
 
 
 # ------------------------------------------------------------------ the Impact line comes from the preview

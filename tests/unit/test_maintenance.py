@@ -1,4 +1,4 @@
-"""Maintenance mode, pure side: what is set, what exit restores, the state file."""
+"""Maintenance mode, pure side: what is set, what exit restores, the records (cache side of the store)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +11,8 @@ from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
+from cephtui.ceph.workflows.flag_origin import FlagOrigin
+from cephtui.ceph.workflows.store import WorkflowStore
 
 HOSTS = {"node1": (0, 1, 2), "node2": (3, 4), "empty": ()}
 FSID = "aaaaaaaa-0000"
@@ -140,47 +142,80 @@ def test_a_flag_another_maintenance_needs_is_handed_over_not_unset() -> None:
         "ceph osd unset-group noout node2", "ceph osd unset noscrub"]
 
 
-def test_state_file_round_trip_and_history(tmp_path: Path) -> None:
-    path = tmp_path / "sub" / "maintenance.json"
-    store = mt.MaintenanceStore.open(path)
+def store_at(root: Path) -> mt.MaintenanceStore:
+    """A store on this machine's cache alone (no cluster): the same code path the cluster copy is merged into."""
+    return mt.MaintenanceStore(WorkflowStore(root), legacy=root / "maintenance.json")
+
+
+def load(root: Path) -> mt.MaintenanceStore:
+    store = store_at(root)
+    store.load()
+    return store
+
+
+def test_records_round_trip_and_history(tmp_path: Path) -> None:
+    store = load(tmp_path)
     assert store.records == [] and store.error == ""
     m, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub", "nodeep-scrub"), {("nodeep-scrub", "")},
                             FSID, user="alice", now=T0)
     store.put(m)
-    data = json.loads(path.read_text())
-    assert data["version"] == 1
-    rec = data["maintenances"][0]
-    assert rec["target"] == {"host": "node1", "osds": [0, 1, 2]} and rec["state"] == "entering"
+    rec = json.loads(store.workflows.path(mt.KIND, m.id).read_text())
+    assert rec["target"] == {"host": "node1", "osds": [0, 1, 2]} and rec["state"] == rec["status"] == "entering"
+    assert rec["osds"] == [0, 1, 2] and rec["started"] == T0  # what the store's conflict check and pruning read
     assert rec["flags_set"] == [{"flag": "noout", "scope": "node1"}, {"flag": "noscrub", "scope": ""}]
     assert rec["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}]
     assert rec["restore"] == rec["flags_set"]  # written before anything runs: may have set all of these
-    assert rec["user"] == "alice" and rec["started"].startswith("2024-03-05T14:02:00")
+    assert rec["user"] == "alice" and rec["started_at"].startswith("2024-03-05T14:02:00")
+    assert rec["_cephtui"]["started_by"] == store.workflows.me and rec["_cephtui"]["kind"] == mt.KIND
 
     active = mplan.finish_enter(m, ok(ops_), ran=True)
     assert active is not None
     store.put(active)
-    again = mt.MaintenanceStore.open(path)  # a restarted cephtui
-    assert again.active(FSID) == [active]
+    again = load(tmp_path)  # a restarted cephtui
+    assert [(r.id, r.state, r.owned, r.starter) for r in again.active(FSID)] == [
+        (m.id, "active", active.owned, store.workflows.me)]
     assert again.active("other-fsid") == []
 
-    plan = mplan.plan_exit(active, {("noout", "node1"), ("noscrub", ""), ("nodeep-scrub", "")})
-    again.put(mplan.finish_exit(active, plan, ok(plan.operations)))
-    third = mt.MaintenanceStore.open(path)
+    back = again.get(m.id)
+    assert back is not None
+    plan = mplan.plan_exit(back, {("noout", "node1"), ("noscrub", ""), ("nodeep-scrub", "")})
+    again.put(mplan.finish_exit(back, plan, ok(plan.operations)))
+    third = load(tmp_path)
     assert third.records == [] and third.history[-1].id == m.id and third.history[-1].state == "done"
     # The history keeps what it set and what it left alone; nothing is left to restore.
-    rec = json.loads(path.read_text())["history"][-1]
+    rec = json.loads(store.workflows.path(mt.KIND, m.id).read_text())
     assert rec["flags_set"] == [{"flag": "noout", "scope": "node1"}, {"flag": "noscrub", "scope": ""}]
     assert rec["flags_kept"] == [{"flag": "nodeep-scrub", "scope": ""}] and rec["restore"] == []
     assert rec["ended"] and [s["what"] for s in rec["steps"]][-1] == "exit done"
 
 
-def test_corrupt_state_file_is_reported_not_overwritten(tmp_path: Path) -> None:
+def test_an_older_cephtuis_state_file_is_migrated_once(tmp_path: Path) -> None:
+    active, ops_ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), ("noscrub",), set(), FSID, user="bob", now=T0)
+    active = mplan.finish_enter(active, ok(ops_), ran=True)
+    old, _ = mplan.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID, now=T0 - 60)
+    assert active is not None
+    legacy = {"version": 1, "maintenances": [active.to_json()],
+              "history": [{**old.to_json(), "state": "done", "ended_ts": T0 - 30}]}
+    for rec in legacy["maintenances"] + legacy["history"]:  # as the older cephtui wrote them
+        rec["started"] = rec.pop("started_at")
+        rec.pop("osds"), rec.pop("status"), rec.pop("updated")
+    (tmp_path / "maintenance.json").write_text(json.dumps(legacy))
+
+    store = load(tmp_path)
+    assert store.error == ""
+    assert [(r.id, r.owned, r.user) for r in store.records] == [(active.id, active.owned, "bob")]
+    assert store.records[0].starter.startswith("bob@")
+    assert [r.id for r in store.history] == [old.id]
+    assert not (tmp_path / "maintenance.json").exists() and (tmp_path / "maintenance.json.migrated").exists()
+    again = load(tmp_path)  # once: nothing doubled, nothing lost
+    assert [r.id for r in again.records] == [active.id] and [r.id for r in again.history] == [old.id]
+
+
+def test_a_damaged_state_file_is_reported_not_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "maintenance.json"
     path.write_text("{not json")
-    store = mt.MaintenanceStore.open(path)
-    assert "not a cephtui state file" in store.error
-    with pytest.raises(OSError):
-        store.save()
+    store = load(tmp_path)
+    assert "not a cephtui state file" in store.error and store.records == []
     assert path.read_text() == "{not json"
 
 
@@ -198,10 +233,14 @@ def test_banner_groups_owned_flags_under_the_maintenance() -> None:
     assert m is not None
     flags = [FlagState("nodeep-scrub", "", T0 - 420), FlagState("noout", "node2", T0 + 2),
              FlagState("noscrub", "", T0 + 2)]
-    items = mbanner.banner_items([m], flags, first_poll=T0 - 3600, now=T0 + 10)
-    assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by someone else)"]
-    # Present at the first poll: it may be older than that.
-    assert mbanner.banner_items([], flags[:1], first_poll=T0 - 420, now=T0) == ["nodeep-scrub since ≤13:55"]
+    # Who set a flag and when come from the durable sources (flag_origin), never from when cephtui first saw it.
+    assert mbanner.banner_items([m], flags, now=T0 + 10) == [
+        "maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since … (not by a maintenance)"]
+    origins = {("nodeep-scrub", ""): FlagOrigin(since=T0 - 420, who="bob@mon2 (cephtui)")}
+    items = mbanner.banner_items([m], flags, origins, now=T0 + 10)
+    assert items == ["maintenance: host node2 since 14:02 +noscrub", "nodeep-scrub since 13:55 (by bob@mon2)"]
+    older = {("nodeep-scrub", ""): FlagOrigin(before=T0 - 420, why_unknown="…")}
+    assert mbanner.banner_items([], flags[:1], older, now=T0) == ["nodeep-scrub set before 13:55"]
     assert mbanner.banner_short([m], flags) == "1 maintenance, 1 flag (tab 7)"
     assert mbanner.banner_items([], []) == [] and mbanner.banner_short([], []) == ""
 
@@ -229,13 +268,48 @@ def test_fit_banner_keeps_whole_items_then_counts() -> None:
     assert mbanner.fit_banner(items, "1 maintenance, 1 flag (tab 7)", 20) == "⚑ 1 maintenance, 1 flag (tab 7)"
 
 
-def test_two_cephtuis_writing_the_state_file_keep_each_others_records(tmp_path: Path) -> None:
-    path = tmp_path / "maintenance.json"
-    one, two = mt.MaintenanceStore.open(path), mt.MaintenanceStore.open(path)
+def test_two_cephtuis_keep_each_others_records(tmp_path: Path) -> None:
+    one, two = load(tmp_path), load(tmp_path)
     a, _ = mplan.plan_enter(mt.Target("node1", (0, 1, 2)), (), set(), FSID)
     b, _ = mplan.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID)
     one.put(a)
     two.put(b)  # two never saw a in memory
-    assert [r.id for r in mt.MaintenanceStore.open(path).records] == [a.id, b.id]
+    assert sorted(r.id for r in load(tmp_path).records) == sorted([a.id, b.id])
     one.drop(a.id)
-    assert [r.id for r in mt.MaintenanceStore.open(path).records] == [b.id]
+    assert [r.id for r in load(tmp_path).records] == [b.id]
+
+
+def test_a_maintenance_and_a_removal_of_the_same_osd_conflict_both_ways(tmp_path: Path) -> None:
+    """The store refuses the second, naming the first: which workflow, started by whom, since when."""
+    from cephtui.ceph.workflows.removal import KIND as REMOVAL
+    from cephtui.ceph.workflows.removal import Removal
+    from cephtui.ceph.workflows.store import WorkflowConflict
+
+    cluster: dict[str, dict] = {}
+
+    class Queue(WorkflowStore):  # the conflict check runs where the queue is the cluster's: a dict stands in
+        in_cluster = True  # type: ignore[assignment]
+
+        def _cluster_dump(self, kind: str) -> dict:
+            return {k.split("/")[-1]: json.loads(v) for k, v in cluster.items() if k.split("/")[-2] == kind}
+
+        def _cluster_put(self, kind: str, wf_id: str, data: dict) -> None:
+            cluster[self.key(kind, wf_id)] = json.dumps(data)
+
+        def _cluster_rm(self, kind: str, wf_id: str) -> None:
+            cluster.pop(self.key(kind, wf_id), None)
+
+    m, _ = mplan.plan_enter(mt.Target("", (3,)), (), set(), FSID, now=time.time())
+    maint = mt.MaintenanceStore(Queue(tmp_path), legacy=tmp_path / "none.json")
+    maint.put(m)
+    r = Removal(osds=[2, 3])
+    with pytest.raises(WorkflowConflict, match=rf"osd\.3 already in workflow {m.id} \(maintenance of osd\.3, "
+                       rf"entering, started by {maint.workflows.me} at \d\d:\d\d\): end that maintenance first"):
+        Queue(tmp_path).save(REMOVAL, r.id, r.to_json())
+
+    maint.drop(m.id)
+    Queue(tmp_path).save(REMOVAL, r.id, r.to_json())
+    m2, _ = mplan.plan_enter(mt.Target("node2", (3, 4)), (), set(), FSID)
+    with pytest.raises(WorkflowConflict, match=rf"osd\.3 already in workflow {r.id} \(removal at preflight, "
+                       r".*resume or abort that removal first"):
+        mt.MaintenanceStore(Queue(tmp_path)).put(m2)

@@ -5,18 +5,21 @@ set-group noout HOST`) or to the chosen OSDs, and optionally cluster-wide
 `noscrub`, `nodeep-scrub`, `norebalance`. Only the flags that are not already
 set are set, and only those are *owned* by the maintenance: exiting unsets
 exactly what it owns and leaves alone what someone else set. The record of each
-maintenance is written to a JSON state file before the commands run (so a
-cephtui killed half-way still knows what it may have set), again with the
-outcome, and again on exit, so a restarted cephtui can restore the cluster.
+maintenance lives in the cluster, like the removal queue (config-key
+`cephtui/workflows/maintenance/<id>` through workflows.store, with who started it
+from which host and a local cache): written before the commands run (so a cephtui
+killed half-way still knows what it may have set), again with the outcome, and
+again on exit, so any cephtui, on any host, sees it, can end it, and refuses a
+removal of its OSDs. An older cephtui's `maintenance.json` is migrated once.
 
 Flags are keyed like `FlagState`: (flag, scope) with scope "" for cluster-wide,
 a CRUSH bucket name ("node2") for `set-group` on a host, "osd.3" for one OSD
 and "class ssd" for a device class.
 
-Pure: no Textual, no cluster calls. The UI fetches `osd dump` / `osd tree`
+No Textual; the cluster is reached only through the store. The UI fetches `osd dump` / `osd tree`
 and runs the operations through its confirm dialog.
 
-This module: the flags, the target, the record and its state file; maintenance_plan the commands to
+This module: the flags, the target, the record and its store; maintenance_plan the commands to
 enter and exit (and ok-to-stop, the operator's instructions); maintenance_banner the status-bar text.
 """
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import socket
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,11 +37,13 @@ from typing import Any
 from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, FlagState
+from cephtui.ceph.workflows.store import WorkflowStore, origin
 from cephtui.paths import state_dir
 
-STATE_FILE = "maintenance.json"
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")  # what plan_enter makes: a file and a config-key name
+KIND = "maintenance"  # the store's kind: cephtui/workflows/maintenance/<id>
+STATE_FILE = "maintenance.json"  # where cephtui kept them before they lived in the cluster: migrated once
 STATE_VERSION = 1
-HISTORY_KEEP = 50
 EXTRA_FLAGS = ("noscrub", "nodeep-scrub", "norebalance")  # cluster-wide flags a maintenance may add
 DEFAULT_EXTRA = ("noscrub", "nodeep-scrub")
 PER_OSD_FLAGS = ("noup", "nodown", "noin", "noout")
@@ -221,6 +227,11 @@ class Maintenance:
     state: str = "entering"  # entering / active / exiting / done
     ended: float | None = None
     steps: tuple[Step, ...] = ()
+    by: str = ""  # user@host that started it, as the store recorded it ("" before it was stored)
+
+    @property
+    def starter(self) -> str:
+        return self.by or self.user or "?"
 
     @property
     def wanted(self) -> tuple[FlagKey, ...]:
@@ -235,14 +246,17 @@ class Maintenance:
         return replace(self, steps=self.steps + (Step(time.time() if now is None else now, what, ok),))
 
     def to_json(self) -> dict[str, Any]:
+        # osds, status, started and updated are the fields the store's conflict check and pruning read.
         return {
             "id": self.id, "fsid": self.fsid,
             "target": {"host": self.target.host, "osds": list(self.target.osds)},
+            "osds": list(self.target.osds), "status": self.state, "started": self.started,
+            "updated": max([self.started, *(s.time for s in self.steps)]),
             "state": self.state,
             "flags_set": [key_json(k) for k in self.set_by_it],
             "flags_kept": [key_json(k) for k in self.kept],
             "restore": [key_json(k) for k in self.owned],
-            "started": iso_time(self.started), "started_ts": self.started,
+            "started_at": iso_time(self.started), "started_ts": self.started,
             "ended": iso_time(self.ended) if self.ended is not None else None, "ended_ts": self.ended,
             "user": self.user,
             "steps": [s.to_json() for s in self.steps],
@@ -260,7 +274,7 @@ class Maintenance:
                    started=as_timestamp(d.get("started_ts") or 0.0), user=str(d.get("user", "")),
                    state=str(d.get("state", "active")),
                    ended=as_timestamp(d["ended_ts"]) if d.get("ended_ts") is not None else None,
-                   steps=tuple(Step.from_json(s) for s in d.get("steps") or ()))
+                   steps=tuple(Step.from_json(s) for s in d.get("steps") or ()), by=origin(dict(d))[0])
 
 
 def as_timestamp(v: Any) -> float:
@@ -298,46 +312,91 @@ def iso_time(ts: float | None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(ts)) if ts is not None else ""
 
 
-# ------------------------------------------------------------------ the state file
+# ------------------------------------------------------------------ the store
+
+def read_legacy(path: Path) -> tuple[list[Maintenance], list[Maintenance], str]:
+    """(active records, history, error) of an older cephtui's maintenance.json; error says why it could not
+    be read (the file is then left alone, never overwritten)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return [], [], ""
+    except OSError as e:
+        return [], [], f"cannot read {path}: {e.strerror or e}"
+    try:
+        data = json.loads(raw)
+        records = [Maintenance.from_json(d) for d in data.get("maintenances") or ()]
+        history = [Maintenance.from_json(d) for d in data.get("history") or ()]
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as e:
+        return [], [], f"{path} is not a cephtui state file ({e}); fix or move it away"
+    return records, history, ""
+
 
 @dataclass
 class MaintenanceStore:
-    """The JSON state file: active maintenances and a short history, rewritten atomically on each change."""
+    """Maintenances in the cluster's workflow store (kind `maintenance`), colleagues' too.
 
-    path: Path = field(default_factory=default_state_path)
+    `load`, `put`, `drop` and `put_all` talk to the mons: call them off the UI thread. `records`
+    (active) and `history` are replaced whole by `load`, so a reader on another thread sees one or the
+    other list, never half of one. `put` raises WorkflowConflict for a new maintenance whose OSDs an
+    unfinished removal (or another maintenance) holds, wherever it was started.
+    """
+
+    workflows: WorkflowStore
+    legacy: Path = field(default_factory=default_state_path)
     records: list[Maintenance] = field(default_factory=list)
     history: list[Maintenance] = field(default_factory=list)
-    error: str = ""  # the file exists but could not be read: shown, and never overwritten silently
+    error: str = ""  # records that could not be read (the legacy file, a damaged stored one): shown
 
-    @classmethod
-    def open(cls, path: Path | None = None) -> MaintenanceStore:
-        store = cls(path or default_state_path())
-        store.load()
-        return store
+    @property
+    def problem(self) -> str:
+        """Why the cluster's copy could not be used (cache only), or ''."""
+        return self.workflows.problem
 
     def load(self) -> None:
-        self.error = ""
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            self.records, self.history = [], []
-            return
-        except OSError as e:
-            self.error = f"cannot read {self.path}: {e.strerror or e}"
-            return
-        try:
-            data = json.loads(raw)
-            self.records = [Maintenance.from_json(d) for d in data.get("maintenances") or ()]
-            self.history = [Maintenance.from_json(d) for d in data.get("history") or ()]
-        except (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as e:
-            self.error = f"{self.path} is not a cephtui state file ({e}); fix or move it away"
+        errors = [self._migrate()]
+        records: list[Maintenance] = []
+        history: list[Maintenance] = []
+        for d in self.workflows.load_all(KIND):
+            try:
+                m = Maintenance.from_json(d)
+            except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as e:
+                errors.append(f"maintenance record {str(d.get('id'))[:60]} could not be read ({e})")
+                continue
+            (records if m.active else history).append(m)
+        history.sort(key=lambda m: m.ended or m.started)
+        self.records, self.history = records, history
+        self.error = "; ".join(e for e in errors if e)
 
-    def save(self) -> None:
-        if self.error:
-            raise OSError(self.error)
-        data = {"version": STATE_VERSION, "maintenances": [r.to_json() for r in self.records],
-                "history": [r.to_json() for r in self.history[-HISTORY_KEEP:]]}
-        replace_text(self.path, json.dumps(data, indent=2) + "\n")
+    def _migrate(self) -> str:
+        """Move this cluster's records of an older cephtui's maintenance.json into the store, once: the file
+        keeps only other clusters' records, and is renamed to .migrated when none is left."""
+        if not self.legacy.exists() or (self.workflows.in_cluster and not self.workflows.fsid()):
+            return ""  # nothing to migrate, or not connected yet (whose records are ours is unknown)
+        if getattr(self.workflows.client, "read_only", False):
+            return ""  # --read-only writes nothing: a later cephtui that may write migrates them
+        records, history, error = read_legacy(self.legacy)
+        if error:
+            return error
+        fsid = self.workflows.fsid()
+        mine = [m for m in records + history if not fsid or not m.fsid or m.fsid == fsid]
+        odd = [m.id for m in mine if not _SAFE_ID.fullmatch(m.id)]
+        if odd:  # an id that is no file or config-key name: hand-edited; the file stays as it is
+            return (f"{self.legacy}: not migrated, record id {odd[0][:40]!r} is not one cephtui made; "
+                    "fix or move it away")
+        for m in mine:
+            self.workflows.adopt(m.id)  # it exists already: no conflict check can refuse it
+            data = m.to_json()
+            data["_cephtui"] = {"started_by": f"{m.user or '?'}@{socket.gethostname()}",
+                                "migrated_from": str(self.legacy)}
+            self.workflows.save(KIND, m.id, data)
+        rest = [m for m in records if m not in mine], [m for m in history if m not in mine]
+        if rest[0] or rest[1]:
+            replace_text(self.legacy, json.dumps({"version": STATE_VERSION, "maintenances": [
+                r.to_json() for r in rest[0]], "history": [r.to_json() for r in rest[1]]}, indent=2) + "\n")
+        else:
+            self.legacy.rename(self.legacy.with_name(self.legacy.name + ".migrated"))
+        return ""
 
     def active(self, fsid: str | None = None) -> list[Maintenance]:
         return [r for r in self.records if r.active and (fsid is None or not r.fsid or r.fsid == fsid)]
@@ -345,32 +404,22 @@ class MaintenanceStore:
     def get(self, mid: str) -> Maintenance | None:
         return next((r for r in self.records if r.id == mid), None)
 
-    def _reread(self) -> None:
-        """Pick up what another cephtui wrote meanwhile, so a write of ours does not drop its records."""
-        if self.error:
-            raise OSError(self.error)
-        self.load()
-        if self.error:
-            raise OSError(self.error)
-
     def put(self, m: Maintenance) -> None:
-        """Insert or replace by id; a finished maintenance moves to the history. Saves."""
-        self._reread()
-        self.records = [r for r in self.records if r.id != m.id]
-        if m.active:
-            self.records.append(m)
-        else:
+        """Save (cache first, then the cluster); a finished maintenance moves to the history."""
+        self.workflows.save(KIND, m.id, m.to_json())
+        if not m.by:
+            m = replace(m, by=self.workflows.me)
+        others = [r for r in self.records if r.id != m.id]
+        self.records = others + [m] if m.active else others
+        if not m.active:
             self.history = [r for r in self.history if r.id != m.id] + [m]
-        self.save()
 
     def drop(self, mid: str) -> None:
         """Forget a record that never took effect (cancelled before anything ran)."""
-        self._reread()
+        self.workflows.delete(KIND, mid)
         self.records = [r for r in self.records if r.id != mid]
-        self.save()
 
     def put_all(self, ms: Sequence[Maintenance]) -> None:
-        self._reread()
-        by_id = {m.id: m for m in ms}
-        self.records = [by_id.get(r.id, r) for r in self.records]
-        self.save()
+        for m in ms:
+            if m != self.get(m.id):
+                self.put(m)

@@ -2,9 +2,10 @@
 the room."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from cephtui.ceph.snapshot.models import FlagState
+from cephtui.ceph.workflows.flag_origin import FlagOrigin
 from cephtui.ceph.workflows.maintenance import (
     FlagKey,
     Maintenance,
@@ -14,15 +15,16 @@ from cephtui.ceph.workflows.maintenance import (
 )
 
 
-def since_text(ts: float, first_poll: float | None = None, now: float | None = None) -> str:
-    """HH:MM, or ≤HH:MM when it was already set at cephtui's first poll (it may be older)."""
-    older = first_poll is not None and ts <= first_poll + 1.0
-    return ("≤" if older else "") + clock_time(ts, now)
+def since_text(ts: float, now: float | None = None) -> str:
+    """HH:MM today, else the date too (a maintenance's start, from its record)."""
+    return clock_time(ts, now)
 
 
-def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState], first_poll: float | None = None,
-                 now: float | None = None) -> list[str]:
-    """One short phrase per active maintenance and per other flag, for the header."""
+def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState],
+                 origins: Mapping[FlagKey, FlagOrigin] | None = None, now: float | None = None) -> list[str]:
+    """One short phrase per active maintenance and per other flag, for the header: each flag with when it was set
+    and by whom as `origins` found them (workflows.flag_origin), '…' while they are being looked up."""
+    origins = origins or {}
     items: list[str] = []
     flags = fold_pause(flags)
     owned: set[FlagKey] = set()
@@ -37,9 +39,17 @@ def banner_items(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]
     for f in flags:
         if (f.flag, f.scope) in owned:
             continue
-        items.append(f"{f.label} since {since_text(f.seen_since, first_poll, now)}"
-                     + (" (by someone else)" if maintenances else ""))
+        o = origins.get((f.flag, f.scope))
+        when = o.when_text(now) if o is not None else "…"
+        items.append(f"{f.label} {'set ' + when if when.startswith('before') else 'since ' + when}"
+                     + (f" (by {short_who(o.who)})" if o is not None and o.who else
+                        " (not by a maintenance)" if maintenances else ""))
     return items
+
+
+def short_who(who: str) -> str:
+    """'alice@mon1' of 'alice@mon1 (cephtui)', 'client.admin' of 'client.admin at 10.0.0.5 (ceph CLI …)'."""
+    return who.split(" (")[0].split(" at ")[0]
 
 
 def banner_short(maintenances: Sequence[Maintenance], flags: Sequence[FlagState]) -> str:

@@ -1,11 +1,12 @@
 """Where resumable workflows keep their state.
 
 With a client, the state lives in the cluster itself, in the mon's config-key store under
-`cephtui/workflows/<kind>/<id>` (mon commands: no mgr needed), so an admin whose ssh dropped and
-who logs in on another node, or a colleague, sees the same queue and cannot start a conflicting
-workflow. A local JSON file per workflow is the cache: written first on every save (a crash never
-loses a step), and read alone when the cluster cannot be reached or refuses config-key (caps);
-`problem` then says so. Without a client (tests, older callers) only the local files are used.
+`cephtui/workflows/<kind>/<id>` (kinds `removal` and `maintenance`; mon commands: no mgr needed), so an
+admin whose ssh dropped and who logs in on another node, or a colleague, sees the same queue and
+cannot start a conflicting workflow (a removal and a maintenance conflict too). A local JSON file per
+workflow is the cache: written first on every save (a crash never loses a step), and read alone when
+the cluster cannot be reached or refuses config-key (caps); `problem` then says so. Without a client
+(tests, older callers) only the local files are used.
 
 Nothing secret goes to the cluster: config-key values are readable with `mon 'allow r'`, so the
 cluster copy passes through `secrets.redact` (cephx keys, `key=`/`secret=` on a stop command line).
@@ -34,6 +35,9 @@ KEEP_FINISHED_DAYS = 7
 KEEP_FINISHED_COUNT = 20
 MAX_VALUE = 60_000  # bytes; the mon refuses config-key values over mon_config_key_max_entry_size (64 KiB)
 FINISHED = ("done", "aborted")
+# Kinds that hold OSDs: a new workflow of one is refused while an unfinished one of any of them holds the same
+# OSD (a removal must not drain an OSD under maintenance, nor a maintenance start on one being removed).
+HOLDING_KINDS = ("removal", "maintenance")
 HEARTBEAT = 10.0  # seconds between cluster writes of an unchanged workflow (its progress, `updated`)
 
 
@@ -155,7 +159,7 @@ class WorkflowStore:
         new = wf_id not in self._known
         meta.setdefault("started_by", self.me)
         meta.setdefault("synced", False)  # True once the cluster has had it
-        meta.update(driven_by=self.me, pid=os.getpid())
+        meta.update(driven_by=self.me, pid=os.getpid(), kind=kind)
         if self.fsid():
             meta["fsid"] = self.fsid()
         data[META] = meta
@@ -225,6 +229,11 @@ class WorkflowStore:
         self._remember(merged)
         return [merged[k] for k in sorted(merged)]
 
+    def adopt(self, wf_id: str) -> None:
+        """Take a workflow that already exists (a record migrated from an older cephtui's file) as known:
+        its first save here is no new start, so it is never refused as a conflict."""
+        self._known.add(wf_id)
+
     def _remember(self, queue: dict[str, dict[str, Any]]) -> None:
         self._known |= set(queue)
         for wf_id, d in queue.items():
@@ -242,9 +251,15 @@ class WorkflowStore:
     # ------------------------------------------------------------ conflicts and pruning
     def conflicts(self, kind: str, osds: list[int], except_id: str = "",
                   queue: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-        """Unfinished workflows in the queue (the cluster's when reachable) that hold any of `osds`."""
+        """Unfinished workflows (the cluster's when reachable) that hold any of `osds`: of every kind in
+        HOLDING_KINDS when `kind` is one of them (else of `kind`), or only in `queue` when given. Each comes
+        back with its kind in META, for conflict_text."""
         want = set(osds)
-        return [d for d in (self.load_all(kind) if queue is None else queue)
+        if queue is not None:
+            found = [(kind, d) for d in queue]
+        else:
+            found = [(k, d) for k in (HOLDING_KINDS if kind in HOLDING_KINDS else (kind,)) for d in self.load_all(k)]
+        return [with_kind(k, d) for k, d in found
                 if _wf_id(d) != except_id and not _finished(d) and want & set(_osds(d))]
 
     def check_conflict(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
@@ -255,13 +270,15 @@ class WorkflowStore:
     def _settle_race(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
         """Two machines that checked at the same moment both wrote: the later start gives way."""
         from cephtui.ceph.client import CephError
+        remote: list[dict[str, Any]] = []
         try:
-            remote = self._cluster_dump(kind)
+            for k in HOLDING_KINDS if kind in HOLDING_KINDS else (kind,):
+                remote += [with_kind(k, d) for i, d in self._cluster_dump(k).items() if i != wf_id]
         except CephError:
             return
         mine = (_as_float(data.get("started")), wf_id)
-        earlier = [d for i, d in remote.items() if i != wf_id and not _finished(d)
-                   and set(_osds(d)) & set(_osds(data)) and (_as_float(d.get("started")), i) < mine]
+        earlier = [d for d in remote if not _finished(d)
+                   and set(_osds(d)) & set(_osds(data)) and (_as_float(d.get("started")), _wf_id(d)) < mine]
         if earlier:
             self.delete(kind, wf_id)
             self._known.discard(wf_id)
@@ -295,13 +312,48 @@ def cluster_text(data: dict[str, Any]) -> str:
     return text
 
 
-def conflict_text(osds: list[int], others: list[dict[str, Any]]) -> str:
-    parts = []
+def conflict_text(osds: list[int], others: list[dict[str, Any]], now: float | None = None) -> str:
+    """Which OSDs another unfinished workflow holds: which one, started by whom and when, who drives it now."""
+    parts, kinds = [], set()
     for d in others:
         shared = sorted(set(_osds(d)) & set(osds))
+        m = _meta(d)
+        kind = str(m.get("kind") or "removal")
+        kinds.add(kind)
+        what = (f"maintenance of {maintenance_target(d)}" if kind == "maintenance" else
+                f"{'replacement' if d.get('replace') else 'removal'} at {d.get('step', '?')}")
+        since = _as_float(d.get("started"))
+        driver = str(m.get("driven_by") or "")
+        by = str(m.get("started_by") or "?")
+        driven = (f", last driven by {driver} at {short_time(_updated(d), now)}"
+                  if driver and driver != by and _updated(d) else "")
         parts.append(f"{', '.join(f'osd.{i}' for i in shared)} already in workflow {_wf_id(d)} "
-                     f"({d.get('status', '?')} at {d.get('step', '?')}, started by {_meta(d).get('started_by', '?')})")
-    return "; ".join(parts) + ": resume or abort that one first (`cephtui remove --status` lists the queue)"
+                     f"({what}, {d.get('status', '?')}, started by {by}"
+                     f"{f' at {short_time(since, now)}' if since else ''}{driven})")
+    how = []
+    if kinds - {"maintenance"}:
+        how.append("resume or abort that removal first (`cephtui remove --status` lists the queue)")
+    if "maintenance" in kinds:
+        how.append("end that maintenance first (Maintenance tab, x; from any cephtui)")
+    return "; ".join(parts) + ": " + " / ".join(how)
+
+
+def maintenance_target(d: dict[str, Any]) -> str:
+    t = d.get("target") if isinstance(d.get("target"), dict) else {}
+    host = t.get("host") if isinstance(t, dict) else ""
+    return f"host {host}" if host else ", ".join(f"osd.{i}" for i in _osds(d)) or "?"
+
+
+def short_time(ts: float, now: float | None = None) -> str:
+    """HH:MM today, else YYYY-MM-DD HH:MM (local time), for 'since when'."""
+    now = time.time() if now is None else now
+    lt, ln = time.localtime(ts), time.localtime(now)
+    return time.strftime("%H:%M" if lt[:3] == ln[:3] else "%Y-%m-%d %H:%M", lt)
+
+
+def with_kind(kind: str, d: dict[str, Any]) -> dict[str, Any]:
+    """The stored workflow with its kind in META (records saved before META carried it are removals)."""
+    return {**d, META: {**_meta(d), "kind": _meta(d).get("kind") or kind}}
 
 
 def _signature(d: dict[str, Any]) -> str:

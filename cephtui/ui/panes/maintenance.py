@@ -2,15 +2,17 @@
 
 Entering maintenance (`e`) checks `osd ok-to-stop` for the chosen OSDs, sets
 `noout` on the host (`osd set-group noout HOST`) or on the chosen OSDs, and the
-extra cluster flags asked for, but only those not already set: the record in
-the state file says which ones this maintenance set, and exiting (`x`) unsets
-exactly those. The flags table lists every cluster flag with what it does and
+extra cluster flags asked for, but only those not already set: the record, kept
+in the cluster (any cephtui sees and can end it), says which ones this maintenance
+set, and exiting (`x`) unsets exactly those. The record is read and written on
+thread workers: the UI thread never waits on the mons. The flags table lists every cluster flag with what it does and
 every host / class / OSD scoped flag; `s` / `u` / `enter` set, unset, toggle.
 """
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,11 +26,14 @@ from textual.widgets import Button, Static
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
 from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
+from cephtui.ceph.workflows import flag_origin as fo
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
+from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import palette
 from cephtui.ui.flows import flow_running, in_thread
+from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
 from cephtui.ui.widgets.dialog import YesNoDialog
@@ -37,9 +42,13 @@ from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
-MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 10), ("set by it (exit unsets)", 40),
+RETRACE_YOUNG = 120.0  # s: a flag this recent whose setter is unknown is looked up again …
+RETRACE_EVERY = 1.0  # … at most this often: a running cephtui's own reads push ~5 entries a second through the
+# mons' 50-entry audit tail, so a setter not found at once is gone within seconds
+RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
+MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
-FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 10), ("set by", 22), ("what it does", 84))
+FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 12), ("set by", 30), ("what it does", 74))
 # Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
@@ -109,10 +118,14 @@ class MaintenancePane(Pane):
 
     def __init__(self, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
-        self.store = mt.MaintenanceStore.open()
+        self.store = mt.MaintenanceStore(WorkflowStore())  # the app's own (in the cluster) from on_mount
+        self._loading = False
+        self.origins: dict[mt.FlagKey, fo.FlagOrigin] = {}  # who set each flag set now, and when
+        self._tracing = False
+        self._traced_at = 0.0
+        self._osdmaps: fo.OsdmapHistory | None = None
         self.fsid: str | None = None
         self.flags: tuple[FlagState, ...] = ()
-        self.first_poll: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="maint-summary")
@@ -124,11 +137,15 @@ class MaintenancePane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#maint-active-box").border_title = "Maintenance in progress (e enter · x exit)"
-        self.query_one("#maint-active-box").border_subtitle = f"state file {self.store.path}"
+        self.store = mt.MaintenanceStore(self.cephtui.workflow_store)
+        self.query_one("#maint-active-box").border_subtitle = "kept in the cluster (config-key)"
         self.query_one("#maint-flags-box").border_title = "Flags (s set · u unset · enter toggle)"
         self.query_one("#maint-howto").border_title = "On the host"
         self.watch(self.mtable, "cursor", lambda _=None: self._show_howto(), init=False)
         self._refresh()
+        self.reload()
+        # Colleagues' maintenances reach the header on every tab, like the removal queue.
+        self.set_interval(RELOAD_EVERY, self.reload)
 
     @property
     def mtable(self) -> VirtualTable[mt.Maintenance]:
@@ -153,28 +170,82 @@ class MaintenancePane(Pane):
         return self.store.active(self.fsid)
 
     def show(self, snap: ClusterSnapshot) -> None:
-        if self.first_poll is None:
-            self.first_poll = snap.taken_at
         changed = snap.flags != self.flags or snap.fsid != self.fsid
         self.fsid, self.flags = snap.fsid, snap.flags
+        self._trace_origins()
         if changed:
             self._refresh()
         else:
             self._publish()
 
+    # ------------------------------------------------------------ who set each flag, and when
+    def _trace_origins(self) -> None:
+        """Look up the setter of each flag not yet traced, off the UI thread. One whose setter is unknown and
+        that was set in the last RETRACE_YOUNG s is looked up again (every RETRACE_EVERY s): the mons' audit
+        entry of a command can reach `log last` a moment after the flag shows."""
+        keys = {(f.flag, f.scope) for f in mt.fold_pause(self.flags)}
+        keys |= {(f.flag, "") for f in self.flags if not f.scope and f.flag in mt.PAUSE_PARTS}  # a lone half
+        gone = set(self.origins) - keys
+        for k in gone:
+            del self.origins[k]
+        now = time.time()
+        new = [k for k in keys if k not in self.origins]
+        young = [k for k, o in self.origins.items() if not o.who and o.since is not None
+                 and now - o.since < RETRACE_YOUNG and now - self._traced_at >= RETRACE_EVERY]
+        if gone and not new:
+            self._refresh()
+        if (new or young) and not self._tracing and self.fsid:
+            self._tracing = True
+            self._traced_at = now
+            self._trace_worker(sorted(new + young))
+
+    @work(thread=True, exit_on_error=False, group="maint-origins", description="who set the flags")
+    def _trace_worker(self, keys: list[mt.FlagKey]) -> None:
+        found: dict[mt.FlagKey, fo.FlagOrigin] = {}
+        try:
+            if self._osdmaps is None:
+                self._osdmaps = fo.OsdmapHistory(self.cephtui.client)
+            found = fo.origins(self.cephtui.client, keys, self.cephtui.audit.path, self.fsid or "", self._osdmaps)
+        except Exception:  # a bug here must not stop the flags table
+            log.exception("looking up who set the flags failed")
+        finally:
+            self._tracing = False
+        self.app.call_from_thread(self._traced, found)
+
+    def _traced(self, found: dict[mt.FlagKey, fo.FlagOrigin]) -> None:
+        now_set = {(f.flag, f.scope) for f in mt.fold_pause(self.flags)} | {(f.flag, "") for f in self.flags}
+        self.origins.update({k: v for k, v in found.items() if k in now_set})
+        self._refresh()
+
     def retheme(self) -> None:
         self._refresh()  # show() redraws only when the flags change: the summary and how-to in the new colours
 
     def reload(self) -> None:
-        """Read the state file again (another cephtui may have changed it)."""
-        self.store.load()
-        self._refresh()
+        """Read the records from the cluster again (another cephtui may have entered or ended one), off the
+        UI thread; one read at a time."""
+        if not self._loading:
+            self._loading = True
+            self._load_worker()
 
-    def _save(self, m: mt.Maintenance) -> bool:
+    @work(thread=True, exit_on_error=False, group="maint-load", description="read the maintenance records")
+    def _load_worker(self) -> None:
         try:
-            self.store.put(m)
+            self.store.load()
+        except Exception:  # a bug here must not stop the banner for good
+            log.exception("reading the maintenance records failed")
+        finally:
+            self._loading = False
+        self.app.call_from_thread(self._refresh)
+
+    async def _save(self, m: mt.Maintenance) -> bool:
+        """Write the record (cache, then the cluster) on a thread; False (and said why) when it was not kept."""
+        try:
+            await in_thread(self, lambda: self.store.put(m), "save the maintenance record")
+        except WorkflowConflict as e:
+            self.app.notify(f"Not started: {e}", title="Maintenance", severity="error", timeout=20)
+            return False
         except OSError as e:
-            self.app.notify(f"Could not write the maintenance state file: {e}", severity="error", timeout=20)
+            self.app.notify(f"Could not write the maintenance record: {e}", severity="error", timeout=20)
             return False
         finally:
             self._refresh()
@@ -182,16 +253,19 @@ class MaintenancePane(Pane):
 
     def _publish(self) -> None:
         self.cephtui.statusbar.set_maintenances(tuple(self.active()))
+        self.cephtui.statusbar.set_flag_origins(dict(self.origins))
 
     def _refresh(self) -> None:
         active = self.active()
         self.mtable.set_rows(active)
-        self.ftable.set_rows(flag_rows(self.flags, active))
+        self.ftable.set_rows(flag_rows(self.flags, active, self.origins))
         n_set = len(self.flags)
         parts = [f"[b]{len(active)}[/] maintenance{'s' if len(active) != 1 else ''} in progress",
                  f"[b]{n_set}[/] flag{'s' if n_set != 1 else ''} set" if n_set else "no flags set"]
         if self.store.error:
             parts.append(palette.markup("bold err", str(self.store.error)))
+        if self.store.problem:
+            parts.append(palette.markup("bold warn", str(self.store.problem)))
         parts.append("e enter maintenance · x exit · s/u set/unset a flag")
         self.query_one("#maint-summary", Static).update(" · ".join(parts))
         self._show_howto()
@@ -201,7 +275,8 @@ class MaintenancePane(Pane):
     def _maint_cells(self, m: mt.Maintenance) -> tuple[tuple[str, str], ...]:
         s = palette.style
         style = s("bold warn" if m.state == "active" else "bold err")
-        return ((m.target.label, "bold"), (m.state, style), (mbanner.since_text(m.started), ""), (m.user, s("muted")),
+        return ((m.target.label, "bold"), (m.state, style), (mbanner.since_text(m.started), ""),
+                (m.starter, s("muted")),
                 (", ".join(mt.flag_label(k) for k in m.owned) or "-", s("info")),
                 (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
@@ -214,8 +289,8 @@ class MaintenancePane(Pane):
         s = palette.style
         on = r.is_set or bool(r.partial)
         state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
-        since = mbanner.since_text(r.since, self.first_poll) if r.since is not None else ""
-        owner = r.owner or ("someone else" if on else "")
+        since = r.when_text()
+        owner = r.owner or ((r.origin.who_text() if r.origin is not None else "…") if on else "")
         state = "set" if r.is_set else ({"pauserd": "reads", "pausewr": "writes"}.get(r.partial) or "-")
         return ((r.flag, "bold" if on else ""), (r.scope or "cluster", s("" if r.scope else "muted")),
                 (state, state_style), (since, ""), (owner, s("info" if r.owner else "muted")),
@@ -232,7 +307,7 @@ class MaintenancePane(Pane):
                 style=palette.style("muted")))
             return
         t = Text()
-        t.append(f"{m.target.label}: maintenance {m.state} since {mbanner.since_text(m.started)} by {m.user}\n",
+        t.append(f"{m.target.label}: maintenance {m.state} since {mbanner.since_text(m.started)} by {m.starter}\n",
                  style="bold")
         for line in mplan.instructions(m.target):
             cmd = line.startswith("  ")
@@ -286,11 +361,12 @@ class MaintenancePane(Pane):
         explain = "" if op.effect else f"{row.flag}: {mt.FLAG_HELP.get(row.flag, '')}."
         if row.partial:
             explain += f"\nNow {mt.PAUSE_PARTIAL[row.partial]}."
-        if row.owner and not on:
+        if row.maintenance and not on:
             explain += (f"\nSet by {row.owner}: exiting that maintenance would unset it anyway; unset now, the "
                         "maintenance exit will find it already gone.")
-        elif row.is_set and not on:
-            explain += "\nSet by someone else (not a cephtui maintenance): check they are done with it."
+        elif (row.is_set or row.partial) and not on:
+            found = row.origin.describe() if row.origin is not None else "who set it is still being looked up"
+            explain += f"\nNot set by a cephtui maintenance: {found}. Check they are done with it."
         if on and row.flag in DANGER:
             explain += "\nDo not leave it set unattended: u on this row unsets it."
         explain = explain.strip()
@@ -300,9 +376,6 @@ class MaintenancePane(Pane):
     def action_enter_maintenance(self) -> None:
         if flow_running(self, "maint"):
             self.app.notify("Still asking the cluster…")
-            return
-        if self.store.error:
-            self.app.notify(self.store.error, severity="error")
             return
         self._enter()
 
@@ -326,14 +399,16 @@ class MaintenancePane(Pane):
         tree, dump = maps
         hosts, now_set = mt.hosts_from_osd_tree(tree), mt.flags_from_osd_dump(dump)
         fsid = str(dump.get("fsid") or self.fsid or "")
+        await refresh_holds(self)
+        self._refresh()
 
         def plan(v: dict[str, str]) -> tuple[mt.Maintenance, list[ops.Operation]]:
             target = mt.parse_target(v["target"], hosts)
             extra = mt.parse_extra_flags(v["flags"])
-            for m in self.active():
-                if set(m.target.osds) & set(target.osds):
-                    raise ValueError(f"{m.target.label} is already in maintenance (exit it first, or choose "
-                                     "other OSDs)")
+            # Said as the OSDs are typed, before anything is asked: which workflow holds them, by whom, since when.
+            why = refusal(self, list(target.osds))
+            if why:
+                raise ValueError(why)
             m, operations = mplan.plan_enter(target, extra, now_set, fsid)
             if not operations:
                 raise ValueError("everything asked for is already set by someone else ("
@@ -366,30 +441,47 @@ class MaintenancePane(Pane):
                              "makes PGs unavailable.", style=palette.style("bold err"))
         else:
             return
-        # Written before anything runs: a cephtui killed half-way still knows what it may have set.
+        # Written once Run is pressed, before any command: a cephtui killed half-way still knows what it may have
+        # set, and the cluster's queues refuse it there if a removal (anyone's) took one of its OSDs meanwhile.
         m = m.log("enter planned: " + "; ".join(op.cli for op in operations))
-        if not self._save(m):
-            return
+        written: list[bool] = []
         explain = Text()
         explain.append_text(preflight)
         explain.append("\n" + mplan.enter_explanation(m))
         explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
                        style=palette.style("muted"))
-        outcome = await self.cephtui.ask_confirm(operations, explain=explain)
+        outcome = await self.cephtui.ask_confirm(operations, explain=explain, before_run=self._record_first(m, written))
         if outcome is None:
             return
         entered = mplan.finish_enter(m, outcome.results, outcome.ran)
         if entered is None:
+            if not written:  # cancelled (or refused) before the record was written: nothing to take back
+                return
             try:
-                self.store.drop(m.id)
+                await in_thread(self, lambda: self.store.drop(m.id), "drop the maintenance record")
             except OSError as e:
-                self.app.notify(f"Could not write the state file: {e}", severity="error")
+                self.app.notify(f"Could not remove the maintenance record: {e}", severity="error")
             self._refresh()
             return
-        if self._save(entered):
+        if await self._save(entered):
             self._select(entered.id)
             self.app.notify(f"{entered.target.label} is in maintenance: stop its OSDs now (see the Maintenance "
                             "tab), and press x here when they are back up.", timeout=10)
+
+    def _record_first(self, m: mt.Maintenance, written: list[bool]) -> Callable[[], str]:
+        """The confirm dialog's step before its commands (on its thread): the record into the store; why not, or
+        ''. `written` gets an entry once it is."""
+        def write() -> str:
+            try:
+                self.store.put(m)
+            except WorkflowConflict as e:
+                return f"Not started: {e}"
+            except OSError as e:
+                return f"the maintenance record could not be written ({e})"
+            written.append(True)
+            self.app.call_from_thread(self._refresh)
+            return ""
+        return write
 
     def _ok_to_stop(self, osds: Sequence[int]) -> tuple[bool, str]:
         """(ok, what the mgr said); never raises: a failed question is a no (runs on a thread)."""
@@ -431,7 +523,7 @@ class MaintenancePane(Pane):
             return
         plan = mplan.plan_exit(m, mt.flags_from_osd_dump(dump), self.store.active(m.fsid))
         if not plan.operations:
-            self._finish_exit(m, plan, [])
+            await self._finish_exit(m, plan, [])
             self.app.notify(f"{m.target.label}: nothing left to unset; maintenance ended.\n"
                             + plan.explanation(m), timeout=10)
             return
@@ -443,26 +535,26 @@ class MaintenancePane(Pane):
             explain.append(f"\n⚠ {names} still down: once noout is unset the mon marks {them}"
                            " out after mon_osd_down_out_interval (10 min by default) and data starts moving. "
                            "Start the daemons first unless you mean it.", style=palette.style("bold warn"))
-        if not self._save(replace(m, state="exiting").log("exit planned: " + "; ".join(
-                op.cli for op in plan.operations))):
-            return
-        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain)
-        if outcome is None:
-            return
-        current = self.store.get(mid) or m
-        if not outcome.ran:
-            self._save(replace(current, state="active").log("exit cancelled"))
-            return
-        self._finish_exit(current, plan, list(outcome.results))
+        exiting = replace(m, state="exiting").log("exit planned: " + "; ".join(op.cli for op in plan.operations))
+        written: list[bool] = []
+        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain,
+                                                 before_run=self._record_first(exiting, written))
+        if outcome is None or not outcome.ran or not written:
+            return  # cancelled: nothing was written, the record stays as it was
+        current = self.store.get(mid) or exiting
+        await self._finish_exit(current, plan, list(outcome.results))
 
-    def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
+    async def _finish_exit(self, m: mt.Maintenance, plan: mplan.ExitPlan, results: list[Any]) -> None:
         finished = mplan.finish_exit(m, plan, results)
-        try:
+
+        def save() -> None:
             if plan.handed_over:
                 self.store.put_all(mplan.hand_over(self.store.records, plan))
             self.store.put(finished)
+        try:
+            await in_thread(self, save, "save the maintenance record")
         except OSError as e:
-            self.app.notify(f"Could not write the state file: {e}", severity="error", timeout=20)
+            self.app.notify(f"Could not write the maintenance record: {e}", severity="error", timeout=20)
         self._refresh()
         if finished.state == "done":
             self.app.notify(f"{m.target.label} left maintenance.")

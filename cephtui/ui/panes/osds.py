@@ -16,6 +16,7 @@ from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
 from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
+from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle, sync_static
@@ -432,14 +433,11 @@ class OSDsPane(Pane):
         if not ids:
             self.app.notify("No OSD selected.", severity="warning")
             return
-        busy = {i for e in self.cephtui.removals.values() if not e.state.finished
-                for i in e.state.osds}
-        if busy & set(ids):
-            self.app.notify(f"{osd_names(sorted(busy & set(ids)))} already in a removal (P shows it).",
-                            severity="warning")
-            return
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
+            held = refusal(self, list(ids))  # another removal or a maintenance, anyone's: said at once
+            if held:
+                raise ValueError(held)
             if v["mode"] not in ("remove", "replace") or v["drain"] not in ("out", "crush0"):
                 raise ValueError("choose what to do and how to drain")
             try:
@@ -467,6 +465,7 @@ class OSDsPane(Pane):
         from cephtui.ceph.workflows.removal import Removal
         from cephtui.ui.screens.removal import PlanScreen
 
+        self._recheck_holds(form)
         if not await self.app.push_screen_wait(form):
             return
         v = form.submitted_values
@@ -474,6 +473,14 @@ class OSDsPane(Pane):
                        stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
         if await self.app.push_screen_wait(PlanScreen(plan, self.cephtui.client)):
             self.cephtui.start_removal(plan)
+
+    @work(group="osd-holds", description="read the workflow queues for the removal form")
+    async def _recheck_holds(self, form: FormScreen) -> None:
+        """The form opens on the queues as last read; read them now (a colleague may have started something a
+        moment ago) and check the form again."""
+        await refresh_holds(self)
+        if form.is_attached:
+            form.recheck()
 
     def action_removals(self) -> None:
         """The queue of every removal (the cluster's, colleagues' too); enter opens one."""

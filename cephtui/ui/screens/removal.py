@@ -30,6 +30,7 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop
 from cephtui.ui import palette
 from cephtui.ui.handle import cephtui_app
+from cephtui.ui.holds import held_checks
 from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
@@ -130,6 +131,7 @@ class PlanScreen(Dialog[bool]):
             checks, error = preflight(self.client, self.plan.osds), ""
         except CephError as e:
             checks, error = [], f"the preflight could not ask the cluster: {e.message}"
+        checks += held_checks(cephtui_app(self).workflow_store, self.plan.osds)  # a removal or maintenance, anyone's
         self.app.call_from_thread(self.call_later, self._show, checks, error)
 
     async def _show(self, checks: list[Check], error: str) -> None:

@@ -104,9 +104,13 @@ class ConfirmScreen(Dialog[Outcome]):
     def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
                  audit: ops_mod.AuditLog | None = None, explain: RenderableType | str = "",
                  preview: Callable[[], RenderableType] | None = None,
-                 undo: Callable[[Sequence[ops_mod.Operation]], list[ops_mod.Operation]] | None = None) -> None:
+                 undo: Callable[[Sequence[ops_mod.Operation]], list[ops_mod.Operation]] | None = None,
+                 before_run: Callable[[], str] | None = None) -> None:
         super().__init__()
         self.client = client
+        # Called on the run's thread once Run is pressed, before the first command: "" goes on, anything else is
+        # why nothing is sent (a workflow record that must be in the cluster first, and may be refused there).
+        self.before_run = before_run
         self.operations = tuple(operations)
         self.undo_for = undo  # given the steps that succeeded before a failure: how to take them back
         self.undo_ops: list[ops_mod.Operation] = []
@@ -252,6 +256,16 @@ class ConfirmScreen(Dialog[Outcome]):
             if changed:
                 self.app.call_from_thread(self._preview_stale, changed)
                 return
+        if self.before_run is not None and operations is self.operations:
+            try:
+                why = self.before_run()
+            except Exception as e:
+                log.exception("the step before the commands failed")
+                why = f"internal error: {e!r}"
+            if why:
+                self.app.call_from_thread(self._not_sent, why)
+                return
+            self.before_run = None  # once: an undo or a second run does not repeat it
         results: list[tuple[ops_mod.Operation, bool, str]] = []
         for i, op in enumerate(operations):
             if len(operations) > 1:  # step by step: the operator sees where a long sequence is
@@ -302,6 +316,12 @@ class ConfirmScreen(Dialog[Outcome]):
     def _progress(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...],
                   operations: tuple[ops_mod.Operation, ...], running: int) -> None:
         self.query_one("#confirm-result", Static).update(self._report(results, operations, running))
+
+    def _not_sent(self, why: str) -> None:
+        self.state = "done"
+        self.query_one("#confirm-result", Static).update(Text(f"✖ {why}\nNothing was sent.",
+                                                              style=palette.style("bold err")))
+        self.become_close("confirm-run", "confirm-cancel")
 
     def _done(self, results: tuple[tuple[ops_mod.Operation, bool, str], ...],
               operations: tuple[ops_mod.Operation, ...]) -> None:

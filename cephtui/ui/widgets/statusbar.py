@@ -7,7 +7,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ceph.workflows.maintenance import Maintenance
+from cephtui.ceph.workflows.flag_origin import FlagOrigin
+from cephtui.ceph.workflows.maintenance import FlagKey, Maintenance
 from cephtui.ceph.workflows.maintenance_banner import banner_items, banner_short, fit_banner
 from cephtui.ui import palette
 from cephtui.ui.widgets.tables import sync_static
@@ -36,8 +37,8 @@ class StatusBar(Static):
         self.connected: bool | None = None  # None: first poll not back yet
         self.error = ""
         self.last_ok: float | None = None
-        self.first_poll: float | None = None  # flags already set then may be older than cephtui's first look
-        self.maintenances: tuple[Maintenance, ...] = ()  # active ones, from the state file (the Maintenance pane)
+        self.maintenances: tuple[Maintenance, ...] = ()  # active ones, from the cluster (the Maintenance pane)
+        self.flag_origins: dict[FlagKey, FlagOrigin] = {}  # who set each flag, and when (the Maintenance pane)
         self.read_only = False  # --read-only: a badge right after the name, on every screen
         self.mgr_stall = ""  # "mgr not answering `pg dump` for 6 s" while a mgr command hangs
         self.removals = ("", "info")  # "removing osd.3: running (wait_safe, 12 PGs left)", and its colour role
@@ -48,8 +49,6 @@ class StatusBar(Static):
 
     def show_snapshot(self, snap: ClusterSnapshot) -> None:
         self.snapshot, self.connected, self.error, self.last_ok = snap, True, "", snap.taken_at
-        if self.first_poll is None:
-            self.first_poll = snap.taken_at
         self.refresh_text()
 
     def set_maintenances(self, maintenances: tuple[Maintenance, ...]) -> None:
@@ -57,10 +56,15 @@ class StatusBar(Static):
             self.maintenances = maintenances
             self.refresh_text()
 
+    def set_flag_origins(self, origins: dict[FlagKey, FlagOrigin]) -> None:
+        if origins != self.flag_origins:
+            self.flag_origins = origins
+            self.refresh_text()
+
     @property
     def banner(self) -> str:
         """'⚑ maintenance: host vm since 14:02 · noscrub since 13:55 (by someone else)', or ''."""
-        items = banner_items(self.maintenances, self.snapshot.flags if self.snapshot else (), self.first_poll)
+        items = banner_items(self.maintenances, self.snapshot.flags if self.snapshot else (), self.flag_origins)
         return "⚑ " + " · ".join(items) if items else ""
 
     def set_removals(self, text: str, role: str = "info") -> None:
@@ -108,7 +112,7 @@ class StatusBar(Static):
             t.append(f" │ {self.error} (retrying)", style=palette.style("err"))
         poll = f" · poll {self.snapshot.poll_ms:.0f} ms" if self.snapshot and self.connected else ""
         flags = self.snapshot.flags if self.snapshot else ()
-        items = banner_items(self.maintenances, flags, self.first_poll)
+        items = banner_items(self.maintenances, flags, self.flag_origins)
         if items:
             # One line: the banner before the poll time; whole items that fit, then '+N more', then a count.
             width = self.size.width or 10_000

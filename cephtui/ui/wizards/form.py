@@ -127,6 +127,10 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
         status.update(block)
         return ops
 
+    def recheck(self) -> None:
+        """Check the values again: what the build consults changed (a queue read afresh)."""
+        self._validate()
+
     @on(Input.Changed)
     @on(Select.Changed)
     def _changed(self) -> None:

@@ -1,0 +1,70 @@
+"""Who set a flag and when: the osdmap-history search and the command matching (workflows/flag_origin)."""
+from __future__ import annotations
+
+import pytest
+
+from cephtui.ceph.workflows import flag_origin as fo
+
+KEY = ("noout", "")
+
+
+class Maps(fo.OsdmapHistory):
+    """Epochs `first`..`last` kept, each made at 1000 + epoch; the flag set in the epochs of `on`."""
+
+    def __init__(self, first: int, last: int, on: set[int]) -> None:
+        super().__init__(None)
+        self.first, self.last, self.on, self.asked = first, last, on, 0
+
+    def at(self, epoch: int):  # type: ignore[no-untyped-def]
+        self.asked += 1
+        if not self.first <= epoch <= self.last:
+            return None
+        return (frozenset({KEY}) if epoch in self.on else frozenset()), 1000.0 + epoch
+
+
+@pytest.mark.parametrize("first,last,on,expect", [
+    (1, 500, set(range(420, 501)), (1420.0, None)),  # set at 420
+    (1, 500, {500}, (1500.0, None)),  # set by the newest epoch
+    (1, 500, set(range(1, 501)), (None, 1001.0)),  # since epoch 1
+    (300, 800, set(range(100, 801)), (None, 1300.0)),  # older than every epoch kept: before the oldest
+    (300, 800, set(range(200, 250)) | set(range(700, 801)), (1700.0, None)),  # set, unset, set again
+])
+def test_set_since_finds_the_first_epoch_of_the_current_run(first: int, last: int, on: set[int],
+                                                           expect: tuple[float | None, float | None]) -> None:
+    maps = Maps(first, last, on)
+    assert maps.set_since(KEY, last) == expect
+    assert maps.asked <= 40  # galloping and halving, not a walk over hundreds of maps
+
+
+def test_which_commands_set_or_unset_a_flag() -> None:
+    assert fo.effect({"prefix": "osd set", "key": "noout"}, ("noout", "")) is True
+    assert fo.effect({"prefix": "osd unset", "key": "pause"}, ("pauserd", "")) is False
+    assert fo.effect({"prefix": "osd set", "key": "pause"}, ("pause", "")) is True
+    assert fo.effect({"prefix": "osd set", "key": "noout"}, ("noout", "osd.1")) is None
+    assert fo.effect({"prefix": "osd set-group", "flags": "noout,noin", "who": ["node2"]}, ("noout", "node2")) is True
+    assert fo.effect({"prefix": "osd unset-group", "flags": "noout", "who": ["ssd"]}, ("noout", "class ssd")) is False
+    assert fo.effect({"prefix": "osd add-noout", "ids": ["1"]}, ("noout", "osd.1")) is True
+    assert fo.effect({"prefix": "osd rm-noout", "ids": ["osd.1"]}, ("noout", "osd.1")) is False
+    assert fo.effect({"prefix": "osd out", "ids": ["1"]}, ("noout", "osd.1")) is None
+
+
+def test_the_setter_is_the_entry_nearest_the_epoch_and_never_one_undone_later() -> None:
+    e = [fo.AuditEntry(100.0, "a", {"prefix": "osd set", "key": "noout"}),
+         fo.AuditEntry(200.0, "b", {"prefix": "osd unset", "key": "noout"}),
+         fo.AuditEntry(300.0, "c", {"prefix": "osd set", "key": "noout"})]
+    assert fo.setter(e, KEY, 301.0).who == "c"
+    assert fo.setter(e, KEY, 101.0).who == "a"
+    assert fo.setter(e, KEY, 1000.0) is None  # nothing near the epoch that set it: unknown, not a guess
+    assert fo.setter(e, KEY, None).who == "c"
+    assert fo.setter(e[:2], KEY, None) is None
+
+
+def test_what_is_said_when_the_setter_is_older_than_what_the_mons_keep() -> None:
+    o = fo.FlagOrigin(before=fo.stamp("2026-11-27T18:40:00+0000"), why_unknown="the mons' audit log keeps only since"
+                      " 19:10")
+    assert o.when_text().startswith("before ") and "the oldest osdmap the mons keep" in o.describe()
+    assert "setter unknown" in o.describe()
+    t = fo.stamp("2026-11-27T19:10:00+0000")
+    assert fo.FlagOrigin(since=t, why_unknown="…", audit_from=t).who_text(now=t) == \
+        f"unknown (audit kept ≥{fo.clock_time(t, t)})"
+    assert fo.FlagOrigin(since=t, who="bob@mon2 (cephtui)").who_text() == "bob@mon2 (cephtui)"
