@@ -36,7 +36,8 @@ def hold(fd: int | None = None) -> None:
         before = termios.tcgetattr(fd)
     except termios.error:
         return
-    held = [list(x) if isinstance(x, list) else x for x in before]
+    held: list[Any] = list(before)
+    held[6] = list(before[6])  # the control characters: a copy, so `before` stays the terminal's own
     # As Textual's driver (drivers/linux_driver.py, _patch_lflag/_patch_iflag), but with ISIG kept: Ctrl+C
     # during the start still interrupts it.
     held[3] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN)
