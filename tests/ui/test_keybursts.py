@@ -115,10 +115,11 @@ def reweight(sandbox: Sandbox, osd: int) -> float:
     return next(float(o["weight"]) for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == osd)
 
 
-@pytest.mark.parametrize("after", [0.1, 0.2, 0.3])
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.2, 0.3])
 def test_a_jump_typed_while_cephtui_starts_is_done(terminal: Terminal, after: float) -> None:
-    """`:osd.1⏎` typed 0.1–0.3 s after launch, long before the app can read keys: the jump is done, in
-    order (the prompt does not stay open with osd.1 in it)."""
+    """`:osd.1⏎` typed 0–0.3 s after launch, long before the app can read keys (at 0 mostly before
+    typeahead.hold, so cooked by the terminal; later held as typed): the jump is done, in order (the
+    prompt does not stay open with osd.1 in it)."""
     terminal.start()
     time.sleep(max(0.0, terminal.started + after - time.monotonic()))  # the moment of typing: the test's input
     terminal.write(b":osd.1\r")

@@ -325,6 +325,7 @@ async def test_textual_still_reorders_a_burst_of_keys() -> None:
     ("abc\x7fd\r", "abd"),
     ("12\x1b[D\x1b[D9\r", "912"),  # arrows are bindings too
     ("ab\x7f\x7f\x7fcd\x1b[D\x7fe\r", "ed"),
+    ("a\x1b[200~bc\x1b[201~\x7f\r", "ab"),  # a bracketed paste keeps its place among the keys
 ])
 async def test_keys_in_order_keeps_a_burst_as_typed(burst: str, value: str) -> None:
     assert await submitted_after_burst(OrderedInputApp(), burst) == [value]
@@ -363,3 +364,12 @@ async def test_keys_in_order_hands_on_the_keys_after_one_that_went_nowhere() -> 
         assert box.value == "" and not app.submitted  # held behind the lost key
         await wait_until_true(pilot, lambda: app.submitted, "the held keys handed on", timeout=compat.KEY_STALL + 5)
         assert app.submitted == ["ok"]
+
+
+async def test_keys_typed_while_cephtui_started_come_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What typeahead.hold read from the terminal (typed before it) reaches the app before anything else."""
+    from cephtui import typeahead
+
+    monkeypatch.setattr(typeahead, "_early", "ab\x7fc\r")
+    assert await submitted_after_burst(OrderedInputApp(), "") == ["ac"]
+    assert typeahead.take() == ""  # taken once
