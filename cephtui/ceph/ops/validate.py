@@ -56,6 +56,10 @@ COMPLETE_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?
 HALF_TYPED_NUMBER = re.compile(r"[+-]?(?:[0-9]*\.?[0-9]*|(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?)")
 
 
+class IncompleteNumber(ValueError):
+    """A number still being typed ("0.", "1e", "-")."""
+
+
 def number(text: str, what: str) -> float:
     """A number typed in a form; a half-typed one ("0.", "1e", "-") is refused, never read as what it
     would become (Python reads "0." as 0: a reweight to 0 drains the OSD), nor as 0."""
@@ -64,7 +68,7 @@ def number(text: str, what: str) -> float:
         raise ValueError(f"{what} must be a finite number")
     if not COMPLETE_NUMBER.fullmatch(typed):
         if typed and HALF_TYPED_NUMBER.fullmatch(typed):
-            raise ValueError(f"{what} '{typed}' is an incomplete number: finish typing it (e.g. 0.5, 1, 2e-3)")
+            raise IncompleteNumber(f"{what} '{typed}' is an incomplete number: finish typing it (e.g. 0.5, 1, 2e-3)")
         raise ValueError(f"{what} must be a number (got '{text}')")
     return float(typed)
 

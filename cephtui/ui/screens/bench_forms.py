@@ -176,9 +176,9 @@ def export_form(marked: bool, default_path: str) -> FormScreen:
 def _float(text: str, what: str) -> float:
     try:
         return ops.number(text, what)  # "0." and other half-typed numbers refused, not read as 0
-    except ValueError as e:
-        if "incomplete" in str(e) or "finite" in str(e):
-            raise
+    except ops.IncompleteNumber:
+        raise
+    except ValueError:
         raise ValueError(f"{what}: '{text}' is not a number") from None
 
 
