@@ -188,3 +188,13 @@ def test_tentacle_keys_are_masked_whole() -> None:
     for text in (f"bad {key} here", f"key = {key}", f'{{"key": "{key}"}}'):
         out = redact(text)
         assert MASK in out and not any(key[i:i + 12] in out for i in range(0, len(key) - 12)), out
+
+
+def test_the_bench_form_refuses_a_half_typed_number_as_incomplete() -> None:
+    from cephtui.ui.screens.bench_forms import _float
+
+    with pytest.raises(ops.IncompleteNumber, match="seconds '10.' is an incomplete number"):
+        _float("10.", "seconds")
+    with pytest.raises(ValueError, match="seconds: 'abc' is not a number"):
+        _float("abc", "seconds")
+    assert _float("2.5", "seconds") == 2.5
