@@ -317,6 +317,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     read_only = settings.read_only
     if args.command is None:
         _HANGUP.install()
+    else:
+        from cephtui import typeahead
+
+        typeahead.release()  # a command that is not the TUI reads the terminal in its own modes
     if args.command == "bench":
         args = bench_args(args, settings)
         if not (args.pool or args.temp_pool):

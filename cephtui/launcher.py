@@ -29,6 +29,8 @@ INSTALL_HINT = ("It comes with Ceph from your distribution, not from PyPI: on De
                 "on openSUSE `zypper install python3-rados`.")
 _TAG = re.compile(r"^rados\.cpython-(\d)(\d+)[-.]")
 _NO_CHECK = ("-h", "--help", "--version")
+# cli.COMMANDS (not imported: this runs before anything heavy); tests/unit checks that the two agree.
+HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove")
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,11 @@ def missing_rados_message(error: BaseException | None = None, *, in_isolated_ven
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and not any(a in HEADLESS_COMMANDS or a in _NO_CHECK for a in args):
+        # The TUI: keys typed while it starts wait for it as typed (typeahead.py says why).
+        from cephtui import typeahead
+
+        typeahead.hold()
     try:
         import rados  # noqa: F401  (only to learn whether it imports)
     except ImportError as e:

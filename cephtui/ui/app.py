@@ -33,7 +33,7 @@ from cephtui.config.model import BenchDefaults
 from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
-from cephtui.ui.compat import node_bindings, parse_action
+from cephtui.ui.compat import KeysInOrder, node_bindings, parse_action
 from cephtui.ui.navigation import Moving
 from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
 from cephtui.ui.panes.activity import ActivityPane
@@ -76,7 +76,7 @@ def pane_bindings(pane: Widget) -> list[Binding]:
     return list(seen.values())
 
 
-class CephTUI(Removals, Poller, Moving):
+class CephTUI(KeysInOrder, Removals, Poller, Moving):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "cephtui"
     # Every screen (dialogs too) carries one class of each: app.tcss fits 80x24 and fills 200x60 by them.

@@ -1,15 +1,20 @@
 """Every use of Textual's private API, in one place (Textual is pinned: its internals move between releases).
 
 tests/unit/test_compat.py checks that each private name used here still exists with the kind and signature
-used, and that the two Textual bugs worked around here still exist; a Textual upgrade fails there, naming
+used, and that the Textual bugs worked around here still exist; a Textual upgrade fails there, naming
 the attribute, rather than somewhere in a pane. Nothing else in cephtui touches a `_name` of Textual's.
 """
 from __future__ import annotations
 
+import logging
+import time
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
 from rich.console import RenderableType
+from textual import events
+from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -19,7 +24,10 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not exported by textual.widgets; CephFooter makes its own
 from textual.widgets.data_table import RowKey
 
-__all__ = ["Button", "DataTable", "FooterKey", "bindings_ready", "node_bindings", "parse_action", "screen_frame"]
+__all__ = ["Button", "DataTable", "FooterKey", "KeysInOrder", "bindings_ready", "keys_of", "node_bindings",
+           "parse_action", "screen_frame"]
+
+log = logging.getLogger("cephtui")
 
 CellType = TypeVar("CellType")
 
@@ -92,3 +100,129 @@ class Button(_Button):
         super().watch_disabled(disabled)
         if disabled:
             self.remove_class("-active")  # Textual's press class: the press was handled
+
+
+# Typed input: what the app takes from the terminal and hands to the focused widget.
+TYPED = (events.Key, events.Paste)
+# A key whose way through the widgets has not ended after this long (a widget closed with it in its queue,
+# say) no longer holds back the keys typed after it: they are handed on, in order, late rather than never.
+KEY_STALL = 1.0
+
+
+def keys_of(text: str) -> list[events.Message]:
+    """The events Textual's terminal parser makes of `text` (bytes a terminal sent), in order."""
+    if not text:
+        return []
+    parser = XTermParser()
+    return [*parser.feed(text), *parser.feed("")]  # "": end of input, so a lone ESC is the escape key
+
+
+class KeysInOrder(App[Any]):
+    """The app hands each typed key (or paste) to the focused widget only once the key before it has been
+    dealt with, as if typed one at a time; and keys typed while cephtui started (cephtui/typeahead.py) come
+    first, in order.
+
+    Textual bug (8.2.8; upstream issue Textualize/textual#6605, draft fix #6631): keys that arrive in one
+    read are handled out of order. The app forwards every key at once to the focused widget's queue
+    (app.py:4136, App.on_event); an Input handles a printable key there and then (widgets/_input.py:743,
+    _on_key), but Backspace, Enter, the arrows are BINDINGS (widgets/_input.py:114): the key bubbles back up
+    through the parents' queues (message_pump.py:834, _on_message) to the app, whose binding check
+    (app.py:4341, _on_key) runs the Input's action only after the Input has inserted every character
+    behind it. `x`, Backspace, `0.5`, Enter in one read leaves `x0.`: Backspace deletes the 5 and Enter
+    submits. docs/textual-keys.md has the mechanism and a ten-line reproduction
+    (test_compat.test_textual_still_reorders_a_burst of keys).
+
+    A key is dealt with when a widget stops it, when it has bubbled back to the app and the app has run
+    its binding, or when bubbling ends without reaching the app. Between a widget and its parent the key
+    travels through the parent's queue, so a callback posted behind it into each queue on its way up
+    runs once that queue has dealt with it.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._key_in_hand: events.Event | None = None  # the typed event on its way through the widgets
+        self._key_in_hand_since = 0.0
+        self._keys_waiting: deque[events.Event] = deque()
+        self._key_stall_timer: Any = None
+
+    def _on_load(self, event: events.Load) -> None:
+        # Before the driver starts: these reach the queue ahead of anything it reads from the terminal.
+        from cephtui import typeahead
+
+        for message in keys_of(typeahead.take()):
+            if isinstance(message, TYPED):
+                message.set_sender(self)
+                self.post_message(message)
+
+    def _on_mount(self, event: events.Mount) -> None:
+        from cephtui import typeahead
+
+        # The terminal modes to restore at exit and on suspend: the ones from before cephtui held the keys
+        # (Textual saved the held ones when it started, which have no echo).
+        before = typeahead.original()
+        if before is not None and hasattr(self._driver, "attrs_before"):
+            self._driver.attrs_before = before  # type: ignore[union-attr]
+
+    async def on_event(self, event: events.Event) -> None:
+        if not isinstance(event, TYPED):
+            await super().on_event(event)
+            return
+        if event.is_forwarded:  # it bubbled back up to the app: its bindings run, then it is dealt with
+            await super().on_event(event)
+            self._key_done(event)
+            return
+        if self._key_in_hand is not None and event is not self._key_in_hand:
+            self._keys_waiting.append(event)
+            if self._key_stall_timer is None:
+                self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
+            return
+        self._key_in_hand, self._key_in_hand_since = event, time.monotonic()
+        target = self.focused or self.screen
+        await super().on_event(event)  # a priority binding, or forwarded to `target`
+        if not event.is_forwarded:
+            self._key_done(event)  # a priority binding took it
+        elif not target.call_later(self._key_passed, target, event):
+            self._key_done(event)  # the target is closing: the key went nowhere
+
+    def _key_passed(self, node: Any, event: events.Event) -> None:
+        """`node` has dealt with `event`: it was stopped there, or it is in the parent's queue now."""
+        if event is not self._key_in_hand:
+            return
+        parent = node._parent
+        if parent is None or parent is self:
+            # A screen's key goes on to the app, where on_event ends it; this call comes after it there.
+            if parent is None or not self.call_later(self._key_passed_app, event):
+                self._key_done(event)
+            return
+        if event._stop_propagation:
+            self._key_done(event)  # a widget took it
+        elif not parent.call_later(self._key_passed, parent, event):
+            self._key_done(event)
+
+    def _key_passed_app(self, event: events.Event) -> None:
+        self._key_done(event)  # bubbling ended before the app (a screen that stopped it, or closed)
+
+    def _key_done(self, event: events.Event) -> None:
+        if event is not self._key_in_hand:
+            return
+        self._key_in_hand = None
+        if self._keys_waiting:
+            following = self._keys_waiting.popleft()
+            self._key_in_hand, self._key_in_hand_since = following, time.monotonic()
+            if not self.post_message(following):
+                self._key_in_hand = None
+        if not self._keys_waiting and self._key_stall_timer is not None:
+            self._key_stall_timer.stop()
+            self._key_stall_timer = None
+
+    def _key_stalled(self) -> None:
+        self._key_stall_timer = None
+        stuck = self._key_in_hand
+        if stuck is None:
+            return
+        if time.monotonic() - self._key_in_hand_since >= KEY_STALL:
+            log.warning("key %r not dealt with after %.1f s: handing on the %d typed after it", stuck,
+                        KEY_STALL, len(self._keys_waiting))
+            self._key_done(stuck)
+        if self._keys_waiting:
+            self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)

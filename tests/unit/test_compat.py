@@ -6,21 +6,25 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import textual
-from textual import keys
+from textual import events, keys
+from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
+from textual.drivers.linux_driver import LinuxDriver
+from textual.message_pump import MessagePump
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button as TextualButton
 from textual.widgets import DataTable as TextualDataTable
-from textual.widgets import Footer, Static, _footer
+from textual.widgets import Footer, Input, Static, _footer
 
 from cephtui.ui import compat
 
@@ -245,3 +249,127 @@ async def test_compat_button_keeps_the_debounce_of_a_button_left_enabled() -> No
 @pytest.mark.parametrize("node", [Static(), Screen()])
 def test_node_bindings_of_a_node_without_any(node: DOMNode) -> None:
     assert "x" not in compat.node_bindings(node)
+
+
+# ------------------------------------------------------------ keys that arrive together (Textual #6605)
+# What a terminal sends in one read: `x`, Backspace, `0.5`, Enter (docs/textual-keys.md).
+BURST = "x\x7f0.5\r"
+
+
+class InputApp(App[None]):
+    """Textual's own Input, the one widget; the submitted value is kept."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submitted.append(event.value)
+
+
+class OrderedInputApp(compat.KeysInOrder, InputApp):
+    pass
+
+
+async def submitted_after_burst(app: InputApp, burst: str = BURST) -> list[str]:
+    """Every key of `burst` posted to the app at once, as the driver posts what it reads in one go."""
+    async with app.run_test() as pilot:
+        box = app.query_one(Input)
+        await wait_until_true(pilot, lambda: box.has_focus, "the Input focused")
+        for key in compat.keys_of(burst):
+            app.post_message(key)
+        await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input")
+        await pilot.pause()
+        return app.submitted
+
+
+async def wait_until_true(pilot: Any, cond: Any, what: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"no {what} within {timeout} s"
+        await pilot.pause(0.02)
+
+
+def test_keys_of_is_textual_parser() -> None:
+    expect(XTermParser.__module__ == "textual._xterm_parser", "textual._xterm_parser.XTermParser")
+    assert [k.key for k in compat.keys_of(BURST)] == ["x", "backspace", "0", "full_stop", "5", "enter"]
+    assert [k.key for k in compat.keys_of("\x1b[D\x1b")] == ["left", "escape"]  # a lone ESC at the end too
+    assert compat.keys_of("") == []
+
+
+def test_keys_in_order_names() -> None:
+    """What KeysInOrder reads of Textual: where keys go, and how a widget's key reaches the app."""
+    expect("forward_target._forward_event(event)" in inspect.getsource(App.on_event),
+           "App.on_event forwarding a key to `self.focused or self.screen`")
+    expect("message._stop_propagation" in inspect.getsource(MessagePump._on_message)
+           and "message._bubble_to(self._parent)" in inspect.getsource(MessagePump._on_message),
+           "MessagePump._on_message bubbling to _parent unless _stop_propagation")
+    expect("attrs_before" in inspect.getsource(LinuxDriver.start_application_mode)
+           and "attrs_before" in inspect.getsource(LinuxDriver.stop_application_mode),
+           "LinuxDriver.attrs_before (the terminal modes restored at exit)")
+
+
+async def test_textual_still_reorders_a_burst_of_keys() -> None:
+    """Backspace is a binding: it bubbles up to the app and runs after the Input has inserted `0.5`,
+    deleting the 5; Enter then submits `x0.`."""
+    submitted = await submitted_after_burst(InputApp())
+    assert submitted == ["x0."], f"{VERSION} keeps a burst of keys in order: compat.KeysInOrder can go " \
+                                 f"(submitted {submitted})"
+
+
+@pytest.mark.parametrize("burst, value", [
+    (BURST, "0.5"),
+    ("abc\x7fd\r", "abd"),
+    ("12\x1b[D\x1b[D9\r", "912"),  # arrows are bindings too
+    ("ab\x7f\x7f\x7fcd\x1b[D\x7fe\r", "ed"),
+    ("a\x1b[200~bc\x1b[201~\x7f\r", "ab"),  # a bracketed paste keeps its place among the keys
+])
+async def test_keys_in_order_keeps_a_burst_as_typed(burst: str, value: str) -> None:
+    assert await submitted_after_burst(OrderedInputApp(), burst) == [value]
+
+
+async def test_keys_in_order_keeps_a_burst_that_moves_the_focus() -> None:
+    """Tab (a screen binding) moves the focus: the keys after it go to the next field, not the first."""
+
+    class TwoFields(compat.KeysInOrder):
+        def compose(self) -> ComposeResult:
+            yield Input(id="a")
+            yield Input(id="b")
+
+    app = TwoFields()
+    async with app.run_test() as pilot:
+        first, second = app.query_one("#a", Input), app.query_one("#b", Input)
+        await wait_until_true(pilot, lambda: first.has_focus, "the first Input focused")
+        for key in compat.keys_of("1\t2\x7f3"):
+            app.post_message(key)
+        await wait_until_true(pilot, lambda: second.value == "3", "the second field holding 3")
+        assert first.value == "1"
+
+
+async def test_keys_in_order_hands_on_the_keys_after_one_that_went_nowhere() -> None:
+    """A key whose widget closed with it in its queue would hold the others back for ever: after
+    KEY_STALL they are handed on, in order."""
+    app = OrderedInputApp()
+    async with app.run_test() as pilot:
+        box = app.query_one(Input)
+        await wait_until_true(pilot, lambda: box.has_focus, "the Input focused")
+        lost = events.Key("z", "z")
+        app._key_in_hand, app._key_in_hand_since = lost, time.monotonic()  # as if somewhere on its way
+        for key in compat.keys_of("ok\r"):
+            app.post_message(key)
+        await pilot.pause()
+        assert box.value == "" and not app.submitted  # held behind the lost key
+        await wait_until_true(pilot, lambda: app.submitted, "the held keys handed on", timeout=compat.KEY_STALL + 5)
+        assert app.submitted == ["ok"]
+
+
+async def test_keys_typed_while_cephtui_started_come_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What typeahead.hold read from the terminal (typed before it) reaches the app before anything else."""
+    from cephtui import typeahead
+
+    monkeypatch.setattr(typeahead, "_early", "ab\x7fc\r")
+    assert await submitted_after_burst(OrderedInputApp(), "") == ["ac"]
+    assert typeahead.take() == ""  # taken once

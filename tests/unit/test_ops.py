@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +57,31 @@ def test_every_cli_parses_back_to_its_own_arguments() -> None:
 def test_bad_reweight_is_refused(value: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         ops.osd_reweight(1, value)
+
+
+@pytest.mark.parametrize("half_typed", ["0.", ".", "1.", "-", "+", "1e", "1e-", "2.5E+", "-.", " 0. "])
+@pytest.mark.parametrize("parse", [ops.parse_fraction, ops.parse_weight], ids=["fraction", "weight"])
+def test_a_half_typed_number_is_refused_as_incomplete(parse: Any, half_typed: str) -> None:
+    """`0.` is a number still being typed (keys lost in a burst left one in the reweight field, and Python
+    reads it as 0: a full drain): refused, and said so, never read as 0."""
+    with pytest.raises(ValueError, match=r"'.*' is an incomplete number: finish typing it"):
+        parse(half_typed)
+    with pytest.raises(ValueError, match="incomplete number"):
+        ops.osd_reweight(1, half_typed)
+
+
+@pytest.mark.parametrize("typed, value", [("0.5", 0.5), (".5", 0.5), ("1", 1.0), ("0", 0.0), (" 0.25 ", 0.25),
+                                          ("+0.5", 0.5), ("5e-1", 0.5), ("1.0E0", 1.0), ("-0", 0.0)])
+def test_a_complete_number_is_read(typed: str, value: float) -> None:
+    assert ops.parse_fraction(typed) == value
+    assert ops.osd_reweight(1, typed).args[-1][1] == value
+
+
+@pytest.mark.parametrize("typed", ["e", "1_0", "\uff11", "0x1", "1..2", "1e5e", "0.5.", "½", "abc"])
+def test_what_is_no_number_at_all_is_not_called_incomplete(typed: str) -> None:
+    """Python's float() takes "1_0" and other scripts' digits ("１"); a form takes digits as typed."""
+    with pytest.raises(ValueError, match="must be a number"):
+        ops.parse_fraction(typed.encode().decode("unicode_escape"))
 
 
 @pytest.mark.parametrize("value, message", [("-1", "cannot be negative"), ("x", "must be a number"),
@@ -162,3 +188,13 @@ def test_tentacle_keys_are_masked_whole() -> None:
     for text in (f"bad {key} here", f"key = {key}", f'{{"key": "{key}"}}'):
         out = redact(text)
         assert MASK in out and not any(key[i:i + 12] in out for i in range(0, len(key) - 12)), out
+
+
+def test_the_bench_form_refuses_a_half_typed_number_as_incomplete() -> None:
+    from cephtui.ui.screens.bench_forms import _float
+
+    with pytest.raises(ops.IncompleteNumber, match="seconds '10.' is an incomplete number"):
+        _float("10.", "seconds")
+    with pytest.raises(ValueError, match="seconds: 'abc' is not a number"):
+        _float("abc", "seconds")
+    assert _float("2.5", "seconds") == 2.5

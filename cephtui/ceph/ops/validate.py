@@ -49,6 +49,30 @@ def parse_weight(text: str | float, what: str = "CRUSH weight") -> float:
     return value
 
 
+# A number as typed in a form: digits, at most one point with digits on both sides or after it (.5), an
+# exponent with its digits. Python's float() also takes "0.", "1_000", other scripts' digits and "infinity".
+COMPLETE_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# What a number looks like while it is still being typed: "0.", ".", "-", "1e", "2.5e-".
+HALF_TYPED_NUMBER = re.compile(r"[+-]?(?:[0-9]*\.?[0-9]*|(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?)")
+
+
+class IncompleteNumber(ValueError):
+    """A number still being typed ("0.", "1e", "-")."""
+
+
+def number(text: str, what: str) -> float:
+    """A number typed in a form; a half-typed one ("0.", "1e", "-") is refused, never read as what it
+    would become (Python reads "0." as 0: a reweight to 0 drains the OSD), nor as 0."""
+    typed = str(text).strip()
+    if typed.lower().lstrip("+-") in ("inf", "infinity", "nan"):
+        raise ValueError(f"{what} must be a finite number")
+    if not COMPLETE_NUMBER.fullmatch(typed):
+        if typed and HALF_TYPED_NUMBER.fullmatch(typed):
+            raise IncompleteNumber(f"{what} '{typed}' is an incomplete number: finish typing it (e.g. 0.5, 1, 2e-3)")
+        raise ValueError(f"{what} must be a number (got '{text}')")
+    return float(typed)
+
+
 def _number(text: str | float, what: str) -> float:
     if isinstance(text, (int, float)):
         try:
@@ -56,10 +80,7 @@ def _number(text: str | float, what: str) -> float:
         except OverflowError:  # an int beyond float range (10**400)
             raise ValueError(f"{what} is out of range (a {len(str(abs(text)))}-digit number)") from None
     else:
-        try:
-            value = float(str(text).strip())
-        except ValueError:
-            raise ValueError(f"{what} must be a number (got '{text}')") from None
+        value = number(text, what)
     if math.isnan(value) or math.isinf(value):
         raise ValueError(f"{what} must be a finite number")
     return value + 0.0  # -0 becomes 0: "-0" must not reach the command line or the mon

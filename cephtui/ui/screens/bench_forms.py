@@ -175,10 +175,11 @@ def export_form(marked: bool, default_path: str) -> FormScreen:
 
 def _float(text: str, what: str) -> float:
     try:
-        value = float(text)
+        return ops.number(text, what)  # "0." and other half-typed numbers refused, not read as 0
+    except ops.IncompleteNumber:
+        raise
     except ValueError:
         raise ValueError(f"{what}: '{text}' is not a number") from None
-    return value
 
 
 def _int(text: str, what: str) -> int:

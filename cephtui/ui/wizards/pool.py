@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
 
 from cephtui.ceph.crush.model import CrushMap
-from cephtui.ceph.ops import AUTOSCALE_MODES, check_name, pgcalc, poolplan
+from cephtui.ceph.ops import AUTOSCALE_MODES, check_name, number, pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import ClusterDefaults, PoolPlan
 from cephtui.ui import palette
 from cephtui.ui.widgets.dialog import Dialog
@@ -270,10 +270,7 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
         calc = self.query_one("#wiz-calc", Static)
         try:
             raw = self._value("#wiz-share")
-            try:
-                share = float(raw) / 100
-            except ValueError:
-                raise ValueError(f"the share must be a percentage (got '{raw}')") from None
+            share = number(raw, "the share (a percentage)") / 100  # "12." is half-typed, not 12
             if not 0 < share <= 1:  # also NaN and inf: pgcalc would refuse them with a less direct message
                 raise ValueError(f"the share must be more than 0 and at most 100 % (got '{raw}')")
             s = pgcalc.suggest(self.osd_count, max(self.plan.size, 1), share, int(self._value("#wiz-target")))
