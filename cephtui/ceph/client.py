@@ -198,6 +198,9 @@ class CephClient:
         # Prefixes the mgr refused for want of mgr caps (a key with mon caps only): those go through the
         # mon, which authorises them by mon caps, under the gate and the probe (docs/mgr-outage.md).
         self._via_mon: set[str] = set()
+        # Whether this key may read the mgrmap (None: not known yet). MgrClient learns where the mgr is from
+        # the mgrmap; a key that may not read it (`mon 'allow command status'`) would wait for ever.
+        self._reads_mgrmap: bool | None = None
         self._mon_releases: list[Release] | None = None
         self._table_tried = -TABLE_RETRY  # monotonic time of the last attempt to fetch the command table
 
@@ -391,7 +394,7 @@ class CephClient:
                 raise CephMgrDown(errno_mod.EAGAIN, why, prefix)
         timed_out = False
         try:
-            if mgr and prefix not in self._via_mon:
+            if mgr and prefix not in self._via_mon and self._may_use_mgr_line():
                 out, outs = self._send_to_mgr(prefix, inbuf, args, wait)
             else:
                 out, outs = self._send_one_of_a_kind(prefix, inbuf, args, wait)
@@ -403,6 +406,22 @@ class CephClient:
                 self.mgr_gate.end(prefix, timed_out)
         self._observe_mgr(prefix, out)
         return out, outs
+
+    def _may_use_mgr_line(self) -> bool:
+        """The mgr line needs the mgrmap, which the mon sends only to a key that may read it (mon caps on
+        the mgr service, as `mon 'allow r'` gives): without it MgrClient never learns where the mgr is and
+        the command waits for ever (measured with `mon 'allow command status, allow command health'`).
+        Asked once, with `mgr stat`; such a key's mgr commands go through the mon, which refuses or serves
+        them by its caps, as before. The mon away: not known yet, the line is used (an admin's key)."""
+        if self._reads_mgrmap is None:
+            try:
+                self._send_one_of_a_kind("mgr stat", b"", {"format": "json"}, float(self.spec.op_timeout))
+                self._reads_mgrmap = True
+            except CephPermissionError:
+                self._reads_mgrmap = False
+            except CephError:
+                return True
+        return self._reads_mgrmap
 
     def _send_one_of_a_kind(self, prefix: str, inbuf: bytes, args: dict[str, Any], wait: float) -> tuple[bytes, str]:
         """Through the mon, at most one command of each prefix in flight: a second asker waits for the first."""

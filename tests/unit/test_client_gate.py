@@ -60,8 +60,8 @@ class Handle:
         with self._lock:
             self.running[prefix] -= 1
         answer = self.answers.get(prefix, {})
-        if answer == EACCES_MGR:
-            return 0, b"{}", ""  # the mon authorises by mon caps
+        if answer in (EACCES_MGR, HANG):
+            return 0, b"{}", ""  # the mon authorises by mon caps; a mgr it forwards to answers
         if isinstance(answer, int):
             return answer, b"", "timed out" if answer == -errno.ETIMEDOUT else ""
         return 0, json.dumps(answer).encode(), ""
@@ -105,6 +105,13 @@ def test_a_key_without_mgr_caps_is_served_through_the_mon() -> None:
     assert c.mgr("pg stat") == {}
     assert c.mgr("pg stat") == {}
     assert h.via_mgr == ["pg stat"] and h.via_mon.count("pg stat") == 2  # asked the mgr once
+
+
+def test_a_key_that_may_not_read_the_mgrmap_is_served_through_the_mon() -> None:
+    h = Handle({"mgr stat": -errno.EACCES, "pg stat": HANG})  # MgrClient would never find the mgr
+    c = client_with(h)
+    assert c.mgr("pg stat") == {}
+    assert h.via_mgr == [] and h.via_mon.count("mgr stat") == 1 and h.via_mon.count("pg stat") == 1
 
 
 def test_after_a_mgr_timeout_no_mgr_command_until_the_mgrmap_changes() -> None:
