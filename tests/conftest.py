@@ -245,6 +245,21 @@ def audit_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@contextlib.contextmanager
+def own_sandbox(prefix: str, *start_args: str) -> Iterator[Sandbox]:
+    """A sandbox of a test module's own (`sandbox.py start DIR ARGS`: --osds 4, --mons 3 ...), stopped and
+    purged after; for tests that break or reshape their cluster."""
+    if shutil.which("ceph-mon") is None:
+        pytest.fail("Ceph is not installed: run scripts/setup.sh (the README's test command does)")
+    d = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    box = Sandbox(d, d / "ceph.conf")
+    try:
+        box.tool("start", str(d), *start_args)
+        yield box
+    finally:
+        box.tool("stop", str(d), "--purge")
+
+
 @pytest.fixture(scope="session")
 def sandbox() -> Iterator[Sandbox]:
     if shutil.which("ceph-mon") is None:

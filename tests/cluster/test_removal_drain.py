@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster import drainlab
-from tests.conftest import Sandbox, wait_until
+from tests.conftest import Sandbox, own_sandbox, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 CEPHTUI = [sys.executable, "-m", "cephtui"]
@@ -32,15 +30,8 @@ AFTER = 20  # PG samples watched after "done" (about 10 s or more)
 
 @pytest.fixture(scope="module")
 def box4() -> Iterator[Sandbox]:
-    if shutil.which("ceph-mon") is None:
-        pytest.fail("Ceph is not installed: run scripts/setup.sh")
-    d = Path(tempfile.mkdtemp(prefix="ctt-drain-", dir="/tmp"))
-    box = Sandbox(d, d / "ceph.conf")
-    box.tool("start", str(d), "--osds", "4", "--pool", "lab:32")
-    try:
+    with own_sandbox("ctt-drain-", "--osds", "4", "--pool", "lab:32") as box:
         yield box
-    finally:
-        box.tool("stop", str(d), "--purge")
 
 
 def env(audit: Path, state: Path) -> dict[str, str]:

@@ -7,35 +7,25 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from cephtui.ceph.workflows.store import PREFIX
-from tests.conftest import SANDBOX_PY, Sandbox
+from tests.conftest import SANDBOX_PY, Sandbox, own_sandbox
 
 CEPHTUI = [sys.executable, "-m", "cephtui"]
 
 
 @pytest.fixture(scope="module")
 def box4() -> Iterator[Sandbox]:
-    if shutil.which("ceph-mon") is None:
-        pytest.fail("Ceph is not installed: run scripts/setup.sh")
-    d = Path(tempfile.mkdtemp(prefix="ctt-rm-", dir="/tmp"))
-    box = Sandbox(d, d / "ceph.conf")
-    box.tool("start", str(d), "--osds", "4", "--pool", "rbd:32")
-    try:
+    with own_sandbox("ctt-rm-", "--osds", "4", "--pool", "rbd:32") as box:
         yield box
-    finally:
-        box.tool("stop", str(d), "--purge")
 
 
 def env() -> dict[str, str]:

@@ -30,7 +30,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -43,7 +42,7 @@ from cephtui.ceph.client import MGR_PREFIXES, CephClient, ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.registry import number_key
-from tests.conftest import Sandbox, wait_until
+from tests.conftest import Sandbox, own_sandbox, wait_until
 from tests.ui.helpers import SIZE, wait_for
 
 pytestmark = pytest.mark.cluster  # its own 3-mon sandbox
@@ -169,13 +168,8 @@ class HeadlessLoop:
 
 @pytest.fixture(scope="module")
 def box3() -> Iterator[Sandbox]:
-    d = Path(tempfile.mkdtemp(prefix="ctkill-", dir="/tmp"))
-    box = Sandbox(d, d / "ceph.conf")
-    try:
-        box.tool("start", str(d), "--mons", "3", "--osds", "3", "--pool", "rbd:8")
+    with own_sandbox("ctkill-", "--mons", "3", "--osds", "3", "--pool", "rbd:8") as box:
         yield box
-    finally:
-        box.tool("stop", str(d), "--purge")
 
 
 def left_at_mons(box: Sandbox, mons: tuple[str, ...], exclude: set[str], older_than: float) -> list[str]:
