@@ -68,3 +68,33 @@ def test_what_is_said_when_the_setter_is_older_than_what_the_mons_keep() -> None
     assert fo.FlagOrigin(since=t, why_unknown="…", audit_from=t).who_text(now=t) == \
         f"unknown (audit kept ≥{fo.clock_time(t, t)})"
     assert fo.FlagOrigin(since=t, who="bob@mon2 (cephtui)").who_text() == "bob@mon2 (cephtui)"
+
+
+# Lines of /var/log/ceph/ceph.audit.log as Pacific's mons wrote them (copied from the real file).
+PACIFIC_LINES = [
+    "2026-11-27T20:37:38.087397+0000 mon.a (mon.0) 283 : audit [INF] from='client.? 127.0.0.1:0/728412866' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]: dispatch",
+    "2026-11-27T20:37:38.127858+0000 mon.a (mon.0) 285 : audit [INF] from='client.? 127.0.0.1:0/728412866' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]': finished",
+    "2026-11-27T20:36:40.012679+0000 mon.a (mon.0) 234 : audit [INF] from='client.? 127.0.0.1:0/140791542' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.1\"]}]: dispatch",
+    "2026-11-27T21:02:29.699123+0000 mon.a (mon.0) 6452 : audit [INF] from='client.? 127.0.0.1:0/2991370054' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd add-noout\", \"ids\": [\"0\", \"1\"]}]: dispatch",
+    "2026-11-27T20:31:00.135931+0000 mgr.x (mgr.4100) 6 : audit [DBG] from='client.4105 -' entity='client.admin' "
+    "cmd=[{\"prefix\": \"pg stat\", \"format\": \"json\"}]: dispatch",
+]
+
+
+def test_the_mons_audit_log_file_lines_are_read_as_log_last_entries() -> None:
+    path = fo.Path("/var/log/ceph/ceph.audit.log")
+    got = fo.file_audit(PACIFIC_LINES + ["", "garbage", PACIFIC_LINES[0][:90]], path)
+    assert [e.command.get("prefix") for e in got] == ["osd set", "osd set", "osd set-group", "osd add-noout"]
+    first = got[0]
+    assert first.time == fo.stamp("2026-11-27T20:37:38.087397+0000") and first.who == "client.admin at 127.0.0.1"
+    assert str(path) in first.via
+    assert fo.effect(got[1].command, ("noscrub", "")) is True  # the `finished` form (quoted) too
+    assert fo.effect(got[2].command, ("noout", "osd.1")) is True
+    assert fo.effect(got[3].command, ("noout", "osd.1")) is True
+    # The setter is the entry nearest the epoch that set the flag, as for `log last`.
+    assert fo.setter(got, ("noscrub", ""), fo.stamp("2026-11-27T20:37:38.130000+0000")) == got[1]
+    assert fo.setter(got, ("noscrub", ""), fo.stamp("2026-11-27T20:57:38+0000")) is None

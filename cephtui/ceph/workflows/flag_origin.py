@@ -46,7 +46,7 @@ class FlagOrigin:
     who: str = ""  # "alice@mon1 (cephtui)", "client.admin at 127.0.0.1", ""
     why_unknown: str = ""  # what was looked at when `who` is ""
     via: str = ""  # where `who` was found, for the dialogs
-    audit_from: float | None = None  # `who` unknown: the oldest entry of the mons' audit log, what it reaches back to
+    audit_from: float | None = None  # `who` unknown and no audit log file: the oldest entry `log last` keeps
 
     def who_text(self, now: float | None = None) -> str:
         """For the flags table's narrow column: the setter, or how far back the audit logs looked."""
@@ -305,17 +305,19 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
             except CephError:
                 pass
         found = setter(mine, key, since) or setter(remote, key, since)
-        file_said = ""
+        file_said, file_read = "", False
         if found is None and read_cluster_log:
             log_file = log_file or ClusterAuditFile(client)
             found, file_said = log_file.setter(key, since, before)
+            file_read = log_file.readable
         if found is not None:
             out[key] = FlagOrigin(since if since is not None else found.time, before, found.who, via=found.via)
             continue
         kept = (f"the mons' audit log keeps only since {clock_time(oldest_audit)}" if oldest_audit is not None
                 else "the mons' audit log could not be read")
         out[key] = FlagOrigin(since, before, "", f"not in this host's cephtui audit log, {kept}"
-                              + (f", and {file_said}" if file_said else ""), audit_from=oldest_audit)
+                              + (f", and {file_said}" if file_said else ""),
+                              audit_from=None if file_read else oldest_audit)  # the file reaches back further
     return out
 
 
@@ -329,6 +331,7 @@ class ClusterAuditFile:
 
     def __init__(self, client: Any) -> None:
         self.path, self.why_not = cluster_log_file.locate(client, "audit")
+        self.readable = False  # read at least once
 
     def setter(self, key: FlagKey, since: float | None, before: float | None) -> tuple[AuditEntry | None, str]:
         """(the entry that set `key`, "") or (None, what was looked at)."""
@@ -341,11 +344,13 @@ class ClusterAuditFile:
                 lines = cluster_log_file.tail(self.path)
         except OSError:
             return None, f"no readable {self.path} on this host"
+        self.readable = True
         entries = file_audit(lines, self.path)
         if since is None and before is not None:
             entries = [e for e in entries if e.time <= before + MATCH_WINDOW]
         found = setter(entries, key, since)
         if found is not None:
             return found, ""
-        where = f"around {clock_time(since)}" if since is not None else f"in its last {cluster_log_file.TAIL_BYTES >> 20} MiB"
+        where = (f"around {clock_time(since)}" if since is not None
+                 else f"in its last {cluster_log_file.TAIL_BYTES >> 20} MiB")
         return None, f"not in {self.path} {where}"
