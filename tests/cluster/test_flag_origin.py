@@ -26,13 +26,13 @@ def unset_after(sandbox: Sandbox) -> Iterator[None]:
     sandbox.ceph("osd", "unset-group", "noout", "osd.1")
 
 
-def until_log_last_forgets(client: CephClient, prefix: str) -> None:
+def until_log_last_forgets(sandbox: Sandbox, prefix: str) -> None:
     """Read until the mons' `log last` no longer holds a `prefix` command (it keeps 50 entries on Pacific's
     defaults): what a busy cluster, or minutes of a running cephtui, does to the setter of an older flag."""
     def gone() -> bool:
         for _ in range(20):
-            client.mon("osd dump")
-        kept = client.mon("log last", num=fo.AUDIT_TAIL, level="debug", channel="audit")
+            sandbox.ceph("osd", "dump")
+        kept = sandbox.ceph("log", "last", str(fo.AUDIT_TAIL), "debug", "audit")
         return not any(f'"prefix": "{prefix}"' in str(e.get("message", "")) for e in kept)
     wait_until(gone, 30, f"`log last` to forget the {prefix} commands", interval=0.0)
 
@@ -67,7 +67,7 @@ def test_setters_and_times_of_flags_set_by_cephtui_and_by_the_cli(sandbox: Sandb
 
     # Later (`log last` has forgotten), and in a restarted cephtui (nothing in memory): the CLI's setters are
     # named from the mons' audit log file on this host, read around the epochs that set the flags.
-    until_log_last_forgets(client, "osd set-group")
+    until_log_last_forgets(sandbox, "osd set-group")
     without_file = fo.origins(client, keys, audit.path, client.fsid(), read_cluster_log=False)
     assert without_file[("nodeep-scrub", "")] == mine  # this host's cephtui audit log still has ours
     for key in keys[1:]:
@@ -83,10 +83,10 @@ def test_setters_and_times_of_flags_set_by_cephtui_and_by_the_cli(sandbox: Sandb
     assert other.who == "client.admin at 127.0.0.1" and other.since == mine.since and str(path) in other.via
 
 
-def test_an_unreadable_audit_log_file_is_said(client: CephClient, tmp_path: Path, unset_after: None,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    client.mon("osd set", key="noscrub")
-    until_log_last_forgets(client, "osd set")
+def test_an_unreadable_audit_log_file_is_said(sandbox: Sandbox, client: CephClient, tmp_path: Path,
+                                              unset_after: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    sandbox.ceph("osd", "set", "noscrub")
+    until_log_last_forgets(sandbox, "osd set")
     monkeypatch.setattr(cluster_log_file, "DEFAULT_SETTING", str(tmp_path / "absent.$channel.log"))
     monkeypatch.setattr(cluster_log_file, "_config_get", lambda *a: "" if a[-1] == "mon_cluster_log_file" else "true")
     o = fo.origins(client, [("noscrub", "")], tmp_path / "none.log", client.fsid())[("noscrub", "")]
