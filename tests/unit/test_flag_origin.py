@@ -85,6 +85,32 @@ PACIFIC_LINES = [
 ]
 
 
+# The same commands in the file of Reef's mons (Debian trixie) and Tentacle's (forky): Tentacle writes a
+# dispatched command without its list, `cmd={...} : dispatch`.
+NEWER_LINES = [
+    "2026-11-27T21:23:47.087170+0000 mon.a (mon.0) 761 : audit [INF] from='client.? 127.0.0.1:0/1220199624' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]: dispatch",
+    "2026-11-27T21:23:48.140719+0000 mon.a (mon.0) 767 : audit [INF] from='client.? 127.0.0.1:0/2953505582' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]}]': "
+    "finished",
+    "2026-11-27T21:25:39.488259+0000 mon.a (mon.0) 628 : audit [INF] from='client.? 127.0.0.1:0/2674459454' "
+    "entity='client.admin' cmd={\"prefix\": \"osd set\", \"key\": \"noscrub\"} : dispatch",
+    "2026-11-27T21:25:40.471920+0000 mon.a (mon.0) 638 : audit [INF] from='client.? 127.0.0.1:0/628104248' "
+    "entity='client.admin' cmd={\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]} : dispatch",
+    "2026-11-27T21:25:41.144237+0000 mon.a (mon.0) 643 : audit [INF] from='client.? 127.0.0.1:0/628104248' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]}]': "
+    "finished",
+]
+
+
+def test_reef_and_tentacle_audit_log_file_lines() -> None:
+    got = fo.file_audit(NEWER_LINES, fo.Path("/var/log/ceph/ceph.audit.log"))
+    assert len(got) == len(NEWER_LINES) and all(e.who == "client.admin at 127.0.0.1" for e in got)
+    assert [fo.effect(e.command, ("noscrub", "")) for e in got] == [True, None, True, None, None]
+    assert [fo.effect(e.command, ("noout", "osd.0")) for e in got] == [None, True, None, True, True]
+    assert got[2].time == fo.stamp("2026-11-27T21:25:39.488259+0000")
+
+
 def test_the_mons_audit_log_file_lines_are_read_as_log_last_entries() -> None:
     path = fo.Path("/var/log/ceph/ceph.audit.log")
     got = fo.file_audit(PACIFIC_LINES + ["", "garbage", PACIFIC_LINES[0][:90]], path)
