@@ -68,3 +68,59 @@ def test_what_is_said_when_the_setter_is_older_than_what_the_mons_keep() -> None
     assert fo.FlagOrigin(since=t, why_unknown="…", audit_from=t).who_text(now=t) == \
         f"unknown (audit kept ≥{fo.clock_time(t, t)})"
     assert fo.FlagOrigin(since=t, who="bob@mon2 (cephtui)").who_text() == "bob@mon2 (cephtui)"
+
+
+# Lines of /var/log/ceph/ceph.audit.log as Pacific's mons wrote them (copied from the real file).
+PACIFIC_LINES = [
+    "2026-11-27T20:37:38.087397+0000 mon.a (mon.0) 283 : audit [INF] from='client.? 127.0.0.1:0/728412866' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]: dispatch",
+    "2026-11-27T20:37:38.127858+0000 mon.a (mon.0) 285 : audit [INF] from='client.? 127.0.0.1:0/728412866' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]': finished",
+    "2026-11-27T20:36:40.012679+0000 mon.a (mon.0) 234 : audit [INF] from='client.? 127.0.0.1:0/140791542' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.1\"]}]: dispatch",
+    "2026-11-27T21:02:29.699123+0000 mon.a (mon.0) 6452 : audit [INF] from='client.? 127.0.0.1:0/2991370054' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd add-noout\", \"ids\": [\"0\", \"1\"]}]: dispatch",
+    "2026-11-27T20:31:00.135931+0000 mgr.x (mgr.4100) 6 : audit [DBG] from='client.4105 -' entity='client.admin' "
+    "cmd=[{\"prefix\": \"pg stat\", \"format\": \"json\"}]: dispatch",
+]
+
+
+# The same commands in the file of Reef's mons (Debian trixie) and Tentacle's (forky): Tentacle writes a
+# dispatched command without its list, `cmd={...} : dispatch`.
+NEWER_LINES = [
+    "2026-11-27T21:23:47.087170+0000 mon.a (mon.0) 761 : audit [INF] from='client.? 127.0.0.1:0/1220199624' "
+    "entity='client.admin' cmd=[{\"prefix\": \"osd set\", \"key\": \"noscrub\"}]: dispatch",
+    "2026-11-27T21:23:48.140719+0000 mon.a (mon.0) 767 : audit [INF] from='client.? 127.0.0.1:0/2953505582' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]}]': "
+    "finished",
+    "2026-11-27T21:25:39.488259+0000 mon.a (mon.0) 628 : audit [INF] from='client.? 127.0.0.1:0/2674459454' "
+    "entity='client.admin' cmd={\"prefix\": \"osd set\", \"key\": \"noscrub\"} : dispatch",
+    "2026-11-27T21:25:40.471920+0000 mon.a (mon.0) 638 : audit [INF] from='client.? 127.0.0.1:0/628104248' "
+    "entity='client.admin' cmd={\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]} : dispatch",
+    "2026-11-27T21:25:41.144237+0000 mon.a (mon.0) 643 : audit [INF] from='client.? 127.0.0.1:0/628104248' "
+    "entity='client.admin' cmd='[{\"prefix\": \"osd set-group\", \"flags\": \"noout\", \"who\": [\"osd.0\"]}]': "
+    "finished",
+]
+
+
+def test_reef_and_tentacle_audit_log_file_lines() -> None:
+    got = fo.file_audit(NEWER_LINES, fo.Path("/var/log/ceph/ceph.audit.log"))
+    assert len(got) == len(NEWER_LINES) and all(e.who == "client.admin at 127.0.0.1" for e in got)
+    assert [fo.effect(e.command, ("noscrub", "")) for e in got] == [True, None, True, None, None]
+    assert [fo.effect(e.command, ("noout", "osd.0")) for e in got] == [None, True, None, True, True]
+    assert got[2].time == fo.stamp("2026-11-27T21:25:39.488259+0000")
+
+
+def test_the_mons_audit_log_file_lines_are_read_as_log_last_entries() -> None:
+    path = fo.Path("/var/log/ceph/ceph.audit.log")
+    got = fo.file_audit(PACIFIC_LINES + ["", "garbage", PACIFIC_LINES[0][:90]], path)
+    assert [e.command.get("prefix") for e in got] == ["osd set", "osd set", "osd set-group", "osd add-noout"]
+    first = got[0]
+    assert first.time == fo.stamp("2026-11-27T20:37:38.087397+0000") and first.who == "client.admin at 127.0.0.1"
+    assert str(path) in first.via
+    assert fo.effect(got[1].command, ("noscrub", "")) is True  # the `finished` form (quoted) too
+    assert fo.effect(got[2].command, ("noout", "osd.1")) is True
+    assert fo.effect(got[3].command, ("noout", "osd.1")) is True
+    # The setter is the entry nearest the epoch that set the flag, as for `log last`.
+    assert fo.setter(got, ("noscrub", ""), fo.stamp("2026-11-27T20:37:38.130000+0000")) == got[1]
+    assert fo.setter(got, ("noscrub", ""), fo.stamp("2026-11-27T20:57:38+0000")) is None

@@ -6,10 +6,12 @@ restarted cephtui (or another one) says the same.
   of the flag's current run is when it was set. A flag set before the oldest epoch kept reads "before"
   that epoch's time.
 - Who: this host's audit log (cephtui's own commands, with the operator's login), then the mons' audit
-  channel (`log last`, every client, the ceph CLI included: entity and address). Pacific keeps only the
-  last mon_log_max_summary (50 by default) entries of that channel, and every read command is one, so on
-  a busy cluster it reaches back seconds to minutes: older setters are honestly unknown, with the time
-  of the oldest audit entry the mons keep.
+  channel (`log last`, every client, the ceph CLI included: entity and address), then that same channel as
+  the mons write it to a file on their host (/var/log/ceph/ceph.audit.log: cluster_log_file). Pacific's
+  `log last` keeps only the last mon_log_max_summary (50 by default) entries, and every read command is
+  one, so on a busy cluster it reaches back seconds; the file reaches back to its last rotation, and is
+  read only around the time the osdmap says the flag was set. A setter in none of them is honestly
+  unknown, with what was looked at.
 
 Cluster calls: run off the UI thread (the Maintenance pane's worker). A maintenance record that owns a
 flag names its setter better still; the pane puts that first (maintenance records are in the cluster too).
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.coerce import as_dict, as_int, as_list
+from cephtui.ceph.workflows import cluster_log_file
 from cephtui.ceph.workflows.maintenance import PAUSE_PARTS, FlagKey, clock_time, flags_from_osd_dump, who_of
 
 AUDIT_TAIL = 1000  # entries asked of `log last` (the mons return what they keep: 50 on Pacific's defaults)
@@ -43,7 +46,7 @@ class FlagOrigin:
     who: str = ""  # "alice@mon1 (cephtui)", "client.admin at 127.0.0.1", ""
     why_unknown: str = ""  # what was looked at when `who` is ""
     via: str = ""  # where `who` was found, for the dialogs
-    audit_from: float | None = None  # `who` unknown: the oldest entry of the mons' audit log, what it reaches back to
+    audit_from: float | None = None  # `who` unknown and no audit log file: the oldest entry `log last` keeps
 
     def who_text(self, now: float | None = None) -> str:
         """For the flags table's narrow column: the setter, or how far back the audit logs looked."""
@@ -136,6 +139,25 @@ def mon_audit(log: Any) -> tuple[list[AuditEntry], float | None]:
             out.append(AuditEntry(t, f"{m.group('entity')} at {addr}", cmd,
                                   "from the mons' audit log: the ceph CLI or another client"))
     return out, oldest
+
+
+_FILE_LINE = re.compile(r"^(?P<stamp>\S+) \S+ \(\S+\) \d+ : audit \[\w+\] (?P<message>.*)$")
+
+
+def file_audit(lines: Iterable[str], path: Path) -> list[AuditEntry]:
+    """The commands in lines of the mons' audit log file, as `mon_audit` reads `log last`: the file's lines
+    carry the same message after "STAMP mon.a (mon.0) SEQ : audit [INF] ". Other channels and lines skipped."""
+    out = []
+    for line in lines:
+        if '"osd ' not in line:  # only osd commands set flags: most lines (reads) skipped before any parsing
+            continue
+        m = _FILE_LINE.match(line.strip())
+        if not m:
+            continue
+        found, _ = mon_audit([{"stamp": m.group("stamp"), "message": m.group("message")}])
+        out += [AuditEntry(e.time, e.who, e.command, f"from the mons' audit log file {path}: the ceph CLI or "
+                           "another client") for e in found]
+    return out
 
 
 def local_audit(path: Path, fsid: str) -> list[AuditEntry]:
@@ -257,9 +279,10 @@ def setter(entries: Iterable[AuditEntry], key: FlagKey, since: float | None) -> 
 
 
 def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
-            history: OsdmapHistory | None = None) -> dict[FlagKey, FlagOrigin]:
-    """Who set each of `keys` (flags set now) and when. Asks the mons (`osd dump`, past epochs, `log last`):
-    call it on a thread. A source that fails is skipped, and the answer says what was not known."""
+            history: OsdmapHistory | None = None, read_cluster_log: bool = True) -> dict[FlagKey, FlagOrigin]:
+    """Who set each of `keys` (flags set now) and when. Asks the mons (`osd dump`, past epochs, `log last`,
+    `config get`) and reads files: call it on a thread. A source that fails is skipped, and the answer says
+    what was looked at. `read_cluster_log` False leaves out the mons' audit log file (to test the others)."""
     from cephtui.ceph.client import CephError
     history = history or OsdmapHistory(client)
     keys = list(keys)
@@ -272,6 +295,7 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
     except CephError:
         remote, oldest_audit = [], None
     mine = local_audit(audit_path, fsid)
+    log_file: ClusterAuditFile | None = None
     out: dict[FlagKey, FlagOrigin] = {}
     for key in keys:
         since = before = None
@@ -281,11 +305,52 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
             except CephError:
                 pass
         found = setter(mine, key, since) or setter(remote, key, since)
+        file_said, file_read = "", False
+        if found is None and read_cluster_log:
+            log_file = log_file or ClusterAuditFile(client)
+            found, file_said = log_file.setter(key, since, before)
+            file_read = log_file.readable
         if found is not None:
             out[key] = FlagOrigin(since if since is not None else found.time, before, found.who, via=found.via)
             continue
         kept = (f"the mons' audit log keeps only since {clock_time(oldest_audit)}" if oldest_audit is not None
                 else "the mons' audit log could not be read")
-        out[key] = FlagOrigin(since, before, "", f"not in this host's cephtui audit log, and {kept}",
-                              audit_from=oldest_audit)
+        out[key] = FlagOrigin(since, before, "", f"not in this host's cephtui audit log, {kept}"
+                              + (f", and {file_said}" if file_said else ""),
+                              audit_from=None if file_read else oldest_audit)  # the file reaches back further
     return out
+
+
+class ClusterAuditFile:
+    """The mons' audit channel in the file they write on this host, found once per lookup (`config get`).
+
+    Only a window of time around the osdmap epoch that set the flag is read (never the whole file). The file
+    carries no fsid: several clusters' mons on one host (the test sandboxes of a dev machine) write the same
+    /var/log/ceph/ceph.audit.log, and what keeps the match right is the command itself together with its
+    time next to this cluster's epoch (setter(): the nearest within MATCH_WINDOW), as for `log last`."""
+
+    def __init__(self, client: Any) -> None:
+        self.path, self.why_not = cluster_log_file.locate(client, "audit")
+        self.readable = False  # read at least once
+
+    def setter(self, key: FlagKey, since: float | None, before: float | None) -> tuple[AuditEntry | None, str]:
+        """(the entry that set `key`, "") or (None, what was looked at)."""
+        if self.path is None:
+            return None, self.why_not
+        try:
+            if since is not None:
+                lines = cluster_log_file.window(self.path, since - MATCH_WINDOW, since + MATCH_WINDOW)
+            else:  # older than every osdmap kept: the file's tail, what came before the oldest epoch
+                lines = cluster_log_file.tail(self.path)
+        except OSError:
+            return None, f"no readable {self.path} on this host"
+        self.readable = True
+        entries = file_audit(lines, self.path)
+        if since is None and before is not None:
+            entries = [e for e in entries if e.time <= before + MATCH_WINDOW]
+        found = setter(entries, key, since)
+        if found is not None:
+            return found, ""
+        where = (f"around {clock_time(since)}" if since is not None
+                 else f"in its last {cluster_log_file.TAIL_BYTES >> 20} MiB")
+        return None, f"not in {self.path} {where}"
