@@ -2,6 +2,7 @@
 fixed (or muted) from cephtui through the form → exact command → confirmation path; afterwards the check is gone."""
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -475,7 +476,8 @@ async def test_overdue_deep_scrubs_run_paced(make_app, sandbox: Sandbox) -> None
     sandbox.ceph("config", "set", "osd", "osd_max_scrubs", "3")
     try:
         wait_until(lambda: "PG_NOT_DEEP_SCRUBBED" in raised(sandbox), 120, "PG_NOT_DEEP_SCRUBBED")
-        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+        started_at = time.time()
+        started = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started_at))
         app = make_app()
         async with app.run_test(size=SIZE) as pilot:
             await open_doctor(app, pilot, "PG_NOT_DEEP_SCRUBBED")
@@ -493,11 +495,14 @@ async def test_overdue_deep_scrubs_run_paced(make_app, sandbox: Sandbox) -> None
             assert text_of(app, "#paced-body").startswith(f"{len(plan)} of {len(plan)} PGs deep-scrubbed")
         stamps = {p["pgid"]: p["last_deep_scrub_stamp"] for p in sandbox.ceph("pg", "dump", "pgs")["pg_stats"]}
         assert all(stamps[pg][:19] >= started for pg in plan), {pg: stamps[pg] for pg in plan}
-        # Paced, the run takes longer (~9 s a PG) than this test's 52.5 s window: the first PGs scrubbed are
-        # overdue again before the last is done. Under a 140 s window (shorter than the planned PGs' age, so
-        # none of them would pass without a fresh scrub) the mgr names none of them any more. (A PG too young
-        # to be overdue when the plan was made, like the mgr's own pool's, may be named by then.)
-        sandbox.ceph("config", "set", "mgr", "osd_deep_scrub_interval", "80")
+        # Paced, the run takes longer (~9 s a PG, more on a loaded machine) than this test's 52.5 s window: the
+        # first PGs scrubbed are overdue again before the last is done. So the window becomes the run's own length
+        # plus 40 s: every fresh stamp stays inside it for the 30 s the check is awaited, and every old one (overdue
+        # at the start, so at least 52.5 s older than any fresh one) outside. The mgr must then name none of the
+        # planned PGs. (A PG too young to be overdue when the plan was made, like the mgr's own pool's, may be named
+        # by then.) A fixed 140 s window failed once on a machine slowed by three test workers: the run took longer.
+        window = time.time() - started_at + 40
+        sandbox.ceph("config", "set", "mgr", "osd_deep_scrub_interval", str(math.ceil(window / 1.75)))
 
         def planned_still_named() -> set[str]:
             check = sandbox.ceph("health", "detail").get("checks", {}).get("PG_NOT_DEEP_SCRUBBED", {})

@@ -190,6 +190,8 @@ class CommandTable:
     def mutating(self, s: Sent) -> bool:
         if s.where == "rados" or s.where.startswith("pg."):
             return s.prefix not in {f"ioctx.{n}" for n in IOCTX_READS}
+        if s.prefix == "get_command_descriptions":
+            return False  # the command table itself: in no table, and it only reads
         table = self.perms["osd" if s.where.startswith("osd.") else "mon"]
         perm = table.get(tuple(s.prefix.split()))
         return not perm or "w" in perm  # unknown to the cluster, or no perm given: assume the worst
@@ -329,13 +331,18 @@ def spied(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, command_table: Comm
           cluster_unchanged: None, caplog: pytest.LogCaptureFixture) -> Iterator[Callable[[], Any]]:
     rec = Recorder()
     real_connect = CephClient.connect
+    real_mgr_handle = CephClient._open_mgr_handle
 
     def connect(self: CephClient) -> CephClient:
         real_connect(self)
         self._handle = HandleSpy(self._handle, rec)
         return self
 
+    def mgr_handle(self: CephClient, conf: dict[str, str]) -> HandleSpy:  # mgr commands' own connection (mgrline)
+        return HandleSpy(real_mgr_handle(self, conf), rec)
+
     monkeypatch.setattr(CephClient, "connect", connect)
+    monkeypatch.setattr(CephClient, "_open_mgr_handle", mgr_handle)
     monkeypatch.setattr(bench_mod, "rados", RadosModuleSpy(bench_mod.rados, rec))
     caplog.set_level(logging.ERROR)
     before, audit_before = fingerprint(admin), audit_lines()
@@ -348,6 +355,7 @@ def spied(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch, command_table: Comm
         yield run
     # The spy saw the poller's reads (it is wired in), and nothing that writes.
     assert any(s.where == "mon" for s in rec.sent), "the spy recorded nothing: it is not wired in"
+    assert any(s.where == "mgr" for s in rec.sent), "the spy saw no mgr command: the mgr line is not wired in"
     mutating = [s for s in rec.sent if command_table.mutating(s)]
     assert not mutating, f"mutating commands reached the cluster: {mutating}"
     assert audit_lines() == audit_before, "the audit log gained lines"

@@ -101,7 +101,8 @@ class RemovalEngine:
             try:
                 if s.drain_mode == "crush0" and orig.get("crush_weight") is not None:
                     undone.append(self._run(ops.crush_reweight(f"osd.{osd}", orig["crush_weight"])))
-                elif orig.get("in", True):
+                # A crush0 drain marks a dead OSD out too (_step_drain): that is undone as well.
+                if orig.get("in", True) and (s.drain_mode != "crush0" or osd in s.dead):
                     undone.append(self._run(ops.osd_in([osd])))
             except CephError as e:
                 undone.append(f"could not restore osd.{osd}: {e.message}")
