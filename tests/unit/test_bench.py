@@ -63,6 +63,12 @@ def test_parse_size_refuses(text: str) -> None:
         parse_size(text)
 
 
+@pytest.mark.parametrize("text", ["4.", "4.K", ".", "1e", "-"])
+def test_a_half_typed_size_is_incomplete_not_bytes(text: str) -> None:
+    with pytest.raises(BenchError, match="incomplete size"):  # float("4.") is 4: 4 bytes nobody typed
+        parse_size(text)
+
+
 @pytest.mark.parametrize("kw,message", [
     ({"pool": " "}, "choose a pool"), ({"mode": "delete"}, "mode"), ({"seconds": 0}, "seconds"),
     ({"seconds": float("nan")}, "seconds"), ({"threads": 0}, "threads"), ({"op_size": 0}, "op size"),

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from cephtui.ceph.ops.validate import COMPLETE_NUMBER, HALF_TYPED_NUMBER
+
 MODES = ("write", "seq", "rand")
 MiB = 1024 * 1024
 DEFAULT_METADATA = "benchmark_last_metadata"
@@ -24,10 +26,11 @@ def parse_size(text: str | int) -> int:
         if s.endswith(suffix):
             s, mult = s[:-1].strip(), m
             break
-    try:
-        value = float(s)
-    except ValueError:
-        raise BenchError(f"not a size: {text!r} (use bytes or 4K, 4M, 1G)") from None
+    if not COMPLETE_NUMBER.fullmatch(s):  # float() reads a half-typed "4." as 4: 4 bytes nobody meant
+        if s and HALF_TYPED_NUMBER.fullmatch(s):
+            raise BenchError(f"{text.strip()!r} is an incomplete size: finish typing it (e.g. 4K, 4M, 4096)")
+        raise BenchError(f"not a size: {text!r} (use bytes or 4K, 4M, 1G)")
+    value = float(s)
     total = value * mult  # may overflow to inf ("1e308G"): checked before int(), which would raise
     if not math.isfinite(total) or value <= 0 or total != int(total):
         raise BenchError(f"not a size: {text!r} (a positive whole number of bytes)")
