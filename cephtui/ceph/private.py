@@ -6,6 +6,7 @@ CLI's keyrings they are 0600 in 0700 directories, whatever the umask says.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import IO
 
@@ -33,7 +34,8 @@ def open_append(path: Path) -> IO[str]:
 def replace_text(path: Path, text: str) -> None:
     """Write `path` atomically as 0600: a crash leaves the old file or the new one, never half."""
     private_dir(path.parent)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    # Per process and thread: two threads saving one file at once must not share (and steal) a temporary file.
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import shlex
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -57,6 +58,10 @@ class RemovalEngine:
         self._last_safe_answer = ""  # the last safe-to-destroy answer written to the audit log
         self._samples: list[tuple[float, int]] = []  # (time, objects left to recover) for the observed rate
         self._stats_period: float | None = None
+        # One control at a time: a tick (a worker) and a pause (quitting, a signal) or an abort must not interleave
+        # their changes and saves; seen: a pause saved mid-tick, two writers of one cache file, and the tick then
+        # recorded the workflow as failed.
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------ persistence / control
     def save(self) -> None:
@@ -64,56 +69,59 @@ class RemovalEngine:
         self.store.save(KIND, self.state.id, self.state.to_json())
 
     def pause(self, reason: str = "paused by the operator") -> None:
-        if self.state.status == "running":
-            self.state.status = "paused"
-            self.state.note(reason)
-            self.save()
+        with self._lock:
+            if self.state.status == "running":
+                self.state.status = "paused"
+                self.state.note(reason)
+                self.save()
 
     def resume(self, stop_template: str | None = None, stop_shell: bool | None = None) -> None:
         """Continue; a new stop method (a failing command must not be kept for ever) is checked and noted."""
-        s = self.state
-        if stop_template is not None or stop_shell is not None:
-            template = s.stop_template if stop_template is None else stop_template.strip()
-            shell = s.stop_shell if stop_shell is None else stop_shell
-            check_stop_template(template, shell)
-            if (template, shell) != (s.stop_template, s.stop_shell):
-                s.note(f"stop method changed: {describe_stop(s.stop_template, s.stop_shell)} -> "
-                       f"{describe_stop(template, shell)}")
-                s.stop_template, s.stop_shell = template, shell
-        if s.status in ("paused", "blocked", "failed"):
-            s.status = "running"
-            s.note("resumed")
-            if s.step == "preflight":
-                s.checks = []
-            self._gate_since = None
-            self.save()
+        with self._lock:
+            s = self.state
+            if stop_template is not None or stop_shell is not None:
+                template = s.stop_template if stop_template is None else stop_template.strip()
+                shell = s.stop_shell if stop_shell is None else stop_shell
+                check_stop_template(template, shell)
+                if (template, shell) != (s.stop_template, s.stop_shell):
+                    s.note(f"stop method changed: {describe_stop(s.stop_template, s.stop_shell)} -> "
+                           f"{describe_stop(template, shell)}")
+                    s.stop_template, s.stop_shell = template, shell
+            if s.status in ("paused", "blocked", "failed"):
+                s.status = "running"
+                s.note("resumed")
+                if s.step == "preflight":
+                    s.checks = []
+                self._gate_since = None
+                self.save()
 
     def abort(self) -> list[str]:
         """Stop here and undo what can be undone: OSDs not yet removed go back to their old weights."""
-        undone: list[str] = []
-        s = self.state
-        for osd in s.osds:
-            if osd in s.removed:
-                continue
-            orig = s.original.get(str(osd))
-            if not orig:
-                continue
-            try:
-                if s.drain_mode == "crush0" and orig.get("crush_weight") is not None:
-                    undone.append(self._run(ops.crush_reweight(f"osd.{osd}", orig["crush_weight"])))
-                # A crush0 drain marks a dead OSD out too (_step_drain): that is undone as well.
-                if orig.get("in", True) and (s.drain_mode != "crush0" or osd in s.dead):
-                    undone.append(self._run(ops.osd_in([osd])))
-            except CephError as e:
-                undone.append(f"could not restore osd.{osd}: {e.message}")
-        if any(i in s.stopped for i in s.osds if i not in s.removed):
-            undone.append("stopped daemons stay stopped: start them again on their host "
-                          f"({', '.join(f'osd.{i}' for i in s.stopped if i not in s.removed)})")
-        s.status = "aborted"
-        s.waiting_for = "aborted; " + ("; ".join(undone) or "nothing had changed, nothing to undo")
-        s.note(s.waiting_for)
-        self.save()
-        return undone
+        with self._lock:
+            undone: list[str] = []
+            s = self.state
+            for osd in s.osds:
+                if osd in s.removed:
+                    continue
+                orig = s.original.get(str(osd))
+                if not orig:
+                    continue
+                try:
+                    if s.drain_mode == "crush0" and orig.get("crush_weight") is not None:
+                        undone.append(self._run(ops.crush_reweight(f"osd.{osd}", orig["crush_weight"])))
+                    # A crush0 drain marks a dead OSD out too (_step_drain): that is undone as well.
+                    if orig.get("in", True) and (s.drain_mode != "crush0" or osd in s.dead):
+                        undone.append(self._run(ops.osd_in([osd])))
+                except CephError as e:
+                    undone.append(f"could not restore osd.{osd}: {e.message}")
+            if any(i in s.stopped for i in s.osds if i not in s.removed):
+                undone.append("stopped daemons stay stopped: start them again on their host "
+                              f"({', '.join(f'osd.{i}' for i in s.stopped if i not in s.removed)})")
+            s.status = "aborted"
+            s.waiting_for = "aborted; " + ("; ".join(undone) or "nothing had changed, nothing to undo")
+            s.note(s.waiting_for)
+            self.save()
+            return undone
 
     def _run(self, op: ops.Operation) -> str:
         msg = ops.run(self.client, op, self.audit)
@@ -130,26 +138,27 @@ class RemovalEngine:
 
     # ------------------------------------------------------------ the state machine
     def tick(self) -> Removal:
-        s = self.state
-        if s.status != "running":
-            return s
-        try:
-            getattr(self, f"_step_{s.step}")()
-        except CephTimeout as e:
-            s.waiting_for = f"the cluster did not answer ({e.message}); retrying"
-        except CephError as e:
-            if transient(e):  # no active mgr (or the mon said try again): a state to wait out, not a failure
-                s.waiting_for = f"{e.prefix}: {e.message}; retrying"
-            else:
+        with self._lock:
+            s = self.state
+            if s.status != "running":
+                return s
+            try:
+                getattr(self, f"_step_{s.step}")()
+            except CephTimeout as e:
+                s.waiting_for = f"the cluster did not answer ({e.message}); retrying"
+            except CephError as e:
+                if transient(e):  # no active mgr (or the mon said try again): a state to wait out, not a failure
+                    s.waiting_for = f"{e.prefix}: {e.message}; retrying"
+                else:
+                    s.status = "failed"
+                    s.note(f"refused: {e.message} [errno {e.errno}]")
+                    s.waiting_for = f"{e.prefix}: {e.message}. Fix the cause, then resume (p) or abort (a)."
+            except (StopFailed, StopCommandError) as e:
                 s.status = "failed"
-                s.note(f"refused: {e.message} [errno {e.errno}]")
-                s.waiting_for = f"{e.prefix}: {e.message}. Fix the cause, then resume (p) or abort (a)."
-        except (StopFailed, StopCommandError) as e:
-            s.status = "failed"
-            s.note(str(e))
-            s.waiting_for = f"{e} Resume (p) to try again, with a corrected stop command if needed, or abort (a)."
-        self.save()
-        return s
+                s.note(str(e))
+                s.waiting_for = f"{e} Resume (p) to try again, with a corrected stop command if needed, or abort (a)."
+            self.save()
+            return s
 
     def _go(self, step: str, text: str = "") -> None:
         self.state.step = step
