@@ -26,17 +26,20 @@ from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pi
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
-from cephtui.ceph.bench.params import BenchParams, MiB
+from cephtui.ceph.bench.blockparams import BlockParams
+from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome
 from cephtui.ceph.client import CephError
+from cephtui.ceph.images.listing import RBD_MISSING, list_images, rbd_available
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
 from cephtui.ui.screens import bench_views as views
+from cephtui.ui.screens.bench_block_form import block_run_form, explain_block_run
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from cephtui.ui.widgets.tables import sync_table
@@ -55,6 +58,8 @@ class BenchPane(Pane):
         "new_run": ("new run: pool (or a temporary size-1 pool), write / seq / rand, seconds, ops in flight, op and "
                     "object size; shows the equivalent `rados bench` command"),
         "latency_run": "latency run: 4 KiB, one op at a time (what most workloads feel)",
+        "switch_kind": ("objects or block: runs of RADOS objects (`rados bench`) or of an RBD image (`rbd bench`, "
+                        "what a VM's disk feels)"),
         "repeat": "repeat the last run",
         "stop": "stop the run (ops in flight finish; partial results are kept)",
         "osd_bench": ("per-OSD bench: `ceph tell osd.N bench` on every (or chosen) OSD, one at a time, ranked, "
@@ -73,6 +78,7 @@ class BenchPane(Pane):
     BINDINGS = [
         Binding("b", "new_run", "New run"),
         Binding("l", "latency_run", "Latency run"),
+        Binding("k", "switch_kind", "Objects/Block"),
         Binding("R", "repeat", "Repeat"),
         Binding("x", "stop", "Stop"),
         Binding("o", "osd_bench", "OSD bench"),
@@ -91,9 +97,11 @@ class BenchPane(Pane):
         self.snap: ClusterSnapshot | None = None
         self.engine: BenchEngine | None = None
         self.bench_run: BenchRun | None = None  # from the confirmation to the end of the run
-        self.running: BenchParams | None = None
+        self.running: BenchParams | BlockParams | None = None
         self.phase = ""
-        self.last_params: tuple[BenchParams, bool] | None = None
+        self.last_params: tuple[BenchParams | BlockParams, bool] | None = None
+        self.kind = "rados"  # what b and l start: "rados" (objects) or "rbd" (an image)
+        self.last_block: BlockParams | None = None
         self.last_result: BenchResult | None = None
         self.message: Text = Text("")
         self._said: tuple[str, str] | None = None  # the message's text and palette spec
@@ -124,7 +132,7 @@ class BenchPane(Pane):
             yield DataTable(id="bench-osds", classes="box", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one("#bench-live").border_title = "Live (b new run · l latency run · R repeat · x stop)"
+        self._title_live()
         self.query_one("#bench-host").border_title = "This host (psutil)"
         hist = self.query_one("#bench-history", DataTable)
         hist.border_title = "History (enter detail · space mark · c compare · e export)"
@@ -311,11 +319,48 @@ class BenchPane(Pane):
 
     def action_new_run(self) -> None:
         if not self._busy():
-            self._run_flow()
+            if self.kind == "rbd":
+                self._block_flow()
+            else:
+                self._run_flow()
 
     def action_latency_run(self) -> None:
         if not self._busy():
-            self._run_flow(latency=True)
+            if self.kind == "rbd":
+                self._block_flow(latency=True)
+            else:
+                self._run_flow(latency=True)
+
+    def action_switch_kind(self) -> None:
+        if self.kind == "rados" and not rbd_available():
+            self.app.notify(RBD_MISSING, severity="warning", timeout=12)
+            return
+        self.kind = "rbd" if self.kind == "rados" else "rados"
+        self._title_live()
+        self.app.notify("b and l now run block benchmarks on an RBD image (rbd bench)" if self.kind == "rbd" else
+                        "b and l now run object benchmarks (rados bench)")
+
+    def _title_live(self) -> None:
+        what = "block · rbd bench" if self.kind == "rbd" else "objects · rados bench"
+        self.query_one("#bench-live").border_title = f"Live: {what} (b new run · l latency · k objects/block · " \
+                                                     "R repeat · x stop)"
+
+    @work(exit_on_error=False, group="bench", description="block bench run")
+    async def _block_flow(self, latency: bool = False) -> None:
+        """The image picker (listed off the UI thread), the form, the plan (watchers checked), Run or Cancel."""
+        images = await asyncio.to_thread(list_images, self.cephtui.client)
+        if not images.rbd_pools and not images.images:
+            self._say("✖ " + (" ".join(images.problems) or "no pool has the rbd application: "
+                              "`rbd pool init POOL` tags one"), "bold err")
+            return
+        for problem in images.problems:
+            self.app.notify(problem, severity="warning")
+        form, params_of = block_run_form(images=images, last=self.last_block, latency=latency)
+        if not await self.app.push_screen_wait(form):
+            return
+        p = params_of(form.submitted_values)
+        self.last_block = p
+        await self._confirm_and_run(self._bench_run(p, not p.image), explain_block_run(p))
 
     def action_repeat(self) -> None:
         if self.last_params is None and self.history:
@@ -327,7 +372,7 @@ class BenchPane(Pane):
         if self._busy():
             return
         p, temp = self.last_params
-        if temp:
+        if temp and isinstance(p, BenchParams):
             p = replace(p, pool=temp_pool_name())
         self._run_flow(repeat=(p, temp))
 
@@ -338,7 +383,7 @@ class BenchPane(Pane):
         return False
 
     @work(exit_on_error=False, group="bench", description="bench run")
-    async def _run_flow(self, latency: bool = False, repeat: tuple[BenchParams, bool] | None = None,
+    async def _run_flow(self, latency: bool = False, repeat: tuple[BenchParams | BlockParams, bool] | None = None,
                         ask: bool = True) -> None:
         """The form (not for a repeat), the plan with the cluster's numbers, Run or Cancel, the run."""
         if repeat is None:
@@ -353,14 +398,23 @@ class BenchPane(Pane):
         else:
             p, temp = repeat
         run = self._bench_run(p, temp)
+        await self._confirm_and_run(run, explain_run(p, temp) if isinstance(p, BenchParams) else
+                                    explain_block_run(p), ask=ask)
+
+    async def _confirm_and_run(self, run: BenchRun, explain: str, ask: bool = True) -> None:
+        p = run.params
         if ask:
-            try:  # a temporary pool's size is asked of the cluster: what is confirmed is what runs
+            try:  # a temporary pool's size and an image's watchers are asked of the cluster: what is confirmed runs
                 plan = await asyncio.to_thread(run.plan)
             except CephError as e:
                 self._say(f"✖ {e.message}", "bold err")
                 return
-            if not await self.app.push_screen_wait(BenchConfirmScreen(f"Run the benchmark on {p.pool}?", plan,
-                                                                      explain_run(p, temp))):
+            except BenchError as e:
+                self._say(f"✖ {e}", "bold err")
+                return
+            where = f"image {p.pool}/{p.image}" if isinstance(p, BlockParams) and p.image else p.pool
+            if not await self.app.push_screen_wait(BenchConfirmScreen(f"Run the benchmark on {where}?", plan,
+                                                                      explain)):
                 return
         self._begin(run)
         try:
@@ -370,11 +424,11 @@ class BenchPane(Pane):
             outcome = RunOutcome(None, (f"internal error: {e!r}",))
         self._finished(outcome)
 
-    def _start(self, p: BenchParams, temp: bool) -> None:
+    def _start(self, p: BenchParams | BlockParams, temp: bool) -> None:
         """A run without the dialogs (scripts/bench_ui_responsiveness.py)."""
         self._run_flow(repeat=(p, temp), ask=False)
 
-    def _bench_run(self, p: BenchParams, temp: bool) -> BenchRun:
+    def _bench_run(self, p: BenchParams | BlockParams, temp: bool) -> BenchRun:
         app = self.cephtui
         client, audit = app.client, app.audit
         return BenchRun(client, p, audit, temp=temp, history=self.history_store,

@@ -57,11 +57,11 @@ def run_form(*, latency: bool, last: BenchParams | None, defaults: BenchDefaults
             raise ValueError("run name: only printable characters (no control, zero-width or bidi characters)")
         try:
             p = BenchParams(pool=temp_name if temp else v["pool"], mode=v.get("mode") or "write",
-                            seconds=_float(v["seconds"], "seconds"), threads=_int(v["threads"], "threads"),
+                            seconds=float_field(v["seconds"], "seconds"), threads=int_field(v["threads"], "threads"),
                             op_size=parse_size(v["op_size"]),
                             object_size=parse_size(v["object_size"]) if v["object_size"].strip() else 0,
                             run_name=v["run_name"].strip(), cleanup=v.get("cleanup") != "no",
-                            op_timeout=_float(v["op_timeout"], "op timeout"))
+                            op_timeout=float_field(v["op_timeout"], "op timeout"))
         except BenchError as e:
             raise ValueError(str(e)) from None
         return p, temp
@@ -173,7 +173,7 @@ def export_form(marked: bool, default_path: str) -> FormScreen:
              "per-second samples.")
 
 
-def _float(text: str, what: str) -> float:
+def float_field(text: str, what: str) -> float:
     try:
         return ops.number(text, what)  # "0." and other half-typed numbers refused, not read as 0
     except ops.IncompleteNumber:
@@ -182,7 +182,7 @@ def _float(text: str, what: str) -> float:
         raise ValueError(f"{what}: '{text}' is not a number") from None
 
 
-def _int(text: str, what: str) -> int:
+def int_field(text: str, what: str) -> int:
     try:
         return int(text.strip())
     except ValueError:

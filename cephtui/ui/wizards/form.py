@@ -49,6 +49,7 @@ class Field:
     value: str = ""
     choices: tuple[str, ...] = ()  # a Select instead of free text
     placeholder: str = ""
+    labels: tuple[str, ...] = ()  # what the Select shows for each choice (default: the choice itself)
 
 
 class FormScreen(Dialog[Optional[list[Operation]]]):
@@ -64,13 +65,15 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
     """
 
     def __init__(self, title: str, fields: Sequence[Field], build: Builder, help: str = "",
-                 warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
+                 warn: Callable[[dict[str, str]], Sequence[str]] | None = None,
+                 notes: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.fields = tuple(fields)
         self.build = build
         self.help_text = help
         self.warn = warn  # risky but allowed values: explained, not refused
+        self.notes = notes  # plain facts under the commands (an equivalent command that is not run)
         self.submitted_values: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
@@ -83,7 +86,8 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
                     with Horizontal(classes="form-row"):
                         yield Label(f.label)
                         if f.choices:
-                            yield Select([(c or "(none)", c) for c in f.choices],
+                            shown = f.labels if len(f.labels) == len(f.choices) else f.choices
+                            yield Select([(label or "(none)", c) for label, c in zip(shown, f.choices)],
                                          value=f.value if f.value in f.choices else Select.NULL,
                                          allow_blank=True, id=f"field-{f.key}")
                         else:
@@ -124,6 +128,8 @@ class FormScreen(Dialog[Optional[list[Operation]]]):
         block = command_block(ops)
         for n in notes:
             block.append(f"⚠ {n}\n", style=palette.style("warn"))
+        for n in self.notes(self.values()) if self.notes else ():
+            block.append(f"{n}\n", style=palette.style("muted"))
         status.update(block)
         return ops
 

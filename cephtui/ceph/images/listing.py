@@ -1,0 +1,69 @@
+"""Which RBD images there are to pick from: the pools that carry the `rbd` application and their images.
+
+One `osd pool ls detail` and one `rbd_list2` per pool (a single omap read of the pool's rbd_directory), so
+it stays cheap on a pool of thousands of images; no per-image call (that is what `rbd ls -l` costs).
+Runs in a worker thread, never on the UI's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cephtui.ceph.client import CephError
+
+try:
+    import rbd
+except ImportError:  # pragma: no cover - machines without python3-rbd
+    rbd = None
+
+RBD_MISSING = ("block benchmarks need librbd's Python module, which comes with Ceph from your distribution: "
+               "`apt install python3-rbd` (Debian/Ubuntu), `dnf install python3-rbd` (RHEL/Rocky/Fedora), "
+               "`zypper install python3-rbd` (openSUSE)")
+LIST_LIMIT = 500  # names offered in a picker; more are reachable by typing pool/name
+
+
+@dataclass(frozen=True)
+class ImageList:
+    rbd_pools: tuple[str, ...]  # pools with the rbd application, in the osdmap's order
+    images: tuple[str, ...]  # "pool/name", at most LIST_LIMIT
+    truncated: bool = False
+    problems: tuple[str, ...] = ()  # a pool that could not be listed, and why
+
+
+def rbd_available() -> bool:
+    return rbd is not None
+
+
+def rbd_pools(pool_ls_detail: Any) -> tuple[str, ...]:
+    """The pools tagged with the `rbd` application, from `osd pool ls detail`'s JSON."""
+    out = []
+    for p in pool_ls_detail if isinstance(pool_ls_detail, list) else ():
+        if isinstance(p, dict) and "rbd" in (p.get("application_metadata") or {}):
+            out.append(str(p.get("pool_name", "")))
+    return tuple(n for n in out if n)
+
+
+def list_images(client: Any, limit: int = LIST_LIMIT) -> ImageList:
+    """The rbd pools and their images (`pool/name`), for the block bench's picker."""
+    try:
+        pools = rbd_pools(client.mon("osd pool ls", detail="detail"))
+    except CephError as e:
+        return ImageList((), (), problems=(f"cannot list pools: {e.message}",))
+    if rbd is None:
+        return ImageList(pools, (), problems=(RBD_MISSING,))
+    images: list[str] = []
+    problems: list[str] = []
+    truncated = False
+    for pool in pools:
+        try:
+            with client.handle.open_ioctx(pool) as io:
+                names = sorted(i["name"] for i in rbd.RBD().list2(io))
+        except Exception as e:  # rados.Error, rbd.Error: said, and the other pools still listed
+            problems.append(f"cannot list images in {pool}: {e}")
+            continue
+        for n in names:
+            if len(images) >= limit:
+                truncated = True
+                break
+            images.append(f"{pool}/{n}")
+    return ImageList(pools, tuple(images), truncated, tuple(problems))
