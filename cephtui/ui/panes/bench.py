@@ -320,7 +320,8 @@ class BenchPane(Pane):
     def action_repeat(self) -> None:
         if self.last_params is None and self.history:
             last = self.history[-1].params  # the last run of an earlier session
-            self.last_params = (last, last.pool.startswith(TEMP_POOL_PREFIX))
+            if isinstance(last, BenchParams):  # a block run is repeated from its own form (issue 29)
+                self.last_params = (last, last.pool.startswith(TEMP_POOL_PREFIX))
         if self.last_params is None:
             self.app.notify("No run to repeat yet: n starts one.", severity="warning")
             return
