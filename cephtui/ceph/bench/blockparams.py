@@ -41,7 +41,9 @@ def cache_ceph_args(cache: str) -> str:
 class BlockParams:
     pool: str
     image: str = ""  # an existing image; "" when temp_image_size > 0 (a temporary image)
-    temp_image_size: int = 0  # bytes
+    # bytes; > 0: a temporary image, created and removed around the run. Once the run has named it,
+    # `image` carries that name too (in the result and the history).
+    temp_image_size: int = 0
     io_type: str = "write"
     io_size: int = 4096
     io_threads: int = 16
@@ -57,8 +59,8 @@ class BlockParams:
     def __post_init__(self) -> None:
         if not self.pool.strip():
             raise BenchError("choose a pool")
-        if bool(self.image) == bool(self.temp_image_size):
-            raise BenchError("choose an existing image or the size of a temporary one (one of them)")
+        if not self.image and not self.temp_image_size:
+            raise BenchError("choose an existing image or the size of a temporary one")
         if self.image and (len(self.image) > 200 or any(c.isspace() or c in "/@" or ord(c) < 32
                                                          for c in self.image)):
             raise BenchError("image name: no spaces, '/', '@' or control characters, at most 200 characters")
@@ -108,6 +110,10 @@ class BlockParams:
     def total_ops(self) -> int:
         """rbd bench's count: ops of io_size until io_total bytes are issued (the last one may pass it)."""
         return -(-self.io_total // self.io_size)
+
+    @property
+    def temporary(self) -> bool:
+        return self.temp_image_size > 0
 
     @property
     def image_spec(self) -> str:

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
+from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.engine import BenchEngine
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
@@ -91,9 +92,9 @@ class BenchPane(Pane):
         self.snap: ClusterSnapshot | None = None
         self.engine: BenchEngine | None = None
         self.bench_run: BenchRun | None = None  # from the confirmation to the end of the run
-        self.running: BenchParams | None = None
+        self.running: BenchParams | BlockParams | None = None
         self.phase = ""
-        self.last_params: tuple[BenchParams, bool] | None = None
+        self.last_params: tuple[BenchParams | BlockParams, bool] | None = None
         self.last_result: BenchResult | None = None
         self.message: Text = Text("")
         self._said: tuple[str, str] | None = None  # the message's text and palette spec
@@ -338,6 +339,11 @@ class BenchPane(Pane):
             return True
         return False
 
+    def _last_rados_params(self) -> BenchParams | None:
+        """The form's defaults from the last run when it was a RADOS run (block runs have their own form)."""
+        last = self.last_params[0] if self.last_params else None
+        return last if isinstance(last, BenchParams) else None
+
     @work(exit_on_error=False, group="bench", description="bench run")
     async def _run_flow(self, latency: bool = False, repeat: tuple[BenchParams, bool] | None = None,
                         ask: bool = True) -> None:
@@ -345,7 +351,7 @@ class BenchPane(Pane):
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
             d = self.cephtui.bench_defaults or BenchDefaults()
-            form, params_of = run_form(latency=latency, last=self.last_params[0] if self.last_params else None,
+            form, params_of = run_form(latency=latency, last=self._last_rados_params(),
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
             if not await self.app.push_screen_wait(form):
