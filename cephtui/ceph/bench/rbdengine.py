@@ -275,17 +275,17 @@ class BlockEngine:
 class BlockSession:
     """Its own librados handle (with this run's cache mode and op timeout), the pool's ioctx, and rbd."""
 
-    def __init__(self, spec: ConnectionSpec, params: BlockParams) -> None:
+    def __init__(self, spec: ConnectionSpec, pool: str, *, cache: str = "off", op_timeout: float = 30.0) -> None:
         if rbd is None:
             raise BenchError(RBD_MISSING)
         if rados is None:
             raise BenchError("the rados Python bindings are missing (apt install python3-rados)")
         conf = {
-            "rados_osd_op_timeout": str(int(math.ceil(params.op_timeout))),
+            "rados_osd_op_timeout": str(int(math.ceil(op_timeout))),
             "rados_mon_op_timeout": str(spec.op_timeout),
             "client_mount_timeout": str(spec.connect_timeout),
             "log_to_stderr": "false", "err_to_stderr": "false",
-            **CACHE_CONF[params.cache],
+            **CACHE_CONF[cache],
         }
         try:
             self.handle = spec.open_handle(conf)
@@ -296,13 +296,13 @@ class BlockSession:
         except rados.Error as e:
             raise BenchError(f"cannot connect for the bench: {e}") from None
         try:
-            self.io = self.handle.open_ioctx(params.pool)
+            self.io = self.handle.open_ioctx(pool)
         except rados.ObjectNotFound:
             self.handle.shutdown()
-            raise BenchError(f"pool {params.pool} does not exist") from None
+            raise BenchError(f"pool {pool} does not exist") from None
         except rados.Error as e:
             self.handle.shutdown()
-            raise BenchError(f"cannot open pool {params.pool}: {e}") from None
+            raise BenchError(f"cannot open pool {pool}: {e}") from None
         self.abandoned = False
 
     def open_image(self, name: str, *, read_only: bool = False) -> Any:
@@ -331,7 +331,7 @@ def run_block_bench(spec: ConnectionSpec, params: BlockParams, *,
     the watcher check and the typed confirmation are BenchRun's, before this is called."""
     if not params.image:
         raise BenchError("no image to benchmark (a temporary image is created by the run's service)")
-    session = BlockSession(spec, params)
+    session = BlockSession(spec, params.pool, cache=params.cache, op_timeout=params.op_timeout)
     try:
         image = session.open_image(params.image, read_only=not params.writes)
         try:

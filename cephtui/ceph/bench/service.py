@@ -26,9 +26,11 @@ from cephtui.ceph.bench.diagnosis import write_refusal
 from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.image import (
+    Leftover,
     block_bench_operation,
     confirmation_refusal,
     create_image,
+    find_leftovers,
     image_create_op,
     image_remove_op,
     remove_image,
@@ -85,6 +87,42 @@ def went_with_the_pool(result: BenchResult) -> BenchResult:
     if result.cleanup_note and f"rados -p {pool} cleanup" in result.cleanup_note:
         return replace(result, cleanup_note=f"the temporary pool {pool} was deleted with its objects")
     return result
+
+
+def find_temp_leftovers(spec: Any, pool: str) -> list[Leftover]:
+    """Temporary images that killed runs left in `pool` (BenchError when the pool or rbd is missing)."""
+    from cephtui.ceph.bench import rbdengine
+
+    session = rbdengine.BlockSession(spec, pool)
+    try:
+        return find_leftovers(session.io, rbdengine.rbd)
+    finally:
+        session.close()
+
+
+def remove_temp_leftovers(spec: Any, pool: str, audit: ops.AuditLog,
+                          on_step: Callable[[Operation], None] | None = None) -> tuple[list[str], list[str]]:
+    """Remove the leftovers that nobody watches any more, each audited as `rbd rm`: (removed, problems),
+    a problem being a leftover still watched (a killed run's watch outlives it by up to 30 s) or refused."""
+    from cephtui.ceph.bench import rbdengine
+
+    session = rbdengine.BlockSession(spec, pool)
+    removed: list[str] = []
+    problems: list[str] = []
+    try:
+        for left in find_leftovers(session.io, rbdengine.rbd):
+            if not left.removable:
+                problems.append(left.describe())
+                continue
+            op = image_remove_op(pool, left.name)
+            if on_step is not None:
+                on_step(op)
+            why = remove_image(session.io, rbdengine.rbd, left.name)
+            audit.record(op, not why, why or f"removed {pool}/{left.name}, left by a killed run")
+            (problems if why else removed).append(why or f"{pool}/{left.name}")
+    finally:
+        session.close()
+    return removed, problems
 
 
 @dataclass(frozen=True)
@@ -199,7 +237,7 @@ class BenchRun:
                 refusal = write_refusal(self.client.mon("osd dump"), p.pool)
                 if refusal:
                     raise BenchError(refusal)
-            session = rbdengine.BlockSession(self.client.spec, p)
+            session = rbdengine.BlockSession(self.client.spec, p.pool, op_timeout=p.op_timeout)
             if p.temporary:
                 name = self._temp_image()
                 op = image_create_op(p.pool, name, p.temp_image_size)
