@@ -90,6 +90,8 @@ class BenchResult:
         d["params"] = {"kind": self.params.kind, **d["params"]}
         d.update(kind=self.params.kind, mode=self.params.mode, pool=self.params.pool, threads=self.params.threads,
                  cli=self.params.cli(), status=self.status)
+        if self.params.kind == "rbd":  # the history's and the export's columns for block runs
+            d.update(image=getattr(self.params, "image", ""), cache=getattr(self.params, "cache", ""))
         return d
 
     @classmethod
@@ -98,7 +100,7 @@ class BenchResult:
         history line): a string where a number belongs would crash the comparison later, not here."""
         p = dict(d["params"])
         params_cls = params_class(d.get("kind") or p.get("kind") or "rados")
-        known = set(params_cls.__dataclass_fields__)
+        known = {f.name for f in dataclasses.fields(params_cls)}  # not the ClassVar `kind`
         params = params_cls(**_typed(params_cls, {k: v for k, v in p.items() if k in known}))
         samples = tuple(Sample(**_typed(Sample, s)) for s in d.get("samples") or ())
         fields = set(cls.__dataclass_fields__) - {"params", "samples"}
