@@ -56,6 +56,8 @@ FADVISE_RANDOM = 0x4
 FADVISE_SEQUENTIAL = 0x8
 
 
+_now = time.monotonic
+
 # The write buffers of running (and abandoned) runs: librbd reads them without a copy.
 _KEEP: list[bytes] = []
 
@@ -74,7 +76,6 @@ class _Live:
     lat_sum: float = 0.0
     first_errno: int = 0
     latencies: list[float] = field(default_factory=list)
-    sec_latencies: list[float] = field(default_factory=list)
 
 
 class BlockEngine:
@@ -110,6 +111,13 @@ class BlockEngine:
         self._flags = FADVISE_RANDOM if params.io_pattern == "rand" else FADVISE_SEQUENTIAL
         self.abandoned = False  # ops never came back: the handle must not be shut down under them
         self.flush_time = 0.0
+        self._sec_from = 0  # latencies from this index on are the current second's
+        # read once here, not per op
+        self._io_size = params.io_size
+        self._random = params.io_pattern == "rand"
+        self._mix = params.io_type == "readwrite"
+        self._reads = params.io_type == "read"
+        self._read_pct = params.rw_mix_read
 
     # ---- control
     def stop(self) -> None:
@@ -174,35 +182,47 @@ class BlockEngine:
 
     def _submit(self, slot: int) -> bool:
         """Issue the slot's next op unless the run is over; False retires the slot."""
-        p = self.p
         with self._lock:
-            live = self._live
-            if (self._issued >= self._total or live.first_errno or self._stop.is_set()
-                    or (self._end is not math.inf and time.monotonic() >= self._end)):
-                if live.started == live.finished + live.failed:
-                    self._idle.set()
-                return False
-            self._issued += 1
-            live.started += 1
-            if p.io_pattern == "rand":
-                offset = self._rng.randrange(self._blocks) * p.io_size
-            else:
-                offset = self._seq_next[slot]
-                nxt = offset + p.io_size
-                self._seq_next[slot] = 0 if nxt + p.io_size > self.size else nxt
-            read = p.io_type == "read" or (p.io_type == "readwrite" and self._rng.randrange(100) < p.rw_mix_read)
+            op = self._claim_locked(slot)
+        return op is not None and self._issue(slot, *op)
+
+    def _claim_locked(self, slot: int) -> tuple[int, bool] | None:
+        """The slot's next op (offset, is it a read), counted as started; None once the run is over.
+        Hold the lock."""
+        live = self._live
+        if (self._issued >= self._total or live.first_errno or self._stop.is_set()
+                or (self._end is not math.inf and _now() >= self._end)):
+            if live.started == live.finished + live.failed:
+                self._idle.set()
+            return None
+        self._issued += 1
+        live.started += 1
+        size = self._io_size
+        if self._random:
+            offset = self._rng.randrange(self._blocks) * size
+        else:
+            offset = self._seq_next[slot]
+            nxt = offset + size
+            self._seq_next[slot] = 0 if nxt + size > self.size else nxt
+        if self._mix:
+            read = self._rng.randrange(100) < self._read_pct
             if read:
                 live.reads += 1
             else:
                 live.writes += 1
-        start = time.monotonic()
+            return offset, read
+        return offset, self._reads
+
+    def _issue(self, slot: int, offset: int, read: bool) -> bool:
+        start = _now()
         try:
             if read:
-                self.image.aio_read(offset, p.io_size, lambda c, _data: self._complete(slot, start, c),
+                self.image.aio_read(offset, self._io_size, lambda c, _data: self._complete(slot, start, c),
                                     self._flags)
             else:
                 self.image.aio_write(self._data, offset, lambda c: self._complete(slot, start, c), self._flags)
         except Exception as e:  # the binding refused to queue the op
+            live = self._live
             with self._lock:
                 live.failed += 1
                 live.first_errno = live.first_errno or abs(getattr(e, "errno", 0) or errno_mod.EIO)
@@ -212,8 +232,9 @@ class BlockEngine:
         return True
 
     def _complete(self, slot: int, start: float, completion: Any) -> None:
-        """In librbd's completion thread: record the op, then refill its slot."""
-        now = time.monotonic()
+        """In librbd's completion thread: record the op and claim the slot's next one under one lock
+        (the per-op Python work is what this engine is measured on), then issue it."""
+        now = _now()
         ret = completion.get_return_value()
         lat = now - start
         live = self._live
@@ -227,13 +248,15 @@ class BlockEngine:
                 live.finished += 1
                 live.lat_sum += lat
                 live.latencies.append(lat)
-                live.sec_latencies.append(lat)
-        self._submit(slot)
+            op = self._claim_locked(slot)
+        if op is not None:
+            self._issue(slot, *op)
 
     def _take_sample(self, sec: int) -> None:
         with self._lock:
             live = self._live
-            lats, live.sec_latencies = live.sec_latencies, []
+            lats = live.latencies[self._sec_from:]  # this second's ops: those after the last sample's
+            self._sec_from = len(live.latencies)
             finished, in_flight = live.finished, live.started - live.finished - live.failed
         lats.sort()
         n = len(lats)
