@@ -165,10 +165,10 @@ def block_params_from_args(args: argparse.Namespace) -> BlockParams:
 def rbd_bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, *,
                       read_only: bool = False) -> int:
     err = sys.stderr
-    audit = ops.AuditLog(cluster=client.fsid(), entity=spec.name)
-    if not rbd_available():
+    if not rbd_available():  # only the block mode needs python3-rbd
         print(f"cephtui bench rbd: {RBD_MISSING}", file=err)
         return 1
+    audit = ops.AuditLog(cluster=client.fsid(), entity=spec.name)
     if not args.pool:
         print("cephtui bench rbd: needs --pool P (or pool in the config's [bench])", file=err)
         return 2

@@ -338,3 +338,16 @@ def test_bench_rbd_usage_errors(argv: list[str], msg: str, capsys: pytest.Captur
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 2 and msg in capsys.readouterr().err
+
+
+def test_without_python3_rbd_the_block_mode_names_the_package(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from cephtui import benchcli
+    from cephtui.ceph.bench import rbdengine
+    monkeypatch.setattr(rbdengine, "rbd", None)
+    _, args, _ = parse_command_line(["bench", "rbd", "--pool", "rbd", "--temp-image", "1G"])
+    assert benchcli.rbd_bench_command(object(), object(), args) == 1  # type: ignore[arg-type]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "apt install python3-rbd" in err and "dnf install python3-rbd" in err
+    with pytest.raises(BenchError, match="apt install python3-rbd"):
+        rbdengine.BlockSession(object(), "rbd")  # type: ignore[arg-type]
