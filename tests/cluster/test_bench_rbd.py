@@ -8,6 +8,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -181,6 +182,8 @@ def test_a_killed_run_leaves_a_temp_image_that_the_next_start_removes(sandbox: A
     proc = subprocess.Popen([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "bench", "rbd", "--pool",
                              "rbd", "--temp-image", "64M", "--io-total", "100G", "--io-pattern", "rand"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    guard = threading.Timer(120, proc.kill)  # a run that never prints its first second must not hang the test
+    guard.start()
     try:
         assert proc.stdout is not None
         for line in proc.stdout:  # the first per-second line: the run is writing
@@ -189,6 +192,7 @@ def test_a_killed_run_leaves_a_temp_image_that_the_next_start_removes(sandbox: A
         else:
             pytest.fail(f"the run ended before its first second: {proc.stderr.read() if proc.stderr else ''}")
     finally:
+        guard.cancel()
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
     name = next(n for n in rbd.RBD().list(ioctx) if n.startswith(TEMP_IMAGE_PREFIX) and n.endswith(f"-{proc.pid}"))
