@@ -1,4 +1,5 @@
-"""`cephtui bench`: the Bench tab's engine without a terminal UI, printing like `rados bench`."""
+"""`cephtui bench` and `cephtui bench rbd`: the Bench tab's engines without a terminal UI, printing like
+`rados bench` and `rbd bench`."""
 from __future__ import annotations
 
 import argparse
@@ -8,13 +9,16 @@ import threading
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
+from cephtui.ceph.bench.blockparams import BlockParams
+from cephtui.ceph.bench.blockreport import COLUMNS, header, sample_line, total_lines, totals_dict
 from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.params import DEFAULT_METADATA, LATENCY_PRESET, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_name
+from cephtui.ceph.bench.rbdengine import RBD_MISSING, rbd_available
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_lines
-from cephtui.ceph.bench.service import BenchRun, RunOutcome
+from cephtui.ceph.bench.service import BenchRun, RunOutcome, find_temp_leftovers, remove_temp_leftovers
 from cephtui.ceph.client import CephClient, ConnectionSpec
 
 
@@ -140,3 +144,100 @@ def print_summary(r: BenchResult, out: TextIO) -> None:
         print(f"Cleanup: {r.cleanup_note}", file=out)
     if r.error:
         print(f"ERROR: {r.error}", file=out)
+
+
+# ---- `cephtui bench rbd`
+def block_params_from_args(args: argparse.Namespace) -> BlockParams:
+    """The block run's parameters from `cephtui bench rbd`'s options, with rbd bench's defaults."""
+    def size(text: str | None, default: int) -> int:
+        return parse_size(text) if text is not None else default
+    d = BlockParams(pool="-", image="-")  # the defaults, from the one place that holds them
+    return BlockParams(
+        pool=args.pool or "", image=args.image or "", temp_image_size=size(args.temp_image, 0),
+        io_type=args.io_type or d.io_type, io_size=size(args.io_size, d.io_size),
+        io_threads=args.io_threads if args.io_threads is not None else d.io_threads,
+        io_total=size(args.io_total, d.io_total), io_pattern=args.io_pattern or d.io_pattern,
+        rw_mix_read=args.rw_mix_read if args.rw_mix_read is not None else d.rw_mix_read,
+        seconds=args.seconds or 0.0, cache=args.cache or d.cache,
+        op_timeout=args.op_timeout if args.op_timeout is not None else d.op_timeout)
+
+
+def rbd_bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, *,
+                      read_only: bool = False) -> int:
+    err = sys.stderr
+    if not rbd_available():  # only the block mode needs python3-rbd
+        print(f"cephtui bench rbd: {RBD_MISSING}", file=err)
+        return 1
+    audit = ops.AuditLog(cluster=client.fsid(), entity=spec.name)
+    if not args.pool:
+        print("cephtui bench rbd: needs --pool P (or pool in the config's [bench])", file=err)
+        return 2
+    if args.cleanup_temp:
+        return _cleanup_temp(spec, args.pool, audit)
+    try:
+        params = block_params_from_args(args)
+    except (BenchError, ValueError) as e:
+        print(f"cephtui bench rbd: {e}", file=err)
+        return 2
+    if params.writes and params.image and args.yes_i_really_mean_it != params.image:
+        print(f"cephtui bench rbd: a {params.io_type} benchmark overwrites image {params.pool}/{params.image} and "
+              f"destroys its data: confirm with --yes-i-really-mean-it {params.image}", file=err)
+        return 2
+    _note_leftovers(spec, params.pool, err)
+    shown: list[Sample] = []
+
+    def step(phase: str, op: ops.Operation) -> None:
+        print(f"+ {op.cli}", file=err)
+        if op.prefix == "rbd bench" and not args.json:
+            print(header(params), file=sys.stdout)
+            print(COLUMNS, file=sys.stdout, flush=True)
+
+    def sample(s: Sample) -> None:
+        if not args.json:
+            print(sample_line(s, shown, params.io_size), file=sys.stdout, flush=True)
+        shown.append(s)
+
+    run = BenchRun(client, params, audit, history=None if args.no_save else BenchHistory(), on_step=step,
+                   on_sample=sample, confirmed_image=args.yes_i_really_mean_it, read_only=read_only)
+    outcome = _run(run, err)
+    for problem in outcome.problems:
+        print(f"cephtui bench rbd: {problem}", file=err)
+    result = outcome.result
+    if result is None:
+        return 1
+    if args.json:
+        json.dump(totals_dict(result), sys.stdout, indent=2, default=str)
+        print()
+    else:
+        for line in total_lines(result):
+            print(line)
+        if result.stopped:
+            print("Stopped early: partial results.")
+        if result.error:
+            print(f"ERROR: {result.error}")
+    return 0 if result.ok else 1
+
+
+def _note_leftovers(spec: ConnectionSpec, pool: str, out: TextIO) -> None:
+    """Say which temporary images killed runs left in this pool, and how to remove them."""
+    try:
+        leftovers = find_temp_leftovers(spec, pool)
+    except BenchError:
+        return  # the run itself says what is wrong with the pool
+    if leftovers:
+        print(f"cephtui bench rbd: note: {len(leftovers)} temporary image(s) left by killed runs: "
+              + "; ".join(left.describe() for left in leftovers)
+              + f". Remove them with `cephtui bench rbd --pool {pool} --cleanup-temp`.", file=out)
+
+
+def _cleanup_temp(spec: ConnectionSpec, pool: str, audit: ops.AuditLog) -> int:
+    try:
+        removed, problems = remove_temp_leftovers(spec, pool, audit,
+                                                  on_step=lambda op: print(f"+ {op.cli}", file=sys.stderr))
+    except BenchError as e:
+        print(f"cephtui bench rbd: {e}", file=sys.stderr)
+        return 1
+    for problem in problems:
+        print(f"cephtui bench rbd: not removed: {problem}", file=sys.stderr)
+    print(f"Removed {len(removed)} temporary image(s)" + (f": {', '.join(removed)}" if removed else ""))
+    return 1 if problems else 0

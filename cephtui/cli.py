@@ -4,6 +4,9 @@
     cephtui [GLOBAL OPTIONS] snapshot [--json] [--pg-table]
     cephtui [GLOBAL OPTIONS] bench [--pool P] [--seconds S] [--mode write|seq|rand|cleanup] [--threads N]
                                    [--block-size B] [--temp-pool] [--json] ...
+    cephtui [GLOBAL OPTIONS] bench rbd --pool P [--image NAME | --temp-image SIZE] [--io-type write|read|readwrite]
+                                   [--io-size 4K] [--io-threads 16] [--io-total 1G] [--io-pattern seq|rand]
+                                   [--rw-mix-read 50] [--seconds S] [--cache off|writeback] [--json] ...
     cephtui [GLOBAL OPTIONS] config [--example] [--json]
     cephtui [GLOBAL OPTIONS] remove osd.N [osd.M ...] [--replace] [--drain out|crush0] [--osd-stop-cmd CMD]
                                    [--shell] [--override NAME]... --yes-i-typed osd.N [osd.M ...]
@@ -51,6 +54,7 @@ from cephtui.config.load import load_config
 from cephtui.config.model import MIN_REFRESH, ConfigError, Connection, Settings
 from cephtui.config.schema import check_stop_cmd
 from cephtui.paths import config_path
+from cephtui.rbdargs import add_rbd_arguments, rbd_only_options, rbd_usage_error
 
 COMMANDS = ("snapshot", "bench", "config", "remove")
 USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
@@ -143,6 +147,10 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")
     b.add_argument("--no-save", action="store_true", help="do not add the run to the bench history")
     b.add_argument("--json", action="store_true", help="print the result as JSON")
+    b.add_argument("kind", nargs="?", choices=["rbd"], metavar="rbd",
+                   help="`bench rbd`: benchmark a block device image, with the semantics of `rbd bench` (the "
+                        "options below); without it, a RADOS pool as `rados bench`")
+    add_rbd_arguments(b.add_argument_group("block mode (bench rbd)"))
 
     c = command("config", help="print the effective settings and where each came from",
                 description="Print the effective settings and where each came from (file, profile, flag, "
@@ -321,7 +329,15 @@ def _main(argv: Sequence[str] | None = None) -> int:
         from cephtui import typeahead
 
         typeahead.release()  # a command that is not the TUI reads the terminal in its own modes
-    if args.command == "bench":
+    if args.command == "bench" and args.kind == "rbd":
+        problem = rbd_usage_error(args, read_only, settings.source("read_only"))
+        if problem:
+            parser.error(problem)
+        args.pool = args.pool or settings.bench.pool or None
+    elif args.command == "bench":
+        stray = rbd_only_options(args)
+        if stray:
+            parser.error(f"{stray} belongs to the block mode: `cephtui bench rbd {stray} ...`")
         args = bench_args(args, settings)
         if not (args.pool or args.temp_pool):
             parser.error("bench needs --pool P (or --temp-pool, or pool in the config's [bench])")
@@ -344,6 +360,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 print(f"cephtui: note: {skew}", file=sys.stderr)
         if args.command == "snapshot":
             return snapshot_command(client, as_json=args.json, pg_table=args.pg_table)
+        if args.command == "bench" and args.kind == "rbd":
+            from cephtui.benchcli import rbd_bench_command
+            return rbd_bench_command(client, spec, args, read_only=read_only)
         if args.command == "bench":
             from cephtui.benchcli import bench_command
             return bench_command(client, spec, args)

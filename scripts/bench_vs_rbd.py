@@ -246,7 +246,7 @@ class Compare:
                   "--io-total", self.total(wl), "--io-pattern", pattern]
         if tool == "native":
             return ["rbd", "-c", self.conf, "bench", *common, f"{self.args.pool}/{self.image}"]
-        confirm = ["--overwrite", self.image] if io_type != "read" else []
+        confirm = ["--yes-i-really-mean-it", self.image] if io_type != "read" else []
         return [*self.cephtui, "-c", self.conf, "bench", "rbd", "--pool", self.args.pool, "--image", self.image,
                 *common, "--cache", "off", "--json", "--no-save", *confirm]
 
@@ -286,7 +286,7 @@ class Compare:
             argv = [*self.cephtui, "-c", self.conf, "bench", "rbd", "--pool", self.args.pool, "--image", self.image,
                     "--io-type", "write", "--io-pattern", "rand", "--io-size", "4096", "--io-threads", "1",
                     "--io-total", "100G", "--seconds", secs, "--cache", cache, "--json", "--no-save",
-                    "--overwrite", self.image]
+                    "--yes-i-really-mean-it", self.image]
         else:
             argv = ["fio", "--name=probe", "--ioengine=rbd", "--clientname=admin", f"--pool={self.args.pool}",
                     f"--rbdname={self.image}", "--rw=randwrite", "--bs=4k", "--iodepth=1", "--direct=1",

@@ -412,3 +412,14 @@ def test_pyz_in_a_release_chroot_with_its_own_python(suite: str, pyz: Path, sand
     assert _shipped(shared, tag) > 1_000_000
     assert _natives(shared) == {f"_core.{t}-x86_64-linux-gnu.so" for t in (_cache_tag(PYTHON), tag)}
     assert {p.name for p in shared.glob("*/bytecode-*")} == {f"bytecode-{_cache_tag(PYTHON)}", f"bytecode-{tag}"}
+
+
+def test_pyz_runs_the_block_bench(pyz: Path, sandbox: Sandbox, run_env: dict[str, str], tmp_path: Path) -> None:
+    """`bench rbd` from the one file: the distribution's rbd module is found beside its rados."""
+    res = _run(pyz, ["-c", str(sandbox.conf), "bench", "rbd", "--pool", "rbd", "--temp-image", "16M", "--io-total",
+                     "1M", "--json", "--no-save"], run_env, tmp_path,
+               {"CEPHTUI_AUDIT_LOG": str(tmp_path / "audit.log")})
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["ops"] == 256 and out["kind"] == "rbd" and out["error"] is None and out["cache"] == "off"
+    assert out["image"].startswith("cephtui-bench-") and out["temporary_image"]

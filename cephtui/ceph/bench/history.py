@@ -34,6 +34,7 @@ METRICS: tuple[tuple[str, str, str, bool], ...] = (
     ("latency_p50", "Latency p50", "s", False),
     ("latency_p95", "Latency p95", "s", False),
     ("latency_p99", "Latency p99", "s", False),
+    ("latency_p999", "Latency p99.9", "s", False),
     ("max_latency", "Max latency", "s", False),
     ("min_latency", "Min latency", "s", False),
     ("total_time_run", "Total time", "s", False),
@@ -41,7 +42,8 @@ METRICS: tuple[tuple[str, str, str, bool], ...] = (
     ("failed_ops", "Failed ops", "", False),
 )
 CSV_FIELDS = ("started_at", "cluster", "pool", "mode", "threads", "op_size", "object_size", "status",
-              *(m[0] for m in METRICS), "error", "cli")
+              *(m[0] for m in METRICS), "error", "cli",
+              "kind", "image", "cache")  # block runs added these (and latency_p999)
 
 
 def default_history_path() -> Path:
@@ -159,7 +161,8 @@ def pick_pair(runs: Sequence[BenchResult], marked: Collection[str], current: Ben
         return a, b
     if current is None:
         return "No runs yet."
-    earlier = [r for r in runs if r.started_at < current.started_at and r.params.mode == current.params.mode]
+    earlier = [r for r in runs if r.started_at < current.started_at and r.params.mode == current.params.mode
+               and r.params.kind == current.params.kind]
     return (earlier[-1], current) if earlier else "Mark two runs with space, then c."
 
 
@@ -185,7 +188,21 @@ def compare(a: BenchResult, b: BenchResult) -> list[CompareRow]:
 
 def comparable(a: BenchResult, b: BenchResult) -> str | None:
     """Why two runs do not measure the same thing (None when they do)."""
+    return ", ".join(differences(a, b)) or None
+
+
+def _setting(r: BenchResult, name: str) -> object:
+    return getattr(r.params, name, None)
+
+
+def differences(a: BenchResult, b: BenchResult) -> list[str]:
+    """What differs between the two runs' settings, in words: the kind of run first (a RADOS pool against a
+    block image measures a different path), then what either kind sets that changes the numbers."""
     diffs = []
+    ka, kb = a.params.kind, b.params.kind
+    if ka != kb:
+        what = {"rados": "RADOS objects (rados bench)", "rbd": "a block image (rbd bench)"}
+        diffs.append(f"kind {what.get(ka, ka)} vs {what.get(kb, kb)}")
     if a.params.mode != b.params.mode:
         diffs.append(f"mode {a.params.mode} vs {b.params.mode}")
     if a.op_size != b.op_size:
@@ -194,4 +211,17 @@ def comparable(a: BenchResult, b: BenchResult) -> str | None:
         diffs.append(f"threads {a.params.threads} vs {b.params.threads}")
     if a.params.pool != b.params.pool:
         diffs.append(f"pool {a.params.pool} vs {b.params.pool}")
-    return ", ".join(diffs) or None
+    # Block runs: the client cache decides what a write's latency means; a side without it (a RADOS run)
+    # is shown as "none" (librados has no client cache).
+    for name, label in (("cache", "client cache"), ("io_pattern", "pattern"), ("image", "image"),
+                        ("rw_mix_read", "read %")):
+        va, vb = _setting(a, name), _setting(b, name)
+        if name == "image" and (ka != kb or _setting(a, "temporary") or _setting(b, "temporary")):
+            continue  # a different kind already says it; temporary images differ by name every run
+        if name == "rw_mix_read" and a.params.mode != "readwrite":
+            continue
+        if va != vb:
+            diffs.append(f"{label} {'none' if va is None else va} vs {'none' if vb is None else vb}")
+    if ka == kb == "rados" and a.object_size != b.object_size:
+        diffs.append(f"object size {a.object_size} vs {b.object_size}")
+    return diffs

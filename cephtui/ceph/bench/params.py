@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from cephtui.ceph.ops.validate import COMPLETE_NUMBER, HALF_TYPED_NUMBER
 
@@ -49,6 +50,8 @@ class BenchParams:
     cleanup: bool = True  # write mode: remove the objects (and metadata) afterwards
     op_timeout: float = 30.0  # an op without a reply for this long fails the run
     verify: bool = True  # reads: check each op's header like native does
+
+    kind: ClassVar[str] = "rados"
 
     def __post_init__(self) -> None:
         if not self.pool.strip():

@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cephtui.ceph.bench.params import BenchParams
+
+if TYPE_CHECKING:
+    from cephtui.ceph.bench.blockparams import BlockParams
 
 # A stall this long (whole seconds with ops in flight and none completing) is worth telling:
 # shorter ones happen on a busy host without any fault.
@@ -25,11 +28,14 @@ class Sample:
     avg_lat: float  # of ops completed in this second (0 if none)
     max_lat: float
     in_flight: int
+    p50: float = 0.0  # percentiles of this second's ops; 0 when not measured (RADOS runs, old history)
+    p99: float = 0.0
+    p999: float = 0.0
 
 
 @dataclass(frozen=True)
 class BenchResult:
-    params: BenchParams
+    params: BenchParams | BlockParams  # by `params.kind`: a RADOS or a block run
     started_at: float  # wall clock, seconds since the epoch
     host: str
     pid: int
@@ -61,6 +67,9 @@ class BenchResult:
     verify_errors: int = 0
     cleanup_note: str | None = None  # what cleanup did or why it could not
     cluster: str = ""  # fsid, filled in by whoever saves the result
+    latency_p999: float = 0.0  # 0 in runs saved before it was measured
+    read_ops: int = 0  # block readwrite runs: how the ops split, as rbd bench prints it (0 otherwise)
+    write_ops: int = 0
 
     @property
     def ok(self) -> bool:
@@ -78,8 +87,11 @@ class BenchResult:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d.update(mode=self.params.mode, pool=self.params.pool, threads=self.params.threads,
+        d["params"] = {"kind": self.params.kind, **d["params"]}
+        d.update(kind=self.params.kind, mode=self.params.mode, pool=self.params.pool, threads=self.params.threads,
                  cli=self.params.cli(), status=self.status)
+        if self.params.kind == "rbd":  # the history's and the export's columns for block runs
+            d.update(image=getattr(self.params, "image", ""), cache=getattr(self.params, "cache", ""))
         return d
 
     @classmethod
@@ -87,11 +99,22 @@ class BenchResult:
         """A saved run; ValueError when a field has another type than declared (a damaged or hand-edited
         history line): a string where a number belongs would crash the comparison later, not here."""
         p = dict(d["params"])
-        known = set(BenchParams.__dataclass_fields__)
-        params = BenchParams(**_typed(BenchParams, {k: v for k, v in p.items() if k in known}))
+        params_cls = params_class(d.get("kind") or p.get("kind") or "rados")
+        known = {f.name for f in dataclasses.fields(params_cls)}  # not the ClassVar `kind`
+        params = params_cls(**_typed(params_cls, {k: v for k, v in p.items() if k in known}))
         samples = tuple(Sample(**_typed(Sample, s)) for s in d.get("samples") or ())
         fields = set(cls.__dataclass_fields__) - {"params", "samples"}
         return cls(params=params, samples=samples, **_typed(cls, {k: v for k, v in d.items() if k in fields}))
+
+
+def params_class(kind: str) -> type[BenchParams] | type[BlockParams]:
+    """The parameters class of a run's kind ("rados" for runs saved before there were kinds)."""
+    if kind == "rados":
+        return BenchParams
+    if kind == "rbd":
+        from cephtui.ceph.bench.blockparams import BlockParams
+        return BlockParams
+    raise ValueError(f"unknown kind of bench run: {kind!r:.40}")
 
 
 _TYPES: dict[str, tuple[type, ...]] = {"float": (int, float), "int": (int,), "str": (str,), "bool": (bool,),

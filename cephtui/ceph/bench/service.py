@@ -21,9 +21,23 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cephtui.ceph import ops
+from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.diagnosis import write_refusal
-from cephtui.ceph.bench.engine import BenchEngine, run_bench
+from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.history import BenchHistory
+from cephtui.ceph.bench.image import (
+    Leftover,
+    block_bench_operation,
+    confirmation_refusal,
+    create_image,
+    find_leftovers,
+    image_create_op,
+    image_remove_op,
+    remove_image,
+    temp_image_name,
+    watched_refusal,
+    watchers,
+)
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.pool import (
     bench_operation,
@@ -40,10 +54,13 @@ from cephtui.ceph.snapshot.parse import parse_osd_stat
 log = logging.getLogger("cephtui")
 
 CREATING, CONNECTING, DELETING = "creating the temporary pool", "connecting", "deleting the temporary pool"
+CREATING_IMAGE, REMOVING_IMAGE = "creating the temporary image", "removing the temporary image"
 
 
-def plan_operations(params: BenchParams, temp: bool, pg_num: int) -> list[Operation]:
+def plan_operations(params: BenchParams | BlockParams, temp: bool, pg_num: int) -> list[Operation]:
     """What a run amounts to, in order, as the commands an admin would type."""
+    if isinstance(params, BlockParams):
+        return plan_block_operations(params)
     plan: list[Operation] = []
     if temp:
         plan += temp_pool_create_ops(params.pool, pg_num)
@@ -51,6 +68,15 @@ def plan_operations(params: BenchParams, temp: bool, pg_num: int) -> list[Operat
     if temp:
         plan.append(temp_pool_delete_op(params.pool))
     return plan
+
+
+def plan_block_operations(params: BlockParams, image: str = "") -> list[Operation]:
+    """A block run: a temporary image created and removed around it, when it has one."""
+    if not params.temporary:
+        return [block_bench_operation(params)]
+    name = image or params.image or temp_image_name()
+    return [image_create_op(params.pool, name, params.temp_image_size), block_bench_operation(params, name),
+            image_remove_op(params.pool, name)]
 
 
 def went_with_the_pool(result: BenchResult) -> BenchResult:
@@ -61,6 +87,42 @@ def went_with_the_pool(result: BenchResult) -> BenchResult:
     if result.cleanup_note and f"rados -p {pool} cleanup" in result.cleanup_note:
         return replace(result, cleanup_note=f"the temporary pool {pool} was deleted with its objects")
     return result
+
+
+def find_temp_leftovers(spec: Any, pool: str) -> list[Leftover]:
+    """Temporary images that killed runs left in `pool` (BenchError when the pool or rbd is missing)."""
+    from cephtui.ceph.bench import rbdengine
+
+    session = rbdengine.BlockSession(spec, pool)
+    try:
+        return find_leftovers(session.io, rbdengine.rbd)
+    finally:
+        session.close()
+
+
+def remove_temp_leftovers(spec: Any, pool: str, audit: ops.AuditLog,
+                          on_step: Callable[[Operation], None] | None = None) -> tuple[list[str], list[str]]:
+    """Remove the leftovers that nobody watches any more, each audited as `rbd rm`: (removed, problems),
+    a problem being a leftover still watched (a killed run's watch outlives it by up to 30 s) or refused."""
+    from cephtui.ceph.bench import rbdengine
+
+    session = rbdengine.BlockSession(spec, pool)
+    removed: list[str] = []
+    problems: list[str] = []
+    try:
+        for left in find_leftovers(session.io, rbdengine.rbd):
+            if not left.removable:
+                problems.append(left.describe())
+                continue
+            op = image_remove_op(pool, left.name)
+            if on_step is not None:
+                on_step(op)
+            why = remove_image(session.io, rbdengine.rbd, left.name)
+            audit.record(op, not why, why or f"removed {pool}/{left.name}, left by a killed run")
+            (problems if why else removed).append(why or f"{pool}/{left.name}")
+    finally:
+        session.close()
+    return removed, problems
 
 
 @dataclass(frozen=True)
@@ -79,10 +141,11 @@ class BenchRun:
     `on_step(phase, op)` is called before each step: the temporary pool's commands and the benchmark
     itself (op is its audit entry, with its `rados bench` equivalent)."""
 
-    def __init__(self, client: Any, params: BenchParams, audit: ops.AuditLog, *, temp: bool = False,
+    def __init__(self, client: Any, params: BenchParams | BlockParams, audit: ops.AuditLog, *, temp: bool = False,
                  history: BenchHistory | None = None, on_step: Callable[[str, Operation], None] | None = None,
-                 on_start: Callable[[BenchEngine], None] | None = None,
-                 on_sample: Callable[[Sample], None] | None = None) -> None:
+                 on_start: Callable[[Any], None] | None = None,
+                 on_sample: Callable[[Sample], None] | None = None, confirmed_image: str = "",
+                 read_only: bool = False) -> None:
         self.client = client  # a CephClient: the mon commands go through it, the bench opens its own handle
         self.params = params
         self.audit = audit
@@ -91,7 +154,11 @@ class BenchRun:
         self.on_step = on_step
         self.on_start = on_start
         self.on_sample = on_sample
-        self.engine: BenchEngine | None = None
+        self.engine: Any = None  # a BenchEngine, or a BlockEngine for block runs
+        # Block runs: a write to an existing image needs its name typed again; read-only mode refuses writes.
+        self.confirmed_image = confirmed_image
+        self.read_only = read_only
+        self.temp_image = ""  # the temporary image's name, once chosen
         self._pg_num = 0
         self._stop = threading.Event()
 
@@ -103,7 +170,14 @@ class BenchRun:
 
     def plan(self) -> list[Operation]:
         """What `run()` does. Asks the cluster for a temporary pool's size (CephError when it cannot)."""
+        if isinstance(self.params, BlockParams):
+            return plan_block_operations(self.params, self._temp_image())
         return plan_operations(self.params, self.temp, self.pg_num() if self.temp else 0)
+
+    def _temp_image(self) -> str:
+        if isinstance(self.params, BlockParams) and self.params.temporary and not self.temp_image:
+            self.temp_image = self.params.image or temp_image_name()
+        return self.temp_image
 
     def stop(self) -> None:
         """Stop the engine (partial results), or the run before it starts; the temporary pool still goes."""
@@ -113,6 +187,8 @@ class BenchRun:
             engine.stop()
 
     def run(self) -> RunOutcome:
+        if isinstance(self.params, BlockParams):
+            return self._run_block(self.params)
         p = self.params
         problems: list[str] = []
         result: BenchResult | None = None
@@ -145,12 +221,82 @@ class BenchRun:
             return RunOutcome(None, tuple(problems))
         return RunOutcome(*self._keep(result, problems))
 
+    def _run_block(self, p: BlockParams) -> RunOutcome:
+        """A block run: checks, the temporary image around it (removed whatever happens), audit, history."""
+        from cephtui.ceph.bench import rbdengine
+
+        problems: list[str] = []
+        result: BenchResult | None = None
+        session: rbdengine.BlockSession | None = None
+        created = ""
+        try:
+            refusal = confirmation_refusal(p, self.read_only, self.confirmed_image)
+            if refusal:
+                raise BenchError(refusal)
+            if p.writes:
+                refusal = write_refusal(self.client.mon("osd dump"), p.pool)
+                if refusal:
+                    raise BenchError(refusal)
+            session = rbdengine.BlockSession(self.client.spec, p.pool, op_timeout=p.op_timeout)
+            if p.temporary:
+                name = self._temp_image()
+                op = image_create_op(p.pool, name, p.temp_image_size)
+                self._step(CREATING_IMAGE, op)
+                created = name  # from here on, remove it whatever happens
+                try:
+                    create_image(session.io, rbdengine.rbd, name, p.temp_image_size)
+                except BenchError as e:
+                    self.audit.record(op, False, str(e))
+                    if "already exists" in str(e):
+                        created = ""  # not ours: leave it alone
+                    raise
+                self.audit.record(op, True, f"created {p.pool}/{name}")
+                p = replace(p, image=name)
+            elif p.writes:
+                image = session.open_image(p.image, read_only=True)  # a read-write open would add our watch
+                try:
+                    refusal = watched_refusal(p.pool, p.image, watchers(image))
+                finally:
+                    image.close()
+                if refusal:
+                    self.audit.record(block_bench_operation(p), False, refusal)
+                    raise BenchError(refusal)
+            if self._stop.is_set():
+                raise BenchError("stopped before the run started")
+            self.params = p  # the run's own image name, for the audit log and the history
+            self._step(CONNECTING, block_bench_operation(p))
+            result = rbdengine.run_block_bench(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+        except BenchError as e:
+            problems.append(str(e))
+        except CephError as e:
+            problems.append(e.message)
+        finally:
+            if session is not None:
+                if created:
+                    problems += self._remove_temp_image(session, p.pool, created)
+                session.close()
+        if result is None:
+            return RunOutcome(None, tuple(problems))
+        return RunOutcome(*self._keep(result, problems))
+
+    def _remove_temp_image(self, session: Any, pool: str, name: str) -> list[str]:
+        from cephtui.ceph.bench import rbdengine
+
+        op = image_remove_op(pool, name)
+        try:
+            self._step(REMOVING_IMAGE, op)
+        except Exception:  # a caller that can no longer show it (the app quitting) must not keep the image
+            log.exception("bench: on_step failed before removing the temporary image")
+        why = remove_image(session.io, rbdengine.rbd, name)
+        self.audit.record(op, not why, why or f"removed {pool}/{name}")
+        return [f"The temporary image was not removed: {why}"] if why else []
+
     # ---- steps
     def _step(self, phase: str, op: Operation) -> None:
         if self.on_step is not None:
             self.on_step(phase, op)
 
-    def _started(self, engine: BenchEngine) -> None:
+    def _started(self, engine: Any) -> None:
         self.engine = engine
         if self._stop.is_set():  # stopped while connecting
             engine.stop()
@@ -190,7 +336,9 @@ class BenchRun:
                 result = replace(result, cluster=self.client.fsid())
             except Exception:  # not connected: the run stays without a cluster id
                 pass
-        self.audit.record(bench_operation(self.params), result.ok, result.error or summary_line(result))
+        op = (block_bench_operation(self.params) if isinstance(self.params, BlockParams)
+              else bench_operation(self.params))
+        self.audit.record(op, result.ok, result.error or summary_line(result))
         if self.history is not None:
             try:
                 self.history.append(result)

@@ -21,16 +21,17 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
+from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.engine import BenchEngine
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
+from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, Leftover, find_leftovers, image_remove_op
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
-from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
-from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome
+from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
 from cephtui.ceph.client import CephError
 from cephtui.ceph.images.listing import RBD_MISSING, list_images, rbd_available
 from cephtui.ceph.snapshot.models import ClusterSnapshot
@@ -355,23 +356,76 @@ class BenchPane(Pane):
             return
         for problem in images.problems:
             self.app.notify(problem, severity="warning")
+        if any(i.partition("/")[2].startswith(TEMP_IMAGE_PREFIX) for i in images.images):
+            await self._offer_leftovers(images.rbd_pools)
         form, params_of = block_run_form(images=images, last=self.last_block, latency=latency)
         if not await self.app.push_screen_wait(form):
             return
-        p = params_of(form.submitted_values)
+        p = params_of(form.submitted_values)  # the form refused to close until a write's image name was typed
         self.last_block = p
-        await self._confirm_and_run(self._bench_run(p, not p.image), explain_block_run(p))
+        await self._confirm_and_run(self._bench_run(p, not p.image, confirmed_image=p.image),
+                                    explain_block_run(p))
+
+    async def _offer_leftovers(self, pools: Sequence[str]) -> None:
+        """Temporary images that killed runs left (their process is gone, nobody watches them): offered for
+        removal, each `rbd rm` shown and audited, before the form."""
+        spec = self.cephtui.client.spec
+
+        def find() -> list[Leftover]:
+            from cephtui.ceph.bench.rbdengine import BlockSession, rbd
+            found: list[Leftover] = []
+            for pool in pools:
+                try:
+                    session = BlockSession(spec, pool)
+                except BenchError:
+                    continue
+                try:
+                    found += find_leftovers(session.io, rbd)
+                finally:
+                    session.close()
+            return found
+
+        try:
+            leftovers = await asyncio.to_thread(find)
+        except Exception as e:  # rbd errors: said; the run form still opens
+            self.app.notify(f"could not look for leftover temporary images: {e}", severity="warning")
+            return
+        removable = [left for left in leftovers if left.removable]
+        if not removable:
+            return
+        plan = [image_remove_op(left.pool, left.name) for left in removable]
+        if not await self.app.push_screen_wait(BenchConfirmScreen(
+                f"Remove {len(plan)} temporary image(s) left by killed benchmark runs?", plan,
+                "Their runs are gone (their process no longer exists, and nobody has them open). Cancel keeps "
+                "them; `cephtui bench rbd --pool P --cleanup-temp` removes them later.")):
+            return
+        audit = self.cephtui.audit
+        removed: list[str] = []
+        problems: list[str] = []
+        for pool in dict.fromkeys(left.pool for left in removable):
+            done, failed = await asyncio.to_thread(remove_temp_leftovers, spec, pool, audit)
+            removed += done
+            problems += failed
+        self.app.notify(f"removed {len(removed)} leftover image(s)" + (f"; {'; '.join(problems)}" if problems
+                                                                        else ""),
+                        severity="warning" if problems else "information")
 
     def action_repeat(self) -> None:
         if self.last_params is None and self.history:
             last = self.history[-1].params  # the last run of an earlier session
-            self.last_params = (last, last.pool.startswith(TEMP_POOL_PREFIX))
+            if isinstance(last, BenchParams):  # a block run is repeated from its own form (issue 29)
+                self.last_params = (last, last.pool.startswith(TEMP_POOL_PREFIX))
         if self.last_params is None:
             self.app.notify("No run to repeat yet: n starts one.", severity="warning")
             return
         if self._busy():
             return
         p, temp = self.last_params
+        if isinstance(p, BlockParams) and p.image and p.writes:
+            # It destroys the image's data: through the form again, where its name is typed again.
+            self.last_block = p
+            self._block_flow()
+            return
         if temp and isinstance(p, BenchParams):
             p = replace(p, pool=temp_pool_name())
         self._run_flow(repeat=(p, temp))
@@ -382,6 +436,11 @@ class BenchPane(Pane):
             return True
         return False
 
+    def _last_rados_params(self) -> BenchParams | None:
+        """The form's defaults from the last run when it was a RADOS run (block runs have their own form)."""
+        last = self.last_params[0] if self.last_params else None
+        return last if isinstance(last, BenchParams) else None
+
     @work(exit_on_error=False, group="bench", description="bench run")
     async def _run_flow(self, latency: bool = False, repeat: tuple[BenchParams | BlockParams, bool] | None = None,
                         ask: bool = True) -> None:
@@ -389,14 +448,15 @@ class BenchPane(Pane):
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
             d = self.cephtui.bench_defaults or BenchDefaults()
-            form, params_of = run_form(latency=latency, last=self.last_params[0] if self.last_params else None,
+            form, params_of = run_form(latency=latency, last=self._last_rados_params(),
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
             if not await self.app.push_screen_wait(form):
                 return
-            p, temp = params_of(form.submitted_values)
+            chosen: tuple[BenchParams | BlockParams, bool] = params_of(form.submitted_values)
         else:
-            p, temp = repeat
+            chosen = repeat
+        p, temp = chosen
         run = self._bench_run(p, temp)
         await self._confirm_and_run(run, explain_run(p, temp) if isinstance(p, BenchParams) else
                                     explain_block_run(p), ask=ask)
@@ -428,10 +488,11 @@ class BenchPane(Pane):
         """A run without the dialogs (scripts/bench_ui_responsiveness.py)."""
         self._run_flow(repeat=(p, temp), ask=False)
 
-    def _bench_run(self, p: BenchParams | BlockParams, temp: bool) -> BenchRun:
+    def _bench_run(self, p: BenchParams | BlockParams, temp: bool, confirmed_image: str = "") -> BenchRun:
         app = self.cephtui
         client, audit = app.client, app.audit
-        return BenchRun(client, p, audit, temp=temp, history=self.history_store,
+        return BenchRun(client, p, audit, temp=temp, history=self.history_store, confirmed_image=confirmed_image,
+                        read_only=app.read_only,
                         on_step=lambda phase, op: self.app.call_from_thread(self._set_phase, phase),
                         on_start=lambda engine: self.app.call_from_thread(self._engine_attached, engine))
 

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
+from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.history import comparable, compare
 from cephtui.ceph.bench.hoststats import HostSample, bottleneck_hint
 from cephtui.ceph.bench.osdbench import OSDBenchResult, RankedOSD, rank_results
@@ -37,13 +38,35 @@ def _with_unit(unit: str) -> Callable[[float], str]:
 
 # ------------------------------------------------------------------ the pane's live view and tables
 
-HISTORY_COLUMNS = (("when", 16), ("mode", 5), ("pool", 14), ("op size", 7), ("thr", 3), ("MiB/s", 8),
+HISTORY_COLUMNS = (("when", 16), ("mode", 6), ("pool", 14), ("op size", 7), ("thr", 3), ("MiB/s", 8),
                    ("IOPS", 7), ("avg ms", 8), ("p99 ms", 8), ("status", 7))
 OSD_COLUMNS = (("#", 2), ("osd", 7), ("MiB/s", 8), ("IOPS", 6), ("time", 6), ("×median", 7), ("", 34))
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
+
+
+def is_block(r: BenchResult) -> bool:
+    return getattr(r.params, "kind", "rados") == "rbd"
+
+
+def mode_label(r: BenchResult) -> str:
+    """The history's mode column: rados bench's mode, or rbd-w / rbd-r / rbd-rw for a block run."""
+    if not is_block(r):
+        return r.params.mode
+    return "rbd-" + {"write": "w", "read": "r", "readwrite": "rw"}.get(r.params.mode, r.params.mode)
+
+
+def target_label(r: BenchResult) -> str:
+    """Where a run ran: the pool, or pool/image (a temporary image's name says it was one)."""
+    image = getattr(r.params, "image", "") if is_block(r) else ""
+    return f"{r.params.pool}/{image}" if image else r.params.pool
+
+
+def cache_label(r: BenchResult) -> str:
+    """'cache off' / 'cache writeback' for a block run: the number means nothing without it."""
+    return f"cache {getattr(r.params, 'cache', '?')}" if is_block(r) else ""
 
 
 def size_text(n: int) -> str:
@@ -76,8 +99,10 @@ def final_text(r: BenchResult) -> Text:
     t = Text()
     t.append(f"{r.status} ",
              style=palette.style("bold err" if r.error else "bold warn" if r.stopped else "bold ok"))
-    t.append(f"{r.params.mode} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
+    t.append(f"{mode_label(r)} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
              f"in {r.total_time_run:.2f} s")
+    if is_block(r):
+        t.append(f" · {cache_label(r)}", style="bold")
     if r.failed_ops:
         t.append(f" ({r.failed_ops} failed)", style=palette.style("err"))
     stall = stall_text(r)
@@ -85,7 +110,8 @@ def final_text(r: BenchResult) -> Text:
         t.append(f" · {stall}", style=palette.style("bold warn"))
     t.append(f" · {r.bandwidth:.2f} MiB/s (σ {r.stddev_bandwidth:.2f}) · {r.average_iops:.0f} IOPS · "
              f"lat avg {ms(r.average_latency)} p50 {ms(r.latency_p50)} p95 {ms(r.latency_p95)} "
-             f"p99 {ms(r.latency_p99)} max {ms(r.max_latency)}")
+             f"p99 {ms(r.latency_p99)}" + (f" p99.9 {ms(r.latency_p999)}" if r.latency_p999 else "")
+             + f" max {ms(r.max_latency)}")
     return t
 
 
@@ -137,7 +163,7 @@ def status_text(running: str | None, osd_progress: str | None, message: Text) ->
         t.append(osd_progress + "  x stops after the current OSD")
     else:
         t.append("idle", style="bold")
-        t.append(" · b new run · l latency (4 KiB, 1 thread) · o per-OSD bench")
+        t.append(" · b new run · l latency (4 KiB, 1 thread) · k objects/block · o per-OSD bench")
     if message.plain:
         t.append("  ")
         t.append_text(message)
@@ -171,7 +197,7 @@ def history_row(r: BenchResult, marked: bool) -> tuple[str | Text, ...]:
     style = palette.style("err" if r.error else "warn" if r.stopped else "")
     mark = "✔ " if marked else "  "
     return (Text(mark + time.strftime("%m-%d %H:%M:%S", time.localtime(r.started_at)),
-                 style="bold" if marked else ""), r.params.mode, r.params.pool,
+                 style="bold" if marked else ""), mode_label(r), target_label(r),
             size_text(r.op_size), str(r.params.threads), f"{r.bandwidth:.2f}", f"{r.average_iops:.0f}",
             f"{r.average_latency * 1000:.2f}", f"{r.latency_p99 * 1000:.2f}", Text(r.status, style=style))
 
@@ -212,6 +238,9 @@ class BenchConfirmScreen(YesNoDialog):
 
 def run_title(r: BenchResult) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.started_at))
+    if isinstance(r.params, BlockParams):
+        return (f"{when} · {mode_label(r)} {r.params.io_pattern} · image {target_label(r)} · {r.op_size} B × "
+                f"{r.params.threads} · {cache_label(r)}")
     return f"{when} · {r.params.mode} · pool {r.params.pool} · {r.op_size} B × {r.params.threads}"
 
 
@@ -237,11 +266,13 @@ def result_table(r: BenchResult) -> Table:
 
 def samples_table(r: BenchResult, limit: int = 600) -> Table:
     t = Table(box=None, padding=(0, 2), header_style="bold")
-    for c in ("sec", "Cur ops", "finished", "MiB/s", "IOPS", "avg lat(s)", "max lat(s)"):
+    pct = any(s.p50 for s in r.samples)  # per-second percentiles: runs since block benchmarks came
+    for c in ("sec", "Cur ops", "finished", "MiB/s", "IOPS", "avg lat(s)", "max lat(s)",
+              *(("p50(s)", "p99(s)", "p99.9(s)") if pct else ())):
         t.add_column(c, justify="right")
     for s in r.samples[:limit]:
         t.add_row(str(s.sec), str(s.in_flight), str(s.finished), f"{s.mib_s:.2f}", str(s.ops), f"{s.avg_lat:.6f}",
-                  f"{s.max_lat:.6f}")
+                  f"{s.max_lat:.6f}", *((f"{s.p50:.6f}", f"{s.p99:.6f}", f"{s.p999:.6f}") if pct else ()))
     return t
 
 
