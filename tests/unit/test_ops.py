@@ -191,7 +191,7 @@ def test_tentacle_keys_are_masked_whole() -> None:
 
 
 def test_the_bench_form_refuses_a_half_typed_number_as_incomplete() -> None:
-    from cephtui.ui.screens.bench_forms import _float
+    from cephtui.ui.screens.bench_forms import float_field as _float
 
     with pytest.raises(ops.IncompleteNumber, match="seconds '10.' is an incomplete number"):
         _float("10.", "seconds")
