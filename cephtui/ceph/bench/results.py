@@ -61,6 +61,7 @@ class BenchResult:
     verify_errors: int = 0
     cleanup_note: str | None = None  # what cleanup did or why it could not
     cluster: str = ""  # fsid, filled in by whoever saves the result
+    latency_p999: float = 0.0  # 0 in runs saved before it was measured
 
     @property
     def ok(self) -> bool:
