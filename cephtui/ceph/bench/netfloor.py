@@ -65,6 +65,7 @@ class NetFloor:
     replica_rtt_min: float = 0.0  # ... and the fastest ping of the last minute, over all those pairs
     replica_pairs: int = 0  # how many OSD pairs that median is over
     unreachable: tuple[int, ...] = ()  # OSDs that did not answer a handshake within the timeout
+    serving: tuple[int, ...] = ()  # the OSDs serving the pool, the most used first (all, not only those probed)
     note: str = ""  # what could not be measured, in words
 
     @property
@@ -165,14 +166,14 @@ def heartbeat_pings(network: Any, osds: Iterable[int] | None = None) -> list[tup
     return out
 
 
-def summarise(reaches: Sequence[Reach], serving: int, pings: Sequence[tuple[float, float]],
+def summarise(reaches: Sequence[Reach], serving: Sequence[int], pings: Sequence[tuple[float, float]],
               notes: Sequence[str] = ()) -> NetFloor:
     """The floor from the handshakes and heartbeat pings (pure)."""
     best = sorted(r.best for r in reaches if r.rtts)
     unreachable = tuple(r.address.osd for r in reaches if not r.rtts)
     words = list(notes)
-    if len(reaches) < serving:
-        words.append(f"probed {len(reaches)} of the {serving} OSDs serving the pool (at most {MAX_OSDS})")
+    if len(reaches) < len(serving):
+        words.append(f"probed {len(reaches)} of the {len(serving)} OSDs serving the pool (at most {MAX_OSDS})")
     if unreachable:
         shown = ", ".join(f"osd.{o}" for o in unreachable[:8]) + ("…" if len(unreachable) > 8 else "")
         words.append(f"no handshake within {CONNECT_TIMEOUT:g} s from {shown}")
@@ -183,9 +184,9 @@ def summarise(reaches: Sequence[Reach], serving: int, pings: Sequence[tuple[floa
     return NetFloor(
         client_rtt=statistics.median(best) if best else 0.0, client_rtt_min=best[0] if best else 0.0,
         client_rtt_max=best[-1] if best else 0.0, osds_probed=len(reaches), osds_answered=len(best),
-        osds_serving=serving, replica_rtt=statistics.median(typical) if typical else 0.0,
+        osds_serving=len(serving), replica_rtt=statistics.median(typical) if typical else 0.0,
         replica_rtt_min=min(p[1] for p in pings) if pings else 0.0, replica_pairs=len(pings),
-        unreachable=unreachable, note="; ".join(words))
+        unreachable=unreachable, serving=tuple(serving), note="; ".join(words))
 
 
 # ---- measuring
@@ -241,8 +242,7 @@ def measure_floor(ask: Callable[..., Any], pool: str, *, max_osds: int = MAX_OSD
             pings = heartbeat_pings(tell_mgr("dump_osd_network"), osds[:max_osds])
         except Exception as e:
             notes.append(f"no heartbeat ping times ({_short(e)})")
-    serving = set(osds)
-    return summarise(handshakes(addresses), len(serving), pings, notes)
+    return summarise(handshakes(addresses), osds, pings, notes)
 
 
 def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Callable[[str], Any]:

@@ -26,7 +26,7 @@ from typing import Any
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import BenchEngine, BenchSession
 from cephtui.ceph.bench.history import BenchHistory
-from cephtui.ceph.bench.netfloor import NetFloor, measure_floor, serving_osds, tell_active_mgr
+from cephtui.ceph.bench.netfloor import NetFloor, measure_floor, tell_active_mgr
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample
@@ -240,7 +240,7 @@ def where_words(d: Direction, floor: NetFloor, osd: OsdTimes) -> str:
     parts = [f"the network to the primary ≈ {ms(net_out)} ({_share(net_out, mean)})"]
     if d.name == "write" and osd.commit > 0:
         # The primary replies once its own commit and every replica's are done: it waits for the slower.
-        leg = floor.replica_rtt or floor.replica_leg
+        leg = floor.replica_leg  # the floor's: the typical heartbeat ping carries both OSDs' messengers
         replicas = leg + osd.replica if osd.replica > 0 else 0.0
         waited = min(primary, max(osd.commit, replicas))
         slower = ("the replicas" if replicas > osd.commit else "its own disk commit")
@@ -250,7 +250,7 @@ def where_words(d: Direction, floor: NetFloor, osd: OsdTimes) -> str:
                      "commit_lat)"
                      + (f" and the replicas ≈ {ms(replicas)} (round trip {ms(leg)} + their own "
                         f"{ms(osd.replica)}, subop_w_latency)" if replicas else "")
-                     + f": {slower}; its remaining {ms(other)} is queueing, PG locks and processing")
+                     + f": {slower}; its remaining {ms(other)} is queueing, messengers, PG locks and processing")
     else:
         parts.append(f"the primary OSD ≈ {ms(primary)} ({_share(primary, mean)}, from the op's arrival to its "
                      "reply)")
@@ -387,11 +387,10 @@ class LatencyProbe:
         self._phase("measuring the network's floor")
         tell_mgr = tell_active_mgr(client.handle, client.mon, float(client.spec.op_timeout))
         floor = measure_floor(client.mon, plan.pool, tell_mgr=tell_mgr, dump=dump)
-        try:
-            osds = serving_osds(client.mon("pg ls-by-pool", poolstr=plan.pool))[:PERF_OSDS]
-        except Exception:
-            osds = []
-        perf_note = "" if osds else "the OSDs' counters were not read (no PG map)"
+        osds = list(floor.serving[:PERF_OSDS])
+        perf_note = "" if osds else "the OSDs' counters were not read (no OSD serves the pool)"
+        if len(floor.serving) > PERF_OSDS:
+            perf_note = f"the OSDs' counters are those of {PERF_OSDS} of the {len(floor.serving)} OSDs serving the pool"
         results: list[BenchResult] = []
         finish_note = ""
         read: Direction | None = None
@@ -413,7 +412,7 @@ class LatencyProbe:
                 read = Direction.of("read", r)
             else:
                 why2 = ""
-            perf_note = perf_note or why0 or why1 or why2
+            perf_note = "; ".join(n for n in (perf_note, why0 or why1 or why2) if n)
         finally:
             if plan.finish is not None:
                 self._phase("removing the probe's objects")
