@@ -137,7 +137,9 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     b.add_argument("--op-timeout", type=float, metavar="S",
                    help="an op without a reply for S seconds ends the run with an error (default: 30)")
     b.add_argument("--latency", action="store_true",
-                   help="latency preset: 4 KiB ops, one at a time (what most workloads feel)")
+                   help="the latency probe: random 4 KiB writes, then random reads, one op in flight, --seconds "
+                        "each (what a VM with cache=none feels), held against the network's floor (the round "
+                        "trip to the pool's OSDs, measured then), with words on where the time goes")
     b.add_argument("--temp-pool", action="store_true",
                    help="create a size-1 pool for the run and delete it afterwards")
     b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")

@@ -455,12 +455,16 @@ class RadosRunner:
             self._current.stop()
 
 
-def rados_cleanup(client: Any, audit: ops.AuditLog, pool: str, op_timeout: float = 30.0) -> Callable[[str], str]:
-    """`finish` for a RADOS probe: `rados -p POOL cleanup --run-name NAME`, audited; what it did, in words."""
+def rados_cleanup(client: Any, audit: ops.AuditLog, pool: str, op_timeout: float = 30.0,
+                  on_step: Callable[[str, ops.Operation], None] | None = None) -> Callable[[str], str]:
+    """`finish` for a RADOS probe: `rados -p POOL cleanup --run-name NAME`, shown (on_step) and audited; what it
+    did, in words."""
     def finish(run_name: str) -> str:
         cli = f"rados -p {pool} cleanup --run-name {run_name}"
         op = ops.Operation(title=f"Remove the latency probe's objects from pool {pool}", prefix="rados cleanup",
                            args=(("pool", pool), ("run_name", run_name)), cli=cli)
+        if on_step is not None:
+            on_step("removing the probe's objects", op)
         session = BenchSession(client.spec, pool, op_timeout)
         try:
             removed, failed = cleanup_run(session.io, run_name, threads=16, op_timeout=op_timeout)
@@ -485,5 +489,5 @@ def rados_probe(client: Any, pool: str, audit: ops.AuditLog, history: BenchHisto
     """A RADOS latency probe of `pool`, ready to `run()` from a worker thread; the callbacks are the BenchRun's
     (each direction is one run, in the audit log and the history) plus `on_phase` for the probe's own steps."""
     runner = RadosRunner(client, audit, history, on_step=on_step, on_start=on_start, on_sample=on_sample)
-    plan = rados_plan(pool, seconds, op_timeout, rados_cleanup(client, audit, pool, op_timeout))
+    plan = rados_plan(pool, seconds, op_timeout, rados_cleanup(client, audit, pool, op_timeout, on_step))
     return LatencyProbe(client, plan, runner, on_phase=on_phase, stop_run=runner.stop), runner
