@@ -327,11 +327,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args = bench_args(args, settings)
         if not (args.pool or args.temp_pool):
             parser.error("bench needs --pool P (or --temp-pool, or pool in the config's [bench])")
-        if read_only and (args.mode in ("write", "cleanup") or args.temp_pool):
+        if read_only and (args.mode in ("write", "cleanup") or args.temp_pool or args.latency):
             source = settings.source("read_only")
             why = "" if source.startswith("flag") else f" (read-only is set by the config, {source}; " \
                                                        "--read-write overrides it)"
-            parser.error(f"bench --mode {args.mode}{' --temp-pool' if args.temp_pool else ''} writes to the cluster; "
+            what = "--latency" if args.latency else f"--mode {args.mode}{' --temp-pool' if args.temp_pool else ''}"
+            parser.error(f"bench {what} writes to the cluster; "
                          f"not with --read-only (seq and rand reads of existing objects are fine){why}")
     client = CephClient(spec, read_only=read_only)
     try:

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cephtui.ceph import ops
 from cephtui.ceph.bench.netfloor import measure_floor
+from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.probe import rados_probe, write_floor
 from cephtui.ceph.client import CephClient, ConnectionSpec
 
@@ -61,10 +64,22 @@ def test_headless_json_carries_the_probe_and_its_runs(sandbox: Any, tmp_path: Pa
     assert "sec Cur ops" not in res.stderr  # no per-second lines with --json
 
 
-def test_the_probe_refuses_a_temporary_pool_clearly(sandbox: Any) -> None:
+def test_the_probe_refuses_a_temporary_pool_and_read_only_mode_clearly(sandbox: Any, tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "bench", "--temp-pool",
                           "--latency"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert res.returncode == 2 and "give --pool P" in res.stderr and "Traceback" not in res.stderr
+    res = subprocess.run([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "--read-only", "bench",
+                          "--pool", "rbd", "--mode", "seq", "--latency"], capture_output=True, text=True, timeout=60,
+                         cwd=ROOT)
+    assert res.returncode == 2 and "bench --latency writes to the cluster" in res.stderr, res.stderr
+    client = CephClient(ConnectionSpec(conffile=str(sandbox.conf)), read_only=True).connect()
+    try:
+        probe, _ = rados_probe(client, "rbd", ops.AuditLog(tmp_path / "audit.log"), None, seconds=1)
+        with pytest.raises(BenchError, match="read-only mode"):
+            probe.run()
+    finally:
+        client.close()
+    assert not [o for o in _objects(sandbox.conf) if o.startswith("benchmark_data")]
 
 
 def _objects(conf: Path) -> list[str]:

@@ -166,7 +166,7 @@ def test_the_words_hold_each_direction_against_the_floor_and_say_where_the_time_
     r = captured_result()
     words = probe_words(r)
     text = "\n".join(words)
-    assert words[0].startswith("Latency probe of pool rbd (3 replicas)")
+    assert words[0].startswith("Latency probe of pool rbd (3 replicas)") and "each write a new object" in words[0]
     floor_w = write_floor(r.floor, r.shape)
     total = floor_w + r.osd_write.commit
     assert f"The floor for a write is {1000 * floor_w:.3f} ms of network" in text

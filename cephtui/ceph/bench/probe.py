@@ -273,7 +273,8 @@ def probe_words(r: ProbeResult) -> list[str]:
     disk_w = (f" plus one disk commit (≈ {ms(r.osd_write.commit)}, BlueStore's commit_lat during the writes)"
               if r.osd_write.commit > 0 else " plus one disk commit (not measured)")
     lines = [f"Latency probe of {r.target} ({r.shape.text}"
-             + (f", client cache {r.cache}" if r.cache else "") + "): 4 KiB, one op in flight."]
+             + (f", client cache {r.cache}" if r.cache else "") + "): 4 KiB, one op in flight"
+             + ("; each write a new object, as `rados bench` writes." if r.kind == "rados" else ".")]
     lines += direction_words(r.write, write_floor(f, r.shape), legs_w, r.osd_write, f, disk_w)
     if r.read is not None:
         lines += direction_words(r.read, f.client_rtt, f"this host ↔ primary {ms(f.client_rtt)}", r.osd_read,
@@ -382,6 +383,8 @@ class LatencyProbe:
 
     def run(self) -> ProbeResult:
         plan, client = self.plan, self.client
+        if getattr(client, "read_only", False):  # the engine writes through its own handle: refuse here
+            raise BenchError("read-only mode: the latency probe writes (then reads and removes what it wrote)")
         dump = client.mon("osd dump")
         shape = pool_shape(dump, plan.pool, lambda name: client.mon("osd erasure-code-profile get", name=name))
         self._phase("measuring the network's floor")
