@@ -5,16 +5,18 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.netfloor import measure_floor
+from cephtui.ceph.bench.netfloor import CONNECT_TIMEOUT, handshake, measure_floor, public_addresses
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.probe import rados_probe, write_floor
 from cephtui.ceph.client import CephClient, ConnectionSpec
+from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,3 +88,27 @@ def _objects(conf: Path) -> list[str]:
     res = subprocess.run(["rados", "-c", str(conf), "-p", "rbd", "ls"], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     return res.stdout.split()
+
+
+def test_a_dead_osd_costs_the_floor_one_timeout_and_is_named(sandbox: Any) -> None:
+    client = CephClient(ConnectionSpec(conffile=str(sandbox.conf))).connect()
+    try:
+        addr = public_addresses(client.mon("osd dump"), [2])[0]
+        sandbox.kill("osd.2")  # still up in the osdmap until its peers report it: its address refuses
+        wait_until(lambda: not handshake(addr, samples=1).rtts, 30, "osd.2's port to close")
+        t0 = time.monotonic()
+        f = measure_floor(client.mon, "rbd")
+        took = time.monotonic() - t0
+        dump = client.mon("osd dump")
+        still_up = any(o["osd"] == 2 and o["up"] for o in dump["osds"])
+    finally:
+        client.close()
+        sandbox.revive("osd.2")
+        sandbox.heal()
+    assert took < 2 * CONNECT_TIMEOUT + 5  # one connect timeout at most (a refusal is immediate), plus the asks
+    if still_up:  # its address refused: named as unreachable
+        assert f.unreachable == (2,) and "no handshake within" in f.note and f.osds_answered == 2
+    else:  # marked down before the probe (the PG map may still list it): not probed, and said so
+        assert (2 in f.down and "osd.2 is down in the osdmap" in f.note) or 2 not in f.serving
+        assert f.unreachable == () and f.osds_answered == f.osds_probed == 2
+    assert f.client_rtt > 0

@@ -114,9 +114,11 @@ def test_the_replica_leg_is_the_smaller_of_this_hosts_round_trip_and_the_fastest
 
 def test_unanswered_and_unprobed_osds_are_said() -> None:
     reaches = captured_reaches() + [Reach(OsdAddress(9, "127.0.0.1", 1), (), "refused")]
-    f = netfloor.summarise(reaches, list(range(40)), [])
-    assert f.unreachable == (9,) and f.osds_probed == 4 and f.osds_answered == 3
-    assert "no handshake within" in f.note and "osd.9" in f.note and "probed 4 of the 40 OSDs" in f.note
+    f = netfloor.summarise(reaches, list(range(40)), [], down=[5], cap=32)
+    assert f.unreachable == (9,) and f.osds_probed == 4 and f.osds_answered == 3 and f.down == (5,)
+    assert "no handshake within 0.5 s from osd.9" in f.note and "the first 32 of the 40 OSDs" in f.note
+    assert "osd.5 is down in the osdmap: not probed" in f.note
+    assert "down in" not in netfloor.summarise(reaches, [0, 1, 2], []).note
 
 
 def test_a_handshake_measures_a_listening_socket_and_a_closed_port_fails_at_once() -> None:

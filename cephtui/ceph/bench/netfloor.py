@@ -66,6 +66,7 @@ class NetFloor:
     replica_pairs: int = 0  # how many OSD pairs that median is over
     unreachable: tuple[int, ...] = ()  # OSDs that did not answer a handshake within the timeout
     serving: tuple[int, ...] = ()  # the OSDs serving the pool, the most used first (all, not only those probed)
+    down: tuple[int, ...] = ()  # serving OSDs the osdmap has down: nothing to probe
     note: str = ""  # what could not be measured, in words
 
     @property
@@ -87,7 +88,7 @@ class NetFloor:
                 "osds_answered": self.osds_answered, "osds_serving": self.osds_serving,
                 "replica_rtt": self.replica_rtt, "replica_rtt_min": self.replica_rtt_min,
                 "replica_leg": self.replica_leg, "replica_pairs": self.replica_pairs,
-                "unreachable": list(self.unreachable), "note": self.note}
+                "unreachable": list(self.unreachable), "down": list(self.down), "note": self.note}
 
 
 # ---- pure: what the cluster's JSON says
@@ -167,16 +168,18 @@ def heartbeat_pings(network: Any, osds: Iterable[int] | None = None) -> list[tup
 
 
 def summarise(reaches: Sequence[Reach], serving: Sequence[int], pings: Sequence[tuple[float, float]],
-              notes: Sequence[str] = ()) -> NetFloor:
-    """The floor from the handshakes and heartbeat pings (pure)."""
+              notes: Sequence[str] = (), down: Sequence[int] = (), cap: int = MAX_OSDS) -> NetFloor:
+    """The floor from the handshakes and heartbeat pings (pure). `down`: serving OSDs the osdmap has down
+    (the PG map lags it by a few seconds), which have no address to probe."""
     best = sorted(r.best for r in reaches if r.rtts)
     unreachable = tuple(r.address.osd for r in reaches if not r.rtts)
     words = list(notes)
-    if len(reaches) < len(serving):
-        words.append(f"probed {len(reaches)} of the {len(serving)} OSDs serving the pool (at most {MAX_OSDS})")
+    if down:
+        words.append(f"{_osds(down)} {'is' if len(down) == 1 else 'are'} down in the osdmap: not probed")
+    if len(serving) > cap:
+        words.append(f"probed the first {cap} of the {len(serving)} OSDs serving the pool, the most used")
     if unreachable:
-        shown = ", ".join(f"osd.{o}" for o in unreachable[:8]) + ("…" if len(unreachable) > 8 else "")
-        words.append(f"no handshake within {CONNECT_TIMEOUT:g} s from {shown}")
+        words.append(f"no handshake within {CONNECT_TIMEOUT:g} s from {_osds(unreachable)}")
     if not pings:
         words.append("the OSDs report no heartbeat ping times yet (they do after a minute of pings): "
                      "this host's round trip stands in for the primary-to-replica one")
@@ -186,7 +189,11 @@ def summarise(reaches: Sequence[Reach], serving: Sequence[int], pings: Sequence[
         client_rtt_max=best[-1] if best else 0.0, osds_probed=len(reaches), osds_answered=len(best),
         osds_serving=len(serving), replica_rtt=statistics.median(typical) if typical else 0.0,
         replica_rtt_min=min(p[1] for p in pings) if pings else 0.0, replica_pairs=len(pings),
-        unreachable=unreachable, serving=tuple(serving), note="; ".join(words))
+        unreachable=unreachable, serving=tuple(serving), down=tuple(down), note="; ".join(words))
+
+
+def _osds(ids: Sequence[int]) -> str:
+    return ", ".join(f"osd.{o}" for o in ids[:8]) + ("…" if len(ids) > 8 else "")
 
 
 # ---- measuring
@@ -236,13 +243,14 @@ def measure_floor(ask: Callable[..., Any], pool: str, *, max_osds: int = MAX_OSD
     if not osds:
         osds = [as_int(o.get("osd")) for o in dump.get("osds") or () if isinstance(o, dict) and o.get("up")]
     addresses = public_addresses(dump, osds[:max_osds])
+    down = [o for o in osds[:max_osds] if o not in {a.osd for a in addresses}]
     pings: list[tuple[float, float]] = []
     if tell_mgr is not None:
         try:
             pings = heartbeat_pings(tell_mgr("dump_osd_network"), osds[:max_osds])
         except Exception as e:
             notes.append(f"no heartbeat ping times ({_short(e)})")
-    return summarise(handshakes(addresses), osds, pings, notes)
+    return summarise(handshakes(addresses), osds, pings, notes, down, max_osds)
 
 
 def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Callable[[str], Any]:
