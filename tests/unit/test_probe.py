@@ -190,6 +190,16 @@ def test_the_words_say_what_was_not_measured() -> None:
     assert "No handshake within 0.5 s from osd.0." in text and "Reads" not in text
     failed = replace(r, write=Direction("write", error="pool rbd is full"), read=None)
     assert "Writes: no op completed (pool rbd is full)." in probe_words(failed)
+    partial = replace(r, write=replace(r.write, error="an op got no reply within 30 s"))
+    assert "It ended with an error: an op got no reply within 30 s." in "\n".join(probe_words(partial))
+
+
+def test_a_cached_block_probe_says_its_writes_can_beat_the_floor() -> None:
+    r = replace(captured_result(), kind="rbd", target="image vm1 in pool rbd", cache="writeback")
+    words = probe_words(r)
+    assert "client cache writeback" in words[0] and "each write a new object" not in words[0]
+    assert any("can beat the network's floor" in w for w in words)
+    assert not any("can beat" in w for w in probe_words(replace(r, cache="off")))
 
 
 def test_the_plans_are_4k_one_op_in_flight_writes_then_random_reads() -> None:

@@ -207,7 +207,7 @@ def direction_words(d: Direction, floor_net: float, legs: str, osd: OsdTimes, fl
     head = (f"{d.name.capitalize()}s: p50 {ms(d.p50)}, p99 {ms(d.p99)}"
             + (f", p99.9 {ms(d.p999)}" if d.p999 else "") + f", max {ms(d.max)} over {d.ops} ops: "
             f"one op in flight allows {d.iops_p50:,.0f} IOPS at the median ({d.iops_mean:,.0f} at the mean).")
-    lines = [head]
+    lines = [head + (f" It ended with an error: {d.error}." if d.error else "")]
     if floor_net > 0:
         disk = osd.commit if d.name == "write" else 0.0
         total = floor_net + disk
@@ -275,6 +275,10 @@ def probe_words(r: ProbeResult) -> list[str]:
     lines = [f"Latency probe of {r.target} ({r.shape.text}"
              + (f", client cache {r.cache}" if r.cache else "") + "): 4 KiB, one op in flight"
              + ("; each write a new object, as `rados bench` writes." if r.kind == "rados" else ".")]
+    if r.cache == "writeback":  # librbd acknowledges a cached write before any OSD has it
+        lines.append("With librbd's writeback cache a write returns once it is in this host's memory, before "
+                     "any OSD has it: the writes below can beat the network's floor, and a VM with cache=none "
+                     "never sees them.")
     lines += direction_words(r.write, write_floor(f, r.shape), legs_w, r.osd_write, f, disk_w)
     if r.read is not None:
         lines += direction_words(r.read, f.client_rtt, f"this host ↔ primary {ms(f.client_rtt)}", r.osd_read,
