@@ -72,7 +72,13 @@ def rados_plan(pool: str, seconds: float = PROBE_SECONDS, op_timeout: float = 30
 
 def block_plan(make: Callable[..., Any], pool: str, seconds: float = PROBE_SECONDS, target: str = "") -> ProbePlan:
     """Block: `make(**fields)` builds a BlockParams for the image (e.g. functools.partial(BlockParams, pool=P,
-    image=I, cache="off")); random 4 KiB writes, then random 4 KiB reads, one in flight."""
+    image=I, cache="off")); random 4 KiB writes, then random 4 KiB reads, one in flight. Then:
+
+        LatencyProbe(client, plan, run_one, cache="off", stop_run=...)
+
+    with `run_one(params) -> BenchResult` running one block run. Both directions must use the same image,
+    so a temporary one is created before the probe and removed after it (not per run): reads of a fresh
+    image find no objects and never reach a disk."""
     common = {"io_pattern": "rand", "io_threads": 1, "io_size": PROBE_OP_SIZE, "seconds": seconds}
     return ProbePlan("rbd", pool, make(io_type="write", **common), make(io_type="read", **common),
                      target or f"an image in pool {pool}")
