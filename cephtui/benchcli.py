@@ -15,11 +15,12 @@ from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.params import DEFAULT_METADATA, LATENCY_PRESET, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_name
+from cephtui.ceph.bench.probe import ProbeResult, rados_probe, write_floor
 from cephtui.ceph.bench.rbdengine import RBD_MISSING, rbd_available
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_lines
 from cephtui.ceph.bench.service import BenchRun, RunOutcome, find_temp_leftovers, remove_temp_leftovers
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
 
 
 def params_from_args(args: argparse.Namespace, pool: str) -> BenchParams:
@@ -41,6 +42,8 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
     temp = bool(args.temp_pool)
     if args.mode == "cleanup":
         return _cleanup(spec, args, audit)
+    if args.latency:
+        return latency_command(client, args, audit)
     try:
         if temp and args.mode != "write":
             raise BenchError("a temporary pool is empty: reads need a write first, in a pool that stays")
@@ -71,6 +74,76 @@ def bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.Names
     else:
         print_summary(result, sys.stdout)
     return 0 if result.ok else 1
+
+
+def latency_command(client: CephClient, args: argparse.Namespace, audit: ops.AuditLog) -> int:
+    """`cephtui bench --latency`: the latency probe (random 4 KiB writes, then random reads, one op in flight,
+    --seconds each), held against the network's floor; its table and words, or --json."""
+    err = sys.stderr
+    if args.temp_pool or not args.pool:
+        print("cephtui bench: the latency probe reads back what it wrote, then removes it: give --pool P "
+              "(a pool that stays), not --temp-pool", file=err)
+        return 2
+
+    def step(phase: str, op: ops.Operation) -> None:
+        if op.prefix != "rados bench" or not args.json:
+            print(f"+ {op.cli}", file=err)
+
+    def sample(s: Sample) -> None:
+        if not args.json:
+            print_sample(s, err)
+
+    def phase(text: str) -> None:
+        print(f"== {text}", file=err, flush=True)
+
+    try:
+        probe, runner = rados_probe(client, args.pool, audit, None if args.no_save else BenchHistory(),
+                                    seconds=args.seconds, op_timeout=args.op_timeout, on_phase=phase,
+                                    on_step=step, on_sample=sample)
+    except BenchError as e:
+        print(f"cephtui bench: {e}", file=err)
+        return 2
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["result"] = probe.run()
+        except BaseException as e:  # handed to the main thread
+            box["error"] = e
+
+    _wait(target, probe.stop, err)
+    for problem in runner.problems:
+        print(f"cephtui bench: {problem}", file=err)
+    error = box.get("error")
+    if isinstance(error, (BenchError, CephError)):
+        print(f"cephtui bench: {getattr(error, 'message', '') or error}", file=err)
+        return 1
+    if error is not None:
+        raise error
+    result: ProbeResult = box["result"]
+    if args.json:
+        json.dump({**result.to_dict(), "runs": [r.to_dict() for r in result.results]}, sys.stdout, indent=2,
+                  default=str)
+        print()
+    else:
+        print_probe(result, sys.stdout)
+    done = result.read is not None and not result.read.error and not result.write.error
+    return 0 if done else 1
+
+
+def print_probe(r: ProbeResult, out: TextIO) -> None:
+    """The probe's table (milliseconds; IOPS one op in flight allows), then its words."""
+    print(f"{'':<8}{'p50':>10}{'p99':>10}{'p99.9':>10}{'max':>10}{'IOPS@p50':>10}{'IOPS@mean':>11}"
+          f"{'floor':>10}", file=out)
+    for d, floor in ((r.write, write_floor(r.floor, r.shape)), (r.read, r.floor.client_rtt)):
+        if d is None:
+            continue
+        print(f"{d.name:<8}" + "".join(f"{v * 1000:>10.3f}" for v in (d.p50, d.p99, d.p999, d.max))
+              + f"{d.iops_p50:>10.0f}{d.iops_mean:>11.0f}{floor * 1000:>10.3f}", file=out)
+    print("(latencies and floors in ms; the floor is the network's part alone)", file=out)
+    print(file=out)
+    for line in r.words:
+        print(line, file=out)
 
 
 def _cleanup(spec: ConnectionSpec, args: argparse.Namespace, audit: ops.AuditLog) -> int:
@@ -113,6 +186,15 @@ def _run(run: BenchRun, out: TextIO) -> RunOutcome:
         except BaseException as e:  # handed to the main thread
             box["error"] = e
 
+    _wait(target, run.stop, out)
+    if "error" in box:
+        raise box["error"]
+    outcome: RunOutcome = box["outcome"]
+    return outcome
+
+
+def _wait(target: Any, stop: Any, out: TextIO) -> None:
+    """`target()` in a thread; Ctrl-C calls `stop()` (the ops in flight finish) instead of killing it mid-op."""
     t = threading.Thread(target=target, name="bench", daemon=True)
     t.start()
     while t.is_alive():
@@ -120,11 +202,7 @@ def _run(run: BenchRun, out: TextIO) -> RunOutcome:
             t.join(0.2)
         except KeyboardInterrupt:
             print("stopping: waiting for the ops in flight…", file=out)
-            run.stop()
-    if "error" in box:
-        raise box["error"]
-    outcome: RunOutcome = box["outcome"]
-    return outcome
+            stop()
 
 
 def print_sample(s: Sample, out: TextIO) -> None:

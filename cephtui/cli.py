@@ -141,7 +141,9 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     b.add_argument("--op-timeout", type=float, metavar="S",
                    help="an op without a reply for S seconds ends the run with an error (default: 30)")
     b.add_argument("--latency", action="store_true",
-                   help="latency preset: 4 KiB ops, one at a time (what most workloads feel)")
+                   help="the latency probe: random 4 KiB writes, then random reads, one op in flight, --seconds "
+                        "each (what a VM with cache=none feels), held against the network's floor (the round "
+                        "trip to the pool's OSDs, measured then), with words on where the time goes")
     b.add_argument("--temp-pool", action="store_true",
                    help="create a size-1 pool for the run and delete it afterwards")
     b.add_argument("--no-verify", action="store_true", help="reads: do not check the contents")
@@ -341,11 +343,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args = bench_args(args, settings)
         if not (args.pool or args.temp_pool):
             parser.error("bench needs --pool P (or --temp-pool, or pool in the config's [bench])")
-        if read_only and (args.mode in ("write", "cleanup") or args.temp_pool):
+        if read_only and (args.mode in ("write", "cleanup") or args.temp_pool or args.latency):
             source = settings.source("read_only")
             why = "" if source.startswith("flag") else f" (read-only is set by the config, {source}; " \
                                                        "--read-write overrides it)"
-            parser.error(f"bench --mode {args.mode}{' --temp-pool' if args.temp_pool else ''} writes to the cluster; "
+            what = "--latency" if args.latency else f"--mode {args.mode}{' --temp-pool' if args.temp_pool else ''}"
+            parser.error(f"bench {what} writes to the cluster; "
                          f"not with --read-only (seq and rand reads of existing objects are fine){why}")
     client = CephClient(spec, read_only=read_only)
     try:

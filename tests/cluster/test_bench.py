@@ -78,17 +78,26 @@ def test_native_writes_we_read_and_clean_up(sandbox: Any) -> None:
     assert bench_objects(conf, "rbd") == []
 
 
-def test_write_with_cleanup_leaves_nothing_and_is_saved(sandbox: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_latency_probe_writes_reads_leaves_nothing_and_is_saved(sandbox: Any, tmp_path: Path,
+                                                               monkeypatch: Any) -> None:
     monkeypatch.setenv("CEPHTUI_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("CEPHTUI_AUDIT_LOG", str(tmp_path / "audit.log"))
     res = subprocess.run([sys.executable, "-m", "cephtui", "-c", str(sandbox.conf), "bench", "--pool", "rbd",
-                          "--seconds", "2", "--latency"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+                          "--seconds", "2", "--latency"], capture_output=True, text=True, timeout=90, cwd=ROOT)
     assert res.returncode == 0, res.stderr
-    assert "Total writes made:" in res.stdout and "Latency p50/p95/p99(s):" in res.stdout
-    assert "+ rados bench -p rbd 2 write -t 1 -b 4096 --no-hints" in res.stderr
-    assert bench_objects(sandbox.conf, "rbd") == []
+    assert "Writes: p50" in res.stdout and "Reads: p50" in res.stdout and "The floor for a write is" in res.stdout
+    run_name = res.stderr.split("--run-name ")[1].split()[0]
+    assert run_name.startswith("cephtui_latency_probe_")
+    for cli in (f"+ rados bench -p rbd 2 write -t 1 -b 4096 --no-cleanup --no-hints --run-name {run_name}",
+                f"+ rados bench -p rbd 2 rand -t 1 --run-name {run_name}",
+                f"+ rados -p rbd cleanup --run-name {run_name}"):
+        assert cli in res.stderr, res.stderr
+    assert bench_objects(sandbox.conf, "rbd") == [] and run_name not in rados(sandbox.conf, "-p", "rbd", "ls")
     saved = [json.loads(line) for line in (tmp_path / "bench-history.jsonl").read_text().splitlines()]
-    assert len(saved) == 1 and saved[0]["threads"] == 1 and saved[0]["op_size"] == 4096
+    assert [(s["mode"], s["threads"], s["op_size"]) for s in saved] == [("write", 1, 4096), ("rand", 1, 4096)]
     assert saved[0]["cluster"] == sandbox.ceph("fsid")["fsid"]
+    audit = (tmp_path / "audit.log").read_text()
+    assert audit.count(f"--run-name {run_name}") == 3, audit  # both runs and the cleanup
 
 
 def test_missing_pool_and_missing_data_are_clear(sandbox: Any) -> None:

@@ -345,6 +345,7 @@ class BenchEngine:
             average_latency=live.lat_sum / finished if finished else 0.0,
             stddev_latency=stddev(lats), max_latency=lats[-1] if lats else 0.0, min_latency=lats[0] if lats else 0.0,
             latency_p50=percentile(lats, 50), latency_p95=percentile(lats, 95), latency_p99=percentile(lats, 99),
+            latency_p999=percentile(lats, 99.9),
             samples=tuple(samples), stopped=self._stop.is_set(), error=error, errno=code,
             verify_errors=live.verify_errors, cleanup_note=cleanup_note)
 

@@ -1,0 +1,132 @@
+"""The latency probe's words: each direction held against the network's floor, and where its time goes.
+
+Pure functions of a ProbeResult (probe.py), unit-tested on numbers a real probe captured
+(tests/fixtures/probe/). A replicated write needs at least two round trips (this host to the primary and
+back, the primary to its replicas and back) plus one disk commit; a read one round trip plus a read.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cephtui.ceph.bench.netfloor import NetFloor
+
+if TYPE_CHECKING:  # probe.py imports this module
+    from cephtui.ceph.bench.probe import Direction, OsdTimes, PoolShape, ProbeResult
+
+
+def write_floor(floor: NetFloor, shape: PoolShape) -> float:
+    """The network's part of one write: this host to the primary and back, plus, when there are other
+    copies, the primary to them and back (in parallel, so one round trip)."""
+    copies = shape.size if shape.size else 1
+    return floor.client_rtt + (floor.replica_leg if copies > 1 else 0.0)
+
+
+def ms(seconds: float) -> str:
+    """Milliseconds with the digits that matter: 0.052 ms, 1.29 ms, 12.3 ms."""
+    v = seconds * 1000
+    return f"{v:.3f} ms" if v < 1 else f"{v:.2f} ms" if v < 10 else f"{v:.1f} ms"
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{part / whole * 100:.0f}%" if whole > 0 else "?"
+
+
+def direction_words(d: Direction, floor_net: float, legs: str, osd: OsdTimes, floor: NetFloor,
+                    disk_word: str) -> list[str]:
+    """The lines for one direction: its numbers, how far from the floor, where the mean goes."""
+    if d.error and not d.ops:
+        return [f"{d.name.capitalize()}s: no op completed ({d.error})."]
+    head = (f"{d.name.capitalize()}s: p50 {ms(d.p50)}, p99 {ms(d.p99)}"
+            + (f", p99.9 {ms(d.p999)}" if d.p999 else "") + f", max {ms(d.max)} over {d.ops} ops: "
+            f"one op in flight allows {d.iops_p50:,.0f} IOPS at the median ({d.iops_mean:,.0f} at the mean).")
+    lines = [head + (f" It ended with an error: {d.error}." if d.error else "")]
+    if floor_net > 0:
+        disk = osd.commit if d.name == "write" else 0.0
+        total = floor_net + disk
+        ratio = d.p50 / total
+        lines.append(f"The floor for a {d.name} is {ms(floor_net)} of network ({legs}){disk_word}"
+                     + (f" = {ms(total)}" if disk else "") + f"; the median {d.name} takes {_times(ratio)} that, "
+                     f"{ms(max(0.0, d.p50 - total))} above it.")
+    else:
+        lines.append(f"The network's floor could not be measured, so the {d.name}s cannot be held against it.")
+    lines.append(where_words(d, floor, osd))
+    return lines
+
+
+def where_words(d: Direction, floor: NetFloor, osd: OsdTimes) -> str:
+    """Where a mean op's time goes: the network, the OSDs' own time (split where they count it), and the
+    rest, which is this host's (client library, messenger, scheduling)."""
+    mean = d.mean
+    if mean <= 0:
+        return ""
+    net = floor.client_rtt
+    if osd.primary <= 0 or osd.ops == 0:
+        rest = max(0.0, mean - net)
+        return (f"Where the time goes (mean {ms(mean)}): the network to the primary ≈ {ms(net)} "
+                f"({_share(net, mean)}); the OSDs' counters were not read, so the other {ms(rest)} "
+                f"({_share(rest, mean)}) is OSD work, queueing and this client together.")
+    primary = min(osd.primary, mean)
+    outside = max(0.0, mean - primary)  # this host's part: the round trip to the primary and the client library
+    net_out = min(net, outside)
+    client = outside - net_out
+    parts = [f"the network to the primary ≈ {ms(net_out)} ({_share(net_out, mean)})"]
+    if d.name == "write" and osd.commit > 0:
+        # The primary replies once its own commit and every replica's are done: it waits for the slower.
+        leg = floor.replica_leg  # the floor's: the typical heartbeat ping carries both OSDs' messengers
+        replicas = leg + osd.replica if osd.replica > 0 else 0.0
+        waited = min(primary, max(osd.commit, replicas))
+        slower = ("the replicas" if replicas > osd.commit else "its own disk commit")
+        other = max(0.0, primary - waited)
+        parts.append(f"the primary OSD ≈ {ms(primary)} ({_share(primary, mean)}, from the op's arrival to its "
+                     f"reply), which waits for the slower of its own disk commit ≈ {ms(osd.commit)} (BlueStore's "
+                     "commit_lat)"
+                     + (f" and the replicas ≈ {ms(replicas)} (round trip {ms(leg)} + their own "
+                        f"{ms(osd.replica)}, subop_w_latency)" if replicas else "")
+                     + f": {slower}; its remaining {ms(other)} is queueing, messengers, PG locks and processing")
+    else:
+        parts.append(f"the primary OSD ≈ {ms(primary)} ({_share(primary, mean)}, from the op's arrival to its "
+                     "reply)")
+    parts.append(f"this client ≈ {ms(client)} ({_share(client, mean)}: client library, messenger, scheduling)")
+    return (f"Where the time goes (mean {ms(mean)}, about: the counters of {osd.osds} OSD"
+            f"{'s' if osd.osds != 1 else ''}, which include any other client's ops): " + "; ".join(parts) + ".")
+
+
+def probe_words(r: ProbeResult) -> list[str]:
+    """What the probe found, in words: for each direction its numbers, its distance from the network's floor
+    and where its time goes; then what the floor is made of and what could not be measured."""
+    f = r.floor
+    copies = r.shape.size or 1
+    replica_from = ("the OSDs' fastest heartbeat ping" if f.replica_rtt_min and f.replica_leg < f.client_rtt
+                    else "this host's round trip, the same wire" if f.replica_rtt_min
+                    else "this host's round trip, standing in")
+    legs_w = (f"this host ↔ primary {ms(f.client_rtt)} + primary ↔ "
+              f"{'shards' if r.shape.erasure else 'replicas'} {ms(f.replica_leg)} from {replica_from}"
+              if copies > 1 else f"this host ↔ primary {ms(f.client_rtt)}, one copy")
+    disk_w = (f" plus one disk commit (≈ {ms(r.osd_write.commit)}, BlueStore's commit_lat during the writes)"
+              if r.osd_write.commit > 0 else " plus one disk commit (not measured)")
+    lines = [f"Latency probe of {r.target} ({r.shape.text}"
+             + (f", client cache {r.cache}" if r.cache else "") + "): 4 KiB, one op in flight"
+             + ("; each write a new object, as `rados bench` writes." if r.kind == "rados" else ".")]
+    if r.cache == "writeback":  # librbd acknowledges a cached write before any OSD has it
+        lines.append("With librbd's writeback cache a write returns once it is in this host's memory, before "
+                     "any OSD has it: the writes below can beat the network's floor, and a VM with cache=none "
+                     "never sees them.")
+    lines += direction_words(r.write, write_floor(f, r.shape), legs_w, r.osd_write, f, disk_w)
+    if r.read is not None:
+        lines += direction_words(r.read, f.client_rtt, f"this host ↔ primary {ms(f.client_rtt)}", r.osd_read,
+                                 f, " plus one read")
+    if f.measured:
+        lines.append(f"The floor: TCP handshakes from this host to {f.osds_answered} OSD"
+                     f"{'s' if f.osds_answered != 1 else ''} (median of each one's best {ms(f.client_rtt)}, from "
+                     f"{ms(f.client_rtt_min)} to {ms(f.client_rtt_max)})"
+                     + (f"; the OSDs' heartbeat pings on the back network, {f.replica_pairs} pairs: typical "
+                        f"{ms(f.replica_rtt)}, fastest {ms(f.replica_rtt_min)} (through both OSDs' messengers, "
+                        "so above the wire)" if f.replica_rtt else "") + ".")
+    for note in (f.note, r.perf_note, r.finish_note):
+        if note:
+            lines.append(note[0].upper() + note[1:] + ("" if note.endswith(".") else "."))
+    return [line for line in lines if line]
