@@ -15,7 +15,7 @@ from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.params import DEFAULT_METADATA, LATENCY_PRESET, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_name
-from cephtui.ceph.bench.probe import ProbeResult, rados_probe, write_floor
+from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe, write_floor
 from cephtui.ceph.bench.rbdengine import RBD_MISSING, rbd_available
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_lines
@@ -103,6 +103,12 @@ def latency_command(client: CephClient, args: argparse.Namespace, audit: ops.Aud
     except BenchError as e:
         print(f"cephtui bench: {e}", file=err)
         return 2
+    return run_probe(probe, runner.problems, args.json, "cephtui bench")
+
+
+def run_probe(probe: LatencyProbe, problems: list[str], as_json: bool, who: str) -> int:
+    """Run a latency probe (Ctrl-C stops it), then print its table and words, or its JSON."""
+    err = sys.stderr
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -112,16 +118,16 @@ def latency_command(client: CephClient, args: argparse.Namespace, audit: ops.Aud
             box["error"] = e
 
     _wait(target, probe.stop, err)
-    for problem in runner.problems:
-        print(f"cephtui bench: {problem}", file=err)
+    for problem in problems:
+        print(f"{who}: {problem}", file=err)
     error = box.get("error")
     if isinstance(error, (BenchError, CephError)):
-        print(f"cephtui bench: {getattr(error, 'message', '') or error}", file=err)
+        print(f"{who}: {getattr(error, 'message', '') or error}", file=err)
         return 1
     if error is not None:
         raise error
     result: ProbeResult = box["result"]
-    if args.json:
+    if as_json:
         json.dump({**result.to_dict(), "runs": [r.to_dict() for r in result.results]}, sys.stdout, indent=2,
                   default=str)
         print()
@@ -129,6 +135,35 @@ def latency_command(client: CephClient, args: argparse.Namespace, audit: ops.Aud
         print_probe(result, sys.stdout)
     done = result.read is not None and not result.read.error and not result.write.error
     return 0 if done else 1
+
+
+def block_latency_command(client: CephClient, args: argparse.Namespace, audit: ops.AuditLog,
+                          read_only: bool) -> int:
+    """`cephtui bench rbd --latency`: the latency probe on an image (or a temporary one), --seconds each way."""
+    err = sys.stderr
+    image = args.image or ""
+    if image and args.yes_i_really_mean_it != image:
+        print(f"cephtui bench rbd: the latency probe writes to image {args.pool}/{image} and destroys data there: "
+              f"confirm with --yes-i-really-mean-it {image}, or leave --image out for a temporary image", file=err)
+        return 2
+
+    def step(phase: str, op: ops.Operation) -> None:
+        print(f"+ {op.cli}", file=err)
+
+    def phase(text: str) -> None:
+        print(f"== {text}", file=err, flush=True)
+
+    from cephtui.ceph.bench.blockprobe import block_probe
+    try:
+        probe, runner = block_probe(client, args.pool, audit, None if args.no_save else BenchHistory(),
+                                    image=image, confirmed_image=args.yes_i_really_mean_it or "",
+                                    cache=args.cache or "off", seconds=args.seconds or 10.0,
+                                    op_timeout=args.op_timeout or 30.0, read_only=read_only, on_phase=phase,
+                                    on_step=step)
+    except BenchError as e:
+        print(f"cephtui bench rbd: {e}", file=err)
+        return 2
+    return run_probe(probe, runner.problems, args.json, "cephtui bench rbd")
 
 
 def print_probe(r: ProbeResult, out: TextIO) -> None:
@@ -252,6 +287,8 @@ def rbd_bench_command(client: CephClient, spec: ConnectionSpec, args: argparse.N
         return 2
     if args.cleanup_temp:
         return _cleanup_temp(spec, args.pool, audit)
+    if args.latency:
+        return block_latency_command(client, args, audit, read_only)
     try:
         params = block_params_from_args(args)
     except (BenchError, ValueError) as e:

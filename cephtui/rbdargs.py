@@ -17,7 +17,7 @@ RBD_ONLY = {"image": "--image", "temp_image": "--temp-image", "io_type": "--io-t
             "yes_i_really_mean_it": "--yes-i-really-mean-it"}
 RADOS_ONLY = {"mode": "--mode", "threads": "--threads", "block_size": "--block-size",
               "object_size": "--object-size", "run_name": "--run-name", "cleanup": "--cleanup",
-              "temp_pool": "--temp-pool", "no_verify": "--no-verify", "latency": "--latency"}
+              "temp_pool": "--temp-pool", "no_verify": "--no-verify"}
 
 
 def add_rbd_arguments(g: Any) -> None:
@@ -61,6 +61,12 @@ def rbd_usage_error(args: argparse.Namespace, read_only: bool, read_only_source:
     if args.cleanup_temp:
         if read_only:
             return "bench rbd --cleanup-temp removes images: not with --read-only"
+        return ""
+    if getattr(args, "latency", False):  # the probe: an image given, or a temporary one it makes itself
+        if args.temp_image:
+            return "bench rbd --latency makes its own small temporary image: leave --temp-image out"
+        if read_only:
+            return "bench rbd --latency writes (then reads what it wrote): not with --read-only"
         return ""
     if bool(args.image) == bool(args.temp_image):
         return "bench rbd needs --image NAME or --temp-image SIZE (one of them)"
