@@ -138,7 +138,7 @@ async def test_compare_and_export_two_real_runs(make_app: Any, sandbox: Sandbox,
         pane = await open_bench(app, pilot)
         await start_run(app, pilot, "b", {"seconds": "2", "op_size": "64K"})
         await wait_for(pilot, lambda: len(pane.history) == 1 and pane.engine is None, 40, "the first run")
-        await start_run(app, pilot, "l", {"seconds": "2"})  # the latency preset: 4 KiB, one op at a time
+        await start_run(app, pilot, "b", {"seconds": "2", "op_size": "4K", "threads": "1"})  # 4 KiB, one at a time
         await wait_for(pilot, lambda: len(pane.history) == 2 and pane.engine is None, 40, "the second run")
         latency = pane.history[-1]
         assert (latency.op_size, latency.params.threads) == (4096, 1)

@@ -177,3 +177,38 @@ async def test_the_image_form_refuses_bad_input_and_nothing_runs(make_app: Any, 
             assert app.screen is form
         assert app.bench_pane.bench_run is None and app.bench_pane.last_result is None  # nothing ran
     assert images(ioctx) == before
+
+
+@pytest.mark.parametrize("kind", ["rados", "rbd"])
+async def test_the_latency_probe_shows_its_floor_and_words_and_leaves_nothing(make_app: Any, sandbox: Sandbox,
+                                                                            ioctx: Any, kind: str) -> None:
+    from cephtui.ui.screens.bench_probe import ProbeResultScreen
+
+    before = images(ioctx)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_bench(app, pilot, "rbd")
+        if kind == "rbd":
+            await pilot.press("k")
+        await pilot.press("l")
+        form = await wait_screen(pilot, FormScreen, 20, "the probe form")
+        if kind == "rbd":
+            await set_choice(app, pilot, "target", "temp:rbd")
+        await fill(app, pilot, {"seconds": "2"})
+        await click(pilot, "#form-ok")
+        assert app.screen is not form
+        await wait_screen(pilot, BenchConfirmScreen, 20, "the probe's commands")
+        body = flat(app, "#bench-confirm-body")
+        assert ("rados -p rbd cleanup --run-name cephtui_latency_probe_" in body if kind == "rados" else
+                f"rbd rm rbd/{TEMP_IMAGE_PREFIX}" in body and "--io-threads 1" in body)
+        await click(pilot, "#bench-confirm-run")
+        screen = await wait_screen(pilot, ProbeResultScreen, 120, "the probe's result")
+        assert isinstance(screen, ProbeResultScreen)
+        words = flat(app, "#probe-body")
+        assert "The floor for a write is" in words and "Reads: p50" in words, words
+        assert (kind == "rbd") == ("client cache off" in words)
+        assert pane.probe is None and len(pane.history) == 2  # both directions in the history
+        await pilot.press("escape")
+    assert images(ioctx) == before
+    objects = [o.key for o in ioctx.list_objects() if o.key.startswith("benchmark_data")]
+    assert objects == []

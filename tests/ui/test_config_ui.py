@@ -77,11 +77,19 @@ async def test_without_a_config_the_form_keeps_rados_bench_defaults(client: Ceph
     assert cli == "rados bench -p rbd 10 write -t 16 -b 4194304 --no-hints"
 
 
-async def test_latency_preset_wins_over_configured_sizes_and_a_missing_pool_falls_back(client: CephClient) -> None:
+async def test_the_latency_key_opens_the_probe_form_on_an_existing_pool(client: CephClient) -> None:
     defaults = BenchDefaults(pool="no-such-pool", seconds=5, threads=8, block_size=MiB, op_timeout=9)
-    v, _ = await open_form(CephTUI(client=client, refresh=1.0, bench_defaults=defaults), latency=True)
-    # 4 KiB x 1 from the preset; seconds and op timeout still the configured ones; an unknown pool is not offered
-    assert (v["pool"], v["threads"], v["op_size"], v["seconds"], v["op_timeout"]) == ("rbd", "1", "4KiB", "5", "9")
+    app = CephTUI(client=client, refresh=1.0, bench_defaults=defaults)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
+        await show_tab(pilot, "8", "bench")
+        app.bench_pane.action_latency_run()
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.query("#field-seconds")
+                       and all(w.is_mounted for w in app.screen.query(Select)), 5, "the probe form, mounted")
+        form = app.screen
+        assert isinstance(form, FormScreen) and form.title_text == "Latency probe: objects (RADOS)"
+        # the probe is 4 KiB x 1 by definition; an unknown configured pool is not offered
+        assert form.values() == {"pool": "rbd", "seconds": "10"}
 
 
 async def test_read_only_from_the_config_says_where_it_comes_from(client: CephClient) -> None:

@@ -157,3 +157,27 @@ def block_probe(client: Any, pool: str, audit: ops.AuditLog, history: BenchHisto
         plan = replace(plan, finish=temp.finish)
     probe = BlockProbe(client, plan, runner, on_phase=on_phase, stop_run=runner.stop, cache=cache, temp=temp)
     return probe, runner
+
+
+def probe_operations(probe: LatencyProbe) -> list[ops.Operation]:
+    """What a probe amounts to, in order, as the commands an admin would type: for its confirmation."""
+    from cephtui.ceph.bench.image import block_bench_operation
+    from cephtui.ceph.bench.pool import bench_operation
+
+    plan = probe.plan
+    if plan.kind != "rbd":
+        name = plan.write.run_name
+        return [bench_operation(plan.write), bench_operation(plan.read),
+                ops.Operation(title=f"Remove the latency probe's objects from pool {plan.pool}",
+                              prefix="rados cleanup", args=(("pool", plan.pool), ("run_name", name)),
+                              cli=f"rados -p {plan.pool} cleanup --run-name {name}")]
+    out: list[ops.Operation] = []
+    temp = getattr(probe, "temp", None)
+    if temp is not None:
+        out += [image_create_op(plan.pool, temp.name, PROBE_IMAGE_SIZE),
+                block_bench_operation(BlockParams(pool=plan.pool, image=temp.name, io_type="write", io_size=4 * MiB,
+                                                  io_threads=16, io_total=PROBE_IMAGE_SIZE, io_pattern="seq"))]
+    out += [block_bench_operation(plan.write), block_bench_operation(plan.read)]
+    if temp is not None:
+        out.append(image_remove_op(plan.pool, temp.name))
+    return out

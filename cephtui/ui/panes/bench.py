@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -22,6 +23,7 @@ from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import BlockParams
+from cephtui.ceph.bench.blockprobe import block_probe, probe_operations
 from cephtui.ceph.bench.engine import BenchEngine
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
@@ -30,6 +32,7 @@ from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
+from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
 from cephtui.ceph.client import CephError
@@ -42,6 +45,7 @@ from cephtui.ui.pane import Pane
 from cephtui.ui.screens import bench_views as views
 from cephtui.ui.screens.bench_block_form import block_run_form, explain_block_run
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
+from cephtui.ui.screens.bench_probe import ProbeChoice, ProbeResultScreen, probe_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
 from cephtui.ui.widgets.tables import sync_table
 
@@ -102,6 +106,8 @@ class BenchPane(Pane):
         self.phase = ""
         self.last_params: tuple[BenchParams | BlockParams, bool] | None = None
         self.kind = "rados"  # what b and l start: "rados" (objects) or "rbd" (an image)
+        self.probe: LatencyProbe | None = None  # the latency probe going on (l)
+        self.last_probe: ProbeChoice | None = None
         self.last_block: BlockParams | None = None
         self.last_result: BenchResult | None = None
         self.message: Text = Text("")
@@ -327,10 +333,73 @@ class BenchPane(Pane):
 
     def action_latency_run(self) -> None:
         if not self._busy():
-            if self.kind == "rbd":
-                self._block_flow(latency=True)
+            self._probe_flow()
+
+    @work(exit_on_error=False, group="bench", description="latency probe")
+    async def _probe_flow(self) -> None:
+        """The probe's form (a pool, or an image), the commands it amounts to, Run or Cancel, the probe in a
+        worker thread (x stops it), then its table and words."""
+        kind = self.kind
+        images = await asyncio.to_thread(list_images, self.cephtui.client) if kind == "rbd" else None
+        if images is not None and not images.rbd_pools and not images.images:
+            self._say("✖ " + (" ".join(images.problems) or "no pool has the rbd application"), "bold err")
+            return
+        form, choice_of = probe_form(kind=kind, pools=self._pool_names(), images=images, last=self.last_probe)
+        if await self.app.push_screen_wait(form) is None:
+            return
+        choice = choice_of(form.submitted_values)
+        self.last_probe = choice
+        app = self.cephtui
+        on_phase = lambda text: self.app.call_from_thread(self._set_phase, text)  # noqa: E731
+        on_start = lambda engine: self.app.call_from_thread(self._engine_attached, engine)  # noqa: E731
+        common = dict(seconds=choice.seconds, on_phase=on_phase, on_start=on_start)
+        probe: LatencyProbe
+        runner: Any
+        try:
+            if kind == "rbd":
+                probe, runner = block_probe(app.client, choice.pool, app.audit, self.history_store,
+                                            image=choice.image, confirmed_image=choice.image, cache=choice.cache,
+                                            read_only=app.read_only, **common)  # type: ignore[arg-type]
             else:
-                self._run_flow(latency=True)
+                probe, runner = rados_probe(app.client, choice.pool, app.audit, self.history_store,
+                                            **common)  # type: ignore[arg-type]
+        except BenchError as e:
+            self._say(f"✖ {e}", "bold err")
+            return
+        where = f"image {choice.pool}/{choice.image}" if choice.image else probe.plan.target
+        if not await self.app.push_screen_wait(BenchConfirmScreen(
+                f"Run the latency probe on {where}?", probe_operations(probe),
+                f"Writes 4 KiB at random, one at a time, for {choice.seconds:g} s, then reads for as long"
+                + (f", client cache {choice.cache}" if kind == "rbd" else "") + "; measures the network's floor "
+                "(TCP handshakes to the pool's OSDs, their heartbeat pings) and reads the OSDs' perf counters "
+                "around each direction. What it writes is removed afterwards"
+                + (" (an existing image keeps what was written)." if choice.image else "."))):
+            return
+        self.probe = probe
+        self.phase = "latency probe"
+        self._shown_samples = -1
+        self._render_sparklines([])
+        self._say("")
+        self._render_status()
+        result: ProbeResult | None = None
+        failure = ""
+        try:
+            result = await asyncio.to_thread(probe.run)
+        except (BenchError, CephError) as e:
+            failure = getattr(e, "message", "") or str(e)
+        except Exception as e:  # never a traceback in the UI
+            log.exception("latency probe failed")
+            failure = f"internal error: {e!r}"
+        self.probe = None
+        failure = " ".join(x for x in (failure, *runner.problems) if x)
+        if result is None:
+            self._finished(RunOutcome(None, (failure or "the probe did not run",)))
+            return
+        for r in result.results[:-1]:  # _finished adds the last one
+            self._all_runs.append(r)
+            self.history.append(r)
+        self._finished(RunOutcome(result.results[-1] if result.results else None, (failure,) if failure else ()))
+        await self.app.push_screen_wait(ProbeResultScreen(result))
 
     def action_switch_kind(self) -> None:
         if self.kind == "rados" and not rbd_available():
@@ -347,7 +416,7 @@ class BenchPane(Pane):
                                                      "R repeat · x stop)"
 
     @work(exit_on_error=False, group="bench", description="block bench run")
-    async def _block_flow(self, latency: bool = False) -> None:
+    async def _block_flow(self) -> None:
         """The image picker (listed off the UI thread), the form, the plan (watchers checked), Run or Cancel."""
         images = await asyncio.to_thread(list_images, self.cephtui.client)
         if not images.rbd_pools and not images.images:
@@ -358,7 +427,7 @@ class BenchPane(Pane):
             self.app.notify(problem, severity="warning")
         if any(i.partition("/")[2].startswith(TEMP_IMAGE_PREFIX) for i in images.images):
             await self._offer_leftovers(images.rbd_pools)
-        form, params_of = block_run_form(images=images, last=self.last_block, latency=latency)
+        form, params_of = block_run_form(images=images, last=self.last_block)
         if not await self.app.push_screen_wait(form):
             return
         p = params_of(form.submitted_values)  # the form refused to close until a write's image name was typed
@@ -431,7 +500,7 @@ class BenchPane(Pane):
         self._run_flow(repeat=(p, temp))
 
     def _busy(self) -> bool:
-        if self.engine is not None or self.phase or self.osd_bench is not None or self.osd_progress:
+        if self.engine is not None or self.phase or self.osd_bench is not None or self.osd_progress or self.probe:
             self.app.notify("A benchmark is running: x stops it.", severity="warning")
             return True
         return False
@@ -442,13 +511,13 @@ class BenchPane(Pane):
         return last if isinstance(last, BenchParams) else None
 
     @work(exit_on_error=False, group="bench", description="bench run")
-    async def _run_flow(self, latency: bool = False, repeat: tuple[BenchParams | BlockParams, bool] | None = None,
+    async def _run_flow(self, repeat: tuple[BenchParams | BlockParams, bool] | None = None,
                         ask: bool = True) -> None:
         """The form (not for a repeat), the plan with the cluster's numbers, Run or Cancel, the run."""
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
             d = self.cephtui.bench_defaults or BenchDefaults()
-            form, params_of = run_form(latency=latency, last=self._last_rados_params(),
+            form, params_of = run_form(latency=False, last=self._last_rados_params(),
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
             if not await self.app.push_screen_wait(form):
@@ -545,7 +614,10 @@ class BenchPane(Pane):
         self.query_one("#bench-summary", Static).update(views.final_text(r))
 
     def action_stop(self) -> None:
-        if self.bench_run is not None:  # running, or still creating its temporary pool or connecting
+        if self.probe is not None:
+            self.probe.stop()
+            self._say("stopping the probe: the op in flight finishes, what it wrote is removed…", "warn")
+        elif self.bench_run is not None:  # running, or still creating its temporary pool or connecting
             self.bench_run.stop()
             self._say("stopping: waiting for the ops in flight…" if self.engine is not None else
                       "stopping before the run starts…", "warn")

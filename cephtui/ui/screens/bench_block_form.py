@@ -47,7 +47,7 @@ def split_target(target: str, other: str) -> tuple[str, str, bool]:
     return pool, name, False
 
 
-def block_run_form(*, images: ImageList, last: BlockParams | None, latency: bool = False
+def block_run_form(*, images: ImageList, last: BlockParams | None
                    ) -> tuple[FormScreen, Callable[[dict[str, str]], BlockParams]]:
     """The block run form and how to read its BlockParams. `last`: this session's last block run."""
     values, labels = target_choices(images)
@@ -55,21 +55,19 @@ def block_run_form(*, images: ImageList, last: BlockParams | None, latency: bool
         target = f"{TEMP}{last.pool}" if not last.image else f"{last.pool}/{last.image}"
     else:
         target = values[0] if values else ""
-    lat = latency
     fields = [
         Field("target", "Image", target if target in values else "", choices=values, labels=labels),
         Field("other", "…or type pool/image", "" if target in values or last is None or not last.image
               else f"{last.pool}/{last.image}", placeholder="when the image is not listed"),
         Field("temp_size", "Temporary image size", size_text(last.temp_image_size) if last and
               last.temp_image_size else size_text(DEFAULT_TEMP_SIZE)),
-        Field("io_type", "IO type", "write" if lat else last.io_type if last else "write", choices=IO_TYPES),
-        Field("io_pattern", "IO pattern", "rand" if lat else last.io_pattern if last else "seq",
+        Field("io_type", "IO type", last.io_type if last else "write", choices=IO_TYPES),
+        Field("io_pattern", "IO pattern", last.io_pattern if last else "seq",
               choices=IO_PATTERNS),
-        Field("io_size", "IO size (e.g. 4K, 4M)", "4K" if lat else size_text(last.io_size) if last else "4K"),
-        Field("io_threads", "IOs in flight (threads)", "1" if lat else str(last.io_threads) if last else "16"),
+        Field("io_size", "IO size (e.g. 4K, 4M)", size_text(last.io_size) if last else "4K"),
+        Field("io_threads", "IOs in flight (threads)", str(last.io_threads) if last else "16"),
         Field("io_total", "Total bytes (rbd bench: 1G)", size_text(last.io_total) if last else "1G"),
-        Field("seconds", "Also stop after (s, empty: no)", "10" if lat else
-              f"{last.seconds:g}" if last and last.seconds else ""),
+        Field("seconds", "Also stop after (s, empty: no)", f"{last.seconds:g}" if last and last.seconds else ""),
         Field("rw_mix_read", "Read share of readwrite (%)", str(last.rw_mix_read) if last else "50"),
         Field("cache", "Client cache", last.cache if last else "off", choices=CACHE_MODES, labels=CACHE_LABELS),
         Field("confirm", "Type the image name to overwrite it", "",
@@ -116,7 +114,7 @@ def block_run_form(*, images: ImageList, last: BlockParams | None, latency: bool
             return []
         return [f"fio equivalent: {p.fio_cli()}"]
 
-    title = "Block latency run (4 KiB, one IO at a time)" if lat else "New block (RBD) benchmark run"
+    title = "New block (RBD) benchmark run"
     form = FormScreen(title, fields, build, warn=warn, notes=notes,
                       help="`rbd bench` semantics through librbd, as a VM's disk sees the cluster. The client cache "
                            "decides what it measures: off is what a VM with cache=none feels (Proxmox's default).")
