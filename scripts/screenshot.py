@@ -254,7 +254,7 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             app.maintenance_pane.action_exit_maintenance()
             await confirm_run(pilot, app)
 
-            log("per-OSD bench, a latency run, a 4 MiB write run")
+            log("per-OSD bench, a latency probe, a 4 MiB write run")
             await pilot.press(str(TABS.index("bench") + 1))
             bench = app.bench_pane
             bench.action_osd_bench()
@@ -265,8 +265,11 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             bench.action_latency_run()
             await form(pilot, app, {"pool": "rbd", "seconds": "5"})
             await bench_confirm(pilot, app)
-            await wait_for(pilot, lambda: bench.engine is None and not bench.phase and len(bench.history) >= 1,
-                           "the latency run", 60)
+            await wait_for(pilot, lambda: bench.probe is None and not bench.phase and len(bench.history) >= 2,
+                           "the latency probe", 120)
+            from cephtui.ui.screens.bench_probe import ProbeResultScreen
+            await wait_for(pilot, lambda: isinstance(app.screen, ProbeResultScreen), "the probe's words", 10)
+            await pilot.press("escape")
             bench.action_new_run()
             seconds = 12
             await form(pilot, app, {"pool": "rbd", "seconds": str(seconds), "op_size": "4M", "threads": "16"})
