@@ -62,7 +62,8 @@ class BenchPane(Pane):
     ACTION_HELP = {
         "new_run": ("new run: pool (or a temporary size-1 pool), write / seq / rand, seconds, ops in flight, op and "
                     "object size; shows the equivalent `rados bench` command"),
-        "latency_run": "latency run: 4 KiB, one op at a time (what most workloads feel)",
+        "latency_run": ("latency probe: 4 KiB, one op at a time, writes then reads (what a VM with cache=none "
+                        "feels), held against the network's floor, with where the time goes"),
         "switch_kind": ("objects or block: runs of RADOS objects (`rados bench`) or of an RBD image (`rbd bench`, "
                         "what a VM's disk feels)"),
         "repeat": "repeat the last run",
@@ -76,13 +77,13 @@ class BenchPane(Pane):
     # What each key would change: dimmed and refused in --read-only mode (see ui/readonly.py).
     MUTATING = {
         "new_run": "a benchmark run (it writes to a pool)",
-        "latency_run": "a latency run (it writes to a pool)",
+        "latency_run": "the latency probe (it writes to a pool or an image)",
         "repeat": "repeating a benchmark run (it writes)",
         "osd_bench": "the per-OSD bench (it writes to every OSD)",
     }
     BINDINGS = [
         Binding("b", "new_run", "New run"),
-        Binding("l", "latency_run", "Latency run"),
+        Binding("l", "latency_run", "Latency probe"),
         Binding("k", "switch_kind", "Objects/Block"),
         Binding("R", "repeat", "Repeat"),
         Binding("x", "stop", "Stop"),

@@ -163,7 +163,7 @@ def status_text(running: str | None, osd_progress: str | None, message: Text) ->
         t.append(osd_progress + "  x stops after the current OSD")
     else:
         t.append("idle", style="bold")
-        t.append(" · b new run · l latency (4 KiB, 1 thread) · k objects/block · o per-OSD bench")
+        t.append(" · b new run · l latency probe · k objects/block · o per-OSD bench")
     if message.plain:
         t.append("  ")
         t.append_text(message)
