@@ -41,6 +41,14 @@ SILENCE_LIMIT = 30.0  # seconds without a line (a progress line comes every 0.2 
 EXIT_GRACE = 5.0  # seconds for the child to exit once it has sent its result, or been asked to stop
 
 
+_live_workers: set[int] = set()  # pids of the worker processes running now (hoststats counts their CPU)
+
+
+def worker_pids() -> tuple[int, ...]:
+    """The bench worker processes this process runs now: their CPU is cephtui's too."""
+    return tuple(_live_workers)
+
+
 class EngineHandle(Protocol):
     """What a caller holds of a running engine: engine.BenchEngine in this process, RemoteEngine in a worker."""
 
@@ -130,6 +138,7 @@ class RemoteEngine:
             with self._lock:
                 self._proc, self.pid = proc, proc.pid
                 self._last_heard = time.monotonic()
+            _live_workers.add(proc.pid)
             watchdog = threading.Thread(target=self._watch, args=(proc,), name="bench-watchdog", daemon=True)
             watchdog.start()
             try:
@@ -242,6 +251,7 @@ class RemoteEngine:
         except subprocess.TimeoutExpired:
             log.warning("bench worker %s did not exit: ending it", proc.pid)
             self._kill(proc)
+        _live_workers.discard(proc.pid)
         with self._lock:
             self.pid = None
 

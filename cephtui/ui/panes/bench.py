@@ -21,13 +21,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Sparkline, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import BenchEngine
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.bench.params import BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
+from cephtui.ceph.bench.remote import EngineHandle
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome
 from cephtui.ceph.client import CephError
@@ -89,7 +89,7 @@ class BenchPane(Pane):
         self.fsid = ""  # the connected cluster's, once known: the history shows only its runs
         self.marked: set[str] = set()
         self.snap: ClusterSnapshot | None = None
-        self.engine: BenchEngine | None = None
+        self.engine: EngineHandle | None = None  # the worker process's proxy while a run goes on
         self.bench_run: BenchRun | None = None  # from the confirmation to the end of the run
         self.running: BenchParams | None = None
         self.phase = ""
@@ -138,6 +138,12 @@ class BenchPane(Pane):
         self.sampler.sample()  # primes the counters: rates start with the next call
         self._render_status()
         self._load_history()
+
+    def on_unmount(self) -> None:
+        # The app is quitting with a run going: stop it (its worker process reports the partial result),
+        # so that the run's thread soon deletes the temporary pool and ends, instead of running on unseen.
+        if self.bench_run is not None:
+            self.bench_run.stop()
         self.set_interval(0.5, self._tick)
 
     def focus_table(self) -> None:
@@ -391,7 +397,7 @@ class BenchPane(Pane):
         self._render_sparklines([])
         self._say("")
 
-    def _engine_attached(self, engine: BenchEngine) -> None:
+    def _engine_attached(self, engine: EngineHandle) -> None:
         self.engine = engine
         self.phase = ""
         self._render_status()
