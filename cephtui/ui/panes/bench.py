@@ -138,13 +138,13 @@ class BenchPane(Pane):
         self.sampler.sample()  # primes the counters: rates start with the next call
         self._render_status()
         self._load_history()
+        self.set_interval(0.5, self._tick)
 
     def on_unmount(self) -> None:
         # The app is quitting with a run going: stop it (its worker process reports the partial result),
         # so that the run's thread soon deletes the temporary pool and ends, instead of running on unseen.
         if self.bench_run is not None:
             self.bench_run.stop()
-        self.set_interval(0.5, self._tick)
 
     def focus_table(self) -> None:
         # Without scrolling: on a short terminal the pane scrolls, and it should open on the live view.
