@@ -44,7 +44,7 @@ def test_a_run_in_the_worker_has_every_field_of_a_run_in_this_process(sandbox: A
     assert there.to_dict().keys() == here.to_dict().keys()
     assert there.cluster == here.cluster == sandbox.ceph("fsid")["fsid"]
     assert there.samples == tuple(samples)  # each second reached this process as it happened
-    assert here.pid == os.getpid() != there.pid and there.object_prefix.endswith(f"_{there.pid}_object")
+    assert here.pid == os.getpid() != there.pid and there.object_prefix.endswith(f"_{there.pid}")
     assert gone(there.pid) and not worker_pids()
     assert bench_objects(sandbox.conf, "rbd") == []
     assert all(isinstance(getattr(there, f.name), type(getattr(here, f.name))) for f in fields(BenchResult))
