@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import sys
 import time
@@ -69,12 +70,14 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: st
         await pilot.pause(2)
         pane = app.bench_pane
         phase[0] = "bench"
+        cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
         pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
         t0 = time.monotonic()
         busy = lambda: pane.engine is not None or pane.phase or pane.last_result is None  # noqa: E731
         while busy() and time.monotonic() - t0 < seconds + 60:
             await pilot.pause(0.2)
         result = pane.last_result
+        cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
     client.close()
     out: dict[str, float] = {}
     for name in ("idle", "native", "bench"):
@@ -84,6 +87,9 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: st
         out[f"{name} p99 gap ms"] = g[int(len(g) * 0.99) - 1] * 1000 if g else 0
         out[f"{name} max gap ms"] = g[-1] * 1000 if g else 0
     out["bench IOPS in the app"] = result.average_iops if result else 0
+    # The UI's own process (its threads, not the worker's): what the engine no longer adds to the UI's GIL
+    used = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+    out["UI process CPU % of a core"] = 100 * used / (wall1 - wall0)
     return out
 
 
@@ -99,15 +105,17 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--engine", choices=("worker", "thread", "both"), default="worker")
+    ap.add_argument("--sizes", default="4K,4M", help="op sizes, comma-separated (4K, 4M)")
     args = ap.parse_args()
     engines = ["worker", "thread"] if args.engine == "both" else [args.engine]
+    sizes = [({"4K": "4 KiB", "4M": "4 MiB"}[s], {"4K": 4096, "4M": 4 << 20}[s]) for s in args.sizes.split(",")]
     with conf_or_sandbox(args.conf, "ctui-resp-", "--port", "7040", "--pool", f"{args.pool}:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; {args.seconds:g} s runs, "
               f"16 ops in flight; engine {', '.join(engines)}; {args.rounds} round(s)")
         table: dict[tuple[str, str], list[dict[str, float]]] = {}
         for rnd in range(args.rounds):
             order = engines if rnd % 2 == 0 else engines[::-1]  # alternate which goes first
-            for label, size in (("4 KiB", 4096), ("4 MiB", 4 << 20)):
+            for label, size in sizes:
                 ref = headless_iops(conf, args.pool, args.seconds, size)
                 for engine in order:
                     m = asyncio.run(measure(conf, args.pool, args.seconds, size, engine))
@@ -119,12 +127,13 @@ def main() -> int:
                     for k, v in m.items():
                         print(f"  {k:<28} {v:10.1f}")
         if args.rounds > 1 or len(engines) > 1:
-            print("\nmedians over the rounds (ms): idle p99, native p99, bench p99, bench - idle, in-app/headless")
+            print("\nmedians over the rounds: idle p99, native p99, bench p99, bench - idle (ms), in-app/headless, "
+                  "UI process CPU %")
             for (label, engine), ms in table.items():
                 med = {k: statistics.median(m[k] for m in ms) for k in ms[0]}
                 print(f"  {label} {engine:<6} {med['idle p99 gap ms']:7.1f} {med['native p99 gap ms']:7.1f} "
                       f"{med['bench p99 gap ms']:7.1f} {med['bench p99 - idle p99 ms']:+7.1f} "
-                      f"{med['in-app / headless IOPS']:7.2f}")
+                      f"{med['in-app / headless IOPS']:7.2f} {med['UI process CPU % of a core']:7.1f}")
     return 0
 
 

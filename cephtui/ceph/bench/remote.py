@@ -136,7 +136,7 @@ class RemoteEngine:
             except OSError as e:
                 raise BenchError(f"cannot start the bench process ({argv[0]}): {e.strerror or e}") from None
             with self._lock:
-                self._proc, self.pid = proc, proc.pid
+                self.pid = proc.pid
                 self._last_heard = time.monotonic()
             _live_workers.add(proc.pid)
             watchdog = threading.Thread(target=self._watch, args=(proc,), name="bench-watchdog", daemon=True)
@@ -160,7 +160,9 @@ class RemoteEngine:
             proc.stdin.flush()
         except OSError:  # it died at once: _relay reads its EOF and says so
             pass
+        # Only now may `stop` reach the child: its first line must be the request.
         with self._lock:
+            self._proc = proc
             stop_now = self._stop_asked
         if stop_now:
             self._send_stop()
