@@ -44,6 +44,7 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: st
 
     # "thread": the engine in this process, as before the worker existed (service.BenchRun's one line)
     service.run_remote = run_bench if engine == "thread" else run_remote  # type: ignore[assignment]
+    os.environ["CEPHTUI_BENCH_NICE"] = "10" if engine == "nice" else ""
 
     client = CephClient(ConnectionSpec(conffile=conf)).connect()
     app = CephTUI(client=client, refresh=2.0)
@@ -104,10 +105,10 @@ def main() -> int:
     ap.add_argument("--pool", default="rbd")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--rounds", type=int, default=1)
-    ap.add_argument("--engine", choices=("worker", "thread", "both"), default="worker")
+    ap.add_argument("--engine", choices=("worker", "thread", "nice", "both", "nice-vs-worker"), default="worker")
     ap.add_argument("--sizes", default="4K,4M", help="op sizes, comma-separated (4K, 4M)")
     args = ap.parse_args()
-    engines = ["worker", "thread"] if args.engine == "both" else [args.engine]
+    engines = {"both": ["worker", "thread"], "nice-vs-worker": ["nice", "worker"]}.get(args.engine, [args.engine])
     sizes = [({"4K": "4 KiB", "4M": "4 MiB"}[s], {"4K": 4096, "4M": 4 << 20}[s]) for s in args.sizes.split(",")]
     with conf_or_sandbox(args.conf, "ctui-resp-", "--port", "7040", "--pool", f"{args.pool}:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; {args.seconds:g} s runs, "

@@ -167,3 +167,13 @@ def test_the_rbd_kind_goes_through_the_same_worker() -> None:
     assert wire["kind"] == "rbd"
     assert worker.decode_params(wire) == p
     assert worker.engine_function("rbd").__name__ == "run_block_bench"
+
+
+def test_the_worker_can_yield_the_cpu_to_the_ui() -> None:
+    # CEPHTUI_BENCH_NICE (off by default): the worker's own nice and its autogroup's, raised
+    argv, env = child_command()
+    code = (f"import os, sys; sys.path.insert(0, {str(ROOT)!r}); from cephtui.ceph.bench.worker import lower_priority; "
+            "before = os.nice(0); lower_priority(sys.argv[1]); print(os.nice(0) - before)")
+    for value, raised in (("7", "7"), ("", "0"), ("x", "0"), ("-5", "0")):
+        res = subprocess.run([argv[0], "-c", code, value], capture_output=True, text=True, env=env, timeout=60)
+        assert res.returncode == 0 and res.stdout.strip() == raised, (value, res.stderr)

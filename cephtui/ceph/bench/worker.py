@@ -40,6 +40,9 @@ PARAMS: dict[str, tuple[str, str]] = {
     "rados": ("cephtui.ceph.bench.params", "BenchParams"),
     "rbd": ("cephtui.ceph.bench.blockparams", "BlockParams"),
 }
+# CEPHTUI_BENCH_NICE=N: the worker's priority below the UI's (its autogroup's nice, as it runs in a session of
+# its own, and its own nice). 0: the same as the UI's.
+NICE_ENV = "CEPHTUI_BENCH_NICE"
 PROGRESS_EVERY = 0.2  # seconds between progress lines: the UI redraws at about this rate
 STOP = "stop"
 
@@ -203,6 +206,25 @@ def serve(stdin: IO[str], out: IO[str]) -> int:
     return 0
 
 
+def lower_priority(nice: str) -> None:
+    """Yield the CPU to the UI: with autogroups (a session is a group), only the group's nice counts."""
+    try:
+        n = int(nice or 0)
+    except ValueError:
+        return
+    if n <= 0:
+        return
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(n))
+    except OSError:
+        pass
+    try:
+        os.nice(n)
+    except OSError:
+        pass
+
+
 def main() -> None:
     """The child's entry point (remote.child_command). Ends with os._exit: after an abandoned run,
     librados' handle may still hold ops, and tearing it down at interpreter exit can hang."""
@@ -210,6 +232,7 @@ def main() -> None:
     # unblock them, so that a SIGTERM ends this process. SIGINT is the parent's to handle (it says stop).
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGHUP, signal.SIGTERM})
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    lower_priority(os.environ.get(NICE_ENV, ""))
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # anything else written to stdout lands in the log, not in the protocol
     sys.stdout = sys.stderr
