@@ -2,18 +2,24 @@
 """Does the UI stay responsive while the Bench tab runs 4 KiB ops? A benchmark, not a test.
 
     .venv/bin/python scripts/bench_ui_responsiveness.py [--conf CONF] [--pool rbd] [--seconds 10]
+        [--rounds 1] [--engine worker|thread|both]
 
 Runs the real app headless (App.run_test) on the Bench tab with a 20 ms heartbeat
 timer, first idle, then during a bench run (4 KiB and 4 MiB ops, 16 in flight), and
 prints the heartbeat gaps (a gap of 20 ms means no stall) and, for reference, the
 same bench's throughput when run headless without the UI. Starts its own sandbox
 cluster unless --conf is given.
+
+--engine: where the engine runs. `worker` (what cephtui does: its own process, bench/worker.py),
+`thread` (as before the worker: a thread of the UI's own process, sharing its GIL), or `both`,
+alternating within each round, so that the two are measured in the same run on the same cluster.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import sys
 import time
@@ -26,13 +32,19 @@ from capturelib import conf_or_sandbox  # noqa: E402  (scripts/, on the path whe
 
 from cephtui.ceph.bench.engine import run_bench  # noqa: E402
 from cephtui.ceph.bench.params import BenchParams  # noqa: E402
+from cephtui.ceph.bench.remote import run_remote  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 
 BEAT = 0.02
 
 
-async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[str, float]:
+async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: str = "worker") -> dict[str, float]:
+    from cephtui.ceph.bench import service
     from cephtui.ui.app import CephTUI
+
+    # "thread": the engine in this process, as before the worker existed (service.BenchRun's one line)
+    service.run_remote = run_bench if engine == "thread" else run_remote  # type: ignore[assignment]
+    os.environ["CEPHTUI_BENCH_NICE"] = "10" if engine == "nice" else ""
 
     client = CephClient(ConnectionSpec(conffile=conf)).connect()
     app = CephTUI(client=client, refresh=2.0)
@@ -59,12 +71,14 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[st
         await pilot.pause(2)
         pane = app.bench_pane
         phase[0] = "bench"
+        cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
         pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
         t0 = time.monotonic()
         busy = lambda: pane.engine is not None or pane.phase or pane.last_result is None  # noqa: E731
         while busy() and time.monotonic() - t0 < seconds + 60:
             await pilot.pause(0.2)
         result = pane.last_result
+        cpu1, wall1 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
     client.close()
     out: dict[str, float] = {}
     for name in ("idle", "native", "bench"):
@@ -74,6 +88,9 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int) -> dict[st
         out[f"{name} p99 gap ms"] = g[int(len(g) * 0.99) - 1] * 1000 if g else 0
         out[f"{name} max gap ms"] = g[-1] * 1000 if g else 0
     out["bench IOPS in the app"] = result.average_iops if result else 0
+    # The UI's own process (its threads, not the worker's): what the engine no longer adds to the UI's GIL
+    used = (cpu1.ru_utime + cpu1.ru_stime) - (cpu0.ru_utime + cpu0.ru_stime)
+    out["UI process CPU % of a core"] = 100 * used / (wall1 - wall0)
     return out
 
 
@@ -87,18 +104,37 @@ def main() -> int:
     ap.add_argument("--conf")
     ap.add_argument("--pool", default="rbd")
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--engine", choices=("worker", "thread", "nice", "both", "nice-vs-worker"), default="worker")
+    ap.add_argument("--sizes", default="4K,4M", help="op sizes, comma-separated (4K, 4M)")
     args = ap.parse_args()
+    engines = {"both": ["worker", "thread"], "nice-vs-worker": ["nice", "worker"]}.get(args.engine, [args.engine])
+    sizes = [({"4K": "4 KiB", "4M": "4 MiB"}[s], {"4K": 4096, "4M": 4 << 20}[s]) for s in args.sizes.split(",")]
     with conf_or_sandbox(args.conf, "ctui-resp-", "--port", "7040", "--pool", f"{args.pool}:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; {args.seconds:g} s runs, "
-              f"16 ops in flight")
-        for label, size in (("4 KiB", 4096), ("4 MiB", 4 << 20)):
-            ref = headless_iops(conf, args.pool, args.seconds, size)
-            m = asyncio.run(measure(conf, args.pool, args.seconds, size))
-            print(f"\n{label} ops")
-            for k, v in m.items():
-                print(f"  {k:<28} {v:10.1f}")
-            print(f"  {'headless IOPS (reference)':<28} {ref:10.1f}")
-            print(f"  {'in-app / headless IOPS':<28} {m['bench IOPS in the app'] / ref if ref else 0:10.2f}")
+              f"16 ops in flight; engine {', '.join(engines)}; {args.rounds} round(s)")
+        table: dict[tuple[str, str], list[dict[str, float]]] = {}
+        for rnd in range(args.rounds):
+            order = engines if rnd % 2 == 0 else engines[::-1]  # alternate which goes first
+            for label, size in sizes:
+                ref = headless_iops(conf, args.pool, args.seconds, size)
+                for engine in order:
+                    m = asyncio.run(measure(conf, args.pool, args.seconds, size, engine))
+                    m["headless IOPS (reference)"] = ref
+                    m["in-app / headless IOPS"] = m["bench IOPS in the app"] / ref if ref else 0
+                    m["bench p99 - idle p99 ms"] = m["bench p99 gap ms"] - m["idle p99 gap ms"]
+                    table.setdefault((label, engine), []).append(m)
+                    print(f"\nround {rnd + 1}, {label} ops, engine {engine}")
+                    for k, v in m.items():
+                        print(f"  {k:<28} {v:10.1f}")
+        if args.rounds > 1 or len(engines) > 1:
+            print("\nmedians over the rounds: idle p99, native p99, bench p99, bench - idle (ms), in-app/headless, "
+                  "UI process CPU %")
+            for (label, engine), ms in table.items():
+                med = {k: statistics.median(m[k] for m in ms) for k in ms[0]}
+                print(f"  {label} {engine:<6} {med['idle p99 gap ms']:7.1f} {med['native p99 gap ms']:7.1f} "
+                      f"{med['bench p99 gap ms']:7.1f} {med['bench p99 - idle p99 ms']:+7.1f} "
+                      f"{med['in-app / headless IOPS']:7.2f} {med['UI process CPU % of a core']:7.1f}")
     return 0
 
 

@@ -172,6 +172,23 @@ WHERE = "import json, rados, textual, msgspec, cephtui; print(json.dumps({m.__na
         "(rados, textual, msgspec, cephtui)}))"
 
 
+def test_pyz_bench_runs_its_engine_in_a_worker_started_from_the_pyz(pyz: Path, sandbox: Sandbox,
+                                                                   run_env: dict[str, str], tmp_path: Path) -> None:
+    # The worker is the pyz again (shiv's interpreter mode): its sources are unpacked on import by the pyz's
+    # own finder, and there is no other cephtui for it to find (no PYTHONPATH, a cwd outside the repo).
+    proc = subprocess.Popen([PYTHON, str(pyz), "-c", str(sandbox.conf), "bench", "--pool", "rbd", "--seconds", "2",
+                             "-b", "4K", "--no-save", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path, env=run_env)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    result = json.loads(out)
+    assert result["error"] is None and result["ops"] > 0 and len(result["samples"]) >= 2
+    assert result["pid"] != proc.pid  # the engine ran in a process of its own
+    assert result["cleanup_note"] == f"cleanup removed {result['ops']} objects"
+    assert result["cluster"] == sandbox.ceph("fsid")["fsid"]
+
+
 def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env: dict[str, str],
                                                                tmp_path: Path) -> None:
     res = _run(pyz, ["-c", WHERE], run_env, tmp_path, {"SHIV_INTERPRETER": "1"})

@@ -44,7 +44,8 @@ class HostSample:
     per_core_percent: tuple[float, ...]  # empty on the priming call
     busiest_core: int | None
     busiest_core_percent: float | None
-    process_cpu_percent: float | None  # cephtui itself, in percent of ONE core (like top): may exceed 100
+    # cephtui itself with its bench worker process, in percent of ONE core (like top): may exceed 100
+    process_cpu_percent: float | None
     mem_used: int  # total - available: what applications hold, not counting reclaimable cache
     mem_total: int
     disk_read_bps: float | None  # physical disks only, summed
@@ -87,9 +88,15 @@ class HostSampler:
     """Call `sample()` about once a second from one thread. Each call reads /proc/stat,
     /proc/self/stat, /proc/meminfo, /proc/diskstats and /proc/net/dev once."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 workers: Callable[[], tuple[int, ...]] | None = None) -> None:
+        from cephtui.ceph.bench.remote import worker_pids
+
         self._clock = clock
         self._proc = psutil.Process(os.getpid())
+        # The bench engine runs in a worker process (remote.py): its CPU is cephtui's client CPU too.
+        self._workers = worker_pids if workers is None else workers
+        self._worker_procs: dict[int, psutil.Process] = {}
         self._prev: dict[str, Any] | None = None
         self._nic_info: dict[str, tuple[int, bool, bool, bool]] = {}  # name -> (speed, loopback, physical, up)
         self._nic_info_at = -NIC_STATS_EVERY
@@ -118,7 +125,8 @@ class HostSampler:
             self._disks = physical_disks(list(disks_raw))
 
         core_busy = [(_busy(c), _total(c)) for c in cores]
-        proc_cpu = proc.user + proc.system
+        # A worker that ended and was waited for moves its time into children_*: the sum stays continuous.
+        proc_cpu = proc.user + proc.system + proc.children_user + proc.children_system + self._workers_cpu()
         disk_r = sum(disks_raw[d].read_bytes for d in self._disks if d in disks_raw)
         disk_w = sum(disks_raw[d].write_bytes for d in self._disks if d in disks_raw)
         net = {name: (c.bytes_recv, c.bytes_sent) for name, c in net_raw.items()}
@@ -159,6 +167,21 @@ class HostSampler:
             net_rx_bps=sum(n.rx_bps or 0.0 for n in counted), net_tx_bps=sum(n.tx_bps or 0.0 for n in counted),
             loopback_rx_bps=sum(n.rx_bps or 0.0 for n in loop), loopback_tx_bps=sum(n.tx_bps or 0.0 for n in loop),
         )
+
+    def _workers_cpu(self) -> float:
+        """CPU seconds of the live bench workers (their /proc/PID/stat: cheap, unlike a scan for children)."""
+        pids = set(self._workers())
+        for gone in set(self._worker_procs) - pids:
+            del self._worker_procs[gone]
+        total = 0.0
+        for pid in pids:
+            try:
+                proc = self._worker_procs.get(pid) or self._worker_procs.setdefault(pid, psutil.Process(pid))
+                t = proc.cpu_times()
+                total += t.user + t.system
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                self._worker_procs.pop(pid, None)
+        return total
 
     def _nic(self, name: str, rx: float | None, tx: float | None) -> NicRate:
         speed, loopback, physical, up = self._nic_info.get(name, (0, name == "lo", False, True))

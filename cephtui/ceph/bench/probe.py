@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cephtui.ceph import ops
-from cephtui.ceph.bench.engine import BenchEngine, BenchSession
+from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.netfloor import NetFloor, measure_floor, tell_active_mgr
 from cephtui.ceph.bench.params import BenchError, BenchParams
@@ -324,7 +324,7 @@ class RadosRunner:
 
     def __init__(self, client: Any, audit: ops.AuditLog, history: BenchHistory | None = None, *,
                  on_step: Callable[[str, ops.Operation], None] | None = None,
-                 on_start: Callable[[BenchEngine], None] | None = None,
+                 on_start: Callable[[Any], None] | None = None,
                  on_sample: Callable[[Sample], None] | None = None) -> None:
         self.client, self.audit, self.history = client, audit, history
         self.on_step, self.on_start, self.on_sample = on_step, on_start, on_sample
@@ -379,7 +379,7 @@ def rados_probe(client: Any, pool: str, audit: ops.AuditLog, history: BenchHisto
                 seconds: float = PROBE_SECONDS, op_timeout: float = 30.0,
                 on_phase: Callable[[str], None] | None = None,
                 on_step: Callable[[str, ops.Operation], None] | None = None,
-                on_start: Callable[[BenchEngine], None] | None = None,
+                on_start: Callable[[Any], None] | None = None,
                 on_sample: Callable[[Sample], None] | None = None) -> tuple[LatencyProbe, RadosRunner]:
     """A RADOS latency probe of `pool`, ready to `run()` from a worker thread; the callbacks are the BenchRun's
     (each direction is one run, in the audit log and the history) plus `on_phase` for the probe's own steps."""

@@ -1,7 +1,7 @@
 """One bench run with everything around it, for `cephtui bench` and the Bench tab alike.
 
-Around the engine (engine.run_bench): a write run on a full cluster is refused before
-anything is created; a temporary size-1 pool is created before the run and deleted after
+Around the engine (engine.run_bench, in a worker process by remote.run_remote): a write run on a
+full cluster is refused before anything is created; a temporary size-1 pool is created before the run and deleted after
 it whatever happens; the run goes to the audit log and the history. The two callers only
 show the steps (callbacks) and the outcome.
 
@@ -23,7 +23,6 @@ from typing import Any
 from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.diagnosis import write_refusal
-from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.image import (
     Leftover,
@@ -46,6 +45,7 @@ from cephtui.ceph.bench.pool import (
     temp_pool_delete_op,
     temp_pool_pg_num,
 )
+from cephtui.ceph.bench.remote import EngineHandle, run_remote
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_line
 from cephtui.ceph.client import CephError
 from cephtui.ceph.ops import Operation
@@ -143,7 +143,7 @@ class BenchRun:
 
     def __init__(self, client: Any, params: BenchParams | BlockParams, audit: ops.AuditLog, *, temp: bool = False,
                  history: BenchHistory | None = None, on_step: Callable[[str, Operation], None] | None = None,
-                 on_start: Callable[[Any], None] | None = None,
+                 on_start: Callable[[EngineHandle], None] | None = None,
                  on_sample: Callable[[Sample], None] | None = None, confirmed_image: str = "",
                  read_only: bool = False) -> None:
         self.client = client  # a CephClient: the mon commands go through it, the bench opens its own handle
@@ -154,7 +154,7 @@ class BenchRun:
         self.on_step = on_step
         self.on_start = on_start
         self.on_sample = on_sample
-        self.engine: Any = None  # a BenchEngine, or a BlockEngine for block runs
+        self.engine: EngineHandle | None = None  # the engine's proxy (its own process), rados or block
         # Block runs: a write to an existing image needs its name typed again; read-only mode refuses writes.
         self.confirmed_image = confirmed_image
         self.read_only = read_only
@@ -205,7 +205,8 @@ class BenchRun:
             if self._stop.is_set():
                 raise BenchError("stopped before the run started")
             self._step(CONNECTING, bench_operation(p))
-            result = run_bench(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+            # In a worker process (bench/worker.py): the engine never shares the UI's interpreter
+            result = run_remote(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
         except BenchError as e:
             problems.append(str(e))
         except CephError as e:
@@ -265,7 +266,7 @@ class BenchRun:
                 raise BenchError("stopped before the run started")
             self.params = p  # the run's own image name, for the audit log and the history
             self._step(CONNECTING, block_bench_operation(p))
-            result = rbdengine.run_block_bench(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+            result = run_remote(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
         except BenchError as e:
             problems.append(str(e))
         except CephError as e:
@@ -296,7 +297,7 @@ class BenchRun:
         if self.on_step is not None:
             self.on_step(phase, op)
 
-    def _started(self, engine: Any) -> None:
+    def _started(self, engine: EngineHandle) -> None:
         self.engine = engine
         if self._stop.is_set():  # stopped while connecting
             engine.stop()

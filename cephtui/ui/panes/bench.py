@@ -24,7 +24,6 @@ from textual.widgets import ProgressBar, Sparkline, Static
 from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.blockprobe import block_probe, probe_operations
-from cephtui.ceph.bench.engine import BenchEngine
 from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
 from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, Leftover, find_leftovers, image_remove_op
@@ -33,6 +32,7 @@ from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
 from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe
+from cephtui.ceph.bench.remote import EngineHandle
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
 from cephtui.ceph.client import CephError
@@ -101,7 +101,7 @@ class BenchPane(Pane):
         self.fsid = ""  # the connected cluster's, once known: the history shows only its runs
         self.marked: set[str] = set()
         self.snap: ClusterSnapshot | None = None
-        self.engine: BenchEngine | None = None
+        self.engine: EngineHandle | None = None  # the worker process's proxy while a run goes on
         self.bench_run: BenchRun | None = None  # from the confirmation to the end of the run
         self.running: BenchParams | BlockParams | None = None
         self.phase = ""
@@ -155,6 +155,12 @@ class BenchPane(Pane):
         self._render_status()
         self._load_history()
         self.set_interval(0.5, self._tick)
+
+    def on_unmount(self) -> None:
+        # The app is quitting with a run going: stop it (its worker process reports the partial result),
+        # so that the run's thread soon deletes the temporary pool and ends, instead of running on unseen.
+        if self.bench_run is not None:
+            self.bench_run.stop()
 
     def focus_table(self) -> None:
         # Without scrolling: on a short terminal the pane scrolls, and it should open on the live view.
@@ -576,7 +582,7 @@ class BenchPane(Pane):
         self._render_sparklines([])
         self._say("")
 
-    def _engine_attached(self, engine: BenchEngine) -> None:
+    def _engine_attached(self, engine: EngineHandle) -> None:
         self.engine = engine
         self.phase = ""
         self._render_status()
