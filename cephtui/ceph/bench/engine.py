@@ -34,6 +34,7 @@ from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.removal import remove_object_forced, remove_objects
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.stats import percentile, stddev
+from cephtui.ceph.bench.threadstate import ThreadStatePins
 from cephtui.ceph.bench.wire import (
     METADATA,
     Contents,
@@ -99,6 +100,7 @@ class BenchEngine:
         self._last_completion = 0.0
         self._run_op_size = params.op_size
         self.abandoned = False  # ops never came back: the handle must not be shut down under them
+        self._pins = ThreadStatePins()
 
     # ---- control
     def stop(self) -> None:
@@ -250,7 +252,10 @@ class BenchEngine:
                 if lat > live.sec_lat_max:
                     live.sec_lat_max = lat
             index = self._claim_locked()  # one lock round per op: at 4 KiB every microsecond shows
-        if index is not None:
+        if index is None:
+            self._pins.unpin()
+        else:
+            self._pins.pin()
             self._send(index)
 
     def _take_sample(self, sec: int) -> None:
