@@ -53,6 +53,34 @@ except ImportError:  # pragma: no cover - machines without python3-rados
     rados = None
 
 
+monotonic = time.monotonic
+# Up to this size a write builds each op afresh (about half a microsecond at 4 KiB); above it, copying
+# the op would cost more than rewriting the header of a reused buffer (wire.Contents.lend).
+SMALL_OP = 64 * 1024
+
+
+class _Slot:
+    """One of the ops in flight, reused op after op: a per-op closure and its cells cost more (4 KiB ops)."""
+
+    __slots__ = ("engine", "start", "objname", "index", "write_done", "read_done")
+
+    def __init__(self, engine: BenchEngine) -> None:
+        self.engine = engine
+        self.start = 0.0
+        self.objname = ""
+        self.index = 0  # the op in flight, for reads' verification
+        self.write_done = self._write_done  # bound once: the binding holds it until the op completes
+        self.read_done = self._read_done
+
+    def _write_done(self, completion: Any) -> None:
+        self.engine._complete(self, completion.get_return_value())
+
+    def _read_done(self, completion: Any, data: bytes | None) -> None:
+        ret = completion.get_return_value()
+        self.engine._verify(self.index, ret, data)
+        self.engine._complete(self, ret)
+
+
 @dataclass
 class _Live:
     started: int = 0
@@ -96,7 +124,9 @@ class BenchEngine:
         self._prefix = ""
         self._per_object = 1
         self._contents = Contents(params.op_size)
-        self._issue: Callable[[str, int, int], None] = self._issue_write
+        self._issue: Callable[[_Slot, int], None] = self._issue_write
+        self._name_stem = ""  # the objects' names up to their number
+        self._small_ops = True
         self._last_completion = 0.0
         self._run_op_size = params.op_size
         self.abandoned = False  # ops never came back: the handle must not be shut down under them
@@ -133,6 +163,8 @@ class BenchEngine:
         self._run_op_size = op_size
         self._prefix, self._per_object = prefix, max(1, obj_size // op_size)
         self._contents = Contents(op_size)
+        self._name_stem = object_name(prefix, 0)[:-1]
+        self._small_ops = op_size <= SMALL_OP
         self._rand_range = meta.num_ops if meta else 0
         self._issue = self._issue_write if p.mode == "write" else self._issue_read
 
@@ -175,15 +207,15 @@ class BenchEngine:
         return self._result(started_at, prefix, elapsed, op_size, obj_size, hung, cleanup_note)
 
     def _submit(self) -> bool:
-        """Issue the next op unless the run is over; False retires the caller's slot."""
+        """Open a slot and issue its first op unless the run is over; False: no op was issued."""
         with self._lock:
-            index = self._claim_locked()
-        return index is not None and self._send(index)
+            index = self._claim_locked(time.monotonic())
+        return index is not None and self._send(_Slot(self), index)
 
-    def _claim_locked(self) -> int | None:
+    def _claim_locked(self, now: float) -> int | None:
         """The next op's index, counted as started; None once the run is over. Hold the lock."""
         live = self._live
-        if (self._stop.is_set() or live.first_errno or time.monotonic() >= self._end
+        if (self._stop.is_set() or live.first_errno or now >= self._end
                 or (self._total_ops and self._next >= self._total_ops)):
             if live.started == live.finished + live.failed:
                 self._idle.set()
@@ -193,10 +225,9 @@ class BenchEngine:
         live.started += 1
         return index
 
-    def _send(self, index: int) -> bool:
+    def _send(self, slot: _Slot, index: int) -> bool:
         try:
-            self._issue(object_name(self._prefix, index // self._per_object),
-                        index, self._run_op_size * (index % self._per_object))
+            self._issue(slot, index)
         except Exception as e:  # the binding refused to queue the op
             live = self._live
             with self._lock:
@@ -207,33 +238,42 @@ class BenchEngine:
             return False
         return True
 
-    def _issue_write(self, objname: str, index: int, offset: int) -> None:
-        start = time.monotonic()
+    def _object(self, slot: _Slot, index: int) -> tuple[str, int]:
+        """The op's object name and offset in it."""
+        per = self._per_object
+        name = f"{self._name_stem}{index // per}"
+        slot.objname = name
+        return name, self._run_op_size * (index % per)
 
-        def done(completion: Any) -> None:
-            self._complete(start, completion.get_return_value(), objname)
-        buf = self._contents.lend(index)
+    def _issue_write(self, slot: _Slot, index: int) -> None:
+        objname, offset = self._object(slot, index)
+        contents = self._contents
+        if self._small_ops:  # a fresh op costs less than rewriting a shared buffer's header through ctypes
+            slot.start = monotonic()
+            self.io.aio_write(objname, contents(index), offset, oncomplete=slot.write_done)
+            return
+        buf = contents.lend(index)
         try:
-            self.io.aio_write(objname, buf, offset, oncomplete=done)
+            slot.start = monotonic()
+            self.io.aio_write(objname, buf, offset, oncomplete=slot.write_done)
         finally:
-            self._contents.give_back(buf)  # librados has copied it
+            contents.give_back(buf)  # librados has copied it
 
-    def _issue_read(self, objname: str, index: int, offset: int) -> None:
-        start = time.monotonic()
-        verify, contents = self.p.verify, self._contents
+    def _issue_read(self, slot: _Slot, index: int) -> None:
+        objname, offset = self._object(slot, index)
+        slot.index = index
+        slot.start = monotonic()
+        self.io.aio_read(objname, self._run_op_size, offset, oncomplete=slot.read_done)
 
-        def done(completion: Any, data: bytes | None) -> None:
-            ret = completion.get_return_value()
-            if ret >= 0 and verify and not contents.header_ok(index, data or b""):
-                with self._lock:
-                    self._live.verify_errors += 1
-            self._complete(start, ret, objname)
-        self.io.aio_read(objname, self._run_op_size, offset, oncomplete=done)
+    def _verify(self, index: int, ret: int, data: bytes | None) -> None:
+        if ret >= 0 and self.p.verify and not self._contents.header_ok(index, data or b""):
+            with self._lock:
+                self._live.verify_errors += 1
 
-    def _complete(self, start: float, ret: int, objname: str = "") -> None:
-        """In librados' finisher thread: record the op, then refill its slot."""
-        now = time.monotonic()
-        lat = now - start
+    def _complete(self, slot: _Slot, ret: int) -> None:
+        """In librados' completion thread: record the op, then issue the slot's next one."""
+        now = monotonic()
+        lat = now - slot.start
         live = self._live
         with self._lock:
             self._last_completion = now
@@ -242,7 +282,7 @@ class BenchEngine:
                 if not live.first_errno:
                     live.first_errno = -ret
                 if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
-                    self.timed_out.append(objname)
+                    self.timed_out.append(slot.objname)
             else:
                 live.finished += 1
                 live.lat_sum += lat
@@ -251,12 +291,12 @@ class BenchEngine:
                 live.sec_lat_sum += lat
                 if lat > live.sec_lat_max:
                     live.sec_lat_max = lat
-            index = self._claim_locked()  # one lock round per op: at 4 KiB every microsecond shows
+            index = self._claim_locked(now)  # one lock round per op: at 4 KiB every microsecond shows
         if index is None:
             self._pins.unpin()
         else:
             self._pins.pin()
-            self._send(index)
+            self._send(slot, index)
 
     def _take_sample(self, sec: int) -> None:
         with self._lock:
