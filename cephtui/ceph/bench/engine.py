@@ -23,6 +23,7 @@ import errno as errno_mod
 import math
 import os
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,7 @@ except ImportError:  # pragma: no cover - machines without python3-rados
 
 
 monotonic = time.monotonic
+get_ident = threading.get_ident
 # Up to this size a write builds each op afresh (about half a microsecond at 4 KiB); above it, copying
 # the op would cost more than rewriting the header of a reused buffer (wire.Contents.lend).
 SMALL_OP = 64 * 1024
@@ -89,10 +91,7 @@ class _Live:
     lat_sum: float = 0.0
     first_errno: int = 0
     verify_errors: int = 0
-    latencies: list[float] = field(default_factory=list)
-    sec_ops: int = 0
-    sec_lat_sum: float = 0.0
-    sec_lat_max: float = 0.0
+    latencies: list[float] = field(default_factory=list)  # the per-second figures are read from here
 
 
 class BenchEngine:
@@ -110,12 +109,16 @@ class BenchEngine:
         self.pid = pid or os.getpid()
         self.on_sample = on_sample
         self._stop = threading.Event()
+        self._open = True  # False once stopped or failed: no new ops (one attribute read per op)
         self._lock = threading.Lock()
         self._live = _Live()
         self._samples: list[Sample] = []
         self._phase = "running"
         self._t0 = 0.0
         self._total_ops = 0
+        self._limit = sys.maxsize  # ops to issue at most (a seq run: as many as were written)
+        self._random = False
+        self._sampled = 0  # latencies already in a sample
         self._idle = threading.Event()  # set when the run is over and nothing is in flight
         self._next = 0  # the next op index (write, seq)
         self._end = 0.0
@@ -131,10 +134,12 @@ class BenchEngine:
         self._run_op_size = params.op_size
         self.abandoned = False  # ops never came back: the handle must not be shut down under them
         self._pins = ThreadStatePins()
+        self._pinned = self._pins.threads
 
     # ---- control
     def stop(self) -> None:
         """Stop issuing ops; in-flight ones finish and the partial result is reported."""
+        self._open = False
         self._stop.set()
 
     def progress(self) -> Progress:
@@ -166,6 +171,8 @@ class BenchEngine:
         self._name_stem = object_name(prefix, 0)[:-1]
         self._small_ops = op_size <= SMALL_OP
         self._rand_range = meta.num_ops if meta else 0
+        self._random = p.mode == "rand" and self._rand_range > 0
+        self._limit = self._total_ops or sys.maxsize
         self._issue = self._issue_write if p.mode == "write" else self._issue_read
 
         self._t0 = self._last_completion = time.monotonic()
@@ -215,15 +222,21 @@ class BenchEngine:
     def _claim_locked(self, now: float) -> int | None:
         """The next op's index, counted as started; None once the run is over. Hold the lock."""
         live = self._live
-        if (self._stop.is_set() or live.first_errno or now >= self._end
-                or (self._total_ops and self._next >= self._total_ops)):
-            if live.started == live.finished + live.failed:
-                self._idle.set()
-            return None
-        index = self._rng.randrange(self._rand_range) if self._rand_range and self.p.mode == "rand" else self._next
-        self._next += 1
-        live.started += 1
-        return index
+        if self._open and now < self._end and self._next < self._limit:
+            self._next += 1
+            live.started += 1
+            return self._rng.randrange(self._rand_range) if self._random else self._next - 1
+        if live.started == live.finished + live.failed:
+            self._idle.set()
+        return None
+
+    def _fail_locked(self, code: int) -> None:
+        """An op failed with this errno: the run issues nothing more. Hold the lock."""
+        live = self._live
+        live.failed += 1
+        if not live.first_errno:
+            live.first_errno = code
+        self._open = False
 
     def _send(self, slot: _Slot, index: int) -> bool:
         try:
@@ -231,22 +244,17 @@ class BenchEngine:
         except Exception as e:  # the binding refused to queue the op
             live = self._live
             with self._lock:
-                live.failed += 1
-                live.first_errno = live.first_errno or abs(getattr(e, "errno", 0) or errno_mod.EIO)
+                self._fail_locked(abs(getattr(e, "errno", 0) or errno_mod.EIO))
                 if live.started == live.finished + live.failed:
                     self._idle.set()
             return False
         return True
 
-    def _object(self, slot: _Slot, index: int) -> tuple[str, int]:
-        """The op's object name and offset in it."""
-        per = self._per_object
-        name = f"{self._name_stem}{index // per}"
-        slot.objname = name
-        return name, self._run_op_size * (index % per)
-
     def _issue_write(self, slot: _Slot, index: int) -> None:
-        objname, offset = self._object(slot, index)
+        # Naming inlined (here and in _issue_read): each Python call per op shows at 4 KiB.
+        per = self._per_object
+        slot.objname = objname = f"{self._name_stem}{index // per}"
+        offset = self._run_op_size * (index % per)
         contents = self._contents
         if self._small_ops:  # a fresh op costs less than rewriting a shared buffer's header through ctypes
             slot.start = monotonic()
@@ -260,10 +268,11 @@ class BenchEngine:
             contents.give_back(buf)  # librados has copied it
 
     def _issue_read(self, slot: _Slot, index: int) -> None:
-        objname, offset = self._object(slot, index)
+        per = self._per_object
+        slot.objname = objname = f"{self._name_stem}{index // per}"
         slot.index = index
         slot.start = monotonic()
-        self.io.aio_read(objname, self._run_op_size, offset, oncomplete=slot.read_done)
+        self.io.aio_read(objname, self._run_op_size, self._run_op_size * (index % per), oncomplete=slot.read_done)
 
     def _verify(self, index: int, ret: int, data: bytes | None) -> None:
         if ret >= 0 and self.p.verify and not self._contents.header_ok(index, data or b""):
@@ -273,39 +282,36 @@ class BenchEngine:
     def _complete(self, slot: _Slot, ret: int) -> None:
         """In librados' completion thread: record the op, then issue the slot's next one."""
         now = monotonic()
-        lat = now - slot.start
         live = self._live
         with self._lock:
             self._last_completion = now
-            if ret < 0:
-                live.failed += 1
-                if not live.first_errno:
-                    live.first_errno = -ret
-                if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
-                    self.timed_out.append(slot.objname)
-            else:
+            if ret >= 0:
+                lat = now - slot.start
                 live.finished += 1
                 live.lat_sum += lat
                 live.latencies.append(lat)
-                live.sec_ops += 1
-                live.sec_lat_sum += lat
-                if lat > live.sec_lat_max:
-                    live.sec_lat_max = lat
+            else:
+                self._fail_locked(-ret)
+                if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
+                    self.timed_out.append(slot.objname)
             index = self._claim_locked(now)  # one lock round per op: at 4 KiB every microsecond shows
         if index is None:
             self._pins.unpin()
         else:
-            self._pins.pin()
+            if get_ident() not in self._pinned:
+                self._pins.pin()
             self._send(slot, index)
 
     def _take_sample(self, sec: int) -> None:
         with self._lock:
             live = self._live
-            s = Sample(sec=sec, finished=live.finished, ops=live.sec_ops,
-                       mib_s=live.sec_ops * self._run_op_size / MiB,
-                       avg_lat=live.sec_lat_sum / live.sec_ops if live.sec_ops else 0.0,
-                       max_lat=live.sec_lat_max, in_flight=live.started - live.finished - live.failed)
-            live.sec_ops, live.sec_lat_sum, live.sec_lat_max = 0, 0.0, 0.0
+            lats = live.latencies[self._sampled:]  # this second's ops
+            self._sampled += len(lats)
+            finished, in_flight = live.finished, live.started - live.finished - live.failed
+        ops = len(lats)
+        s = Sample(sec=sec, finished=finished, ops=ops, mib_s=ops * self._run_op_size / MiB,
+                   avg_lat=sum(lats) / ops if ops else 0.0, max_lat=max(lats, default=0.0), in_flight=in_flight)
+        with self._lock:
             self._samples.append(s)
         if self.on_sample is not None:
             self.on_sample(s)
@@ -410,6 +416,8 @@ class BenchSession:
             "client_mount_timeout": str(spec.connect_timeout),
             "log_to_stderr": "false", "err_to_stderr": "false",
         }
+        if os.environ.get("EXP_TC"):
+            conf["librados_thread_count"] = os.environ["EXP_TC"]
         try:
             self.handle = spec.open_handle(conf)  # the same config file, or none with -m, as the client's
         except CephError as e:

@@ -38,19 +38,19 @@ class ThreadStatePins:
     _api = _gilstate_api()
 
     def __init__(self) -> None:
-        self._pinned: dict[int, int] = {}  # thread ident -> what PyGILState_Ensure answered
+        self.threads: dict[int, int] = {}  # pinned thread ident -> what PyGILState_Ensure answered
 
     def pin(self) -> None:
         ident = _get_ident()
-        if ident in self._pinned or self._api is None:
+        if ident in self.threads or self._api is None:
             return
-        self._pinned[ident] = self._api[0]()
+        self.threads[ident] = self._api[0]()
 
     def unpin(self) -> None:
-        state = self._pinned.pop(_get_ident(), None)
+        state = self.threads.pop(_get_ident(), None)
         if state is not None and self._api is not None:
             self._api[1](state)
 
     @property
     def pinned(self) -> int:
-        return len(self._pinned)
+        return len(self.threads)

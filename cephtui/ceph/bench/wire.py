@@ -74,9 +74,11 @@ class Contents:
         self._pad = self._tail[self._head_len:] if op_size <= 64 * 1024 else b""
 
     def __call__(self, index: int) -> bytes:
+        if self._pad:  # inlined op_header: one call per 4 KiB op fewer
+            head = _HEADER % index
+            if len(head) == self._head_len:
+                return head + self._pad
         head = op_header(index, self.op_size)
-        if self._pad and len(head) == self._head_len:
-            return head + self._pad
         # join over a memoryview: one copy of the op (slicing bytes would copy it once more)
         return b"".join((head, memoryview(self._tail)[len(head):]))
 
