@@ -416,8 +416,6 @@ class BenchSession:
             "client_mount_timeout": str(spec.connect_timeout),
             "log_to_stderr": "false", "err_to_stderr": "false",
         }
-        if os.environ.get("EXP_TC"):
-            conf["librados_thread_count"] = os.environ["EXP_TC"]
         try:
             self.handle = spec.open_handle(conf)  # the same config file, or none with -m, as the client's
         except CephError as e:
