@@ -23,6 +23,7 @@ import errno as errno_mod
 import math
 import os
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.removal import remove_object_forced, remove_objects
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.stats import percentile, stddev
+from cephtui.ceph.bench.threadstate import ThreadStatePins
 from cephtui.ceph.bench.wire import (
     METADATA,
     Contents,
@@ -52,6 +54,35 @@ except ImportError:  # pragma: no cover - machines without python3-rados
     rados = None
 
 
+monotonic = time.monotonic
+get_ident = threading.get_ident
+# Up to this size a write builds each op afresh (about half a microsecond at 4 KiB); above it, copying
+# the op would cost more than rewriting the header of a reused buffer (wire.Contents.lend).
+SMALL_OP = 64 * 1024
+
+
+class _Slot:
+    """One of the ops in flight, reused op after op: a per-op closure and its cells cost more (4 KiB ops)."""
+
+    __slots__ = ("engine", "start", "objname", "index", "write_done", "read_done")
+
+    def __init__(self, engine: BenchEngine) -> None:
+        self.engine = engine
+        self.start = 0.0
+        self.objname = ""
+        self.index = 0  # the op in flight, for reads' verification
+        self.write_done = self._write_done  # bound once: the binding holds it until the op completes
+        self.read_done = self._read_done
+
+    def _write_done(self, completion: Any) -> None:
+        self.engine._complete(self, completion.get_return_value())
+
+    def _read_done(self, completion: Any, data: bytes | None) -> None:
+        ret = completion.get_return_value()
+        self.engine._verify(self.index, ret, data)
+        self.engine._complete(self, ret)
+
+
 @dataclass
 class _Live:
     started: int = 0
@@ -60,10 +91,7 @@ class _Live:
     lat_sum: float = 0.0
     first_errno: int = 0
     verify_errors: int = 0
-    latencies: list[float] = field(default_factory=list)
-    sec_ops: int = 0
-    sec_lat_sum: float = 0.0
-    sec_lat_max: float = 0.0
+    latencies: list[float] = field(default_factory=list)  # the per-second figures are read from here
 
 
 class BenchEngine:
@@ -81,12 +109,16 @@ class BenchEngine:
         self.pid = pid or os.getpid()
         self.on_sample = on_sample
         self._stop = threading.Event()
+        self._open = True  # False once stopped or failed: no new ops (one attribute read per op)
         self._lock = threading.Lock()
         self._live = _Live()
         self._samples: list[Sample] = []
         self._phase = "running"
         self._t0 = 0.0
         self._total_ops = 0
+        self._limit = sys.maxsize  # ops to issue at most (a seq run: as many as were written)
+        self._random = False
+        self._sampled = 0  # latencies already in a sample
         self._idle = threading.Event()  # set when the run is over and nothing is in flight
         self._next = 0  # the next op index (write, seq)
         self._end = 0.0
@@ -95,14 +127,19 @@ class BenchEngine:
         self._prefix = ""
         self._per_object = 1
         self._contents = Contents(params.op_size)
-        self._issue: Callable[[str, int, int], None] = self._issue_write
+        self._issue: Callable[[_Slot, int], None] = self._issue_write
+        self._name_stem = ""  # the objects' names up to their number
+        self._small_ops = True
         self._last_completion = 0.0
         self._run_op_size = params.op_size
         self.abandoned = False  # ops never came back: the handle must not be shut down under them
+        self._pins = ThreadStatePins()
+        self._pinned = self._pins.threads
 
     # ---- control
     def stop(self) -> None:
         """Stop issuing ops; in-flight ones finish and the partial result is reported."""
+        self._open = False
         self._stop.set()
 
     def progress(self) -> Progress:
@@ -131,7 +168,11 @@ class BenchEngine:
         self._run_op_size = op_size
         self._prefix, self._per_object = prefix, max(1, obj_size // op_size)
         self._contents = Contents(op_size)
+        self._name_stem = object_name(prefix, 0)[:-1]
+        self._small_ops = op_size <= SMALL_OP
         self._rand_range = meta.num_ops if meta else 0
+        self._random = p.mode == "rand" and self._rand_range > 0
+        self._limit = self._total_ops or sys.maxsize
         self._issue = self._issue_write if p.mode == "write" else self._issue_read
 
         self._t0 = self._last_completion = time.monotonic()
@@ -173,94 +214,104 @@ class BenchEngine:
         return self._result(started_at, prefix, elapsed, op_size, obj_size, hung, cleanup_note)
 
     def _submit(self) -> bool:
-        """Issue the next op unless the run is over; False retires the caller's slot."""
+        """Open a slot and issue its first op unless the run is over; False: no op was issued."""
         with self._lock:
-            index = self._claim_locked()
-        return index is not None and self._send(index)
+            index = self._claim_locked(time.monotonic())
+        return index is not None and self._send(_Slot(self), index)
 
-    def _claim_locked(self) -> int | None:
+    def _claim_locked(self, now: float) -> int | None:
         """The next op's index, counted as started; None once the run is over. Hold the lock."""
         live = self._live
-        if (self._stop.is_set() or live.first_errno or time.monotonic() >= self._end
-                or (self._total_ops and self._next >= self._total_ops)):
-            if live.started == live.finished + live.failed:
-                self._idle.set()
-            return None
-        index = self._rng.randrange(self._rand_range) if self._rand_range and self.p.mode == "rand" else self._next
-        self._next += 1
-        live.started += 1
-        return index
+        if self._open and now < self._end and self._next < self._limit:
+            self._next += 1
+            live.started += 1
+            return self._rng.randrange(self._rand_range) if self._random else self._next - 1
+        if live.started == live.finished + live.failed:
+            self._idle.set()
+        return None
 
-    def _send(self, index: int) -> bool:
+    def _fail_locked(self, code: int) -> None:
+        """An op failed with this errno: the run issues nothing more. Hold the lock."""
+        live = self._live
+        live.failed += 1
+        if not live.first_errno:
+            live.first_errno = code
+        self._open = False
+
+    def _send(self, slot: _Slot, index: int) -> bool:
         try:
-            self._issue(object_name(self._prefix, index // self._per_object),
-                        index, self._run_op_size * (index % self._per_object))
+            self._issue(slot, index)
         except Exception as e:  # the binding refused to queue the op
             live = self._live
             with self._lock:
-                live.failed += 1
-                live.first_errno = live.first_errno or abs(getattr(e, "errno", 0) or errno_mod.EIO)
+                self._fail_locked(abs(getattr(e, "errno", 0) or errno_mod.EIO))
                 if live.started == live.finished + live.failed:
                     self._idle.set()
             return False
         return True
 
-    def _issue_write(self, objname: str, index: int, offset: int) -> None:
-        start = time.monotonic()
-
-        def done(completion: Any) -> None:
-            self._complete(start, completion.get_return_value(), objname)
-        buf = self._contents.lend(index)
+    def _issue_write(self, slot: _Slot, index: int) -> None:
+        # Naming inlined (here and in _issue_read): each Python call per op shows at 4 KiB.
+        per = self._per_object
+        slot.objname = objname = f"{self._name_stem}{index // per}"
+        offset = self._run_op_size * (index % per)
+        contents = self._contents
+        if self._small_ops:  # a fresh op costs less than rewriting a shared buffer's header through ctypes
+            slot.start = monotonic()
+            self.io.aio_write(objname, contents(index), offset, oncomplete=slot.write_done)
+            return
+        buf = contents.lend(index)
         try:
-            self.io.aio_write(objname, buf, offset, oncomplete=done)
+            slot.start = monotonic()
+            self.io.aio_write(objname, buf, offset, oncomplete=slot.write_done)
         finally:
-            self._contents.give_back(buf)  # librados has copied it
+            contents.give_back(buf)  # librados has copied it
 
-    def _issue_read(self, objname: str, index: int, offset: int) -> None:
-        start = time.monotonic()
-        verify, contents = self.p.verify, self._contents
+    def _issue_read(self, slot: _Slot, index: int) -> None:
+        per = self._per_object
+        slot.objname = objname = f"{self._name_stem}{index // per}"
+        slot.index = index
+        slot.start = monotonic()
+        self.io.aio_read(objname, self._run_op_size, self._run_op_size * (index % per), oncomplete=slot.read_done)
 
-        def done(completion: Any, data: bytes | None) -> None:
-            ret = completion.get_return_value()
-            if ret >= 0 and verify and not contents.header_ok(index, data or b""):
-                with self._lock:
-                    self._live.verify_errors += 1
-            self._complete(start, ret, objname)
-        self.io.aio_read(objname, self._run_op_size, offset, oncomplete=done)
+    def _verify(self, index: int, ret: int, data: bytes | None) -> None:
+        if ret >= 0 and self.p.verify and not self._contents.header_ok(index, data or b""):
+            with self._lock:
+                self._live.verify_errors += 1
 
-    def _complete(self, start: float, ret: int, objname: str = "") -> None:
-        """In librados' finisher thread: record the op, then refill its slot."""
-        now = time.monotonic()
-        lat = now - start
+    def _complete(self, slot: _Slot, ret: int) -> None:
+        """In librados' completion thread: record the op, then issue the slot's next one."""
+        now = monotonic()
         live = self._live
         with self._lock:
             self._last_completion = now
-            if ret < 0:
-                live.failed += 1
-                if not live.first_errno:
-                    live.first_errno = -ret
-                if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
-                    self.timed_out.append(objname)
-            else:
+            if ret >= 0:
+                lat = now - slot.start
                 live.finished += 1
                 live.lat_sum += lat
                 live.latencies.append(lat)
-                live.sec_ops += 1
-                live.sec_lat_sum += lat
-                if lat > live.sec_lat_max:
-                    live.sec_lat_max = lat
-            index = self._claim_locked()  # one lock round per op: at 4 KiB every microsecond shows
-        if index is not None:
-            self._send(index)
+            else:
+                self._fail_locked(-ret)
+                if ret == -errno_mod.ETIMEDOUT and len(self.timed_out) < 8:
+                    self.timed_out.append(slot.objname)
+            index = self._claim_locked(now)  # one lock round per op: at 4 KiB every microsecond shows
+        if index is None:
+            self._pins.unpin()
+        else:
+            if get_ident() not in self._pinned:
+                self._pins.pin()
+            self._send(slot, index)
 
     def _take_sample(self, sec: int) -> None:
         with self._lock:
             live = self._live
-            s = Sample(sec=sec, finished=live.finished, ops=live.sec_ops,
-                       mib_s=live.sec_ops * self._run_op_size / MiB,
-                       avg_lat=live.sec_lat_sum / live.sec_ops if live.sec_ops else 0.0,
-                       max_lat=live.sec_lat_max, in_flight=live.started - live.finished - live.failed)
-            live.sec_ops, live.sec_lat_sum, live.sec_lat_max = 0, 0.0, 0.0
+            lats = live.latencies[self._sampled:]  # this second's ops
+            self._sampled += len(lats)
+            finished, in_flight = live.finished, live.started - live.finished - live.failed
+        ops = len(lats)
+        s = Sample(sec=sec, finished=finished, ops=ops, mib_s=ops * self._run_op_size / MiB,
+                   avg_lat=sum(lats) / ops if ops else 0.0, max_lat=max(lats, default=0.0), in_flight=in_flight)
+        with self._lock:
             self._samples.append(s)
         if self.on_sample is not None:
             self.on_sample(s)

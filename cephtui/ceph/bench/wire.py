@@ -17,7 +17,7 @@ from cephtui.ceph.bench.params import BenchError
 BENCH_PREFIX = "benchmark_data"
 # size_t object_size, int num_ops, int pid, size_t op_size: what obj_bencher encodes (little-endian)
 METADATA = struct.Struct("<QiiQ")
-_HEADER = "I'm the %16dth op!"
+_HEADER = b"I'm the %16dth op!\0"
 
 
 def hostname() -> str:
@@ -35,7 +35,7 @@ def object_name(prefix: str, objnum: int) -> str:
 
 def op_header(index: int, op_size: int) -> bytes:
     """The bytes snprintf(buf, op_size, "I'm the %16dth op!", index) leaves at the start of an op."""
-    text = (_HEADER % index).encode() + b"\0"
+    text = _HEADER % index
     return text[:op_size - 1] + b"\0" if len(text) > op_size else text
 
 
@@ -69,8 +69,15 @@ class Contents:
         self._tail = b"z" * op_size
         self._lock = threading.Lock()
         self._free: list[bytes] = []
+        # Every header below op 10**16 has the same length ("%16d"): its padding is made once.
+        self._head_len = len(op_header(0, op_size))
+        self._pad = self._tail[self._head_len:] if op_size <= 64 * 1024 else b""
 
     def __call__(self, index: int) -> bytes:
+        if self._pad:  # inlined op_header: one call per 4 KiB op fewer
+            head = _HEADER % index
+            if len(head) == self._head_len:
+                return head + self._pad
         head = op_header(index, self.op_size)
         # join over a memoryview: one copy of the op (slicing bytes would copy it once more)
         return b"".join((head, memoryview(self._tail)[len(head):]))
