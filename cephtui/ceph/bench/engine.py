@@ -309,8 +309,10 @@ class BenchEngine:
             self._sampled += len(lats)
             finished, in_flight = live.finished, live.started - live.finished - live.failed
         ops = len(lats)
+        lats.sort()  # a copy (the slice): the percentiles of this second, which rados bench lacks
         s = Sample(sec=sec, finished=finished, ops=ops, mib_s=ops * self._run_op_size / MiB,
-                   avg_lat=sum(lats) / ops if ops else 0.0, max_lat=max(lats, default=0.0), in_flight=in_flight)
+                   avg_lat=sum(lats) / ops if ops else 0.0, max_lat=lats[-1] if ops else 0.0, in_flight=in_flight,
+                   p50=percentile(lats, 50), p99=percentile(lats, 99), p999=percentile(lats, 99.9))
         with self._lock:
             self._samples.append(s)
         if self.on_sample is not None:
