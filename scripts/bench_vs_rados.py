@@ -88,6 +88,34 @@ def proc_cpu_ticks(pid: int) -> int | None:
     return int(rest[11]) + int(rest[12])  # utime + stime
 
 
+def tree_cpu_ticks(root: int) -> int | None:
+    """utime+stime of `root`, its live descendants and their reaped children: cephtui runs each bench's
+    engine in a child process of its own (bench/worker.py), native rados bench in one process."""
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            data = (d / "stat").read_bytes()
+        except OSError:
+            continue
+        rest = data[data.rfind(b")") + 2:].split()
+        parents[int(d.name)] = int(rest[1])
+        ticks[int(d.name)] = int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])
+    if root not in ticks:
+        return None
+    total, todo, seen = 0, [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen or pid not in ticks:
+            continue
+        seen.add(pid)
+        total += ticks[pid]
+        todo += [c for c, pp in parents.items() if pp == pid]
+    return total
+
+
 def host_ticks() -> tuple[int, int]:
     """(busy, total) jiffies over all CPUs."""
     with open("/proc/stat") as f:
@@ -203,7 +231,7 @@ class Sampler(threading.Thread):
         busy, total = host_ticks()
         osd = sum(t for t in (proc_cpu_ticks(p) for p in self.osd_pids) if t is not None)
         own = sum(t for t in (proc_cpu_ticks(p) for p in self.own_pids) if t is not None)
-        self.samples.append((time.monotonic() - self.t0, proc_cpu_ticks(self.pid), busy, total, osd, own))
+        self.samples.append((time.monotonic() - self.t0, tree_cpu_ticks(self.pid), busy, total, osd, own))
 
     def run(self) -> None:
         while not self.done.is_set():

@@ -266,7 +266,7 @@ class Compare:
                 else:
                     d = json.loads(out)
                     run.iops, run.bytes_per_sec, run.elapsed = d["ops_per_sec"], d["bytes_per_sec"], d["elapsed"]
-                    run.p50, run.p99 = d.get("latency_p50"), d.get("latency_p99")
+                    run.p50, run.p99 = d["latency"]["p50"], d["latency"]["p99"]
                 run.raw = d
             except (ValueError, KeyError) as e:
                 run.error = f"cannot read the output: {e}"
@@ -297,8 +297,8 @@ class Compare:
             try:
                 if tool == "cephtui":
                     d = json.loads(out)
-                    run.iops, run.elapsed, run.p50, run.p99 = (d["ops_per_sec"], d["elapsed"], d["latency_p50"],
-                                                               d["latency_p99"])
+                    run.iops, run.elapsed = d["ops_per_sec"], d["elapsed"]
+                    run.p50, run.p99 = d["latency"]["p50"], d["latency"]["p99"]
                 else:
                     d = json.loads(out[out.index("{"):])
                     w = d["jobs"][0]["write"]

@@ -99,6 +99,7 @@ def data_objects(io: Any, name: str) -> list[str]:
     return [o.key for o in io.list_objects() if o.key.startswith(prefix)]
 
 
+@pytest.mark.tier
 def test_block_run_totals_agree_with_the_pools_op_counters(sandbox: Any, ioctx: Any, image: str,
                                                            tmp_path: Path) -> None:
     env = {**os.environ, "CEPHTUI_DATA_DIR": str(tmp_path), "CEPHTUI_AUDIT_LOG": str(tmp_path / "audit.log")}
@@ -155,6 +156,7 @@ def test_the_equivalent_native_command_runs(sandbox: Any, image: str) -> None:
     assert shlex.split(p.cli())[0].startswith("CEPH_ARGS=--rbd_cache=true --rbd_cache_policy=writeback")
 
 
+@pytest.mark.tier
 def test_a_watched_image_is_refused_and_nothing_is_written(sandbox: Any, ioctx: Any, image: str,
                                                           tmp_path: Path) -> None:
     env = {**os.environ, "CEPHTUI_DATA_DIR": str(tmp_path), "CEPHTUI_AUDIT_LOG": str(tmp_path / "audit.log")}
@@ -176,6 +178,7 @@ def test_a_watched_image_is_refused_and_nothing_is_written(sandbox: Any, ioctx: 
     assert data_objects(ioctx, image) == []
 
 
+@pytest.mark.tier
 def test_a_killed_run_leaves_a_temp_image_that_the_next_start_removes(sandbox: Any, ioctx: Any,
                                                                      tmp_path: Path) -> None:
     env = {**os.environ, "CEPHTUI_DATA_DIR": str(tmp_path), "CEPHTUI_AUDIT_LOG": str(tmp_path / "audit.log")}

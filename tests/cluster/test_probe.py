@@ -21,6 +21,7 @@ from tests.conftest import wait_until
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.tier
 def test_the_probe_reports_a_floor_below_its_writes_and_words_naming_it(sandbox: Any, tmp_path: Path) -> None:
     client = CephClient(ConnectionSpec(conffile=str(sandbox.conf))).connect()
     try:
