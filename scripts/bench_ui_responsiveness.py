@@ -30,15 +30,18 @@ sys.path.insert(0, str(ROOT))
 
 from capturelib import conf_or_sandbox  # noqa: E402  (scripts/, on the path when run as a script)
 
+from cephtui.ceph.bench.blockparams import BlockParams  # noqa: E402
 from cephtui.ceph.bench.engine import run_bench  # noqa: E402
 from cephtui.ceph.bench.params import BenchParams  # noqa: E402
 from cephtui.ceph.bench.remote import run_remote  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 
 BEAT = 0.02
+BLOCK_REF_IOPS = 1500  # sizes native rbd bench's --io-total to last about as long as the run (cache off, here)
 
 
-async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: str = "worker") -> dict[str, float]:
+async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: str = "worker",
+                  block: bool = False) -> dict[str, float]:
     from cephtui.ceph.bench import service
     from cephtui.ui.app import CephTUI
 
@@ -63,16 +66,32 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: st
         # Reference: the same load from native rados bench in another process, so what remains
         # is the host's own scheduling noise (2 cores shared with the OSDs), not our engine.
         phase[0] = "native"
-        proc = await asyncio.create_subprocess_exec(
-            "rados", "-c", conf, "-p", pool, "bench", str(int(seconds)), "write", "-t", "16", "-b", str(op_size),
-            "--no-hints", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
-        await proc.wait()
+        if block:  # native rbd bench on an image of its own, cache off, for about as long
+            image = f"{pool}/resp-{os.getpid()}"
+            await (await asyncio.create_subprocess_exec("rbd", "-c", conf, "create", "--size", "256M", image)).wait()
+            proc = await asyncio.create_subprocess_exec(
+                "rbd", "-c", conf, "bench", "--io-type", "write", "--io-pattern", "rand", "--io-size", str(op_size),
+                "--io-threads", "16", "--io-total", str(int(BLOCK_REF_IOPS * seconds * op_size)), image,
+                env={**os.environ, "CEPH_ARGS": "--rbd_cache=false"},
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            await proc.wait()
+            await (await asyncio.create_subprocess_exec("rbd", "-c", conf, "rm", "--no-progress", image,
+                                                        stderr=asyncio.subprocess.DEVNULL)).wait()
+        else:
+            proc = await asyncio.create_subprocess_exec(
+                "rados", "-c", conf, "-p", pool, "bench", str(int(seconds)), "write", "-t", "16", "-b", str(op_size),
+                "--no-hints", stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+            await proc.wait()
         phase[0] = "idle2"
         await pilot.pause(2)
         pane = app.bench_pane
         phase[0] = "bench"
         cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
-        pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
+        if block:  # a temporary image, random writes, cache off, for `seconds`
+            pane._start(BlockParams(pool=pool, temp_image_size=256 << 20, io_type="write", io_pattern="rand",
+                                    io_size=op_size, io_threads=16, io_total=1 << 40, seconds=seconds), True)
+        else:
+            pane._start(BenchParams(pool=pool, seconds=seconds, op_size=op_size), False)
         t0 = time.monotonic()
         busy = lambda: pane.engine is not None or pane.phase or pane.last_result is None  # noqa: E731
         while busy() and time.monotonic() - t0 < seconds + 60:
@@ -106,10 +125,13 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--engine", choices=("worker", "thread", "nice", "both", "nice-vs-worker"), default="worker")
-    ap.add_argument("--sizes", default="4K,4M", help="op sizes, comma-separated (4K, 4M)")
+    ap.add_argument("--sizes", default="4K,4M,rbd4K",
+                    help="runs, comma-separated: 4K, 4M (RADOS writes), rbd4K (block: 4 KiB random writes to a "
+                         "temporary image, cache off)")
     args = ap.parse_args()
     engines = {"both": ["worker", "thread"], "nice-vs-worker": ["nice", "worker"]}.get(args.engine, [args.engine])
-    sizes = [({"4K": "4 KiB", "4M": "4 MiB"}[s], {"4K": 4096, "4M": 4 << 20}[s]) for s in args.sizes.split(",")]
+    names = {"4K": "4 KiB", "4M": "4 MiB", "rbd4K": "rbd 4 KiB rand"}
+    sizes = [(names[s], {"4K": 4096, "4M": 4 << 20, "rbd4K": 4096}[s]) for s in args.sizes.split(",")]
     with conf_or_sandbox(args.conf, "ctui-resp-", "--port", "7040", "--pool", f"{args.pool}:32") as conf:
         print(f"machine: {os.cpu_count()} cores; heartbeat every {BEAT * 1000:.0f} ms; {args.seconds:g} s runs, "
               f"16 ops in flight; engine {', '.join(engines)}; {args.rounds} round(s)")
@@ -117,9 +139,10 @@ def main() -> int:
         for rnd in range(args.rounds):
             order = engines if rnd % 2 == 0 else engines[::-1]  # alternate which goes first
             for label, size in sizes:
-                ref = headless_iops(conf, args.pool, args.seconds, size)
+                block = label.startswith("rbd")
+                ref = 0.0 if block else headless_iops(conf, args.pool, args.seconds, size)
                 for engine in order:
-                    m = asyncio.run(measure(conf, args.pool, args.seconds, size, engine))
+                    m = asyncio.run(measure(conf, args.pool, args.seconds, size, engine, block))
                     m["headless IOPS (reference)"] = ref
                     m["in-app / headless IOPS"] = m["bench IOPS in the app"] / ref if ref else 0
                     m["bench p99 - idle p99 ms"] = m["bench p99 gap ms"] - m["idle p99 gap ms"]

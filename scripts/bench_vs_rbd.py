@@ -17,7 +17,8 @@ each in every client cache mode of --caches: `off` (CEPH_ARGS=--rbd_cache=false,
 cache=none feels) and `writeback` (--rbd_cache=true --rbd_cache_policy=writeback
 --rbd_cache_writethrough_until_flush=false). Both tools get the same CEPH_ARGS, the same image, the
 same --io-total. Then the latency probe's write phase (4 KiB random writes, one in flight, --probe-seconds)
-against `fio --ioengine=rbd --iodepth=1 --rw=randwrite --bs=4k` in the same cache mode.
+against `fio --ioengine=rbd --iodepth=1 --rw=randwrite --bs=4k` in the same cache mode (fio's default
+direct=0: with --direct=1 its rbd engine writes through even when the cache is on, 2.3 ms against 33 µs here).
 
 Per round the order alternates (cephtui first in odd rounds). Between runs: PGs active+clean, then --settle s.
 Ratios: cephtui/native for throughput (above 1: cephtui faster), cephtui/fio for the probe's p50 (below 1:
@@ -289,7 +290,7 @@ class Compare:
                     "--yes-i-really-mean-it", self.image]
         else:
             argv = ["fio", "--name=probe", "--ioengine=rbd", "--clientname=admin", f"--pool={self.args.pool}",
-                    f"--rbdname={self.image}", "--rw=randwrite", "--bs=4k", "--iodepth=1", "--direct=1",
+                    f"--rbdname={self.image}", "--rw=randwrite", "--bs=4k", "--iodepth=1",
                     f"--runtime={secs}", "--time_based", "--output-format=json"]
         env = {"CEPH_ARGS": CACHE_ARGS[cache], "CEPH_CONF": self.conf}
         out = run_client(run, argv, env, timeout=self.args.timeout)
