@@ -170,7 +170,7 @@ def test_the_rbd_kind_goes_through_the_same_worker() -> None:
 
 
 def test_the_worker_can_yield_the_cpu_to_the_ui() -> None:
-    # CEPHTUI_BENCH_NICE (off by default): the worker's own nice and its autogroup's, raised
+    # CEPHTUI_BENCH_NICE (off by default): the worker's own nice, raised (its autogroup is the UI's: left alone)
     argv, env = child_command()
     code = (f"import os, sys; sys.path.insert(0, {str(ROOT)!r}); from cephtui.ceph.bench.worker import lower_priority; "
             "before = os.nice(0); lower_priority(sys.argv[1]); print(os.nice(0) - before)")

@@ -132,7 +132,7 @@ class RemoteEngine:
             try:
                 proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                         env=env, text=True, encoding="utf-8", bufsize=1, close_fds=True,
-                                        start_new_session=True)
+                                        preexec_fn=os.setpgrp)
             except OSError as e:
                 raise BenchError(f"cannot start the bench process ({argv[0]}): {e.strerror or e}") from None
             with self._lock:

@@ -40,8 +40,9 @@ PARAMS: dict[str, tuple[str, str]] = {
     "rados": ("cephtui.ceph.bench.params", "BenchParams"),
     "rbd": ("cephtui.ceph.bench.blockparams", "BlockParams"),
 }
-# CEPHTUI_BENCH_NICE=N: the worker's priority below the UI's (its autogroup's nice, as it runs in a session of
-# its own, and its own nice). 0: the same as the UI's.
+# CEPHTUI_BENCH_NICE=N: the worker's priority below the UI's (its own nice). The worker stays in the UI's
+# session, so in its autogroup: the pair shares one group's CPU against the OSDs, as a thread would, and the
+# nice only orders the two inside it. 0 (the default): the same as the UI's.
 NICE_ENV = "CEPHTUI_BENCH_NICE"
 PROGRESS_EVERY = 0.2  # seconds between progress lines: the UI redraws at about this rate
 STOP = "stop"
@@ -207,18 +208,14 @@ def serve(stdin: IO[str], out: IO[str]) -> int:
 
 
 def lower_priority(nice: str) -> None:
-    """Yield the CPU to the UI: with autogroups (a session is a group), only the group's nice counts."""
+    """Yield the CPU to the UI inside the autogroup they share (the group's own nice is left alone: it is the
+    UI's too)."""
     try:
         n = int(nice or 0)
     except ValueError:
         return
     if n <= 0:
         return
-    try:
-        with open("/proc/self/autogroup", "w") as f:
-            f.write(str(n))
-    except OSError:
-        pass
     try:
         os.nice(n)
     except OSError:
