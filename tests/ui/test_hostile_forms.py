@@ -620,9 +620,9 @@ FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {
         "#field-op_timeout": ("timeout",)},
         base={"#field-seconds": "10", "#field-threads": "16", "#field-op_size": "4M", "#field-object_size": "",
               "#field-run_name": "", "#field-op_timeout": "30"}),
-    # The same form as a new run, with the latency preset: its op size is what differs.
-    "bench-latency-run": form_walk("8", bench_ready, ("l",), {"#field-op_size": ("size",)},
-                                   base={"#field-seconds": "10", "#field-threads": "1", "#field-op_size": "4K"}),
+    # The latency probe's form: a pool and the seconds each way (4 KiB x 1 is the probe's definition).
+    "bench-latency-run": form_walk("8", bench_ready, ("l",), {"#field-seconds": ("seconds",)},
+                                   base={"#field-seconds": "10"}),
     "bench-per-osd": form_walk("8", bench_ready, ("o",), {
         "#field-osds": ("osd",), "#field-total": ("bytes", "size", "total"), "#field-block": ("block", "size")},
         base={"#field-osds": "all", "#field-total": "1G", "#field-block": "4M"}),
