@@ -101,6 +101,9 @@ def _foreign_thread_enters_python_twice(first: Any, second: Any) -> None:
     the call, PyGILState_Release). The thread runs libc's dl_iterate_phdr, which calls its callback once per
     loaded object, each call a separate entry; the callback stops it after the second."""
     libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    # glibc before 2.34 (bullseye's 2.31) keeps pthread_create in libpthread, not libc
+    threads = libc if hasattr(libc, "pthread_create") else ctypes.CDLL(ctypes.util.find_library("pthread")
+                                                                       or "libpthread.so.0")
     calls = [first, second]
 
     def each_object(info: Any, size: int, data: Any) -> int:
@@ -110,8 +113,9 @@ def _foreign_thread_enters_python_twice(first: Any, second: Any) -> None:
     callback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)(each_object)
     start_routine = ctypes.cast(libc.dl_iterate_phdr, ctypes.c_void_p)  # void *(*)(void *): its one argument
     tid = ctypes.c_ulong()
-    assert libc.pthread_create(ctypes.byref(tid), None, start_routine, ctypes.cast(callback, ctypes.c_void_p)) == 0
-    assert libc.pthread_join(tid, None) == 0
+    assert threads.pthread_create(ctypes.byref(tid), None, start_routine,
+                                  ctypes.cast(callback, ctypes.c_void_p)) == 0
+    assert threads.pthread_join(tid, None) == 0
     assert not calls
 
 
