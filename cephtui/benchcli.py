@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
@@ -13,7 +14,7 @@ from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.blockreport import COLUMNS, header, sample_line, total_lines, totals_dict
 from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
-from cephtui.ceph.bench.params import DEFAULT_METADATA, LATENCY_PRESET, BenchError, BenchParams, parse_size
+from cephtui.ceph.bench.params import DEFAULT_METADATA, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_name
 from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe, write_floor
 from cephtui.ceph.bench.rbdengine import RBD_MISSING, rbd_available
@@ -26,11 +27,8 @@ from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
 def params_from_args(args: argparse.Namespace, pool: str) -> BenchParams:
     """The run's parameters from `cephtui bench`'s options, already filled from the config's [bench]
     defaults where the command line left them out (cli.bench_args)."""
-    op_size = parse_size(args.block_size)
-    threads = args.threads
-    if args.latency:
-        op_size, threads = LATENCY_PRESET["op_size"], LATENCY_PRESET["threads"]
-    return BenchParams(pool=pool, mode=args.mode, seconds=args.seconds, threads=threads, op_size=op_size,
+    return BenchParams(pool=pool, mode=args.mode, seconds=args.seconds, threads=args.threads,
+                       op_size=parse_size(args.block_size),
                        object_size=parse_size(args.object_size) if args.object_size else 0,
                        run_name=args.run_name, cleanup=args.cleanup is not False, op_timeout=args.op_timeout,
                        verify=not args.no_verify)
@@ -109,24 +107,19 @@ def latency_command(client: CephClient, args: argparse.Namespace, audit: ops.Aud
 def run_probe(probe: LatencyProbe, problems: list[str], as_json: bool, who: str) -> int:
     """Run a latency probe (Ctrl-C stops it), then print its table and words, or its JSON."""
     err = sys.stderr
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["result"] = probe.run()
-        except BaseException as e:  # handed to the main thread
-            box["error"] = e
-
-    _wait(target, probe.stop, err)
+    result: ProbeResult | None = None
+    error: BaseException | None = None
+    try:
+        result = _in_thread(probe.run, probe.stop, err)
+    except BaseException as e:  # said after the problems the runs reported
+        error = e
     for problem in problems:
         print(f"{who}: {problem}", file=err)
-    error = box.get("error")
     if isinstance(error, (BenchError, CephError)):
         print(f"{who}: {getattr(error, 'message', '') or error}", file=err)
         return 1
-    if error is not None:
-        raise error
-    result: ProbeResult = box["result"]
+    if error is not None or result is None:
+        raise error or RuntimeError("the probe returned nothing")
     if as_json:
         json.dump({**result.to_dict(), "runs": [r.to_dict() for r in result.results]}, sys.stdout, indent=2,
                   default=str)
@@ -213,19 +206,24 @@ def _cleanup(spec: ConnectionSpec, args: argparse.Namespace, audit: ops.AuditLog
 def _run(run: BenchRun, out: TextIO) -> RunOutcome:
     """Run in a thread so Ctrl-C stops the run (partial results, the temporary pool deleted) instead of
     killing it mid-op."""
+    outcome: RunOutcome = _in_thread(run.run, run.stop, out)
+    return outcome
+
+
+def _in_thread(fn: Callable[[], Any], stop: Callable[[], None], out: TextIO) -> Any:
+    """`fn()` in a thread (Ctrl-C calls `stop()`); its result, or its exception raised here."""
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["outcome"] = run.run()
+            box["result"] = fn()
         except BaseException as e:  # handed to the main thread
             box["error"] = e
 
-    _wait(target, run.stop, out)
+    _wait(target, stop, out)
     if "error" in box:
         raise box["error"]
-    outcome: RunOutcome = box["outcome"]
-    return outcome
+    return box["result"]
 
 
 def _wait(target: Any, stop: Any, out: TextIO) -> None:

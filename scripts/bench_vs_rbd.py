@@ -41,6 +41,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_vs_rados import tree_cpu_ticks  # scripts/, on the path when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
 VENV_PY = ROOT / ".venv" / "bin" / "python"
@@ -66,32 +68,6 @@ def sh(cmd: list[str], timeout: float = 300, env: dict[str, str] | None = None) 
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def tree_ticks(root: int) -> int:
-    """utime+stime of `root` and every live descendant (cephtui's engine may run in a child process)."""
-    parents: dict[int, int] = {}
-    ticks: dict[int, int] = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            data = (d / "stat").read_bytes()
-        except OSError:
-            continue
-        rest = data[data.rfind(b")") + 2:].split()
-        pid = int(d.name)
-        parents[pid] = int(rest[1])
-        ticks[pid] = int(rest[11]) + int(rest[12]) + int(rest[13]) + int(rest[14])  # + reaped children's
-    total, todo, seen = 0, [root], set()
-    while todo:
-        p = todo.pop()
-        if p in seen or p not in ticks:
-            continue
-        seen.add(p)
-        total += ticks[p]
-        todo += [c for c, pp in parents.items() if pp == p]
-    return total
-
-
 class TreeSampler(threading.Thread):
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -100,7 +76,9 @@ class TreeSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.done.is_set():
-            self.samples.append((time.monotonic() - self.t0, tree_ticks(self.pid)))
+            ticks = tree_cpu_ticks(self.pid)
+            if ticks is not None:
+                self.samples.append((time.monotonic() - self.t0, ticks))
             self.done.wait(0.1)
 
     def cpu_seconds(self, lo: float, hi: float) -> tuple[float, float] | None:

@@ -294,6 +294,21 @@ def _fill(box: Sandbox) -> None:
 
 
 @pytest.fixture
+def ioctx(sandbox: Sandbox) -> Iterator[Any]:
+    """An ioctx on the sandbox's rbd pool, through a librados handle of the test's own."""
+    import rados
+
+    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
+    r.connect(timeout=10)
+    io = r.open_ioctx("rbd")
+    try:
+        yield io
+    finally:
+        io.close()
+        r.shutdown()
+
+
+@pytest.fixture
 def client(sandbox: Sandbox):
     from cephtui.ceph.client import CephClient, ConnectionSpec
 

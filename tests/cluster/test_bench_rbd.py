@@ -40,20 +40,6 @@ def bench_rbd_json(conf: Path, *args: str, env: dict[str, str] | None = None) ->
 
 
 @pytest.fixture
-def ioctx(sandbox: Any) -> Iterator[Any]:
-    import rados
-
-    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
-    r.connect(timeout=10)
-    io = r.open_ioctx("rbd")
-    try:
-        yield io
-    finally:
-        io.close()
-        r.shutdown()
-
-
-@pytest.fixture
 def image(ioctx: Any, request: pytest.FixtureRequest) -> Iterator[str]:
     name = f"ct-{request.node.name[:40]}".replace("[", "-").replace("]", "")
     rbd.RBD().create(ioctx, name, 16 * MiB)

@@ -30,20 +30,6 @@ def own_history(tmp_path: Path, monkeypatch: Any) -> Path:
     return tmp_path / "bench-history.jsonl"
 
 
-@pytest.fixture
-def ioctx(sandbox: Sandbox) -> Iterator[Any]:
-    import rados
-
-    r = rados.Rados(conffile=str(sandbox.conf), conf={"log_to_stderr": "false", "err_to_stderr": "false"})
-    r.connect(timeout=10)
-    io = r.open_ioctx("rbd")
-    try:
-        yield io
-    finally:
-        io.close()
-        r.shutdown()
-
-
 def images(io: Any) -> list[str]:
     return sorted(rbd.RBD().list(io))
 

@@ -18,50 +18,16 @@ from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.image import create_image, image_create_op, image_remove_op, remove_image, temp_image_name
 from cephtui.ceph.bench.params import BenchError, MiB
-from cephtui.ceph.bench.probe import PROBE_SECONDS, LatencyProbe, block_plan
-from cephtui.ceph.bench.results import BenchResult, Sample
-from cephtui.ceph.bench.service import BenchRun
+from cephtui.ceph.bench.probe import PROBE_SECONDS, LatencyProbe, ProbeRunner, block_plan
+from cephtui.ceph.bench.results import Sample
 
 PROBE_IMAGE_SIZE = 256 * MiB  # small enough to fill in seconds, 64 objects: the reads spread over the PGs
-
-
-class BlockRunner:
-    """`run_one` for block probes: each direction through service.BenchRun (audit log, history)."""
-
-    def __init__(self, client: Any, audit: ops.AuditLog, history: BenchHistory | None, *, confirmed_image: str,
-                 read_only: bool = False, on_step: Callable[[str, ops.Operation], None] | None = None,
-                 on_start: Callable[[Any], None] | None = None,
-                 on_sample: Callable[[Sample], None] | None = None) -> None:
-        self.client, self.audit, self.history = client, audit, history
-        self.confirmed_image, self.read_only = confirmed_image, read_only
-        self.on_step, self.on_start, self.on_sample = on_step, on_start, on_sample
-        self.problems: list[str] = []
-        self._current: BenchRun | None = None
-        self._stopped = False
-
-    def __call__(self, params: BlockParams, history: bool = True) -> BenchResult:
-        if self._stopped:
-            raise BenchError("stopped")
-        run = BenchRun(self.client, params, self.audit, history=self.history if history else None,
-                       on_step=self.on_step, on_start=self.on_start, on_sample=self.on_sample,
-                       confirmed_image=self.confirmed_image, read_only=self.read_only)
-        self._current = run
-        outcome = run.run()
-        self.problems += outcome.problems
-        if outcome.result is None:
-            raise BenchError(outcome.failure or "the run did not start")
-        return outcome.result
-
-    def stop(self) -> None:
-        self._stopped = True
-        if self._current is not None:
-            self._current.stop()
 
 
 class TempProbeImage:
     """The probe's own image: created and filled before the probe, removed by `finish` after it."""
 
-    def __init__(self, client: Any, audit: ops.AuditLog, pool: str, runner: BlockRunner, cache: str,
+    def __init__(self, client: Any, audit: ops.AuditLog, pool: str, runner: ProbeRunner, cache: str,
                  on_step: Callable[[str, ops.Operation], None] | None = None) -> None:
         self.client, self.audit, self.pool, self.runner, self.cache = client, audit, pool, runner, cache
         self.on_step = on_step
@@ -139,15 +105,15 @@ def block_probe(client: Any, pool: str, audit: ops.AuditLog, history: BenchHisto
                 on_phase: Callable[[str], None] | None = None,
                 on_step: Callable[[str, ops.Operation], None] | None = None,
                 on_start: Callable[[Any], None] | None = None,
-                on_sample: Callable[[Sample], None] | None = None) -> tuple[BlockProbe, BlockRunner]:
+                on_sample: Callable[[Sample], None] | None = None) -> tuple[BlockProbe, ProbeRunner]:
     """A block latency probe of `image` (or of a temporary image in `pool`), ready to `run()` from a worker
     thread. A write to an existing image needs `confirmed_image` == `image`: BenchRun refuses otherwise."""
-    runner = BlockRunner(client, audit, history, confirmed_image=confirmed_image, read_only=read_only,
-                         on_step=on_step, on_start=on_start, on_sample=on_sample)
+    runner = ProbeRunner(client, audit, history, on_step=on_step, on_start=on_start, on_sample=on_sample,
+                         confirmed_image=confirmed_image, read_only=read_only)
     temp = None if image else TempProbeImage(client, audit, pool, runner, cache, on_step)
     name = image or (temp.name if temp is not None else "")
     if temp is not None:
-        runner.confirmed_image = name  # ours: made for the probe
+        runner.run_options["confirmed_image"] = name  # ours: made for the probe
     make = functools.partial(BlockParams, pool=pool, image=name, cache=cache, op_timeout=op_timeout,
                              io_total=1 << 40)  # the seconds end each direction, not the bytes
     target = f"image {pool}/{name}" if image else f"a temporary {PROBE_IMAGE_SIZE // MiB} MiB image in pool {pool}"

@@ -410,7 +410,8 @@ class BenchSession:
     osd op timeout that turns a dead OSD or an inactive PG into ETIMEDOUT.
     """
 
-    def __init__(self, spec: ConnectionSpec, pool: str, op_timeout: float) -> None:
+    def __init__(self, spec: ConnectionSpec, pool: str, op_timeout: float,
+                 extra_conf: dict[str, str] | None = None) -> None:
         if rados is None:
             raise BenchError("the rados Python bindings are missing (apt install python3-rados)")
         conf = {
@@ -418,6 +419,7 @@ class BenchSession:
             "rados_mon_op_timeout": str(spec.op_timeout),
             "client_mount_timeout": str(spec.connect_timeout),
             "log_to_stderr": "false", "err_to_stderr": "false",
+            **(extra_conf or {}),  # a block run's librbd settings (rbdengine.BlockSession)
         }
         try:
             self.handle = spec.open_handle(conf)  # the same config file, or none with -m, as the client's

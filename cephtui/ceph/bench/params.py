@@ -10,7 +10,6 @@ from cephtui.ceph.ops.validate import COMPLETE_NUMBER, HALF_TYPED_NUMBER
 MODES = ("write", "seq", "rand")
 MiB = 1024 * 1024
 DEFAULT_METADATA = "benchmark_last_metadata"
-LATENCY_PRESET = {"op_size": 4096, "threads": 1}
 
 
 class BenchError(Exception):

@@ -319,24 +319,27 @@ class LatencyProbe:
                            self.cache, tuple(results))
 
 
-class RadosRunner:
-    """`run_one` for RADOS: each direction through service.BenchRun (audit log, history), like any run."""
+class ProbeRunner:
+    """`run_one` for either kind: each direction through service.BenchRun (audit log, history), like any run.
+    `run_options` go to every BenchRun (a block probe's confirmed image and read-only mode)."""
 
     def __init__(self, client: Any, audit: ops.AuditLog, history: BenchHistory | None = None, *,
                  on_step: Callable[[str, ops.Operation], None] | None = None,
                  on_start: Callable[[Any], None] | None = None,
-                 on_sample: Callable[[Sample], None] | None = None) -> None:
+                 on_sample: Callable[[Sample], None] | None = None, **run_options: Any) -> None:
         self.client, self.audit, self.history = client, audit, history
         self.on_step, self.on_start, self.on_sample = on_step, on_start, on_sample
+        self.run_options = run_options
         self.problems: list[str] = []  # what the runs said beside their results (history not saved, ...)
         self._current: BenchRun | None = None
         self._stopped = False
 
-    def __call__(self, params: BenchParams) -> BenchResult:
+    def __call__(self, params: Any, history: bool = True) -> BenchResult:
+        """One run; `history=False` keeps it out of the history (a block probe filling its image)."""
         if self._stopped:
             raise BenchError("stopped")
-        run = BenchRun(self.client, params, self.audit, history=self.history, on_step=self.on_step,
-                       on_start=self.on_start, on_sample=self.on_sample)
+        run = BenchRun(self.client, params, self.audit, history=self.history if history else None,
+                       on_step=self.on_step, on_start=self.on_start, on_sample=self.on_sample, **self.run_options)
         self._current = run
         outcome = run.run()
         self.problems += outcome.problems
@@ -380,9 +383,9 @@ def rados_probe(client: Any, pool: str, audit: ops.AuditLog, history: BenchHisto
                 on_phase: Callable[[str], None] | None = None,
                 on_step: Callable[[str, ops.Operation], None] | None = None,
                 on_start: Callable[[Any], None] | None = None,
-                on_sample: Callable[[Sample], None] | None = None) -> tuple[LatencyProbe, RadosRunner]:
+                on_sample: Callable[[Sample], None] | None = None) -> tuple[LatencyProbe, ProbeRunner]:
     """A RADOS latency probe of `pool`, ready to `run()` from a worker thread; the callbacks are the BenchRun's
     (each direction is one run, in the audit log and the history) plus `on_phase` for the probe's own steps."""
-    runner = RadosRunner(client, audit, history, on_step=on_step, on_start=on_start, on_sample=on_sample)
+    runner = ProbeRunner(client, audit, history, on_step=on_step, on_start=on_start, on_sample=on_sample)
     plan = rados_plan(pool, seconds, op_timeout, rados_cleanup(client, audit, pool, op_timeout, on_step))
     return LatencyProbe(client, plan, runner, on_phase=on_phase, stop_run=runner.stop), runner

@@ -33,17 +33,14 @@ from typing import Any
 
 from cephtui.ceph.bench.blockparams import CACHE_CONF, BlockParams
 from cephtui.ceph.bench.diagnosis import diagnose_stall, explain_errno
+from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.params import BenchError, MiB
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.stats import percentile, stddev
 from cephtui.ceph.bench.threadstate import ThreadStatePins
 from cephtui.ceph.bench.wire import hostname
-from cephtui.ceph.client import CephError, ConnectionSpec
+from cephtui.ceph.client import ConnectionSpec
 
-try:
-    import rados
-except ImportError:  # pragma: no cover - machines without python3-rados
-    rados = None
 try:
     import rbd
 except ImportError:  # machines without python3-rbd: everything but the block mode works
@@ -312,42 +309,19 @@ class BlockEngine:
             write_ops=live.writes if p.io_type == "readwrite" else 0)
 
 
-class BlockSession:
+class BlockSession(BenchSession):
     """Its own librados handle (with this run's cache mode and op timeout), the pool's ioctx, and rbd."""
 
     def __init__(self, spec: ConnectionSpec, pool: str, *, cache: str = "off", op_timeout: float = 30.0) -> None:
         if rbd is None:
             raise BenchError(RBD_MISSING)
-        if rados is None:
-            raise BenchError("the rados Python bindings are missing (apt install python3-rados)")
-        conf = {
-            "rados_osd_op_timeout": str(int(math.ceil(op_timeout))),
-            "rados_mon_op_timeout": str(spec.op_timeout),
-            "client_mount_timeout": str(spec.connect_timeout),
-            "log_to_stderr": "false", "err_to_stderr": "false",
+        super().__init__(spec, pool, op_timeout, {
             **CACHE_CONF[cache],
             # librbd's C API (which python3-rbd calls) copies each write's buffer unless told not to; rbd bench
             # (the C++ API) hands over its buffer. A 4 MiB copy per op cost about half of native's throughput
             # here. Our buffer is one immutable bytes object kept alive past every op (_KEEP), so it is safe.
             "rbd_disable_zero_copy_writes": "false",
-        }
-        try:
-            self.handle = spec.open_handle(conf)
-        except CephError as e:
-            raise BenchError(f"cannot connect for the bench: {e.message}") from None
-        try:
-            self.handle.connect(timeout=spec.connect_timeout)
-        except rados.Error as e:
-            raise BenchError(f"cannot connect for the bench: {e}") from None
-        try:
-            self.io = self.handle.open_ioctx(pool)
-        except rados.ObjectNotFound:
-            self.handle.shutdown()
-            raise BenchError(f"pool {pool} does not exist") from None
-        except rados.Error as e:
-            self.handle.shutdown()
-            raise BenchError(f"cannot open pool {pool}: {e}") from None
-        self.abandoned = False
+        })
 
     def open_image(self, name: str, *, read_only: bool = False) -> Any:
         try:
@@ -356,14 +330,6 @@ class BlockSession:
             raise BenchError(f"image {name} does not exist in pool {self.io.get_pool_name()}") from None
         except rbd.Error as e:
             raise BenchError(f"cannot open image {name}: {e}") from None
-
-    def close(self) -> None:
-        if self.abandoned:  # ops may still be queued; shutting down under them can hang
-            return
-        try:
-            self.io.close()
-        finally:
-            self.handle.shutdown()
 
 
 def run_block_bench(spec: ConnectionSpec, params: BlockParams, *,

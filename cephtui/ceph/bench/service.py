@@ -202,11 +202,7 @@ class BenchRun:
                     raise BenchError(refusal)
                 created = True  # from the first command on, part of the pool may exist: delete it whatever happens
                 self._create_temp()
-            if self._stop.is_set():
-                raise BenchError("stopped before the run started")
-            self._step(CONNECTING, bench_operation(p))
-            # In a worker process (bench/worker.py): the engine never shares the UI's interpreter
-            result = run_remote(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+            result = self._launch(p, bench_operation(p))
         except BenchError as e:
             problems.append(str(e))
         except CephError as e:
@@ -262,11 +258,8 @@ class BenchRun:
                 if refusal:
                     self.audit.record(block_bench_operation(p), False, refusal)
                     raise BenchError(refusal)
-            if self._stop.is_set():
-                raise BenchError("stopped before the run started")
             self.params = p  # the run's own image name, for the audit log and the history
-            self._step(CONNECTING, block_bench_operation(p))
-            result = run_remote(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+            result = self._launch(p, block_bench_operation(p))
         except BenchError as e:
             problems.append(str(e))
         except CephError as e:
@@ -293,6 +286,14 @@ class BenchRun:
         return [f"The temporary image was not removed: {why}"] if why else []
 
     # ---- steps
+    def _launch(self, p: BenchParams | BlockParams, op: Operation) -> BenchResult:
+        """The engine itself, unless stopped meanwhile: in a worker process (bench/worker.py), so it never
+        shares the UI's interpreter."""
+        if self._stop.is_set():
+            raise BenchError("stopped before the run started")
+        self._step(CONNECTING, op)
+        return run_remote(self.client.spec, p, on_start=self._started, on_sample=self.on_sample)
+
     def _step(self, phase: str, op: Operation) -> None:
         if self.on_step is not None:
             self.on_step(phase, op)

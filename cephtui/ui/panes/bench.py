@@ -524,7 +524,7 @@ class BenchPane(Pane):
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
             d = self.cephtui.bench_defaults or BenchDefaults()
-            form, params_of = run_form(latency=False, last=self._last_rados_params(),
+            form, params_of = run_form(last=self._last_rados_params(),
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
             if not await self.app.push_screen_wait(form):

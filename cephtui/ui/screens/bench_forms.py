@@ -1,4 +1,4 @@
-"""Bench forms: a new run (or the latency preset), the per-OSD bench, the history export.
+"""Bench forms: a new run, the per-OSD bench, the history export (the latency probe's form: bench_probe.py).
 
 Each builder returns the FormScreen and, where the caller needs more than the commands, how to read
 the submitted values: the Bench pane awaits the form, then reads them.
@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from cephtui.ceph import ops
 from cephtui.ceph.bench.osdbench import OSDBenchParams
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
-from cephtui.ceph.bench.params import LATENCY_PRESET, BenchError, BenchParams, parse_size
+from cephtui.ceph.bench.params import BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_pg_num
 from cephtui.ceph.bench.service import plan_operations
 from cephtui.config.model import BenchDefaults
@@ -21,7 +21,7 @@ from cephtui.ui.wizards.form import Field, FormScreen
 YES_NO = ("yes", "no")
 
 
-def run_form(*, latency: bool, last: BenchParams | None, defaults: BenchDefaults, pools: Sequence[str],
+def run_form(*, last: BenchParams | None, defaults: BenchDefaults, pools: Sequence[str],
              osds_in: int, temp_name: str) -> tuple[FormScreen, Callable[[dict[str, str]], tuple[BenchParams, bool]]]:
     """The new-run form, filled from this session's last run, else the config file's [bench]; and how to read
     (params, temporary pool?) from its values. `osds_in` (the last snapshot's) sizes the temporary pool in the
@@ -29,13 +29,12 @@ def run_form(*, latency: bool, last: BenchParams | None, defaults: BenchDefaults
     d = defaults
     pool = last.pool if last and last.pool in pools else d.pool if d.pool and (d.pool in pools or not pools) \
         else next((p for p in pools if p == "rbd"), "")
-    op_size, threads = (LATENCY_PRESET["op_size"], LATENCY_PRESET["threads"]) if latency else (
-        (last.op_size, last.threads) if last else (d.block_size, d.threads))
-    object_size = 0 if latency or last else d.object_size
+    op_size, threads = (last.op_size, last.threads) if last else (d.block_size, d.threads)
+    object_size = 0 if last else d.object_size
     fields = [
         Field("pool", "Pool (or a temporary pool below)", pool, choices=("", *pools) if pools else ()),
         Field("temp", "Temporary size-1 pool, deleted after", "no", choices=YES_NO),
-        Field("mode", "Mode", last.mode if last and not latency else "write" if latency else d.mode,
+        Field("mode", "Mode", last.mode if last else d.mode,
               choices=("write", "seq", "rand")),
         Field("seconds", "Seconds", f"{last.seconds if last else d.seconds:g}"),
         Field("threads", "Concurrent ops (threads)", str(threads)),
@@ -78,7 +77,7 @@ def run_form(*, latency: bool, last: BenchParams | None, defaults: BenchDefaults
             notes.append("the objects stay in the pool until a cleanup (they use space)")
         return notes
 
-    form = FormScreen("Latency run (4 KiB, one op at a time)" if latency else "New benchmark run", fields, build,
+    form = FormScreen("New benchmark run", fields, build,
                       help="The same engine and semantics as `rados bench` (16 × 4 MiB by default). Latency, "
                            "not peak throughput, is what most workloads feel: try l.", warn=warn)
     return form, params_of
