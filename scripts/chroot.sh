@@ -52,6 +52,12 @@ mount_all() {  # idempotent: several runs may share one chroot, so mounts stay u
     # other way round: a client of one release against a cluster of another.
     mountpoint -q "$dir/tmp" || mount --bind /tmp "$dir/tmp"
     mkdir -p "$dir$ROOT"
+    # A checkout deleted and cloned again at the same path (CI does this) leaves the old bind in place,
+    # showing the deleted directory: mountpoint alone would call that mounted. Same device and inode
+    # on both sides means the bind shows this checkout.
+    if mountpoint -q "$dir$ROOT" && [ "$(stat -c %d:%i "$ROOT")" != "$(stat -c %d:%i "$dir$ROOT")" ]; then
+        umount "$dir$ROOT" 2>/dev/null || umount -l "$dir$ROOT"
+    fi
     mountpoint -q "$dir$ROOT" || mount --bind "$ROOT" "$dir$ROOT"
     cp -L /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
     exec 8>&-
