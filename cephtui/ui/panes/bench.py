@@ -47,6 +47,7 @@ from cephtui.ui.screens.bench_block_form import block_run_form, explain_block_ru
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
 from cephtui.ui.screens.bench_probe import ProbeChoice, ProbeResultScreen, probe_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
+from cephtui.ui.widgets.inplace import update_in_place
 from cephtui.ui.widgets.tables import sync_table
 
 log = logging.getLogger("cephtui")
@@ -196,25 +197,26 @@ class BenchPane(Pane):
         if len(p.samples) != self._shown_samples:
             self._shown_samples = len(p.samples)
             self._render_sparklines(p.samples[-SPARK_POINTS:])
-        self.query_one("#bench-summary", Static).update(views.progress_text(p, self.phase))
+        update_in_place(self.query_one("#bench-summary", Static), views.progress_text(p, self.phase))
 
     def _render_sparklines(self, samples: Sequence[Sample]) -> None:
         for key, data, label in views.spark_series(samples):
             self.query_one(f"#bench-{key}", Sparkline).data = data or [0.0]
-            self.query_one(f"#bench-{key}-label", Static).update(label)
+            update_in_place(self.query_one(f"#bench-{key}-label", Static), label)
 
     def _render_host(self) -> None:
         h = self.host
         if h is None or not h.primed:
             return
         samples = self.engine.progress().samples if self.engine is not None else ()
-        self.query_one("#bench-host", Static).update(views.host_table(h, samples[-1].mib_s if samples else 0.0))
+        update_in_place(self.query_one("#bench-host", Static),
+                        views.host_table(h, samples[-1].mib_s if samples else 0.0))
 
     def _render_status(self) -> None:
         running = (self.running.cli() if self.running else self.phase) if self.engine is not None or self.phase \
             else None
-        self.query_one("#bench-status", Static).update(
-            views.status_text(running, self.osd_progress if self.osd_bench is not None else None, self.message))
+        osd = self.osd_progress if self.osd_bench is not None else None
+        update_in_place(self.query_one("#bench-status", Static), views.status_text(running, osd, self.message))
 
     def _say(self, text: str, spec: str = "") -> None:
         """A message in the status line; `spec` is a palette spec ("bold err"), kept for a theme change."""

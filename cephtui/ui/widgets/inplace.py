@@ -1,0 +1,31 @@
+"""Update a Static without reflowing the screen when its content keeps its height.
+
+Textual's `Static.update` defaults to a layout pass, and a layout pass arranges and re-renders the
+whole screen. Panes that update several Statics on a timer (the Bench tab's live view, twice a second)
+paid that several times per tick: profiled on a 3-OSD sandbox on two busy cores, reflows were 40% of
+the UI thread's time during a run, and the cause of its longest stalls (scripts/bench_ui_responsiveness.py).
+
+`update_in_place` measures the new content at the widget's width and asks for a layout only when its
+height differs from what was laid out last (or the width changed since, or nothing was measured yet).
+"""
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+from textual.visual import VisualType
+from textual.widgets import Static
+
+# widget -> (content width, content height) when it was last laid out with a known height
+_measured: WeakKeyDictionary[Static, tuple[int, int]] = WeakKeyDictionary()
+
+
+def update_in_place(static: Static, content: VisualType) -> None:
+    width = static.content_region.width
+    static.update(content, layout=False)
+    if width <= 0:  # not laid out yet, or hidden (another tab): the layout that shows it measures it
+        _measured.pop(static, None)
+        return
+    height = static.visual.get_height(static.styles, width)
+    if _measured.get(static) != (width, height):
+        _measured[static] = (width, height)
+        static.refresh(layout=True)

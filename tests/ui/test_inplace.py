@@ -1,0 +1,81 @@
+"""update_in_place: no screen-wide layout while a Static keeps its height, a layout when it changes, and
+the screen shows the new content either way. No cluster needed."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from cephtui.ui.widgets.inplace import update_in_place
+
+
+class TwoStatics(App[None]):
+    CSS = "#live { height: auto; } #below { height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("one line", id="live")
+        yield Static("below", id="below")
+
+
+def layouts_asked(static: Static, content: str) -> int:
+    """update_in_place, and how many layouts it asked for (Textual's own, during the next layout, are not
+    counted: they follow from ours)."""
+    asked = 0
+    original = static.refresh
+
+    def refresh(*regions: Any, **kw: Any) -> Any:
+        nonlocal asked
+        asked += bool(kw.get("layout"))
+        return original(*regions, **kw)
+    static.refresh = refresh  # type: ignore[method-assign]
+    try:
+        update_in_place(static, content)
+    finally:
+        del static.refresh  # the class's method again
+    return asked
+
+
+async def test_same_height_skips_the_layout_a_new_height_gets_one() -> None:
+    app = TwoStatics()
+    async with app.run_test(size=(40, 8)) as pilot:
+        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+        assert layouts_asked(live, "first measured") == 1  # nothing measured yet
+        await pilot.pause()
+        for n in range(5):  # the same height: no layout, yet the text shown is the new one
+            assert layouts_asked(live, f"tick {n}") == 0
+            await pilot.pause()
+            assert str(live.render()) == f"tick {n}"
+
+        assert layouts_asked(live, "two\nlines") == 1  # taller: the layout moves the widget below
+        await pilot.pause()
+        assert below.region.y == live.region.y + 2
+
+        assert layouts_asked(live, "back to one") == 1  # shorter again
+        await pilot.pause()
+        assert below.region.y == live.region.y + 1
+
+
+async def test_a_width_change_is_measured_again() -> None:
+    app = TwoStatics()
+    async with app.run_test(size=(40, 8)) as pilot:
+        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+        layouts_asked(live, "x" * 30)  # one line at 40 columns
+        await pilot.pause()
+        await pilot.resize_terminal(20, 8)  # the resize lays it out as two lines
+        await pilot.pause()
+        assert layouts_asked(live, "y" * 30) == 1  # same length, but measured at another width
+        await pilot.pause()
+        assert below.region.y == live.region.y + 2
+
+
+async def test_hidden_widgets_ask_for_no_layout_and_show_the_latest_content() -> None:
+    app = TwoStatics()
+    async with app.run_test(size=(40, 8)) as pilot:
+        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+        live.display = False
+        await pilot.pause()
+        assert layouts_asked(live, "three\nline\ncontent") == 0  # another tab's widget: nothing to move
+        live.display = True  # showing it lays it out with what it holds now
+        await pilot.pause()
+        assert below.region.y == live.region.y + 3
