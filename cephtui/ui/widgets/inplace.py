@@ -25,7 +25,7 @@ def update_in_place(static: Static, content: VisualType) -> None:
     if width <= 0:  # not laid out yet, or hidden (another tab): the layout that shows it measures it
         _measured.pop(static, None)
         return
-    height = static.visual.get_height(static.styles, width)
+    height = static.visual.get_height(static.styles, width)  # type: ignore[arg-type]  # as Widget.get_content_height does
     if _measured.get(static) != (width, height):
         _measured[static] = (width, height)
         static.refresh(layout=True)
