@@ -19,6 +19,10 @@ cache=none feels) and `writeback` (--rbd_cache=true --rbd_cache_policy=writeback
 same --io-total. Then the latency probe's write phase (4 KiB random writes, one in flight, --probe-seconds)
 against `fio --ioengine=rbd --iodepth=1 --rw=randwrite --bs=4k` in the same cache mode (fio's default
 direct=0: with --direct=1 its rbd engine writes through even when the cache is on, 2.3 ms against 33 µs here).
+The probe is held against fio's total latency (`lat`: from the submit call to the completion, with
+--lat_percentiles=1), which is what cephtui times. fio's default percentiles are `clat`, from after the submit
+call returned: with the writeback cache the submit call itself is ~26 µs of a ~55 µs write, so `clat` would
+compare half a write with a whole one. Its p50 is printed beside.
 
 Per round the order alternates (cephtui first in odd rounds). Between runs: PGs active+clean, then --settle s.
 Ratios: cephtui/native for throughput (above 1: cephtui faster), cephtui/fio for the probe's p50 (below 1:
@@ -104,6 +108,7 @@ class Run:
     elapsed: float | None = None
     p50: float | None = None  # seconds
     p99: float | None = None
+    clat_p50: float | None = None  # fio only: completion latency, after the submit call returned
     wall: float | None = None
     cpu_us_per_op: float | None = None
     raw: dict = field(default_factory=dict)
@@ -269,7 +274,7 @@ class Compare:
         else:
             argv = ["fio", "--name=probe", "--ioengine=rbd", "--clientname=admin", f"--pool={self.args.pool}",
                     f"--rbdname={self.image}", "--rw=randwrite", "--bs=4k", "--iodepth=1",
-                    f"--runtime={secs}", "--time_based", "--output-format=json"]
+                    f"--runtime={secs}", "--time_based", "--lat_percentiles=1", "--output-format=json"]
         env = {"CEPH_ARGS": CACHE_ARGS[cache], "CEPH_CONF": self.conf}
         out = run_client(run, argv, env, timeout=self.args.timeout)
         if out is not None:
@@ -281,16 +286,18 @@ class Compare:
                 else:
                     d = json.loads(out[out.index("{"):])
                     w = d["jobs"][0]["write"]
-                    pct = w["clat_ns"]["percentile"]
+                    pct = w["lat_ns"]["percentile"]  # submit + completion, as cephtui times it
                     run.iops, run.elapsed = w["iops"], w["runtime"] / 1000
                     run.p50, run.p99 = pct["50.000000"] / 1e9, pct["99.000000"] / 1e9
+                    run.clat_p50 = w["clat_ns"]["percentile"]["50.000000"] / 1e9
                 run.raw = d
             except (ValueError, KeyError, IndexError) as e:
                 run.error = f"cannot read the output: {e}"
         fill_cpu(run)
         self.runs.append(run)
         log(f"  probe        cache {cache:<9} {run.tool:<8} " + (f"ERROR {run.error}" if run.error else
-            f"p50 {run.p50 * 1e3:.3f} ms p99 {run.p99 * 1e3:.3f} ms {run.iops:7.0f} IOPS"))
+            f"p50 {run.p50 * 1e3:.3f} ms p99 {run.p99 * 1e3:.3f} ms {run.iops:7.0f} IOPS"
+            + (f" (clat p50 {run.clat_p50 * 1e3:.3f} ms)" if run.clat_p50 else "")))
         return run
 
     def run(self) -> None:
@@ -316,7 +323,7 @@ def summarise(runs: list[Run], args: argparse.Namespace) -> list[dict[str, Any]]
     rows = []
     for cache in args.caches:
         for wl in [*args.workloads, *(["probe"] if args.probe else [])]:
-            ratios, cpu_ratios, ours, theirs, cpu_ours, cpu_theirs = [], [], [], [], [], []
+            ratios, cpu_ratios, ours, theirs, cpu_ours, cpu_theirs, clats = [], [], [], [], [], [], []
             for rnd in range(1, args.rounds + 1):
                 pick = {r.tool: r for r in runs if r.workload == wl and r.cache == cache and r.round == rnd
                         and not r.error}
@@ -328,6 +335,7 @@ def summarise(runs: list[Run], args: argparse.Namespace) -> list[dict[str, Any]]
                     ratios.append(a.p50 / b.p50 if a.p50 and b.p50 else None)
                     ours.append(a.p50)
                     theirs.append(b.p50)
+                    clats.append(b.clat_p50)
                 else:
                     ratios.append(a.iops / b.iops if a.iops and b.iops else None)
                     ours.append(a.iops)
@@ -338,7 +346,8 @@ def summarise(runs: list[Run], args: argparse.Namespace) -> list[dict[str, Any]]
                                   else None)
             rows.append({"workload": wl, "cache": cache, "ratio": median(ratios), "ratios": ratios,
                          "cephtui": median(ours), "reference": median(theirs), "cpu_cephtui": median(cpu_ours),
-                         "cpu_reference": median(cpu_theirs), "cpu_ratio": median(cpu_ratios)})
+                         "cpu_reference": median(cpu_theirs), "cpu_ratio": median(cpu_ratios),
+                         "reference_clat_p50": median(clats)})
     return rows
 
 
@@ -360,7 +369,13 @@ def print_report(rows: list[dict[str, Any]], args: argparse.Namespace, desc: str
               f"{r['cpu_cephtui'] or 0:>10.1f}{r['cpu_reference'] or 0:>8.1f}{r['cpu_ratio'] or 0:>10.2f}  "
               + " ".join(f"{x:.3f}" if x else "-" for x in r["ratios"]))
     print("reference: native `rbd bench` (throughput rows), `fio --ioengine=rbd --iodepth=1 --rw=randwrite "
-          "--bs=4k` (probe: p50 latency); both with the row's CEPH_ARGS cache setting")
+          "--bs=4k --lat_percentiles=1` (probe: p50 of fio's total latency, submit to completion, as cephtui "
+          "times it); both with the row's CEPH_ARGS cache setting")
+    for r in rows:
+        if r["workload"] == "probe" and r.get("reference_clat_p50"):
+            clat = r["reference_clat_p50"]
+            print(f"  fio's clat p50 (after its submit call returned), cache {r['cache']}: {clat * 1e3:.3f} ms; "
+                  f"cephtui / clat {r['cephtui'] / clat:.2f}")
     return ok
 
 
