@@ -25,6 +25,7 @@ from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.rbdengine import FADVISE_RANDOM, FADVISE_SEQUENTIAL, BlockEngine
 from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.cli import parse_command_line
+from cephtui.ui.screens.bench_views import final_text
 from tests.unit.test_bench import _result
 
 MiB = 1 << 20
@@ -351,3 +352,17 @@ def test_without_python3_rbd_the_block_mode_names_the_package(monkeypatch: pytes
     assert err.count("\n") == 1 and "apt install python3-rbd" in err and "dnf install python3-rbd" in err
     with pytest.raises(BenchError, match="apt install python3-rbd"):
         rbdengine.BlockSession(object(), "rbd")  # type: ignore[arg-type]
+
+
+def test_the_final_flush_is_said_beside_the_totals_when_it_counts() -> None:
+    r = _block_result(flush_seconds=0.5)  # 2.0 s elapsed, a quarter of it the flush
+    lines = total_lines(r)
+    assert lines[0].startswith("elapsed: 2   ops: 250   ops/sec: 125.00")  # rbd bench's line, unchanged
+    said = [x for x in lines if "final flush" in x]
+    assert said == ["of the elapsed time, 0.50 s (25%) was the final flush of the image (rbd bench counts it too): "
+                    "the ops/sec include it, the latencies do not"]
+    assert totals_dict(r)["flush_seconds"] == 0.5
+    assert BenchResult.from_dict(r.to_dict()).flush_seconds == 0.5  # kept in the history
+    assert "0.50 s of it the final flush" in final_text(r).plain
+    quick = _block_result(flush_seconds=0.003)  # a cache-off flush: noise, not said
+    assert not [x for x in total_lines(quick) if "final flush" in x] and "final flush" not in final_text(quick).plain

@@ -63,9 +63,21 @@ def total_lines(r: BenchResult) -> list[str]:
     lines.append(f"latency (ms): avg {r.average_latency * 1e3:.3f}   p50 {r.latency_p50 * 1e3:.3f}   "
                  f"p95 {r.latency_p95 * 1e3:.3f}   p99 {r.latency_p99 * 1e3:.3f}   "
                  f"p99.9 {r.latency_p999 * 1e3:.3f}   max {r.max_latency * 1e3:.3f}")
+    if r.flush_seconds >= FLUSH_WORTH_SAYING:
+        lines.append(flush_words(r))
     if r.failed_ops:
         lines.append(f"failed ops: {r.failed_ops}")
     return lines
+
+
+FLUSH_WORTH_SAYING = 0.05  # seconds; a cache-off flush takes a few ms and would only be noise
+
+
+def flush_words(r: BenchResult) -> str:
+    t = r.total_time_run
+    share = f" ({100 * r.flush_seconds / t:.0f}%)" if t > 0 else ""
+    return (f"of the elapsed time, {r.flush_seconds:.2f} s{share} was the final flush of the image (rbd bench "
+            "counts it too): the ops/sec include it, the latencies do not")
 
 
 def totals_dict(r: BenchResult) -> dict[str, Any]:
@@ -82,6 +94,7 @@ def totals_dict(r: BenchResult) -> dict[str, Any]:
         "bytes_per_sec": r.ops * p.io_size / t if t > 0 else 0.0,
         "latency": {"avg": r.average_latency, "p50": r.latency_p50, "p95": r.latency_p95, "p99": r.latency_p99,
                     "p99.9": r.latency_p999, "max": r.max_latency, "min": r.min_latency},
+        "flush_seconds": r.flush_seconds,
         "failed_ops": r.failed_ops, "status": r.status, "error": r.error, "cli": p.cli(), "fio_cli": p.fio_cli(),
         "samples": [{"sec": s.sec, "ops": s.ops, "finished": s.finished, "bytes_per_sec": s.ops * p.io_size,
                      "in_flight": s.in_flight, "p50": s.p50, "p99": s.p99, "p99.9": s.p999, "max": s.max_lat,

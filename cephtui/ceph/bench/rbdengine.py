@@ -306,7 +306,7 @@ class BlockEngine:
             latency_p50=percentile(lats, 50), latency_p95=percentile(lats, 95), latency_p99=percentile(lats, 99),
             latency_p999=percentile(lats, 99.9), samples=tuple(samples), stopped=self._stop.is_set(),
             error=error, errno=code, read_ops=live.reads if p.io_type == "readwrite" else 0,
-            write_ops=live.writes if p.io_type == "readwrite" else 0)
+            write_ops=live.writes if p.io_type == "readwrite" else 0, flush_seconds=self.flush_time)
 
 
 class BlockSession(BenchSession):

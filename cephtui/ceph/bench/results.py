@@ -70,6 +70,10 @@ class BenchResult:
     latency_p999: float = 0.0  # 0 in runs saved before it was measured
     read_ops: int = 0  # block readwrite runs: how the ops split, as rbd bench prints it (0 otherwise)
     write_ops: int = 0
+    # Block write runs: the image's final flush, which total_time_run includes as rbd bench counts it.
+    # With the writeback cache that writes out the whole dirty cache (up to rbd_cache_max_dirty), a
+    # visible part of a short run: said beside the totals so that the ops/sec explain themselves.
+    flush_seconds: float = 0.0
 
     @property
     def ok(self) -> bool:

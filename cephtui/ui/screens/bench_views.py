@@ -14,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from cephtui.ceph.bench.blockparams import BlockParams
+from cephtui.ceph.bench.blockreport import FLUSH_WORTH_SAYING
 from cephtui.ceph.bench.history import comparable, compare
 from cephtui.ceph.bench.hoststats import HostSample, bottleneck_hint
 from cephtui.ceph.bench.osdbench import OSDBenchResult, RankedOSD, rank_results
@@ -101,6 +102,8 @@ def final_text(r: BenchResult) -> Text:
              style=palette.style("bold err" if r.error else "bold warn" if r.stopped else "bold ok"))
     t.append(f"{mode_label(r)} at {time.strftime('%H:%M:%S', time.localtime(r.started_at))} · {r.ops} ops "
              f"in {r.total_time_run:.2f} s")
+    if r.flush_seconds >= FLUSH_WORTH_SAYING:  # block writes: inside that time, as rbd bench counts it
+        t.append(f" ({r.flush_seconds:.2f} s of it the final flush)")
     if is_block(r):
         t.append(f" · {cache_label(r)}", style="bold")
     if r.failed_ops:
