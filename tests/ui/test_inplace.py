@@ -79,3 +79,27 @@ async def test_hidden_widgets_ask_for_no_layout_and_show_the_latest_content() ->
         live.display = True  # showing it lays it out with what it holds now
         await pilot.pause()
         assert below.region.y == live.region.y + 3
+
+
+class AutoWidth(App[None]):
+    CSS = "Horizontal { height: 1; } #live { width: auto; text-wrap: nowrap; } #right { width: 5; }"
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal
+        with Horizontal():
+            yield Static("ab", id="live")
+            yield Static("right", id="right")
+
+
+async def test_a_widget_sized_by_its_content_is_always_laid_out() -> None:
+    app = AutoWidth()
+    async with app.run_test(size=(40, 4)) as pilot:
+        live, right = app.query_one("#live", Static), app.query_one("#right", Static)
+        for text in ("abcdefgh", "hgfedcba"):  # the second measured at the width the first gave it
+            layouts_asked(live, text)
+            await pilot.pause()
+        assert right.region.x == live.region.x + 8
+        # Narrower: still one line at the old width, so only the guard lays it out and moves the neighbour.
+        assert layouts_asked(live, "ab") == 1
+        await pilot.pause()
+        assert right.region.x == live.region.x + 2

@@ -7,6 +7,7 @@ the UI thread's time during a run, and the cause of its longest stalls (scripts/
 
 `update_in_place` measures the new content at the widget's width and asks for a layout only when its
 height differs from what was laid out last (or the width changed since, or nothing was measured yet).
+A widget with `width: auto` always gets its layout: its width follows its content.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ _measured: WeakKeyDictionary[Static, tuple[int, int]] = WeakKeyDictionary()
 
 def update_in_place(static: Static, content: VisualType) -> None:
     width = static.content_region.width
+    if static.styles.width is not None and static.styles.width.is_auto:
+        static.update(content)  # sized by its content's width too: any change may move its neighbours
+        return
     static.update(content, layout=False)
     if width <= 0:  # not laid out yet, or hidden (another tab): the layout that shows it measures it
         _measured.pop(static, None)

@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.widgets.inplace import update_in_place
 
 Cell = Union[str, Text, int, float]
 
@@ -55,12 +56,16 @@ _SHOWN: WeakKeyDictionary[Widget, object] = WeakKeyDictionary()
 def sync_static(widget: Static, key: object, render: Callable[[], RenderableType], layout: bool = True) -> bool:
     """Show `render()` in `widget` unless `key` (the frozen data it is drawn from) is what the
     widget shows already; returns whether it was redrawn. layout=False for a widget whose size
-    never changes: no layout pass of the whole screen. A theme change draws it again (new colours)."""
+    never changes; otherwise a layout pass of the whole screen only when the new content's height
+    differs (update_in_place). A theme change draws it again (new colours)."""
     key = (palette.generation(), key)
     if _SHOWN.get(widget) == key:
         return False
     _SHOWN[widget] = key
-    widget.update(render(), layout=layout)
+    if layout:
+        update_in_place(widget, render())
+    else:
+        widget.update(render(), layout=False)
     return True
 
 
