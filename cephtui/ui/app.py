@@ -150,6 +150,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self._graveyard = []
         self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
         self._reclaimed_at = time.monotonic()
+        self._counted_at = 0.0  # when the frozen set was last counted (poller._freeze)
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

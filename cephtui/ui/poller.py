@@ -33,6 +33,7 @@ log = logging.getLogger("cephtui")
 P = TypeVar("P", bound=Pane)
 
 RECLAIM_EVERY = 30.0  # seconds: the least time between two full collections prompted by frozen garbage
+COUNT_EVERY = 10.0  # seconds: the least time between two counts of the frozen set once a reclaim may be due
 
 
 class Poller(App[None]):
@@ -55,6 +56,7 @@ class Poller(App[None]):
     _graveyard: list[ClusterSnapshot | list[object]]
     _frozen_at_reclaim: int
     _reclaimed_at: float
+    _counted_at: float
 
     def pane(self, cls: type[P]) -> P:
         """The one pane of that class (the registry has one tab per pane class)."""
@@ -183,11 +185,18 @@ class Poller(App[None]):
         minute of them (scripts/soak.py). The floor bounds the pauses where a collection is slow: ~100 ms
         at 2,000 OSDs and 40,000 PGs, where switching tabs every 2 s grew the set by a quarter in 10 s."""
         gc.freeze()
+        # Counting the frozen set walks all of it (CPython's gc_list_size: ~8 ms per million objects, and
+        # 4-5x that on a busy host). At every poll, on the UI thread, that was one of its longest stalls
+        # during a bench run. Count only once a reclaim may be due, and then at most every COUNT_EVERY s.
+        now = time.monotonic()
+        if self._frozen_at_reclaim and (now - self._reclaimed_at < RECLAIM_EVERY
+                                        or now - self._counted_at < COUNT_EVERY):
+            return
+        self._counted_at = now
         frozen = gc.get_freeze_count()
         if not self._frozen_at_reclaim:  # the first paint: what is frozen now is the baseline
             self._frozen_at_reclaim = frozen
-        elif (frozen > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000)
-              and time.monotonic() - self._reclaimed_at >= RECLAIM_EVERY):
+        elif frozen > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000):
             self._reclaim()
 
     def _reclaim(self) -> None:
