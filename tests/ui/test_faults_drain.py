@@ -38,7 +38,7 @@ async def finish_replacement(sandbox: Sandbox, pilot: Any, engine: Any, target: 
     assert engine.state.status == "running", engine.state.waiting_for
     assert "destroyed" in osd(sandbox, target)["state"]
     sandbox.tool("recreate", str(sandbox.dir), f"osd.{target}")
-    await wait_for(pilot, lambda: engine.state.status in ("done", "failed"), 240, "backfill to active+clean")
+    await wait_for(pilot, lambda: engine.state.status in ("done", "failed", "blocked"), 240, "backfill to active+clean")
     assert engine.state.status == "done", engine.state.waiting_for
 
 

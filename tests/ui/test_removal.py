@@ -323,7 +323,9 @@ async def replace_and_check(box: Sandbox, checksums: dict[str, str], make, targe
     app = make()
     async with app.run_test(size=SIZE) as pilot:
         engine = await start_wizard(app, pilot, target, mode="replace", stop=stop, shell=True)
-        await wait_for(pilot, lambda: "ceph-volume" in engine.state.waiting_for or engine.state.status == "failed",
+        # blocked or failed end the wait at once: the assert below says why, not a timeout 300 s later
+        await wait_for(pilot, lambda: ("ceph-volume" in engine.state.waiting_for
+                                       or engine.state.status in ("failed", "blocked")),
                        300, "the destroy, then the request for a new disk")
         assert engine.state.status == "running", engine.state.waiting_for
         assert_stopped_only_when_clean(box, target)
@@ -331,7 +333,8 @@ async def replace_and_check(box: Sandbox, checksums: dict[str, str], make, targe
         osd = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == target)
         assert "destroyed" in osd["state"] and target in osd_ids(box)  # id and CRUSH position kept
         box.tool("recreate", str(box.dir), f"osd.{target}")  # the new disk, as ceph-volume would make it
-        await wait_for(pilot, lambda: engine.state.status in ("done", "failed"), 300, "backfill to active+clean")
+        await wait_for(pilot, lambda: engine.state.status in ("done", "failed", "blocked"), 300,
+                       "backfill to active+clean")
         assert engine.state.status == "done", engine.state.waiting_for
         assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
     osd = next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == target)
@@ -420,7 +423,7 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
         await click(pilot, "#resume-go")  # once it can take the click; fails if the click did not land
         await wait_for(pilot, lambda: wf_id in app2.removals, 10, "the resumed engine")
         engine2 = app2.removals[wf_id]
-        await wait_for(pilot, lambda: engine2.state.status in ("done", "failed"), 300, "the resumed removal")
+        await wait_for(pilot, lambda: engine2.state.status in ("done", "failed", "blocked"), 300, "the resumed removal")
         assert engine2.state.status == "done", engine2.state.waiting_for
         assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
         assert engine2.state.started == engine.state.started  # the same workflow, continued

@@ -269,3 +269,34 @@ def test_a_mgr_outage_is_waited_out_not_a_failure(tmp_path: Path) -> None:
     engine = RemovalEngine(NoMgr(), state, WorkflowStore(tmp_path))
     engine.tick()
     assert state.status == "running" and "mgr down" in state.waiting_for and "retrying" in state.waiting_for
+
+
+class PeeringCluster(PreflightCluster):
+    """ok-to-stop says no, as Ceph does while any PG is peering (seen in CI 6 s after an osdmap change)."""
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd ok-to-stop":
+            raise CephError(16, "unsafe to stop osd(s) at this time (1 PGs are or would become offline)", prefix)
+        return super().mgr(prefix, **args)
+
+
+def test_not_ok_to_stop_while_pgs_peer_is_a_wait_then_a_blocker(tmp_path: Path) -> None:
+    from cephtui.ceph.workflows.removal import SETTLE_TIMEOUT
+    from cephtui.ceph.workflows.removal_checks import preflight
+
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 2]}
+    peering = {"pgid": "1.7", "state": "remapped+peering", "acting": [0, 1]}
+    check = {c.name: c for c in preflight(PeeringCluster([clean, peering]), [2])}["ok-to-stop"]
+    assert check.level == "wait" and "1 PGs are or would become offline" in check.detail and "1.7" in check.detail
+    # Nothing peering: Ceph's "no" stands, as before.
+    assert {c.name: c for c in preflight(PeeringCluster([clean]), [2])}["ok-to-stop"].level == "block"
+
+    state = Removal(osds=[2])  # at preflight
+    engine = RemovalEngine(PeeringCluster([clean, peering]), state, WorkflowStore(tmp_path))
+    engine.tick()
+    assert state.status == "running" and state.step == "preflight" and "peering" in state.waiting_for
+    state.progress["settling_since"] -= SETTLE_TIMEOUT + 1  # still refused after the settle timeout
+    engine.tick()
+    assert state.status == "blocked"
+    blocker = next(c for c in state.checks if c["name"] == "ok-to-stop")
+    assert blocker["level"] == "block" and blocker["override"] == "ok-to-stop"  # its own override, not "pgs"

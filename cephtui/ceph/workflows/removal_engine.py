@@ -194,7 +194,7 @@ class RemovalEngine:
             for c in checks:
                 if c.level == "wait":
                     c.level = "block"
-                    c.override = "pgs"
+                    c.override = c.override or "pgs"  # ok-to-stop keeps its own
                     c.detail = c.detail.split(";")[0] + f" and still not active after {SETTLE_TIMEOUT:.0f} s"
             s.checks = [asdict(c) for c in checks]
         s.progress.pop("settling_since", None)
