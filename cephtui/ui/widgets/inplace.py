@@ -2,8 +2,8 @@
 
 Textual's `Static.update` defaults to a layout pass, and a layout pass arranges and re-renders the
 whole screen. Panes that update several Statics on a timer (the Bench tab's live view, twice a second)
-paid that several times per tick: profiled on a 3-OSD sandbox on two busy cores, reflows were 40% of
-the UI thread's time during a run, and the cause of its longest stalls (scripts/bench_ui_responsiveness.py).
+paid that several times per tick: profiled (py-spy) on a 3-OSD sandbox on two busy cores, the UI thread
+was busy 39% of a run, 44% of that in reflows, and they made its longest stalls (docs/performance.md).
 
 `update_in_place` measures the new content at the widget's width and asks for a layout only when its
 height differs from what was laid out last (or the width changed since, or nothing was measured yet).
