@@ -2,9 +2,12 @@
 the screen shows the new content either way. No cluster needed."""
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from cephtui.ui.widgets.inplace import update_in_place
@@ -16,6 +19,14 @@ class TwoStatics(App[None]):
     def compose(self) -> ComposeResult:
         yield Static("one line", id="live")
         yield Static("below", id="below")
+
+
+@asynccontextmanager
+async def two_statics() -> AsyncIterator[tuple[Pilot[None], Static, Static]]:
+    """The app at 40x8: its pilot, the live Static and the one below it."""
+    app = TwoStatics()
+    async with app.run_test(size=(40, 8)) as pilot:
+        yield pilot, app.query_one("#live", Static), app.query_one("#below", Static)
 
 
 def layouts_asked(static: Static, content: str) -> int:
@@ -37,9 +48,7 @@ def layouts_asked(static: Static, content: str) -> int:
 
 
 async def test_same_height_skips_the_layout_a_new_height_gets_one() -> None:
-    app = TwoStatics()
-    async with app.run_test(size=(40, 8)) as pilot:
-        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+    async with two_statics() as (pilot, live, below):
         assert layouts_asked(live, "first measured") == 1  # nothing measured yet
         await pilot.pause()
         for n in range(5):  # the same height: no layout, yet the text shown is the new one
@@ -57,9 +66,7 @@ async def test_same_height_skips_the_layout_a_new_height_gets_one() -> None:
 
 
 async def test_a_width_change_is_measured_again() -> None:
-    app = TwoStatics()
-    async with app.run_test(size=(40, 8)) as pilot:
-        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+    async with two_statics() as (pilot, live, below):
         layouts_asked(live, "x" * 30)  # one line at 40 columns
         await pilot.pause()
         await pilot.resize_terminal(20, 8)  # the resize lays it out as two lines
@@ -70,9 +77,7 @@ async def test_a_width_change_is_measured_again() -> None:
 
 
 async def test_hidden_widgets_ask_for_no_layout_and_show_the_latest_content() -> None:
-    app = TwoStatics()
-    async with app.run_test(size=(40, 8)) as pilot:
-        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+    async with two_statics() as (pilot, live, below):
         live.display = False
         await pilot.pause()
         assert layouts_asked(live, "three\nline\ncontent") == 0  # another tab's widget: nothing to move

@@ -200,9 +200,9 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                         "takes away more; bring it back, or mark it out and let it recover first"
                         if others_down else "no other OSD is down", override="osds-down"))
 
+    # The PG table first: ok-to-stop's answer is read against it.
+    pgs = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
     up = [i for i in osds if by_id.get(i, {}).get("up")]
-    refused: CephError | None = None  # ok-to-stop's refusal, judged once the PG table is read
-    ok_at = len(checks)
     if up:
         try:
             client.mgr("osd ok-to-stop", ids=[str(i) for i in up])
@@ -210,11 +210,22 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         except CephError as e:
             if isinstance(e, CephTimeout):
                 raise
-            refused = e
+            # A PG peering anywhere (seconds after any osdmap change) makes Ceph answer "not ok" until it is
+            # active again: that is a wait, asked again on the next tick, and a blocker only after
+            # SETTLE_TIMEOUT (the engine's rule for every wait). A CI run caught a replacement started 6 s
+            # after a map change blocked for good on `1 PGs are or would become offline`.
+            peering = [str(pg.get("pgid")) for pg in pgs if _settling(as_str(pg.get("state")))]
+            why = f"Ceph says not ok to stop ({e.message.strip()})"
+            if peering:
+                checks.append(Check("ok-to-stop", "wait", f"{why} while {len(peering)} PG(s) are peering "
+                                    f"({', '.join(peering[:5])}{' …' if len(peering) > 5 else ''}); asking "
+                                    "again once they have settled", override="ok-to-stop"))
+            else:
+                checks.append(Check("ok-to-stop", "block", f"{why}: PGs would become unavailable if these OSDs "
+                                    "went down now", override="ok-to-stop"))
     else:
         checks.append(Check("ok-to-stop", "ok", "the OSDs are down already; nothing to ask"))
 
-    pgs = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
     targets = set(osds)
     bad_here: list[str] = []
     bad_elsewhere: list[str] = []
@@ -233,18 +244,6 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                 bad_elsewhere.append(str(pg.get("pgid")))
         elif not pg_is_clean(as_str(pg.get("state"))):
             degraded += 1
-    if refused is not None:
-        # A PG peering anywhere (seconds after any osdmap change) makes Ceph answer "not ok" until it is
-        # active again: that is a wait, asked again on the next tick, and a blocker only after
-        # SETTLE_TIMEOUT (the engine's rule for every wait). A CI run caught a replacement started 6 s
-        # after a map change blocked for good on `1 PGs are or would become offline`.
-        peering = [str(pg.get("pgid")) for pg in pgs if _settling(as_str(pg.get("state")))]
-        why = f"Ceph says not ok to stop ({refused.message.strip()})"
-        checks.insert(ok_at, Check("ok-to-stop", "wait", f"{why} while {len(peering)} PG(s) are peering "
-                                   f"({', '.join(peering[:5])}{' …' if len(peering) > 5 else ''}); asking again "
-                                   "once they have settled", override="ok-to-stop") if peering else
-                      Check("ok-to-stop", "block", f"{why}: PGs would become unavailable if these OSDs went "
-                            "down now", override="ok-to-stop"))
     stale = stale_pgs(client, pgs) if stats_check else []
     if stale and not bad_elsewhere:
         checks.append(Check("pgs", "wait", f"{len(stale)} PG(s) have not reported since the last osdmap change "
