@@ -300,3 +300,23 @@ def test_not_ok_to_stop_while_pgs_peer_is_a_wait_then_a_blocker(tmp_path: Path) 
     assert state.status == "blocked"
     blocker = next(c for c in state.checks if c["name"] == "ok-to-stop")
     assert blocker["level"] == "block" and blocker["override"] == "ok-to-stop"  # its own override, not "pgs"
+
+
+def test_not_ok_to_stop_while_pgs_have_not_reported_is_a_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seconds after `ceph osd pool create`: the new PGs are not reported yet, and Ceph says `16 pgs have unknown
+    state; cannot draw any conclusions` (seen on a sandbox). Which PGs are unreported comes from the osdmap
+    (stale_pgs, osdmaptool on the real map); here it is given."""
+    from cephtui.ceph.workflows import removal_checks
+
+    class NewPool(PreflightCluster):
+        def mgr(self, prefix: str, **args: Any) -> Any:
+            if prefix == "osd ok-to-stop":
+                raise CephError(16, "16 pgs have unknown state; cannot draw any conclusions", prefix)
+            return super().mgr(prefix, **args)
+
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 2]}
+    monkeypatch.setattr(removal_checks, "stale_pgs", lambda client, pgs: ["3.9", "3.8"])
+    check = {c.name: c for c in removal_checks.preflight(NewPool([clean]), [2])}["ok-to-stop"]
+    assert check.level == "wait" and "cannot draw any conclusions" in check.detail and "3.8, 3.9" in check.detail
+    monkeypatch.setattr(removal_checks, "stale_pgs", lambda client, pgs: [])
+    assert {c.name: c for c in removal_checks.preflight(NewPool([clean]), [2])}["ok-to-stop"].level == "block"

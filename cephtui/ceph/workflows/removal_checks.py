@@ -202,6 +202,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
 
     # The PG table first: ok-to-stop's answer is read against it.
     pgs = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
+    stale = stale_pgs(client, pgs) if stats_check else []
     up = [i for i in osds if by_id.get(i, {}).get("up")]
     if up:
         try:
@@ -210,15 +211,18 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         except CephError as e:
             if isinstance(e, CephTimeout):
                 raise
-            # A PG peering anywhere (seconds after any osdmap change) makes Ceph answer "not ok" until it is
-            # active again: that is a wait, asked again on the next tick, and a blocker only after
-            # SETTLE_TIMEOUT (the engine's rule for every wait). A CI run caught a replacement started 6 s
-            # after a map change blocked for good on `1 PGs are or would become offline`.
-            peering = [str(pg.get("pgid")) for pg in pgs if _settling(as_str(pg.get("state")))]
+            # For seconds after any osdmap change Ceph answers "not ok" because the PG picture is in flux:
+            # PGs peering (`1 PGs are or would become offline`: a CI run's replacement blocked for good on
+            # it), or PGs not reported yet, such as a new pool's (`16 pgs have unknown state; cannot draw
+            # any conclusions`). That is a wait, asked again on the next tick, and a blocker only after
+            # SETTLE_TIMEOUT (the engine's rule for every wait).
+            unsettled = sorted({str(pg.get("pgid")) for pg in pgs if _settling(as_str(pg.get("state")))}
+                               | set(stale))
             why = f"Ceph says not ok to stop ({e.message.strip()})"
-            if peering:
-                checks.append(Check("ok-to-stop", "wait", f"{why} while {len(peering)} PG(s) are peering "
-                                    f"({', '.join(peering[:5])}{' …' if len(peering) > 5 else ''}); asking "
+            if unsettled:
+                checks.append(Check("ok-to-stop", "wait", f"{why} while {len(unsettled)} PG(s) are peering or "
+                                    "have not reported since the last osdmap change "
+                                    f"({', '.join(unsettled[:5])}{' …' if len(unsettled) > 5 else ''}); asking "
                                     "again once they have settled", override="ok-to-stop"))
             else:
                 checks.append(Check("ok-to-stop", "block", f"{why}: PGs would become unavailable if these OSDs "
@@ -244,7 +248,6 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                 bad_elsewhere.append(str(pg.get("pgid")))
         elif not pg_is_clean(as_str(pg.get("state"))):
             degraded += 1
-    stale = stale_pgs(client, pgs) if stats_check else []
     if stale and not bad_elsewhere:
         checks.append(Check("pgs", "wait", f"{len(stale)} PG(s) have not reported since the last osdmap change "
                             f"({', '.join(stale[:5])}{' …' if len(stale) > 5 else ''}); checking again once their "
