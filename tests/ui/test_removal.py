@@ -167,8 +167,10 @@ def pools_at_size_two(box: Sandbox) -> None:
 
 
 async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
-                    stop: str | None = None, shell: bool = False) -> PlanScreen:
-    """X on the OSD, the form, then the plan with the preflight's answers (waited for)."""
+                    stop: str | None = None, shell: bool = False,
+                    before_ok: Callable[[], object] | None = None) -> PlanScreen:
+    """X on the OSD, the form, then the plan with the preflight's answers (waited for). `before_ok` runs just
+    before the form's OK, so that the plan's first preflight meets whatever it did at once."""
     await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
     await pilot.press("3")
     await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.osds_pane.vtable.rows), 15,
@@ -184,6 +186,8 @@ async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
     if shell:
         form.query_one("#field-shell", Select).value = "yes"
     await pilot.pause()
+    if before_ok is not None:
+        before_ok()
     await pilot.click("#form-ok")
     await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), 10, "the plan")
     plan = app.screen
@@ -258,6 +262,33 @@ async def test_refuses_while_safe_to_destroy_says_no(box: Sandbox, checksums: di
         box.ceph("osd", "in", str(victim))
         box.ceph("osd", "pool", "delete", "ctr-one", "ctr-one", "--yes-i-really-really-mean-it")
         box.heal()
+
+
+async def test_a_plan_opened_as_a_pool_is_created_waits_for_the_new_pgs_then_answers(
+        box: Sandbox, checksums: dict[str, str], make, four_osds: None) -> None:
+    """For about 2 s after `ceph osd pool create` (measured on this sandbox), Ceph answers ok-to-stop with
+    `16 pgs have unknown state; cannot draw any conclusions`. The plan shows that as a wait, asks again by
+    itself, and then shows Ceph's real answer: never a blocker an admin would have to override."""
+    app = make()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            plan = await open_plan(app, pilot, 3,
+                                   before_ok=lambda: box.ceph("osd", "pool", "create", "ctr-new", "16"))
+            seen: list[tuple[str, str]] = []  # each change of ok-to-stop's answer, in order
+
+            def answered() -> bool:
+                check = next((c for c in plan.checks or () if c.name == "ok-to-stop"), None)
+                if check is not None and (not seen or seen[-1][0] != check.level):
+                    seen.append((check.level, check.detail))
+                return check is not None and check.level == "ok"
+
+            await wait_for(pilot, answered, 60, "ok-to-stop's answer once the new PGs have reported")
+            assert [level for level, _ in seen if level != "wait"] == ["ok"], seen
+            for _, detail in seen[:-1]:  # the wait, when the first preflight was quick enough to meet it
+                assert "not ok to stop" in detail and "asking again" in detail, detail
+    finally:
+        box.ceph("osd", "pool", "delete", "ctr-new", "ctr-new", "--yes-i-really-really-mean-it")
+    wait_until(lambda: all_clean(box), 60, "every PG active+clean")
 
 
 def settled_without_osd0(box: Sandbox) -> bool:
@@ -409,8 +440,12 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
     async with app.run_test(size=SIZE) as pilot:
         # Two copies and min_size 2: stopping osd.1 right now would stop IO to its PGs, so Ceph's ok-to-stop
         # says no and the plan needs the override (the drain moves the data before anything is stopped).
+        # Seconds after the size change (or a balancer's upmap) Ceph's "no" is a wait: the plan asks again
+        # by itself until the PGs have reported, and then shows the blocker with its override.
         plan = await open_plan(app, pilot, 1)
-        assert [c.level for c in plan.checks or () if c.name == "ok-to-stop"] == ["block"], plan.checks
+        await wait_for(pilot, lambda: [c.level for c in plan.checks or () if c.name == "ok-to-stop"] == ["block"],
+                       120, "ok-to-stop's refusal once the PGs have reported")
+        assert plan.query_one("#override-ok-to-stop", Checkbox)
         await pilot.press("escape")
         engine = await start_wizard(app, pilot, 1, overrides=("ok-to-stop",))
         await wait_for(pilot, lambda: engine.state.step in ("wait_safe", "stop"), 60, "the drain under way")

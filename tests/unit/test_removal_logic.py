@@ -1,6 +1,7 @@
 """The removal workflow's safety logic, without a cluster (the real runs are in tests/ui/test_removal.py)."""
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,10 @@ def test_preflight_tells_settling_from_trouble() -> None:
     # Inactive elsewhere: the cluster is already in trouble.
     assert _pgs_check([{"pgid": "1.3", "state": "down", "acting": [0]}])[0] == "block"
     assert _pgs_check([{"pgid": "1.4", "state": "incomplete", "acting": [1]}])[0] == "block"
+    # A pool whose rule maps to no OSD (an empty root, seen on a sandbox): its PGs are unknown with acting [],
+    # which is trouble elsewhere, not "down with these OSDs" (the empty set is a subset of any).
+    level, detail = _pgs_check([{"pgid": "4.0", "state": "unknown", "acting": []}])
+    assert level == "block" and "not active on other OSDs" in detail
 
 
 # ------------------------------------------------------------------ issue 16: stop command, preflight, gate
@@ -318,5 +323,32 @@ def test_not_ok_to_stop_while_pgs_have_not_reported_is_a_wait(monkeypatch: pytes
     monkeypatch.setattr(removal_checks, "stale_pgs", lambda client, pgs: ["3.9", "3.8"])
     check = {c.name: c for c in removal_checks.preflight(NewPool([clean]), [2])}["ok-to-stop"]
     assert check.level == "wait" and "cannot draw any conclusions" in check.detail and "3.8, 3.9" in check.detail
+    # Ticked in the plan in advance, the override lifts the wait as it would lift the blocker it may become.
+    lifted = {c.name: c for c in removal_checks.preflight(NewPool([clean]), [2], ["ok-to-stop"])}["ok-to-stop"]
+    assert lifted.level == "override" and "OVERRIDDEN" in lifted.detail
     monkeypatch.setattr(removal_checks, "stale_pgs", lambda client, pgs: [])
     assert {c.name: c for c in removal_checks.preflight(NewPool([clean]), [2])}["ok-to-stop"].level == "block"
+
+
+def test_a_timed_out_wait_whose_override_was_ticked_in_advance_does_not_block(tmp_path: Path) -> None:
+    """PGs peering elsewhere for longer than the settle timeout become a `pgs` blocker; an operator who ticked
+    `pgs` in the plan accepted that risk already, so the engine goes on (and says so) instead of blocking."""
+    from cephtui.ceph.workflows.removal import SETTLE_TIMEOUT
+
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 2]}
+    peering = {"pgid": "1.7", "state": "remapped+peering", "acting": [0, 1]}
+    class StopsAtTheDrain(PreflightCluster):
+        def mon(self, prefix: str, **args: Any) -> Any:
+            if prefix != "osd dump":  # `osd tree`, asked once the checks let the removal through
+                raise CephError(errno.EAGAIN, f"{prefix}: not in this fake", prefix)
+            return super().mon(prefix, **args)
+
+    state = Removal(osds=[2], overrides=["pgs"])
+    engine = RemovalEngine(StopsAtTheDrain([clean, peering]), state, WorkflowStore(tmp_path))
+    engine.tick()
+    assert state.status == "running" and state.step == "preflight" and "peering" in state.waiting_for
+    state.progress["settling_since"] -= SETTLE_TIMEOUT + 1
+    engine.tick()
+    assert state.status == "running" and "osd tree: not in this fake" in state.waiting_for  # past the checks
+    lifted = next(c for c in state.checks if c["name"] == "pgs")
+    assert lifted["level"] == "override" and "still not active" in lifted["detail"]

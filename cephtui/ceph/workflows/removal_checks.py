@@ -240,7 +240,9 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         if any(b in state for b in BAD_PG_STATES):
             # Down with the OSDs being removed (a dead disk) is what this workflow deals with;
             # anything else inactive means the cluster is already in trouble.
-            if osd_set(pg.get("acting")) <= targets:
+            # (A PG mapped to no OSD at all, such as a pool whose rule finds none, is not "down with these".)
+            acting = osd_set(pg.get("acting"))
+            if acting and acting <= targets:
                 bad_here.append(str(pg.get("pgid")))
             elif _settling(as_str(pg.get("state"))):
                 settling.append(str(pg.get("pgid")))
@@ -274,7 +276,9 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
     else:
         checks.append(Check("pgs", "ok", "all PGs active+clean"))
     for c in checks:
-        if c.level == "block" and c.override and c.override in overrides:
+        # A wait that names an override (Ceph's "not ok to stop" while PGs settle) is lifted too: the operator
+        # accepted that answer in advance, as they would once it turns into a blocker.
+        if c.level in ("block", "wait") and c.override and c.override in overrides:
             c.level = "override"
             c.detail = f"{c.detail} — OVERRIDDEN: {OVERRIDES[c.override]}"
     return checks

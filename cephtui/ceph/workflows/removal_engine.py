@@ -196,6 +196,9 @@ class RemovalEngine:
                     c.level = "block"
                     c.override = c.override or "pgs"  # ok-to-stop keeps its own
                     c.detail = c.detail.split(";")[0] + f" and still not active after {SETTLE_TIMEOUT:.0f} s"
+                    if c.override in s.overrides:  # accepted in advance, in the plan
+                        c.level = "override"
+                        c.detail = f"{c.detail} — OVERRIDDEN: {OVERRIDES[c.override]}"
             s.checks = [asdict(c) for c in checks]
         s.progress.pop("settling_since", None)
         if any(c.level == "block" for c in checks):

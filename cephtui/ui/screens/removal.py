@@ -36,6 +36,8 @@ from cephtui.ui.widgets.dialog import Dialog
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
 LEVEL_MARK = {"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖", "override": "⚠!"}
 # Steps before the stop: a resume there may change how the OSDs are stopped.
+RECHECK_WAITS_EVERY = 5.0  # seconds between the plan's own preflights while a check says "wait"
+OVERRIDABLE = ("block", "wait")  # levels whose override the plan offers (a wait may turn into a blocker)
 BEFORE_STOP = ("preflight", "drain", "wait_safe", "stop")
 STEP_TEXT = {
     "preflight": "Preflight: fill after the move vs the cluster's full ratios, ok-to-stop, other PGs, flags",
@@ -115,6 +117,14 @@ class PlanScreen(Dialog[bool]):
     def on_mount(self) -> None:
         self.query_one("#plan-typed", Input).focus()
         self.action_recheck()
+        # A wait (PGs peering or not yet reported, seconds after a map change) turns into its answer by itself:
+        # the plan asks again while one stands, as the engine would, so the operator sees the real answer.
+        self.set_interval(RECHECK_WAITS_EVERY, self._recheck_waits)
+
+    def _recheck_waits(self) -> None:
+        asking = any(w.group == "plan-preflight" and w.is_running for w in self.workers)
+        if self.client is not None and not asking and any(c.level == "wait" for c in self.checks or ()):
+            self._preflight()
 
     def action_recheck(self) -> None:
         self.checks = None
@@ -152,16 +162,17 @@ class PlanScreen(Dialog[bool]):
         await box.remove_children()
         widgets: list[Widget] = []
         for c in checks:
-            if c.level == "block" and c.override:
-                widgets.append(Checkbox(f"Override {c.override}: I accept the risk", f"override-{c.override}" in ticked,
-                                        id=f"override-{c.override}"))
+            if c.level in OVERRIDABLE and c.override:
+                label = f"Override {c.override}: I accept the risk" + (" if Ceph still says no" if c.level == "wait"
+                                                                        else "")
+                widgets.append(Checkbox(label, f"override-{c.override}" in ticked, id=f"override-{c.override}"))
                 widgets.append(Static(Text(f"risk: {OVERRIDES[c.override]} (written to the audit log)",
                                            style=palette.style("warn")), classes="override-risk"))
         await box.mount_all(widgets)
         self.checks, self.preflight_error = checks, error
 
     def overrides(self) -> list[str]:
-        return [c.override for c in self.checks or () if c.level == "block" and c.override
+        return [c.override for c in self.checks or () if c.level in OVERRIDABLE and c.override
                 and self.query_one(f"#override-{c.override}", Checkbox).value]
 
     def refusal(self) -> str:
