@@ -147,6 +147,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.always_shown = tuple(p for p, t in zip(self.panes, REGISTRY) if t.always_shown)
         self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
         self._stale = set()  # panes whose tab was hidden when the last snapshot came: shown when opened
+        self._opened_later: dict[Pane, Callable[[], None]] = {}  # hidden panes' news of their own (when_opened)
         self._graveyard = []
         self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
         self._reclaimed_at = time.monotonic()
@@ -279,10 +280,16 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         return self.pane(ActivityPane)
 
     # ------------------------------------------------------------ tabs
+    def when_opened(self, pane: Pane, draw: Callable[[], None]) -> None:
+        """A hidden pane has news of its own (not a snapshot's): `draw` runs when its tab opens."""
+        self._opened_later[pane] = draw
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         stale = [p for p in self._stale if p.parent is event.pane]
         if stale and self.snapshot is not None:
             self._show(stale[0], self.snapshot)
+        for later in [p for p in self._opened_later if p.parent is event.pane]:
+            self._opened_later.pop(later)()
         pane = next((p for p in self.panes if p.parent is event.pane), None)
         if pane is None:
             return

@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
+from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -29,7 +31,7 @@ async def two_statics() -> AsyncIterator[tuple[Pilot[None], Static, Static]]:
         yield pilot, app.query_one("#live", Static), app.query_one("#below", Static)
 
 
-def layouts_asked(static: Static, content: str) -> int:
+def layouts_asked(static: Static, content: str, shape: object = None) -> int:
     """update_in_place, and how many layouts it asked for (Textual's own, during the next layout, are not
     counted: they follow from ours)."""
     asked = 0
@@ -41,7 +43,7 @@ def layouts_asked(static: Static, content: str) -> int:
         return original(*regions, **kw)
     static.refresh = refresh  # type: ignore[method-assign]
     try:
-        update_in_place(static, content)
+        update_in_place(static, content, shape)
     finally:
         del static.refresh  # the class's method again
     return asked
@@ -108,3 +110,35 @@ async def test_a_widget_sized_by_its_content_is_always_laid_out() -> None:
         assert layouts_asked(live, "ab") == 1
         await pilot.pause()
         assert right.region.x == live.region.x + 2
+
+
+async def test_a_known_shape_skips_the_measurement_until_the_shape_or_the_width_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Bench tab's host table every second: the same cells' lengths at the same width have the same height,
+    so the table is not rendered once more just to measure it."""
+    measured = 0
+    original = Content.get_height
+
+    def get_height(self: Content, *a: Any, **kw: Any) -> int:
+        nonlocal measured
+        measured += 1
+        return original(self, *a, **kw)
+    monkeypatch.setattr(Content, "get_height", get_height)
+
+    def update(live: Static, content: str, shape: object) -> tuple[int, int]:
+        """(layouts asked, measurements made) by one update_in_place (Textual's own come later, in its layout)."""
+        before = measured
+        return layouts_asked(live, content, shape), measured - before
+
+    async with two_statics() as (pilot, live, below):
+        assert update(live, "first 1", 7) == (1, 1)  # nothing measured yet
+        await pilot.pause()
+        assert update(live, "first 2", 7) == (0, 0)  # the same shape: not measured, no layout
+        await pilot.pause()
+        assert str(live.render()) == "first 2"
+        assert update(live, "a longer\ntwo lines", 8) == (1, 1)  # a new shape: measured, taller
+        await pilot.pause()
+        assert below.region.y == live.region.y + 2
+        await pilot.resize_terminal(30, 8)
+        await pilot.pause()
+        assert update(live, "a longer\ntwo lines", 8)[1] == 1  # the same shape at another width: measured

@@ -25,7 +25,8 @@ from cephtui.ceph.private import replace_text
 from cephtui.paths import state_dir
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.pane import Pane
+from cephtui.ui.pane import Pane, tab_of
+from cephtui.ui.widgets.inplace import update_in_place
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 
 
@@ -78,7 +79,7 @@ class ActivityPane(Pane):
     def on_mount(self) -> None:
         self.query_one("#activity-box").border_title = "This session's commands (newest last)"
         self.query_one("#activity-detail").border_title = "Selected"
-        self.set_interval(1.0, self.refresh_entries)  # entries arrive from worker threads
+        self.set_interval(1.0, self._poll_entries)  # entries arrive from worker threads
         self.refresh_entries()
 
     @property
@@ -97,6 +98,15 @@ class ActivityPane(Pane):
 
     def retheme(self) -> None:
         self._shown = -1  # draw the entries again (new colours) at the next show
+
+    def _poll_entries(self) -> None:
+        # Hidden, the table waits for its tab: a new row changes its size, and a size change lays out the whole
+        # screen, which the tab on show (a live bench) would pay for a table nobody sees.
+        if tab_of(self) != self.cephtui.tabs.active:
+            if len(self.entries()) != self._shown:
+                self.cephtui.when_opened(self, self.refresh_entries)
+            return
+        self.refresh_entries()
 
     def refresh_entries(self) -> None:
         entries = self.entries()
@@ -123,7 +133,7 @@ class ActivityPane(Pane):
         if self.cephtui.read_only:
             parts.append(palette.markup("bold warn", "read-only session: nothing is sent"))
         parts.append("c copy · C copy all · e export as a script")
-        self.query_one("#activity-summary", Static).update(" · ".join(p for p in parts if p))
+        update_in_place(self.query_one("#activity-summary", Static), " · ".join(p for p in parts if p))
 
     def selected(self) -> dict[str, Any] | None:
         entries = self.entries()
@@ -137,7 +147,7 @@ class ActivityPane(Pane):
         detail = self.query_one("#activity-detail", Static)
         e = self.selected()
         if e is None:
-            detail.update(Text("Nothing sent yet this session. Every change made from any tab shows here, "
+            update_in_place(detail, Text("Nothing sent yet this session. Every change made from any tab shows here, "
                                "as the exact ceph command.", style=palette.style("muted")))
             return
         t = Table.grid(padding=(0, 2))
@@ -148,7 +158,7 @@ class ActivityPane(Pane):
         t.add_row("answer", Text(str(e.get("message", "")) or "(no message)"))
         t.add_row("as", Text(f"{e.get('identity', '')} (login {e.get('user', '?')}) at {e.get('time', '')}"))
         t.add_row("json", Text(json.dumps(e.get("command", {}), default=str), style=palette.style("muted")))
-        detail.update(t)
+        update_in_place(detail, t)
 
     def action_copy(self) -> None:
         e = self.selected()

@@ -37,6 +37,7 @@ from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
 from cephtui.ui.widgets.dialog import YesNoDialog
+from cephtui.ui.widgets.inplace import update_in_place
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, FormScreen
 
@@ -267,7 +268,7 @@ class MaintenancePane(Pane):
         if self.store.problem:
             parts.append(palette.markup("bold warn", str(self.store.problem)))
         parts.append("e enter maintenance · x exit · s/u set/unset a flag")
-        self.query_one("#maint-summary", Static).update(" · ".join(parts))
+        update_in_place(self.query_one("#maint-summary", Static), " · ".join(parts))
         self._show_howto()
         self._publish()
 
@@ -300,7 +301,7 @@ class MaintenancePane(Pane):
         howto = self.query_one("#maint-howto", Static)
         m = self.selected_maintenance()
         if m is None:
-            howto.update(Text(
+            update_in_place(howto, Text(
                 "No maintenance in progress. e: put a host (or some OSDs) into maintenance: ok-to-stop is checked, "
                 "noout is set on just that host (not cluster-wide) plus the flags you choose, and the commands to "
                 "stop and start its OSDs are shown here. x later unsets exactly what was set.",
@@ -316,7 +317,7 @@ class MaintenancePane(Pane):
             last = m.steps[-1]
             t.append(f"last step: {mbanner.since_text(last.time)} {last.what}",
                      style=palette.style("muted" if last.ok else "err"))
-        howto.update(t)
+        update_in_place(howto, t)
 
     def selected_maintenance(self) -> mt.Maintenance | None:
         vt = self.mtable
