@@ -142,3 +142,22 @@ async def test_a_known_shape_skips_the_measurement_until_the_shape_or_the_width_
         await pilot.resize_terminal(30, 8)
         await pilot.pause()
         assert update(live, "a longer\ntwo lines", 8)[1] == 1  # the same shape at another width: measured
+
+
+class FixedHeight(App[None]):
+    CSS = "#live { height: 3; } #below { height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield Static("one line", id="live")
+        yield Static("below", id="below")
+
+
+async def test_a_height_set_in_cells_is_neither_measured_nor_laid_out() -> None:
+    """The Bench tab's host box: its height is set, so a bottleneck line that comes and goes moves nothing."""
+    app = FixedHeight()
+    async with app.run_test(size=(40, 8)) as pilot:
+        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+        for content in ("two\nlines", "one", "three\nlines\nnow"):
+            assert layouts_asked(live, content) == 0
+            await pilot.pause()
+            assert str(live.render()) == content and below.region.y == live.region.y + 3

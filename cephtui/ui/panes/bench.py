@@ -53,6 +53,7 @@ from cephtui.ui.widgets.tables import sync_table
 log = logging.getLogger("cephtui")
 
 SPARK_POINTS = 300  # seconds of history the sparklines keep
+TICK = 0.25  # seconds between two parts of the live view (see BenchPane._tick)
 
 
 class BenchPane(Pane):
@@ -155,7 +156,7 @@ class BenchPane(Pane):
         self.sampler.sample()  # primes the counters: rates start with the next call
         self._render_status()
         self._load_history()
-        self.set_interval(0.5, self._tick)
+        self.set_interval(TICK, self._tick)
 
     def on_unmount(self) -> None:
         # The app is quitting with a run going: stop it (its worker process reports the partial result),
@@ -178,14 +179,21 @@ class BenchPane(Pane):
         return self.cephtui.tabs.active == "bench"
 
     def _tick(self) -> None:
+        """Every quarter second, one part of the live view in turn: the progress (twice a second), the
+        sparklines (when a second's sample came), the host panel (once a second). Each screen update then
+        redraws a third of the view: on two cores busy with a run, drawing it all at once stalled the UI's
+        thread for 15-50 ms once a second (bench_ui_responsiveness.py)."""
         self._ticks += 1
+        part = self._ticks % 4
         busy = self.engine is not None or self.osd_bench is not None
-        if self._ticks % 2 == 0 and (busy or self._visible()):
+        if part == 3 and (busy or self._visible()):
             self.host = self.sampler.sample()
             self._render_host()
-        if self.engine is not None:
+        if self.engine is not None and part in (0, 2):
             self._render_progress(self.engine.progress())
-        if self.osd_bench is not None:
+        elif self.engine is not None and part == 1:
+            self._render_new_samples(self.engine.progress())
+        if self.osd_bench is not None and part in (0, 2):
             self._render_osds()
 
     def _render_progress(self, p: Progress) -> None:
@@ -194,10 +202,12 @@ class BenchPane(Pane):
             bar.update(total=p.total_ops, progress=p.finished)
         else:
             bar.update(total=p.seconds, progress=min(p.elapsed, p.seconds))
+        update_in_place(self.query_one("#bench-summary", Static), views.progress_text(p, self.phase))
+
+    def _render_new_samples(self, p: Progress) -> None:
         if len(p.samples) != self._shown_samples:
             self._shown_samples = len(p.samples)
             self._render_sparklines(p.samples[-SPARK_POINTS:])
-        update_in_place(self.query_one("#bench-summary", Static), views.progress_text(p, self.phase))
 
     def _render_sparklines(self, samples: Sequence[Sample]) -> None:
         for key, data, label in views.spark_series(samples):
