@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
 import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -132,6 +135,12 @@ def main() -> int:
                     help="runs, comma-separated: 4K, 4M (RADOS writes), rbd4K (block: 4 KiB random writes to a "
                          "temporary image, cache off)")
     args = ap.parse_args()
+    # The app under test saves each run to its bench history, its audit log and its state: into a directory
+    # of this script's, not the user's (a dozen rows of measurement runs showed up in a real Bench tab).
+    scratch = tempfile.mkdtemp(prefix="ctui-resp-home-")
+    atexit.register(shutil.rmtree, scratch, True)
+    for var, sub in (("CEPHTUI_STATE_DIR", "state"), ("CEPHTUI_DATA_DIR", "data"), ("CEPHTUI_AUDIT_LOG", "audit.log")):
+        os.environ[var] = os.path.join(scratch, sub)
     engines = {"both": ["worker", "thread"]}.get(args.engine, args.engine.split(","))
     if set(engines) - {"worker", "thread", "nice"}:
         ap.error(f"unknown engine(s) {sorted(set(engines) - {'worker', 'thread', 'nice'})}")
