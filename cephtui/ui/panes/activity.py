@@ -147,8 +147,8 @@ class ActivityPane(Pane):
         detail = self.query_one("#activity-detail", Static)
         e = self.selected()
         if e is None:
-            update_in_place(detail, Text("Nothing sent yet this session. Every change made from any tab shows here, "
-                               "as the exact ceph command.", style=palette.style("muted")))
+            update_in_place(detail, Text("Nothing sent yet this session. Every change made from any tab shows "
+                                         "here, as the exact ceph command.", style=palette.style("muted")))
             return
         t = Table.grid(padding=(0, 2))
         t.add_column(style="bold", width=9)

@@ -35,9 +35,9 @@ from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
 LEVEL_MARK = {"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖", "override": "⚠!"}
-# Steps before the stop: a resume there may change how the OSDs are stopped.
 RECHECK_WAITS_EVERY = 5.0  # seconds between the plan's own preflights while a check says "wait"
 OVERRIDABLE = ("block", "wait")  # levels whose override the plan offers (a wait may turn into a blocker)
+# Steps before the stop: a resume there may change how the OSDs are stopped.
 BEFORE_STOP = ("preflight", "drain", "wait_safe", "stop")
 STEP_TEXT = {
     "preflight": "Preflight: fill after the move vs the cluster's full ratios, ok-to-stop, other PGs, flags",
