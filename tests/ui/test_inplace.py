@@ -6,9 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import pytest
 from textual.app import App, ComposeResult
-from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -23,15 +21,19 @@ class TwoStatics(App[None]):
         yield Static("below", id="below")
 
 
+class FixedHeight(TwoStatics):
+    CSS = "#live { height: 3; } #below { height: 1; }"
+
+
 @asynccontextmanager
-async def two_statics() -> AsyncIterator[tuple[Pilot[None], Static, Static]]:
+async def two_statics(app_class: type[TwoStatics] = TwoStatics) -> AsyncIterator[tuple[Pilot[None], Static, Static]]:
     """The app at 40x8: its pilot, the live Static and the one below it."""
-    app = TwoStatics()
+    app = app_class()
     async with app.run_test(size=(40, 8)) as pilot:
         yield pilot, app.query_one("#live", Static), app.query_one("#below", Static)
 
 
-def layouts_asked(static: Static, content: str, shape: object = None) -> int:
+def layouts_asked(static: Static, content: str) -> int:
     """update_in_place, and how many layouts it asked for (Textual's own, during the next layout, are not
     counted: they follow from ours)."""
     asked = 0
@@ -43,7 +45,7 @@ def layouts_asked(static: Static, content: str, shape: object = None) -> int:
         return original(*regions, **kw)
     static.refresh = refresh  # type: ignore[method-assign]
     try:
-        update_in_place(static, content, shape)
+        update_in_place(static, content)
     finally:
         del static.refresh  # the class's method again
     return asked
@@ -112,51 +114,9 @@ async def test_a_widget_sized_by_its_content_is_always_laid_out() -> None:
         assert right.region.x == live.region.x + 2
 
 
-async def test_a_known_shape_skips_the_measurement_until_the_shape_or_the_width_changes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """The Bench tab's host table every second: the same cells' lengths at the same width have the same height,
-    so the table is not rendered once more just to measure it."""
-    measured = 0
-    original = Content.get_height
-
-    def get_height(self: Content, *a: Any, **kw: Any) -> int:
-        nonlocal measured
-        measured += 1
-        return original(self, *a, **kw)
-    monkeypatch.setattr(Content, "get_height", get_height)
-
-    def update(live: Static, content: str, shape: object) -> tuple[int, int]:
-        """(layouts asked, measurements made) by one update_in_place (Textual's own come later, in its layout)."""
-        before = measured
-        return layouts_asked(live, content, shape), measured - before
-
-    async with two_statics() as (pilot, live, below):
-        assert update(live, "first 1", 7) == (1, 1)  # nothing measured yet
-        await pilot.pause()
-        assert update(live, "first 2", 7) == (0, 0)  # the same shape: not measured, no layout
-        await pilot.pause()
-        assert str(live.render()) == "first 2"
-        assert update(live, "a longer\ntwo lines", 8) == (1, 1)  # a new shape: measured, taller
-        await pilot.pause()
-        assert below.region.y == live.region.y + 2
-        await pilot.resize_terminal(30, 8)
-        await pilot.pause()
-        assert update(live, "a longer\ntwo lines", 8)[1] == 1  # the same shape at another width: measured
-
-
-class FixedHeight(App[None]):
-    CSS = "#live { height: 3; } #below { height: 1; }"
-
-    def compose(self) -> ComposeResult:
-        yield Static("one line", id="live")
-        yield Static("below", id="below")
-
-
 async def test_a_height_set_in_cells_is_neither_measured_nor_laid_out() -> None:
     """The Bench tab's host box: its height is set, so a bottleneck line that comes and goes moves nothing."""
-    app = FixedHeight()
-    async with app.run_test(size=(40, 8)) as pilot:
-        live, below = app.query_one("#live", Static), app.query_one("#below", Static)
+    async with two_statics(FixedHeight) as (pilot, live, below):
         for content in ("two\nlines", "one", "three\nlines\nnow"):
             assert layouts_asked(live, content) == 0
             await pilot.pause()

@@ -275,13 +275,18 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                             "copy, destroying would lose them; the wizard waits for safe-to-destroy and says so"))
     else:
         checks.append(Check("pgs", "ok", "all PGs active+clean"))
+    lift_overridden(checks, overrides)
+    return checks
+
+
+def lift_overridden(checks: list[Check], overrides: list[str] | tuple[str, ...]) -> None:
+    """Blockers whose override was given become level 'override' (risk accepted, said in their detail). So does
+    a wait that names one (Ceph's "not ok to stop" while PGs settle): the operator accepted that answer in
+    advance, as they would once it turns into a blocker."""
     for c in checks:
-        # A wait that names an override (Ceph's "not ok to stop" while PGs settle) is lifted too: the operator
-        # accepted that answer in advance, as they would once it turns into a blocker.
         if c.level in ("block", "wait") and c.override and c.override in overrides:
             c.level = "override"
             c.detail = f"{c.detail} — OVERRIDDEN: {OVERRIDES[c.override]}"
-    return checks
 
 
 def safe_to_destroy(client: Any, osds: list[int]) -> tuple[bool, str]:

@@ -25,6 +25,7 @@ from cephtui.ceph.workflows.removal_checks import (
     done_gate,
     drain_progress,
     last_copy_pgs,
+    lift_overridden,
     osd_set,
     pgs_brief,
     preflight,
@@ -196,9 +197,7 @@ class RemovalEngine:
                     c.level = "block"
                     c.override = c.override or "pgs"  # ok-to-stop keeps its own
                     c.detail = c.detail.split(";")[0] + f" and still not active after {SETTLE_TIMEOUT:.0f} s"
-                    if c.override in s.overrides:  # accepted in advance, in the plan
-                        c.level = "override"
-                        c.detail = f"{c.detail} — OVERRIDDEN: {OVERRIDES[c.override]}"
+            lift_overridden(checks, s.overrides)  # a timed-out wait whose override was ticked in the plan
             s.checks = [asdict(c) for c in checks]
         s.progress.pop("settling_since", None)
         if any(c.level == "block" for c in checks):

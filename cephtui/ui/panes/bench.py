@@ -219,8 +219,8 @@ class BenchPane(Pane):
         if h is None or not h.primed:
             return
         samples = self.engine.progress().samples if self.engine is not None else ()
-        rows = views.host_rows(h, samples[-1].mib_s if samples else 0.0)
-        update_in_place(self.query_one("#bench-host", Static), views.host_table(rows), shape=views.rows_shape(rows))
+        update_in_place(self.query_one("#bench-host", Static),
+                        views.host_table(h, samples[-1].mib_s if samples else 0.0))
 
     def _render_status(self) -> None:
         running = (self.running.cli() if self.running else self.phase) if self.engine is not None or self.phase \

@@ -135,34 +135,21 @@ def spark_series(samples: Sequence[Sample]) -> list[tuple[str, list[float], Text
     return out
 
 
-def host_rows(h: HostSample, mib_s: float) -> tuple[tuple[str, str], ...]:
-    """This host's load beside the run, as (label, value) rows, with a bottleneck hint (label "bottleneck")
-    when the host is what limits it."""
-    cores = " ".join(f"{c:.0f}" for c in h.per_core_percent)
-    rows = (("CPU", f"{h.cpu_percent or 0:.0f}% (cores {cores})"),
-            ("cephtui", f"{h.process_cpu_percent or 0:.0f}% of a core"),
-            ("memory", f"{human_bytes(h.mem_used)} / {human_bytes(h.mem_total)}"),
-            ("disk", f"{human_rate(h.disk_read_bps or 0)} rd, {human_rate(h.disk_write_bps or 0)} wr"),
-            ("network", f"{human_rate(h.net_rx_bps or 0)} rx, {human_rate(h.net_tx_bps or 0)} tx"),
-            ("loopback", f"{human_rate(h.loopback_rx_bps or 0)}"))
-    hint = bottleneck_hint(h, mib_s)
-    return rows + (("bottleneck", hint),) if hint else rows
-
-
-def rows_shape(rows: tuple[tuple[str, str], ...]) -> tuple[tuple[int, int], ...]:
-    """What a grid's height at a given width follows from (update_in_place's `shape`): its cells' lengths."""
-    return tuple((len(k), len(v)) for k, v in rows)
-
-
-def host_table(rows: tuple[tuple[str, str], ...]) -> Table:
+def host_table(h: HostSample, mib_s: float) -> Table:
+    """This host's load beside the run, with a bottleneck hint when the host is what limits it."""
     t = Table.grid(padding=(0, 1))
     t.add_column(style="bold")
     t.add_column()
-    for k, v in rows:
-        if k == "bottleneck":
-            t.add_row(Text(k, style=palette.style("bold err")), Text(v, style=palette.style("err")))
-        else:
-            t.add_row(k, v)
+    cores = " ".join(f"{c:.0f}" for c in h.per_core_percent)
+    t.add_row("CPU", f"{h.cpu_percent or 0:.0f}% (cores {cores})")
+    t.add_row("cephtui", f"{h.process_cpu_percent or 0:.0f}% of a core")
+    t.add_row("memory", f"{human_bytes(h.mem_used)} / {human_bytes(h.mem_total)}")
+    t.add_row("disk", f"{human_rate(h.disk_read_bps or 0)} rd, {human_rate(h.disk_write_bps or 0)} wr")
+    t.add_row("network", f"{human_rate(h.net_rx_bps or 0)} rx, {human_rate(h.net_tx_bps or 0)} tx")
+    t.add_row("loopback", f"{human_rate(h.loopback_rx_bps or 0)}")
+    hint = bottleneck_hint(h, mib_s)
+    if hint:
+        t.add_row(Text("bottleneck", style=palette.style("bold err")), Text(hint, style=palette.style("err")))
     return t
 
 
