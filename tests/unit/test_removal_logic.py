@@ -125,10 +125,11 @@ def test_preflight_tells_settling_from_trouble() -> None:
     # Inactive elsewhere: the cluster is already in trouble.
     assert _pgs_check([{"pgid": "1.3", "state": "down", "acting": [0]}])[0] == "block"
     assert _pgs_check([{"pgid": "1.4", "state": "incomplete", "acting": [1]}])[0] == "block"
-    # A pool whose rule maps to no OSD (an empty root, seen on a sandbox): its PGs are unknown with acting [],
-    # which is trouble elsewhere, not "down with these OSDs" (the empty set is a subset of any).
+    # PGs on no OSD: unknown with acting [] (a new pool's for ~2 s, seen on a sandbox; or a pool whose rule
+    # finds no OSD). Not "down with these OSDs" (the empty set is a subset of any): a wait, which the engine
+    # turns into a blocker after SETTLE_TIMEOUT.
     level, detail = _pgs_check([{"pgid": "4.0", "state": "unknown", "acting": []}])
-    assert level == "block" and "not active on other OSDs" in detail
+    assert level == "wait" and "not yet created" in detail and "down with these" not in detail
 
 
 # ------------------------------------------------------------------ issue 16: stop command, preflight, gate

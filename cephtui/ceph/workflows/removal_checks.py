@@ -240,11 +240,13 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         if any(b in state for b in BAD_PG_STATES):
             # Down with the OSDs being removed (a dead disk) is what this workflow deals with;
             # anything else inactive means the cluster is already in trouble.
-            # (A PG mapped to no OSD at all, such as a pool whose rule finds none, is not "down with these".)
+            # A PG on no OSD at all is not "down with these": a new pool's PGs are `unknown` with acting []
+            # until they report (about 2 s on a sandbox), so that is a wait, which the engine turns into a
+            # blocker if it lasts (a pool whose rule finds no OSD).
             acting = osd_set(pg.get("acting"))
             if acting and acting <= targets:
                 bad_here.append(str(pg.get("pgid")))
-            elif _settling(as_str(pg.get("state"))):
+            elif not acting or _settling(as_str(pg.get("state"))):
                 settling.append(str(pg.get("pgid")))
             else:
                 bad_elsewhere.append(str(pg.get("pgid")))
@@ -255,7 +257,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                             f"({', '.join(stale[:5])}{' …' if len(stale) > 5 else ''}); checking again once their "
                             "stats are current"))
     elif settling and not bad_elsewhere:
-        checks.append(Check("pgs", "wait", f"{len(settling)} PG(s) are peering right now "
+        checks.append(Check("pgs", "wait", f"{len(settling)} PG(s) are peering or not yet created right now "
                             f"({', '.join(settling[:5])}{' …' if len(settling) > 5 else ''}); checking again "
                             "once they have settled"))
     elif bad_elsewhere:
