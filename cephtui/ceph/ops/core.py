@@ -140,7 +140,12 @@ def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: st
 def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
     try:
-        _, outs = client.mon_raw(op.prefix, op.inbuf, **dict(op.args))
+        if op.prefix in _librbd_prefixes():
+            # An image operation: librbd does it (as the `rbd` CLI does), not a mon command.
+            from cephtui.ceph.images.ops import execute
+            outs = execute(client, op)
+        else:
+            _, outs = client.mon_raw(op.prefix, op.inbuf, **dict(op.args))
     except CephReadOnly:
         raise  # never sent: nothing for the audit log
     except CephError as e:
@@ -153,6 +158,11 @@ def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     if audit is not None:
         audit.record(op, True, outs, rc=0)
     return outs.strip()
+
+
+def _librbd_prefixes() -> frozenset[str]:
+    from cephtui.ceph.images.ops import LIBRBD_PREFIXES  # images/ops builds on this module: imported late
+    return LIBRBD_PREFIXES
 
 
 def _audit_late(audit: AuditLog, op: Operation, carried: Carried) -> None:
