@@ -47,8 +47,8 @@ from cephtui.ui.panes.pools import PoolsPane
 from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.poller import RECLAIM_EVERY, Poller
 from cephtui.ui.readonly import WHY, mutating_action
+from cephtui.ui.registry import NUMBER_KEYS, number_key
 from cephtui.ui.registry import TABS as REGISTRY
-from cephtui.ui.registry import number_key
 from cephtui.ui.removals import Removals
 from cephtui.ui.themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 from cephtui.ui.widgets.confirm import ConfirmScreen, Outcome
@@ -97,7 +97,8 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("g", "edge(0)", "Top", show=False),
         Binding("G", "edge(-1)", "Bottom", show=False),
-        *(Binding(number_key(i), f"show_tab('{t.key}')", t.title, show=False) for i, t in enumerate(REGISTRY, 1)),
+        *(Binding(number_key(i), f"show_tab('{t.key}')", t.title, show=False)
+          for i, t in enumerate(REGISTRY, 1) if i <= NUMBER_KEYS),
     ]
 
 

@@ -15,7 +15,8 @@ from cephtui.ui.widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.
 EVERYWHERE = (
-    ("1…9, 0" if len(TABS) == 10 else f"1…{len(TABS)}", "switch tab: " + ", ".join(t.title for t in TABS)),
+    ("1…9, 0" if len(TABS) >= 10 else f"1…{len(TABS)}", "switch tab: " + ", ".join(t.title for t in TABS[:10])
+     + "".join(f"; {t.title} by :{t.key}" for t in TABS[10:])),
     (":", "jump: a tab (`:osds`, `:pools`), an OSD (`:osd.3`), a PG (`:1.2f`), a pool, a user "
           "(`:client.admin`), a host or bucket; `tab` completes"),
     ("/", "filter the table (PGs, OSDs, Users) or search it (other tabs)"),

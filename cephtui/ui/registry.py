@@ -11,6 +11,7 @@ from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.panes.doctor import DoctorPane
 from cephtui.ui.panes.health import HealthPane
+from cephtui.ui.panes.images import ImagesPane
 from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.panes.pgs import PGsPane
@@ -30,7 +31,8 @@ class Tab:
 
     def label(self, place: int, narrow: bool = False) -> str:
         """The tab's label: its title (short when narrow) and its number key."""
-        return f"{(self.short or self.title) if narrow else self.title} {number_key(place)}"
+        title = (self.short or self.title) if narrow else self.title
+        return f"{title} {number_key(place)}" if place <= NUMBER_KEYS else title
 
     @property
     def pane_id(self) -> str:
@@ -47,8 +49,13 @@ TABS: tuple[Tab, ...] = (
     Tab("maintenance", "Maintenance", MaintenancePane, ("maint", "m", "flags"), always_shown=True, short="Maint"),
     Tab("bench", "Bench", BenchPane, ("b", "benchmark"), always_shown=True),
     Tab("activity", "Activity", ActivityPane, ("a", "audit", "log", "history"), short="Audit"),
-    Tab("doctor", "Doctor", DoctorPane, ("d", "doc", "explain", "fix", "why")),
+    Tab("doctor", "Doctor", DoctorPane, ("d", "doc", "explain", "fix", "why"), short="Doc"),
+    # The eleventh tab: past the number row, reached by `:images` (`:rbd` names the pool), a click or the palette.
+    Tab("images", "Images", ImagesPane, ("i", "img", "image", "block"), short="RBD"),
 )
+
+
+NUMBER_KEYS = 10  # 1…9 and 0: the tabs after the tenth have none
 
 
 def number_key(place: int) -> str:

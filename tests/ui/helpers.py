@@ -23,6 +23,7 @@ from textual.widget import Widget
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.pane import Pane
+from cephtui.ui.registry import NUMBER_KEYS, number_key
 from tests.conftest import TRANSIENT
 
 SIZE = (160, 48)
@@ -131,10 +132,16 @@ async def click(pilot: Pilot, selector: str, timeout: float = 10) -> None:
     assert await pilot.click(selector), f"the click on {selector} did not land on it"
 
 
+def tab_presses(place: int, key: str) -> tuple[str, ...]:
+    """The keys that open the tab at `place` (1-based): its number key, or `:key` past the number row."""
+    return (number_key(place),) if place <= NUMBER_KEYS else ("colon", *key, "enter")
+
+
 async def show_tab(pilot: Pilot, digit: str, key: str, timeout: float = 10) -> None:
-    """Press a tab's digit; return once that tab is up and holds the focus, so the next key reaches its pane."""
+    """Press a tab's digit ("": jump there with `:key`); return once that tab is up and holds the focus, so the
+    next key reaches its pane."""
     app: Any = pilot.app
-    await pilot.press(digit)
+    await pilot.press(*((digit,) if digit else ("colon", *key, "enter")))
 
     def shown() -> bool:
         if app.tabs.active != key:

@@ -20,9 +20,8 @@ import pytest
 from cephtui.ceph.client import MGR_PREFIXES, CephClient, ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
-from cephtui.ui.registry import number_key
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, plain, tab_presses, text_of, wait_for
 
 pytestmark = pytest.mark.cluster  # its own sandbox, not the session's
 
@@ -108,7 +107,7 @@ async def test_mgr_down_for_60s_leaves_no_ops_at_the_mon(mgr_box: Sandbox, tmp_p
             rounds = 0
             while time.monotonic() - t0 < DOWN_FOR:
                 for i, (key, _) in enumerate(TABS, 1):
-                    await pilot.press(number_key(i))
+                    await pilot.press(*tab_presses(i, key))
                     before = app.snapshot
                     await wait_for(pilot, lambda k=key, b=before: app.tabs.active == k and app.snapshot is not b,
                                    30, f"a fresh snapshot on the {key} tab")

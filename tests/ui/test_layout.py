@@ -25,8 +25,8 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.compat import screen_frame
+from cephtui.ui.registry import NUMBER_KEYS, number_key
 from cephtui.ui.registry import TABS as REGISTRY
-from cephtui.ui.registry import number_key
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -34,7 +34,7 @@ from tests.conftest import Sandbox
 
 SMALL = (80, 24)
 BIG = (200, 60)
-TAB_KEYS = {key: number_key(i) for i, (key, _) in enumerate(TABS, 1)}
+TAB_KEYS = {key: number_key(i) for i, (key, _) in enumerate(TABS, 1) if i <= NUMBER_KEYS}
 PG_ROW = re.compile(r"│\s+\d+\.[0-9a-f]+\s+(?:[\w.-]+\s+)?active\+clean")  # a pool column on wide screens
 
 

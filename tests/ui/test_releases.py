@@ -12,9 +12,8 @@ import pytest
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot import parse
 from cephtui.ui.app import TABS, CephTUI
-from cephtui.ui.registry import number_key
 from tests.releases import answer, release_dirs
-from tests.ui.helpers import SIZE, text_of, wait_for
+from tests.ui.helpers import SIZE, tab_presses, text_of, wait_for
 
 CAPTURES = [pytest.param(d / f"{name}.json", id=f"{d.name}-{name}") for d in release_dirs()
             for name in ("healthy", "osd_down", "full") if (d / f"{name}.json").is_file()]
@@ -28,7 +27,7 @@ async def test_every_tab_renders_on_each_releases_answers(fx: Path) -> None:
         await wait_for(pilot, lambda: app.snapshot is not None, 30, "the first snapshot")
         assert app.snapshot is not None and app.snapshot.health.status == status
         for i, (key, _title) in enumerate(TABS, 1):
-            await pilot.press(number_key(i))
+            await pilot.press(*tab_presses(i, key))
             await wait_for(pilot, lambda key=key: app.tabs.active == key, 10, f"the {key} tab")
             await pilot.pause()
         await pilot.press("1")

@@ -1,0 +1,710 @@
+"""Images: the RBD images of a pool (or namespace) as `rbd ls`, `rbd info`, `rbd du`, `rbd snap ls` and
+`rbd status` show them; the trash (`rbd trash ls`); live per-image IO (`rbd perf image iostat`).
+
+Scale: listing a pool is one call whatever its size (10,000 names in one omap read), and the table formats only
+the rows on screen. An image's details (an open of the image; its used size from the fast-diff map) are read
+for the rows on screen only, in a worker, and kept until the next change. Sorting by a column other than the
+name reads the other rows' details in the background; until then they sort last, and the box says how many are
+known. An image without fast-diff has its used size measured by scanning, later, and marked `*`.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from cephtui.ceph import ops
+from cephtui.ceph.client import CephError, CephMgrDown
+from cephtui.ceph.format import human_bytes, human_duration, human_rate
+from cephtui.ceph.images import ops as image_ops
+from cephtui.ceph.images import perf, reader
+from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry
+from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ui import palette
+from cephtui.ui.pane import Pane
+from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.tables import set_subtitle
+from cephtui.ui.widgets.virtualtable import VirtualTable
+from cephtui.ui.wizards.form import Field, readable
+
+# (label, width, sort key): the key reads an ImageInfo (None: not known yet, sorted last)
+COLUMNS: tuple[tuple[str, int], ...] = (
+    ("image", 28), ("size", 10), ("used", 11), ("snaps", 12), ("watchers", 24), ("parent", 24),
+    ("features", 40), ("object", 7), ("data pool", 12), ("children", 8), ("mirror", 9),
+)
+NARROW = (0, 1, 2, 3, 4)  # what fits in 80 columns
+SORTS: tuple[tuple[str, Callable[[ImageInfo], Any]], ...] = (
+    ("size", lambda i: i.size), ("used", lambda i: i.used if i.used is not None else -1),
+    ("snaps", lambda i: len(i.snaps)), ("watchers", lambda i: len(i.watchers)), ("parent", lambda i: i.parent),
+    ("features", lambda i: ",".join(i.features)), ("object", lambda i: i.object_size),
+    ("data pool", lambda i: i.data_pool), ("children", lambda i: len(i.children)), ("mirror", lambda i: i.mirroring),
+)
+TRASH_COLUMNS = (("image", 28), ("id", 16), ("source", 8), ("moved to the trash", 20), ("purgeable", 24))
+IO_COLUMNS = (("image", 32), ("WR", 9), ("RD", 9), ("WR_BYTES", 11), ("RD_BYTES", 11), ("WR_LAT", 11),
+              ("RD_LAT", 11))
+LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
+DETAILS_STALE = 30.0  # an image's details are read again after this long, if on screen
+IO_EVERY = 5.0  # the mgr's stats period (mgr_stats_period): asking more often shows the same numbers
+PENDING = "…"
+
+
+def age(when: dt.datetime | None, now: dt.datetime) -> str:
+    if when is None:
+        return "?"
+    return human_duration(max((now - when).total_seconds(), 0))
+
+
+class ImagesPane(Pane):
+    HELP = ("RBD images of one pool (or namespace) at a time; `p` moves to the next. Names come from one listing "
+            "call; details are read for the rows on screen. Every change goes through a form, the exact `rbd` "
+            "command, a confirmation (the image's name typed for anything that destroys data) and the audit log.")
+    ACTION_HELP = {
+        "next_pool": "the next pool or namespace with the rbd application",
+        "sort": "sort by the next column (name first); other rows' details are read in the background",
+        "reverse": "reverse the order",
+        "trash": "show the trash (`rbd trash ls`) instead of the images, and back",
+        "iostat": "live IO per image (`rbd perf image iostat`, from the mgr), and back",
+        "open": "the image's details, snapshots, clones and watchers; snapshot operations there",
+        "create": "create an image: size, features, object size, an EC data pool",
+        "resize": "grow or shrink (shrinking wants the name typed and says what is lost)",
+        "snapshot": "take a snapshot",
+        "flatten": "copy a clone's parent data in (an mgr task that goes on after cephtui quits)",
+        "to_trash": "move to the trash (restorable)",
+        "delete": "remove the image (typed name; refused while watched), or in the trash delete one for good",
+        "restore": "in the trash: restore the image",
+        "purge": "in the trash: purge what has passed its deferment time",
+    }
+    MUTATING = {
+        "create": "creating an image", "resize": "resizing an image", "snapshot": "taking a snapshot",
+        "flatten": "flattening a clone", "to_trash": "moving an image to the trash", "delete": "removing an image",
+        "restore": "restoring an image", "purge": "purging the trash",
+    }
+    BINDINGS = [
+        Binding("enter", "open", "Details"),
+        Binding("p", "next_pool", "Pool"),
+        Binding("o", "sort", "Sort"),
+        Binding("O", "reverse", "Reverse", show=False),
+        Binding("t", "trash", "Trash"),
+        Binding("i", "iostat", "IO"),
+        Binding("c", "create", "Create"),
+        Binding("e", "resize", "Resize"),
+        Binding("s", "snapshot", "Snapshot"),
+        Binding("f", "flatten", "Flatten", show=False),
+        Binding("T", "to_trash", "To trash", show=False),
+        Binding("D", "delete", "Delete"),
+        Binding("u", "restore", "Restore", show=False),
+        Binding("P", "purge", "Purge", show=False),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def __init__(self, **kw: object) -> None:
+        super().__init__(**kw)  # type: ignore[arg-type]
+        self.places: tuple[Place, ...] = ()
+        self.place: Place | None = None
+        self.names: tuple[str, ...] = ()
+        self.listed_at = 0.0
+        self.problem = ""  # why the images cannot be listed (module missing, pool gone, caps)
+        self.details: dict[ImageRef, ImageInfo] = {}
+        self.read_at: dict[ImageRef, float] = {}
+        self.failed: dict[ImageRef, str] = {}
+        self.trash: tuple[TrashEntry, ...] = ()
+        self.io: perf.IOReport | None = None
+        self.io_problem = ""
+        self.io_asked_at = 0.0
+        self.io_key = "write_ops"
+        self.mode = "images"  # images / trash / io
+        self.sort_index = -1  # -1: by name; else SORTS[i]
+        self.reverse = False
+        self.filter_text = ""
+        self._wanted: list[ImageRef] = []  # details to read next (the rows on screen), newest want first
+        self._wanted_lock = threading.Lock()
+        self._scan: list[ImageRef] = []  # images without fast-diff whose used size is still to be scanned
+        self._filling = False  # reading every row's details for a sort
+        self._audited = 0  # how many audit entries were seen: a change made here reloads the listing
+        self._listing = False
+        self._now = dt.datetime.now()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="images-summary")
+        with Vertical(id="images-box", classes="box"):
+            yield FilterInput("filter: image name (all words must match)", id="images-filter")
+            yield VirtualTable(COLUMNS, self._cells, key=lambda r: r, id="images-table")
+            yield VirtualTable(TRASH_COLUMNS, self._trash_cells, key=lambda e: e.id, id="images-trash")
+            yield VirtualTable(IO_COLUMNS, self._io_cells, key=lambda r: r.spec, id="images-io")
+        yield Static(id="images-detail", classes="box")
+
+    def on_resize(self) -> None:
+        """Under 100 columns: name, size, used, snapshots and watchers, in narrower columns."""
+        narrow = self.size.width < 100
+        if narrow:
+            self.vtable.set_columns([("image", 20), ("size", 9), ("used", 10), ("snaps", 11), ("watchers", 18)],
+                                    NARROW)
+        else:
+            self.vtable.set_columns(COLUMNS)
+
+    def on_mount(self) -> None:
+        self.query_one("#images-detail").border_title = "Selected"
+        self.query_one("#images-trash").display = False
+        self.query_one("#images-io").display = False
+        self.watch(self.vtable, "cursor", self._show_detail, init=False)
+        self.set_interval(0.3, self._want_visible)
+        self.set_interval(1.0, self._tick)
+        self._title()
+        self._summary()
+
+    # ------------------------------------------------------------ the contract
+    @property
+    def vtable(self) -> VirtualTable[ImageRef]:
+        return self.query_one("#images-table", VirtualTable)
+
+    def focus_table(self) -> None:
+        self._table().focus()
+
+    def _table(self) -> VirtualTable[Any]:
+        return self.query_one({"images": "#images-table", "trash": "#images-trash", "io": "#images-io"}[self.mode],
+                              VirtualTable)
+
+    def show(self, snap: ClusterSnapshot) -> None:
+        audited = len(self.cephtui.audit.session) if self.cephtui.audit is not None else 0
+        changed = audited != self._audited
+        self._audited = audited
+        if changed:  # an image changed through cephtui: read again what is on screen
+            self.details.clear()
+            self.read_at.clear()
+        if changed or time.monotonic() - self.listed_at > LIST_EVERY:
+            self.reload()
+
+    def is_match(self, table: object, index: int) -> bool:
+        return True  # the filter box already narrows the rows
+
+    def retheme(self) -> None:
+        self._summary()
+        self._show_detail()
+
+    # ------------------------------------------------------------ listing
+    def reload(self) -> None:
+        if not self._listing:
+            self._listing = True
+            self._list(self.place)
+
+    @work(thread=True, group="images-list", exit_on_error=False)
+    def _list(self, place: Place | None) -> None:
+        client = self.cephtui.client
+        try:
+            places, problems = reader.places(client)
+            if place is None or place not in places:
+                place = places[0] if places else None
+            names = reader.list_names(client.handle, place) if place is not None else ()
+            trash = reader.list_trash(client.handle, place) if place is not None else ()
+            problem = "; ".join(problems)
+            if place is None:
+                problem = ("no pool has the rbd application: `rbd pool init POOL` (or `ceph osd pool application "
+                           "enable POOL rbd`) tags one")
+        except reader.ImagesUnavailable as e:
+            places, place, names, trash, problem = (), None, (), (), str(e)
+        except Exception as e:  # rados.Error, rbd.Error, CephError: said on the tab, tried again later
+            places, names, trash, problem = self.places, self.names, self.trash, f"cannot list images: {e}"
+        self.app.call_from_thread(self._listed, places, place, names, trash, problem)
+
+    def _listed(self, places: tuple[Place, ...], place: Place | None, names: tuple[str, ...],
+                trash: tuple[TrashEntry, ...], problem: str) -> None:
+        self._listing = False
+        self.listed_at = time.monotonic()
+        moved = place != self.place
+        self.places, self.place, self.trash, self.problem = places, place, trash, problem
+        if moved:
+            self.details.clear()
+            self.read_at.clear()
+            self.failed.clear()
+        if names != self.names or moved:
+            self.names = names
+        self._rows()
+        self._title()
+        self._summary()
+
+    def _refs(self) -> list[ImageRef]:
+        if self.place is None:
+            return []
+        words = self.filter_text.lower().split()
+        names = [n for n in self.names if all(w in n.lower() for w in words)] if words else self.names
+        return [ImageRef(self.place.pool, n, self.place.namespace) for n in names]
+
+    def _rows(self) -> None:
+        refs = self._refs()
+        if self.sort_index >= 0:
+            _, key = SORTS[self.sort_index]
+            known = [r for r in refs if r in self.details]
+            unknown = [r for r in refs if r not in self.details]
+            known.sort(key=lambda r: (key(self.details[r]), r.name), reverse=self.reverse)
+            refs = known + unknown
+        elif self.reverse:
+            refs.reverse()
+        self.vtable.set_rows(refs)
+        self.query_one("#images-trash", VirtualTable).set_rows(self.trash)
+        self._show_detail()
+
+    # ------------------------------------------------------------ details of the rows on screen
+    def _visible(self) -> list[ImageRef]:
+        vt = self.vtable
+        top = vt.scroll_offset.y
+        rows = vt.rows
+        return list(rows[top:top + max(vt.size.height, 1) + 1])
+
+    def _want_visible(self) -> None:
+        if self.mode != "images" or not self.vtable.display or not self.names:
+            return
+        now = time.monotonic()
+        want = [r for r in self._visible()
+                if r not in self.failed and now - self.read_at.get(r, -1e9) > DETAILS_STALE]
+        if want:
+            with self._wanted_lock:
+                self._wanted = want + [r for r in self._wanted if r not in want]
+            self._read_details()
+
+    @work(thread=True, group="images-details", exclusive=False, exit_on_error=False)
+    def _read_details(self) -> None:
+        client = self.cephtui.client
+        hosts = reader.host_names(client)
+        while True:
+            with self._wanted_lock:
+                if not self._wanted:
+                    return
+                batch, self._wanted = self._wanted[:8], self._wanted[8:]
+            got: list[tuple[ImageRef, ImageInfo | None, str]] = []
+            for ref in batch:
+                got.append(self._read_one(client, ref, hosts))
+            self.app.call_from_thread(self._got_details, got)
+
+    @staticmethod
+    def _read_one(client: Any, ref: ImageRef, hosts: Callable[[str], str], du: str = "fast"
+                  ) -> tuple[ImageRef, ImageInfo | None, str]:
+        try:
+            return ref, reader.read_image(client.handle, ref, du=du, hosts=hosts), ""
+        except Exception as e:  # gone meanwhile (ImageNotFound), an OSD timeout: said in its row
+            return ref, None, str(e) or type(e).__name__
+
+    def _got_details(self, got: list[tuple[ImageRef, ImageInfo | None, str]]) -> None:
+        now = time.monotonic()
+        for ref, info, error in got:
+            self.read_at[ref] = now
+            if info is None:
+                self.failed[ref] = error
+                self.details.pop(ref, None)
+            else:
+                self.failed.pop(ref, None)
+                self.details[ref] = info
+                if info.used is None and ref not in self._scan:
+                    self._scan.append(ref)
+        if self.sort_index >= 0:
+            self._rows()
+        else:
+            self.vtable.refresh()
+        self._show_detail()
+        self._summary()
+        if self._scan:
+            self._scan_used()
+
+    @work(thread=True, group="images-scan", exclusive=True, exit_on_error=False)
+    def _scan_used(self) -> None:
+        """Used sizes of images without fast-diff: every object asked (as `rbd du` does): slow, one at a time."""
+        client = self.cephtui.client
+        hosts = reader.host_names(client)
+        while self._scan:
+            ref = self._scan.pop(0)
+            got = self._read_one(client, ref, hosts, du="scan")
+            self.app.call_from_thread(self._got_details, [got])
+
+    def _fill_all(self) -> None:
+        """Sorting by a detail column: read every row's details, four at a time."""
+        if not self._filling:
+            self._filling = True
+            self._fill([r for r in self._refs() if r not in self.details])
+
+    @work(thread=True, group="images-fill", exit_on_error=False)
+    def _fill(self, refs: list[ImageRef]) -> None:
+        client = self.cephtui.client
+        hosts = reader.host_names(client)
+        try:
+            with ThreadPoolExecutor(4) as pool:
+                batch: list[tuple[ImageRef, ImageInfo | None, str]] = []
+                for got in pool.map(lambda r: self._read_one(client, r, hosts), refs):
+                    batch.append(got)
+                    if len(batch) >= 200:
+                        self.app.call_from_thread(self._got_details, batch)
+                        batch = []
+                if batch:
+                    self.app.call_from_thread(self._got_details, batch)
+        finally:
+            self._filling = False
+
+    # ------------------------------------------------------------ cells
+    def _cells(self, ref: ImageRef) -> list[tuple[str, str]]:
+        info = self.details.get(ref)
+        name = (ref.name, "bold")
+        if info is None:
+            error = self.failed.get(ref)
+            if error:
+                return [name, (f"✖ {error}"[:60], palette.style("err"))]
+            return [name, (PENDING, palette.style("muted"))]
+        muted = palette.style("muted")
+        if info.used is None:
+            used = ("scanning…" if info.ref in self._scan else "?", muted)
+        else:
+            used = (human_bytes(info.used) + ("" if info.used_exact else " *"), "" if info.used_exact else muted)
+        snaps = "-"
+        if info.snaps:
+            newest = info.newest_snap
+            prot = f" {len(info.protected_snaps)}P" if info.protected_snaps else ""
+            snaps = f"{len(info.snaps)}{prot} {age(newest.timestamp if newest else None, self._now)}"
+        watchers = ("-", muted)
+        if info.watchers:
+            w = info.watchers[0]
+            more = f" +{len(info.watchers) - 1}" if len(info.watchers) > 1 else ""
+            watchers = ((w.host or w.address) + more, palette.style("bold warn"))
+        return [name, (human_bytes(info.size), ""), used, (snaps, ""), watchers,
+                (info.parent or "-", "" if info.parent else muted), (",".join(info.features), muted),
+                (human_bytes(info.object_size), ""), (info.data_pool or "-", ""),
+                (str(len(info.children)) if info.children else "-", ""), (info.mirroring or "-", muted)]
+
+    def _trash_cells(self, e: TrashEntry) -> list[tuple[str, str]]:
+        when = e.deferred_until
+        purge = "now" if e.expired(self._now) else f"after {when:%Y-%m-%d %H:%M}" if when else "?"
+        return [(e.name, "bold"), (e.id, ""), (e.source, ""),
+                (f"{e.deleted:%Y-%m-%d %H:%M}" if e.deleted else "?", ""), (purge, "")]
+
+    def _io_cells(self, r: perf.ImageIO) -> list[tuple[str, str]]:
+        return [(r.spec, "bold"), (perf.rate_words(r.write_ops), ""), (perf.rate_words(r.read_ops), ""),
+                (human_rate(r.write_bytes), ""), (human_rate(r.read_bytes), ""),
+                (perf.latency_words(r.write_latency), ""), (perf.latency_words(r.read_latency), "")]
+
+    # ------------------------------------------------------------ texts
+    def _title(self) -> None:
+        box = self.query_one("#images-box")
+        where = self.place.spec if self.place else "?"
+        box.border_title = {
+            "images": f"images in {where} (rbd ls; details for the rows on screen)",
+            "trash": f"trash of {where} (rbd trash ls)",
+            "io": f"IO per image (rbd perf image iostat, sorted by {self.io_key})",
+        }[self.mode]
+        if self.mode == "trash":
+            set_subtitle(box, f"{len(self.trash)} in the trash")
+            return
+        if self.mode == "io":
+            set_subtitle(box, f"{len(self.io.images) if self.io else 0} busy images · o: sort")
+            return
+        order = "name" if self.sort_index < 0 else SORTS[self.sort_index][0]
+        shown = self.vtable.row_count
+        known = sum(1 for r in self.vtable.rows if r in self.details) if self.sort_index >= 0 else 0
+        partial = f", details known for {known} of {shown}" if self.sort_index >= 0 and known < shown else ""
+        note = f" match '{readable(self.filter_text, 40)}'" if self.filter_text.strip() else ""
+        set_subtitle(box, f"{shown} of {len(self.names)} images{note} · by {order}"
+                          f"{' (reversed)' if self.reverse else ''}{partial}")
+
+    def _summary(self) -> None:
+        parts = []
+        if self.problem:
+            parts.append(palette.markup("bold warn", f"⚠ {escape(self.problem)}"))
+        if self.place is None and not self.problem:
+            parts.append("[i]listing the rbd pools…[/]")
+        if self.place is not None:
+            others = f" ({len(self.places)} places, p: next)" if len(self.places) > 1 else ""
+            parts.append(f"[b]{escape(self.place.spec)}[/]{others}: [b]{len(self.names)}[/] images")
+            known = [i for i in self.details.values() if i.ref.place == self.place.spec]
+            if known:
+                watched = sum(1 for i in known if i.watchers)
+                parts.append(f"{watched} of {len(known)} read are in use")
+            parts.append(f"{len(self.trash)} in the trash (t)")
+            if any(not i.used_exact for i in known):
+                parts.append("* used size scanned (no fast-diff)")
+        if self.mode == "io":
+            parts.append(self._io_state())
+        self.query_one("#images-summary", Static).update(" · ".join(parts))
+
+    def _io_state(self) -> str:
+        if self.io_problem:
+            return palette.markup("bold warn", f"⚠ {escape(self.io_problem)}")
+        waited = time.monotonic() - self.io_asked_at
+        if self.io is None or not self.io.images:
+            if waited < perf.FIRST_DATA_S + IO_EVERY:
+                return f"[i]waiting for the mgr's first numbers ({waited:.0f} s of about {perf.FIRST_DATA_S} s)[/]"
+            return "no image has had IO in the last period"
+        return f"{len(self.io.images)} busy image(s)"
+
+    def _show_detail(self) -> None:
+        detail = self.query_one("#images-detail", Static)
+        if self.mode == "trash":
+            e = self._selected_trash()
+            detail.update(Text(f"{e.place}/{e.name} (id {e.id}): u restores it, D deletes it for good, P purges "
+                               "everything past its deferment time" if e else "The trash is empty.",
+                               style=palette.style("muted")))
+            return
+        if self.mode == "io":
+            detail.update(Text(f"The mgr's rbd perf image stats: it {perf.LIMITS}. o sorts by the next of write "
+                               "ops, read ops, write bytes, read bytes, write and read latency (as rbd perf image "
+                               "iostat --sort-by).", style=palette.style("muted")))
+            return
+        ref = self.selected()
+        if ref is None:
+            detail.update(Text("No image here (c creates one)." if self.place else "", style=palette.style("muted")))
+            return
+        info = self.details.get(ref)
+        if info is None:
+            detail.update(Text(self.failed.get(ref, f"reading {ref.spec}…"), style=palette.style("muted")))
+            return
+        detail.update(describe(info, self._now))
+
+    # ------------------------------------------------------------ timers
+    def _tick(self) -> None:
+        self._now = dt.datetime.now()
+        if self.mode == "io" and self.cephtui.tabs.active == "images" \
+                and time.monotonic() - self._io_polled > IO_EVERY:
+            self._io_polled = time.monotonic()
+            self._poll_io(self.place.spec if self.place else "", self.io_key)
+        if self.mode == "io":
+            self._summary()
+
+    _io_polled = 0.0
+
+    @work(thread=True, group="images-io", exclusive=True, exit_on_error=False)
+    def _poll_io(self, pool_spec: str, key: str) -> None:
+        try:
+            report, problem = perf.image_stats(self.cephtui.client, pool_spec, key), ""
+        except CephMgrDown as e:
+            report, problem = None, f"mgr down: no per-image IO ({e.message})"
+        except CephError as e:
+            report, problem = None, f"rbd perf image stats: {e.message}"
+        except ValueError as e:
+            report, problem = None, str(e)
+        self.app.call_from_thread(self._got_io, report, problem)
+
+    def _got_io(self, report: perf.IOReport | None, problem: str) -> None:
+        self.io_problem = problem
+        self.io = report  # never the last numbers under "mgr down": no numbers at all
+        rows = perf.ranked(report, self.io_key) if report is not None else ()
+        self.query_one("#images-io", VirtualTable).set_rows(rows)
+        self._summary()
+
+    # ------------------------------------------------------------ selection
+    def selected(self) -> ImageRef | None:
+        vt = self.vtable
+        if self.mode == "images" and 0 <= vt.cursor < vt.row_count:
+            return vt.rows[vt.cursor]
+        return None
+
+    def _selected_trash(self) -> TrashEntry | None:
+        t = self.query_one("#images-trash", VirtualTable)
+        if self.mode == "trash" and 0 <= t.cursor < t.row_count:
+            entry: TrashEntry = t.rows[t.cursor]
+            return entry
+        return None
+
+    # ------------------------------------------------------------ view actions
+    @on(FilterInput.Applied, "#images-filter")
+    def _apply_filter(self, event: FilterInput.Applied) -> None:
+        self.filter_text = event.text
+        self._rows()
+        self._title()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#images-filter", FilterInput).clear_filter()
+
+    def action_next_pool(self) -> None:
+        if not self.places:
+            self.app.notify("No pool with the rbd application.", severity="warning")
+            return
+        i = self.places.index(self.place) if self.place in self.places else -1
+        self.place = None if len(self.places) == 0 else self.places[(i + 1) % len(self.places)]
+        self.names, self.trash = (), ()
+        self.details.clear()
+        self.read_at.clear()
+        self._rows()
+        self._listing = True
+        self._list(self.place)
+
+    def action_sort(self) -> None:
+        if self.mode == "io":
+            keys = perf.SORT_KEYS
+            self.io_key = keys[(keys.index(self.io_key) + 1) % len(keys)]
+            self._io_polled = 0.0
+            if self.io is not None:
+                self.query_one("#images-io", VirtualTable).set_rows(perf.ranked(self.io, self.io_key))
+            self._title()
+            return
+        self.sort_index = self.sort_index + 1 if self.sort_index + 1 < len(SORTS) else -1
+        if self.sort_index >= 0:
+            self._fill_all()
+        self._rows()
+        self._title()
+
+    def action_reverse(self) -> None:
+        self.reverse = not self.reverse
+        self._rows()
+        self._title()
+
+    def _set_mode(self, mode: str) -> None:
+        self.mode = mode if self.mode != mode else "images"
+        for m, sel in (("images", "#images-table"), ("trash", "#images-trash"), ("io", "#images-io")):
+            self.query_one(sel).display = self.mode == m
+        self.query_one("#images-filter").display = self.mode == "images"
+        if self.mode == "io":
+            self.io_asked_at = time.monotonic() if self.io is None else self.io_asked_at
+            self._io_polled = 0.0
+            self._tick()
+        self._table().focus()
+        self._title()
+        self._summary()
+        self._show_detail()
+
+    def action_trash(self) -> None:
+        self._set_mode("trash")
+
+    def action_iostat(self) -> None:
+        self._set_mode("io")
+
+    def action_open(self) -> None:
+        ref = self.selected()
+        if ref is None:
+            return
+        from cephtui.ui.screens.image_detail import ImageDetailScreen
+        self.app.push_screen(ImageDetailScreen(ref))
+
+    # ------------------------------------------------------------ operations
+    def _fresh(self, then: Callable[[ImageInfo], None]) -> None:
+        """Read the selected image again (used size included) before a change is built on it."""
+        ref = self.selected()
+        if ref is None:
+            self.app.notify("Select an image first." if self.mode == "images" else "Back to the images first (t).",
+                            severity="warning")
+            return
+        self._fresh_worker(ref, then)
+
+    @work(thread=True, group="images-fresh", exit_on_error=False)
+    def _fresh_worker(self, ref: ImageRef, then: Callable[[ImageInfo], None]) -> None:
+        client = self.cephtui.client
+        got = self._read_one(client, ref, reader.host_names(client), du="scan")
+        if got[1] is None:
+            self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
+            return
+        info = got[1]
+        self.app.call_from_thread(then, info)
+
+    def _confirm(self, build: Callable[[], ops.Operation], info: ImageInfo | None = None) -> None:
+        try:
+            op = build()
+        except ValueError as e:
+            self.app.notify(readable(str(e)), title="Refused: nothing was sent", severity="error", timeout=12)
+            return
+        explain = describe(info, self._now) if info is not None else ""
+        if op.effect:
+            explain = Table.grid()
+            explain.add_row(Text(op.effect, style=palette.style("bold warn" if op.impact == ops.DESTROYS else "")))
+            if info is not None:
+                explain.add_row(describe(info, self._now))
+        self.cephtui.confirm_operations([op], explain=explain)
+
+    def action_create(self) -> None:
+        if self.place is None:
+            self.app.notify("No pool with the rbd application to create an image in.", severity="warning")
+            return
+        place = self.place
+        self.cephtui.form_then_confirm(
+            f"Create an image in {place.spec}",
+            [Field("name", "name"), Field("size", "size (e.g. 10G)", "10G"),
+             Field("object_size", "object size (empty: 4M)", placeholder="4M"),
+             Field("features", "features (empty: the cluster's default)",
+                   placeholder="layering,exclusive-lock,object-map,fast-diff,deep-flatten"),
+             Field("data_pool", "data pool (erasure-coded; empty: none)")],
+            lambda v: [image_ops.build_create(place, v["name"], v["size"], v["object_size"], v["features"],
+                                              v["data_pool"])],
+            help="The image is thin: it takes space only as it is written.")
+
+    def action_resize(self) -> None:
+        self._fresh(lambda info: self.cephtui.form_then_confirm(
+            f"Resize {info.ref.spec} ({human_bytes(info.size)}, {human_bytes(info.used or 0)} used)",
+            [Field("size", "new size", human_bytes(info.size).replace(" ", "").replace("iB", ""))],
+            lambda v: [image_ops.build_resize(info, v["size"])],
+            help="Growing is plain. Shrinking discards everything past the new end: the name is asked for."))
+
+    def action_snapshot(self) -> None:
+        self._fresh(lambda info: self.cephtui.form_then_confirm(
+            f"Snapshot {info.ref.spec}",
+            [Field("snap", "snapshot name", dt.datetime.now().strftime("snap-%Y%m%d-%H%M"))],
+            lambda v: [image_ops.build_snap_create(info, v["snap"])]))
+
+    def action_flatten(self) -> None:
+        self._fresh(lambda info: self._confirm(lambda: image_ops.build_flatten(info), info))
+
+    def action_to_trash(self) -> None:
+        self._fresh(lambda info: self._confirm(lambda: image_ops.build_trash_move(info), info))
+
+    def action_delete(self) -> None:
+        if self.mode == "trash":
+            e = self._selected_trash()
+            if e is not None:
+                self._confirm(lambda: image_ops.build_trash_remove(e, dt.datetime.now()))
+            return
+        self._fresh(lambda info: self._confirm(lambda: image_ops.build_remove(info), info))
+
+    def action_restore(self) -> None:
+        e = self._selected_trash()
+        if e is None:
+            self.app.notify("Open the trash (t) and select an image first.", severity="warning")
+            return
+        self.cephtui.form_then_confirm(
+            f"Restore {e.place}/{e.name} from the trash", [Field("name", "restore as", e.name)],
+            lambda v: [image_ops.build_trash_restore(e, v["name"])])
+
+    def action_purge(self) -> None:
+        if self.place is None:
+            return
+        place, trash = self.place, self.trash
+        self._confirm(lambda: image_ops.build_trash_purge(place, trash, dt.datetime.now()))
+
+
+def describe(info: ImageInfo, now: dt.datetime) -> Table:
+    """The selected image, as `rbd info`, `rbd du`, `rbd snap ls` and `rbd status` would say it."""
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold", width=10)
+    t.add_column()
+    used = "not measured" if info.used is None else human_bytes(info.used) + (
+        "" if info.used_exact else " (scanned: no fast-diff)")
+    t.add_row("image", Text(f"{info.ref.spec}  id {info.id}", style="bold"))
+    t.add_row("size", f"{human_bytes(info.size)} provisioned, {used} used; objects of "
+                      f"{human_bytes(info.object_size)}" + (f"; data in {info.data_pool}" if info.data_pool else ""))
+    t.add_row("features", ", ".join(info.features) or "none")
+    if info.parent:
+        t.add_row("parent", f"clone of {info.parent} (f flattens it)")
+    if info.children:
+        t.add_row("children", ", ".join(info.children[:6]) + (" …" if len(info.children) > 6 else ""))
+    if info.snaps:
+        snaps = ", ".join(f"{s.name}{' (protected)' if s.protected else ''}" for s in info.snaps[-6:])
+        newest = info.newest_snap
+        t.add_row("snapshots", f"{len(info.snaps)}: {snaps}; newest {age(newest.timestamp if newest else None, now)} "
+                               "old (enter: all, with their operations)")
+    if info.watchers:
+        t.add_row("watchers", Text("; ".join(w.describe() for w in info.watchers) + ": in use (a VM, a mapped device)",
+                                   style=palette.style("bold warn")))
+    else:
+        t.add_row("watchers", Text("none: no client has it open", style=palette.style("muted")))
+    if info.mirroring:
+        t.add_row("mirroring", info.mirroring)
+    if info.problem:
+        t.add_row("note", Text(info.problem, style=palette.style("warn")))
+    return t
+
+
+def snapshot_lines(info: ImageInfo, now: dt.datetime) -> Sequence[tuple[str, ...]]:
+    return [(s.name, human_bytes(s.size), "yes" if s.protected else "", age(s.timestamp, now),
+             human_bytes(s.used) if s.used is not None else "?") for s in info.snaps]
