@@ -10,8 +10,8 @@ from textual.binding import Binding
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.jump import TAB_NAMES, resolve
 from cephtui.ui.pane import NOTHING_MORE, Pane
-from cephtui.ui.registry import TABS as REGISTRY
 from cephtui.ui.registry import NUMBER_KEYS, number_key, tab
+from cephtui.ui.registry import TABS as REGISTRY
 
 UI = Path(__file__).resolve().parents[2] / "cephtui" / "ui"
 
