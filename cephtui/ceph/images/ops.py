@@ -17,7 +17,7 @@ from cephtui.ceph.bench.params import BenchError, parse_size
 from cephtui.ceph.client import CephError, CephReadOnly
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images.model import FEATURE_NAMES, ImageInfo, ImageRef, Place, TrashEntry
-from cephtui.ceph.images.reader import open_ioctx, read_image, require_rbd
+from cephtui.ceph.images.reader import bytes_past, open_ioctx, read_image, require_rbd
 from cephtui.ceph.ops.core import DESTROYS, Operation
 
 # What `rbd create --image-feature` accepts by name (layering needs nothing; the rest depend on each other).
@@ -89,7 +89,8 @@ def build_create(place: Place, name: str, size_text: str, object_size_text: str 
                      args=_args(ref, **args), cli=" ".join(cli + [ref.spec]))
 
 
-def build_resize(info: ImageInfo, size_text: str) -> Operation:
+def build_resize(info: ImageInfo, size_text: str, extents: tuple[tuple[int, int], ...] | None = None) -> Operation:
+    """`extents`: where the image holds data (reader.used_extents), to say what a shrink discards."""
     size = parse_image_size(size_text, "new size")
     spec = info.ref.spec
     if size == info.size:
@@ -99,9 +100,12 @@ def build_resize(info: ImageInfo, size_text: str) -> Operation:
                          prefix="rbd resize", args=_args(info.ref, size=size),
                          cli=f"rbd resize --size {_size_cli(size)} {spec}",
                          effect="growing is safe: the filesystem inside still needs growing by its owner")
-    past = info.used
-    lost = ("an unknown amount of data (used size not measured)" if past is None
-            else f"up to {human_bytes(min(past, info.size - size))} of written data")
+    if extents is not None:
+        lost = f"{human_bytes(bytes_past(extents, size))} of written data"
+    elif info.used is not None:
+        lost = f"up to {human_bytes(min(info.used, info.size - size))} of written data"
+    else:
+        lost = "an unknown amount of data (used size not measured)"
     return Operation(title=f"Shrink {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
                      prefix="rbd resize", args=_args(info.ref, size=size, allow_shrink=True),
                      cli=f"rbd resize --size {_size_cli(size)} --allow-shrink {spec}", impact=DESTROYS,

@@ -211,6 +211,28 @@ def _diff_used(image: Any, from_snap: str | None, size: int) -> int:
     return total
 
 
+def used_extents(handle: Any, ref: ImageRef) -> tuple[tuple[int, int], ...]:
+    """Where the image holds data (whole objects, its own only, merged): what a shrink would cut off."""
+    mod = require_rbd()
+    out: list[tuple[int, int]] = []
+
+    def add(offset: int, length: int, exists: bool) -> int:
+        if exists:
+            if out and out[-1][0] + out[-1][1] == offset:
+                out[-1] = (out[-1][0], out[-1][1] + length)
+            else:
+                out.append((offset, length))
+        return 0
+
+    with open_ioctx(handle, ref) as io, mod.Image(io, ref.name, read_only=True) as image:
+        image.diff_iterate(0, image.size(), None, add, include_parent=False, whole_object=True)
+    return tuple(out)
+
+
+def bytes_past(extents: tuple[tuple[int, int], ...], end: int) -> int:
+    return sum(max(0, off + length - max(off, end)) for off, length in extents)
+
+
 def snap_children(handle: Any, ref: ImageRef, snap: str) -> tuple[str, ...]:
     """The clones of one snapshot (`rbd children pool/image@snap`): what stops its unprotect."""
     mod = require_rbd()

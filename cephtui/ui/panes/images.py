@@ -581,24 +581,30 @@ class ImagesPane(Pane):
         self.app.push_screen(ImageDetailScreen(ref))
 
     # ------------------------------------------------------------ operations
-    def _fresh(self, then: Callable[[ImageInfo], None]) -> None:
+    def _fresh(self, then: Callable[..., None], extents: bool = False) -> None:
         """Read the selected image again (used size included) before a change is built on it."""
         ref = self.selected()
         if ref is None:
             self.app.notify("Select an image first." if self.mode == "images" else "Back to the images first (t).",
                             severity="warning")
             return
-        self._fresh_worker(ref, then)
+        self._fresh_worker(ref, then, extents)
 
     @work(thread=True, group="images-fresh", exit_on_error=False)
-    def _fresh_worker(self, ref: ImageRef, then: Callable[[ImageInfo], None]) -> None:
+    def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
         client = self.cephtui.client
         got = self._read_one(client, ref, reader.host_names(client), du="scan")
         if got[1] is None:
             self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
             return
-        info = got[1]
-        self.app.call_from_thread(then, info)
+        if not extents:
+            self.app.call_from_thread(then, got[1])
+            return
+        try:
+            where: tuple[tuple[int, int], ...] | None = reader.used_extents(client.handle, ref)
+        except Exception:  # the form then says "up to" the used size
+            where = None
+        self.app.call_from_thread(then, got[1], where)
 
     def _confirm(self, build: Callable[[], ops.Operation], info: ImageInfo | None = None) -> None:
         try:
@@ -606,13 +612,8 @@ class ImagesPane(Pane):
         except ValueError as e:
             self.app.notify(readable(str(e)), title="Refused: nothing was sent", severity="error", timeout=12)
             return
-        explain = describe(info, self._now) if info is not None else ""
-        if op.effect:
-            explain = Table.grid()
-            explain.add_row(Text(op.effect, style=palette.style("bold warn" if op.impact == ops.DESTROYS else "")))
-            if info is not None:
-                explain.add_row(describe(info, self._now))
-        self.cephtui.confirm_operations([op], explain=explain)
+        # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
+        self.cephtui.confirm_operations([op], explain=describe(info, self._now) if info is not None else "")
 
     def action_create(self) -> None:
         if self.place is None:
@@ -631,11 +632,14 @@ class ImagesPane(Pane):
             help="The image is thin: it takes space only as it is written.")
 
     def action_resize(self) -> None:
-        self._fresh(lambda info: self.cephtui.form_then_confirm(
+        self._fresh(self._resize_form, extents=True)
+
+    def _resize_form(self, info: ImageInfo, extents: tuple[tuple[int, int], ...] | None = None) -> None:
+        self.cephtui.form_then_confirm(
             f"Resize {info.ref.spec} ({human_bytes(info.size)}, {human_bytes(info.used or 0)} used)",
             [Field("size", "new size", human_bytes(info.size).replace(" ", "").replace("iB", ""))],
-            lambda v: [image_ops.build_resize(info, v["size"])],
-            help="Growing is plain. Shrinking discards everything past the new end: the name is asked for."))
+            lambda v: [image_ops.build_resize(info, v["size"], extents)],
+            help="Growing is plain. Shrinking discards everything past the new end: the name is asked for.")
 
     def action_snapshot(self) -> None:
         self._fresh(lambda info: self.cephtui.form_then_confirm(

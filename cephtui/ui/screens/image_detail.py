@@ -115,10 +115,8 @@ class ImageDetailScreen(Dialog[None]):
 
     @work(group="image-detail-confirm")
     async def _ask(self, op: ops.Operation) -> None:
-        app = cephtui_app(self)
-        effect = Text(op.effect, style=palette.style("bold warn" if op.impact == ops.DESTROYS else "")) \
-            if op.effect else ""
-        await app.ask_confirm([op], explain=effect)
+        # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
+        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, dt.datetime.now()) if self.info else "")
         self.reload()
 
     def action_snap_create(self) -> None:
