@@ -263,8 +263,8 @@ class ImagesPane(Pane):
         return list(rows[top:top + max(vt.size.height, 1) + 1])
 
     def _want_visible(self) -> None:
-        if self.mode != "images" or not self.vtable.display or not self.names:
-            return
+        if self.mode != "images" or not self.names or self.cephtui.tabs.active != "images":
+            return  # a hidden tab reads nothing
         now = time.monotonic()
         want = [r for r in self._visible()
                 if r not in self.failed and now - self.read_at.get(r, -1e9) > DETAILS_STALE]
