@@ -37,7 +37,8 @@ async def refresh_holds(node: DOMNode) -> None:
 
 def holders(node: DOMNode, osds: list[int], kinds: tuple[str, ...] = (REMOVAL, MAINTENANCE)) -> list[dict[str, Any]]:
     """The unfinished workflows of `kinds` holding any of `osds`, as last read (this session's removals at
-    their live state), each a stored workflow with its kind, for conflict_text."""
+    their last saved state, whole: RemovalEngine.published), each a stored workflow with its kind, for
+    conflict_text."""
     app = cephtui_app(node)
     queue: list[dict[str, Any]] = []
     if REMOVAL in kinds:
@@ -45,7 +46,7 @@ def holders(node: DOMNode, osds: list[int], kinds: tuple[str, ...] = (REMOVAL, M
         for wf_id, engine in app.removals.items():
             meta = dict(by_id.get(wf_id, {}).get(META) or {})
             meta.setdefault("started_by", app.workflow_store.me)
-            by_id[wf_id] = {**engine.state.to_json(), META: {**meta, "driven_by": app.workflow_store.me}}
+            by_id[wf_id] = {**engine.published.to_json(), META: {**meta, "driven_by": app.workflow_store.me}}
         queue += [{**d, META: {**(d.get(META) or {}), "kind": REMOVAL}} for d in by_id.values()]
     if MAINTENANCE in kinds:
         queue += [maintenance_json(m) for m in app.maintenance_pane.store.records if m.active]

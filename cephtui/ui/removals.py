@@ -66,13 +66,14 @@ class Removals(App[None]):
             self._offer_resume()
 
     def removal_rows(self) -> list[dict[str, Any]]:
-        """The queue as rows: the cluster's as last read, this session's own workflows at their live state."""
+        """The queue as rows: the cluster's as last read, this session's own workflows as they last saved (their
+        engines' published copies: a tick in its worker changes the live state step by step)."""
         by_id = {d.get("id"): d for d in self.removal_queue}
         for wf_id, engine in self.removals.items():
             meta = dict(by_id.get(wf_id, {}).get("_cephtui") or {})
             meta.setdefault("started_by", self.workflow_store.me)
             meta["driven_by"] = self.workflow_store.me
-            by_id[wf_id] = {**engine.state.to_json(), "_cephtui": meta}
+            by_id[wf_id] = {**engine.published.to_json(), "_cephtui": meta}
         return queue_rows(list(by_id.values()))
 
     def _show_removal_indicator(self) -> None:

@@ -15,13 +15,32 @@ def make_app(sandbox: Sandbox) -> Iterator[Callable[..., CephTUI]]:
         yield make
 
 
+def crush_weights(sandbox: Sandbox) -> dict[int, float]:
+    """Each OSD's CRUSH weight, from `osd tree`."""
+    return {n["id"]: n["crush_weight"] for n in sandbox.ceph("osd", "tree")["nodes"] if n["type"] == "osd"}
+
+
+def put_osds_back(sandbox: Sandbox, weights: dict[int, float]) -> None:
+    """Every OSD in, at the CRUSH weight it had: a removal that failed or was aborted mid-drain can leave one
+    out (or at weight 0), and pools back at size 3 then cannot get clean on the two OSDs left in."""
+    now = crush_weights(sandbox)
+    out = [o["osd"] for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] in weights and not o["in"]]
+    if out:
+        sandbox.ceph("osd", "in", *(f"osd.{i}" for i in out))
+    for i, weight in weights.items():
+        if i in now and now[i] != weight:
+            sandbox.ceph("osd", "crush", "reweight", f"osd.{i}", str(weight))
+
+
 @pytest.fixture
 def slow_two_copies(sandbox: Sandbox) -> Iterator[Sandbox]:
-    """Every pool at size 2, backfill slowed (a sleep before each recovery op); put back afterwards."""
+    """Every pool at size 2, backfill slowed (a sleep before each recovery op); put back afterwards, with
+    every OSD in at its CRUSH weight."""
     # Healthy first, at full recovery speed: what an earlier test left degraded would take minutes
     # to recover with the sleep below.
     sandbox.heal()
     sizes = {p["pool_name"]: p["size"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}
+    weights = crush_weights(sandbox)
     try:
         for name, size in sizes.items():
             if size > 2:
@@ -33,6 +52,7 @@ def slow_two_copies(sandbox: Sandbox) -> Iterator[Sandbox]:
         yield sandbox
     finally:
         sandbox.ceph("config", "rm", "osd", "osd_recovery_sleep")
+        put_osds_back(sandbox, weights)  # before the sizes: three copies need all three OSDs in
         sandbox.heal()
         for name, size in sizes.items():
             if name in {p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")}:

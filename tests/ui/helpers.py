@@ -1,8 +1,9 @@
 """Helpers shared by the Pilot tests: plain text of widgets, waiting on the UI.
 
 Synchronisation is always a condition: wait_for polls one and fails with what it was waiting for;
-ready/click wait until a widget can take a press. A fixed pilot.pause(seconds) is never a wait;
-pilot.pause() with no argument (let the message queues drain) is.
+ready/click wait until a widget can take a press (click also until it stays put under the pointer, and
+checks that the click landed). A fixed pilot.pause(seconds) is never a wait; pilot.pause() with no
+argument (let the message queues drain) is.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from typing import Any, TypeVar
 from rich.console import Console
 from textual.app import App
 from textual.command import CommandList, CommandPalette
+from textual.errors import NoWidget
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
@@ -126,10 +129,40 @@ async def ready(pilot: Pilot, selector: str, timeout: float = 10) -> Widget:
     return found[0]
 
 
-async def click(pilot: Pilot, selector: str, timeout: float = 10) -> None:
-    """Click a widget once it can take the click, and check that the click landed on it."""
-    await ready(pilot, selector, timeout)
-    assert await pilot.click(selector), f"the click on {selector} did not land on it"
+async def click(pilot: Pilot, target: str | Widget, timeout: float = 10, offset: tuple[int, int] = (0, 0),
+                times: int = 1) -> None:
+    """Click a widget (a selector on the current screen, or the widget) once it can take the click, at
+    `offset` from its top left corner, and check that the click landed on it.
+
+    Pilot.click aims at the widget's region as it is at the call, pauses, then clicks whatever is at that spot.
+    A dialog sized to its content moves meanwhile when a line is added (a recomputed preview with a warning
+    grows, and re-centres), and the click went beside Run, silently. So first: the same region on two
+    consecutive looks, and the widget itself at the spot (nothing on top of it); then the click must land.
+    """
+    app = pilot.app
+    what = target if isinstance(target, str) else repr(target)
+    if isinstance(target, str):
+        widget = await ready(pilot, target, timeout)
+    else:
+        widget = target
+        await wait_for(pilot, lambda: _clickable(widget), timeout, f"{what} ready for a press")
+    seen: list[Region] = []
+
+    def still_and_on_top() -> bool:
+        region = widget.region
+        steady = seen == [region]
+        seen[:] = [region]
+        if not steady or not _clickable(widget):
+            return False
+        x, y = region.offset + offset
+        try:
+            at, _ = app.screen.get_widget_at(x, y)
+        except NoWidget:
+            return False
+        return at is widget
+
+    await wait_for(pilot, still_and_on_top, timeout, f"{what} in the same place on two looks, under the pointer")
+    assert await pilot.click(widget, offset=offset, times=times), f"the click on {what} did not land on it"
 
 
 def tab_presses(place: int, key: str) -> tuple[str, ...]:

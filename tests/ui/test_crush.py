@@ -47,7 +47,7 @@ async def run_confirmed(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen)
     await wait_for(pilot, lambda: screen.preview_state != "running", 30, "the preview")
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     assert screen.outcome.ok, text_of(app, "#confirm-result")
     # Close takes Enter at once, even when the command answered within Run's press animation.

@@ -19,7 +19,7 @@ from cephtui.ui.registry import TABS, number_key
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, plain, text_of, wait_for
+from tests.ui.helpers import SIZE, click, plain, text_of, wait_for
 
 DOCTOR_KEY = number_key([t.key for t in TABS].index("doctor") + 1)
 
@@ -50,7 +50,7 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, command: str) -> str:
     assert f"$ {command}" in text_of(app, "#confirm-commands")
     screen = app.screen
     assert isinstance(screen, ConfirmScreen)
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 30, "the monitor's answer")
     assert screen.outcome is not None and screen.outcome.ok, text_of(app, "#confirm-result")
     result = text_of(app, "#confirm-result")
@@ -104,7 +104,7 @@ async def test_pool_without_application_explained_and_fixed(make_app, sandbox: S
             form = await fill_form(app, pilot, {"app": "bad name"})
             assert "✖" in text_of(app, "#form-status")  # refused with the reason, nothing sent
             await fill_form(app, pilot, {"app": "rbd"})
-            await pilot.click("#form-ok")
+            await click(pilot, "#form-ok")
             assert form is not None
             result = await confirm_and_run(app, pilot, f"ceph osd pool application enable {pool} rbd")
             assert "enabled application 'rbd'" in result  # the monitor's own words
@@ -162,7 +162,7 @@ async def test_flags_muted_unmuted_then_unset(make_app, sandbox: Sandbox) -> Non
 
             await pilot.press("m")
             await fill_form(app, pilot, {"ttl": "1h", "sticky": "no"})
-            await pilot.click("#form-ok")
+            await click(pilot, "#form-ok")
             await confirm_and_run(app, pilot, "ceph health mute OSDMAP_FLAGS 1h")
             mute = wait_until(lambda: mutes(sandbox).get("OSDMAP_FLAGS"), 15, "the mute")
             assert mute.get("ttl") and not mute.get("sticky")
@@ -252,11 +252,11 @@ async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandb
 
             await pilot.press("s")
             await fill_form(app, pilot, {"value": "false"})
-            await pilot.click("#form-ok")
+            await click(pilot, "#form-ok")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirmation")
             commands = text_of(app, "#confirm-commands")
             assert f"$ ceph config set mon {option} false" in commands and "will not reach it" in commands
-            await pilot.click("#confirm-cancel")  # nothing sent
+            await click(pilot, "#confirm-cancel")  # nothing sent
             await wait_for(pilot, lambda: app.screen is screen, 10, "back to the config database")
 
             await pilot.press("x")
@@ -387,7 +387,7 @@ async def run_whatever_it_answers(app: CephTUI, pilot: Pilot, commands: list[str
     assert isinstance(screen, ConfirmScreen)
     shown = text_of(app, "#confirm-commands")
     assert all(f"$ {c}" in shown for c in commands), shown
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 60, "the answers")
     outcome = screen.outcome
     await pilot.press("enter")
@@ -451,7 +451,7 @@ async def test_nearfull_explained_and_the_reweight_dry_run_first(make_app, sandb
             if isinstance(app.screen, ConfirmScreen):  # it proposed changes: shown, with the real command
                 assert "$ ceph osd reweight-by-utilization 120 0.05 4" in text_of(app, "#confirm-commands")
                 assert "The dry run" in text_of(app, "#confirm-commands")
-                await pilot.click("#confirm-cancel")
+                await click(pilot, "#confirm-cancel")
             else:  # a small cluster: the mgr's own refusal or "no change", word for word
                 (note,) = [n.message for n in app._notifications if "test-reweight-by-utilization" in n.message]
                 assert "Refusing" in note or "no OSD would change" in note, note
@@ -486,7 +486,7 @@ async def test_overdue_deep_scrubs_run_paced(make_app, sandbox: Sandbox) -> None
             plan = [line.split()[-1] for line in text_of(app, "#bench-confirm-body").splitlines()
                     if line.startswith("$ ceph pg deep-scrub ")]
             assert plan and "one per primary OSD" in text_of(app, "#bench-confirm-body")
-            await pilot.click("#bench-confirm-run")
+            await click(pilot, "#bench-confirm-run")
             await wait_for(pilot, lambda: isinstance(app.screen, PacedScrubScreen), 10, "the progress")
             try:
                 await wait_for(pilot, lambda: "finished" in text_of(app, "#paced-body"), 300, "every PG scrubbed")

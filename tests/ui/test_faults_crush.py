@@ -14,7 +14,7 @@ from textual.widgets import Button
 
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox, wait_until
-from tests.ui.helpers import SIZE, cells, text_of, wait_for
+from tests.ui.helpers import SIZE, cells, click, text_of, wait_for
 from tests.ui.test_crush import open_crush, run_confirmed, submit_form
 
 
@@ -64,7 +64,7 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
         try:
             sandbox.kill("osd.1")
             wait_until(lambda: not osd(sandbox, 1)["up"], 60, "osd.1 down")
-            await pilot.click("#confirm-run")
+            await click(pilot, "#confirm-run")
             # Not applied on stale numbers: the dialog says what changed and recomputes.
             await wait_for(pilot, lambda: screen.stale_note != "", 15, "the stale-preview warning")
             assert "osd.1 down" in screen.stale_note and f"osdmap epoch {first.epoch} →" in screen.stale_note
@@ -84,7 +84,7 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
             # again, which is the behaviour under test, so press Run once more (at most three times).
             for _ in range(3):
                 note = screen.stale_note
-                await pilot.click("#confirm-run")
+                await click(pilot, "#confirm-run")
                 await wait_for(pilot, lambda note=note: screen.state == "done" or screen.stale_note != note, 60,
                                "the command's answer (or a new stale-preview warning)")
                 if screen.state == "done":

@@ -50,7 +50,7 @@ from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, app_factory, plain
+from tests.ui.helpers import SIZE, app_factory, click, plain
 
 HOSTILE: tuple[tuple[str, str], ...] = (
     ("empty", ""),
@@ -681,7 +681,7 @@ async def walk_pool_wizard(w: Walk) -> None:
             if app.screen is not wiz:
                 wiz = await wizard_at(w, page, pool_type, custom)
             while wiz.page != page:  # an accepted value moved on: back, as the operator would
-                await pilot.click("#wiz-back")
+                await click(pilot, "#wiz-back")
                 await pilot.pause()
             await set_values(pilot, wiz, {k: v for k, v in WIZ_VALID.items() if WIZ_PAGE_OF[k] == page})
             inp = wiz.query_one(selector, Input)

@@ -31,6 +31,7 @@ from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
+from tests.ui.helpers import click
 
 SMALL = (80, 24)
 BIG = (200, 60)
@@ -163,7 +164,7 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
                     timeout=40)
         for button in ("#confirm-cancel", "#confirm-run"):
             assert on_screen(app, screen.query_one(button)), screen_text(app)
-        await pilot.click("#confirm-cancel")  # clicking proves it is reachable: off screen, click fails
+        await click(pilot, "#confirm-cancel")  # clicking proves it is reachable: off screen, click fails
         await until(pilot, app, lambda t: not isinstance(app.screen, ConfirmScreen), "the dialog closed")
         assert len(audit_lines(audit_log)) == sent, "cancel sent something"
 
@@ -175,12 +176,12 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
         await pilot.press("X")
         await until(pilot, app, lambda t: "Remove or replace osd.0" in t, "the removal form")
         assert isinstance(app.screen, FormScreen)
-        await pilot.click("#form-ok")
+        await click(pilot, "#form-ok")
         text = await until(pilot, app, lambda t: "type osd.0 to start" in t, "the removal plan")
         assert "Preflight" in text and "Start" in text, text  # the preflight first, the commands below
         for button in ("#plan-cancel", "#plan-start", "#plan-typed"):
             assert on_screen(app, app.screen.query_one(button)), text
-        await pilot.click("#plan-cancel")
+        await click(pilot, "#plan-cancel")
         await until(pilot, app, lambda t: "type osd.0 to start" not in t, "the plan closed")
         assert len(audit_lines(audit_log)) == sent
 
@@ -209,7 +210,7 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
         await until(pilot, app, lambda t: "An interrupted workflow" in t, "the resume offer")
         for button in ("#resume-later", "#resume-go"):
             assert on_screen(app, app.screen.query_one(button)), screen_text(app)
-        await pilot.click("#resume-later")
+        await click(pilot, "#resume-later")
     assert 3 <= small_pg_rows <= 8
 
 

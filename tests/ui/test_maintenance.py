@@ -15,7 +15,7 @@ from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, plain, text_of, wait_for, wait_screen
+from tests.ui.helpers import SIZE, click, plain, text_of, wait_for, wait_screen
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +87,7 @@ async def enter_host_maintenance(app: CephTUI, pilot: Pilot, host: str) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, PreflightScreen), 15, "the ok-to-stop refusal")
     assert "unsafe to stop" in text_of(app, "#preflight-text") and "Nothing has been changed" in text_of(
         app, "#preflight-text")
-    await pilot.click("#preflight-continue")
+    await click(pilot, "#preflight-continue")
     result = await confirm_and_run(app, pilot, f"$ ceph osd set-group noout {host}")
     assert "✖" not in result
 

@@ -85,7 +85,10 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
             assert m.id == mid and m.starter.startswith("alice@") and m.owned == (("noout", "osd.1"),)
             assert "1 maintenance in progress" in text_of(second, "#maint-summary")
             await wait_for(pilot, lambda: "maintenance: osd.1 since" in bar_text(second), 10, "the header banner")
-            # Its own flag is the maintenance's, not "someone else's".
+            # Its own flag is the maintenance's, not "someone else's". The flags come with the first snapshot,
+            # which can follow the records and the banner.
+            await wait_for(pilot, lambda: any(r.key == ("noout", "osd.1") for r in pane.ftable.rows), 15,
+                           "the noout osd.1 row in the flags table")
             row = next(r for r in pane.ftable.rows if r.key == ("noout", "osd.1"))
             assert row.owner.startswith("maintenance osd.1") and "alice@" in row.owner
 

@@ -12,7 +12,7 @@ from cephtui.ui.help import HelpScreen
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, palette_shows, wait_for
+from tests.ui.helpers import SIZE, cells, click, palette_shows, wait_for
 
 
 def cursor_name(app: CephTUI, selector: str, column: int = 0) -> str:
@@ -150,32 +150,32 @@ async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox)
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.click("#--content-tab-osds")
+        await click(pilot, "#--content-tab-osds")
         assert app.tabs.active == "osds"
         table = app.osds_pane.vtable
         await wait_for(pilot, lambda: table.row_count >= 5, 15, "the OSD tree")
         names = cells(app, "#osds-table", 0)
         row = next(i for i, n in enumerate(names) if n.endswith("osd.1"))
-        await pilot.click("#osds-table", offset=(4, row + 1))  # +1: the header line
+        await click(pilot, "#osds-table", offset=(4, row + 1))  # +1: the header line
         assert table.cursor == row
-        await pilot.click("#osds-table", offset=(4, row + 1), times=2)
+        await click(pilot, "#osds-table", offset=(4, row + 1), times=2)
         await wait_for(pilot, lambda: isinstance(app.screen, OSDDetailScreen), 5, "the OSD detail on double click")
         await pilot.press("q")
         # the footer keys are buttons too: `?` opens the help
-        await pilot.click("#--content-tab-pools")
+        await click(pilot, "#--content-tab-pools")
         assert app.tabs.active == "pools"
         await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 1, 15, "the pools")
         await pilot.press("enter")  # the table's own enter used to swallow this
         await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on enter")
         await pilot.press("q")
-        await pilot.click("#pools-table", offset=(10, 2))
-        await pilot.click("#pools-table", offset=(10, 2))  # a click on the highlighted row opens it
+        await click(pilot, "#pools-table", offset=(10, 2))
+        await click(pilot, "#pools-table", offset=(10, 2))  # a click on the highlighted row opens it
         await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on click")
         await pilot.press("q")
         from cephtui.ui.compat import FooterKey
 
         help_key = next(k for k in app.query(FooterKey) if k.action == "help")
-        await pilot.click(help_key)
+        await click(pilot, help_key)
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), 5, "the help from the footer")
 
 

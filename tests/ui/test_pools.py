@@ -63,7 +63,7 @@ async def next_page(pilot: Pilot) -> None:
 async def run_confirm(app: CephTUI, pilot: Pilot) -> ConfirmScreen:
     screen = app.screen
     assert isinstance(screen, ConfirmScreen)
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: screen.state == "done", 60, "the commands' answers")
     return screen
 
@@ -96,7 +96,7 @@ async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox
             assert w.page == "pgs"
             status = text_of(app, "#wiz-status")
             assert "size 2" in status and "min_size 1" in status  # allowed, but the risk is explained
-            await pilot.click("#wiz-back")
+            await click(pilot, "#wiz-back")
             await type_into(app, pilot, "#wiz-size", "3")
             await type_into(app, pilot, "#wiz-min-size", "2")
             await next_page(pilot)

@@ -188,7 +188,7 @@ async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
     await pilot.pause()
     if before_ok is not None:
         before_ok()
-    await pilot.click("#form-ok")
+    await click(pilot, "#form-ok")
     await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen), 10, "the plan")
     plan = app.screen
     assert isinstance(plan, PlanScreen)

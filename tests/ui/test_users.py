@@ -84,7 +84,7 @@ async def run_and_close(app: CephTUI, pilot: Pilot) -> str:
     await wait_for(pilot, lambda: screen.state == "done", 20, "the command's answer")
     result = text_of(app, "#confirm-result")
     assert screen.outcome.ok, result
-    await pilot.click("#confirm-run")
+    await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closing")
     return result
 

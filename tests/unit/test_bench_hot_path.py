@@ -55,11 +55,30 @@ class _LoopbackIoctx:
             cb(ok)
 
 
-def _run(params: BenchParams) -> tuple[Any, _LoopbackIoctx]:
+class LateWaker(threading.Event):
+    """The engine's idle event as its sampling thread meets it on a loaded host: every timed wait wakes LAG
+    seconds late, but a set() still ends it at once. The ops in flight at the time limit complete (and set
+    idle) before the thread wakes for the limit's own second."""
+
+    LAG = 0.3
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return super().wait(None if timeout is None else timeout + self.LAG)
+
+
+def _run(params: BenchParams, late: bool = False, stop_after: float = 0.0) -> tuple[Any, _LoopbackIoctx]:
     io = _LoopbackIoctx()
+    engine = BenchEngine(io, params, host="h", pid=7)
+    if late:
+        engine._idle = LateWaker()
+    stopper = threading.Timer(stop_after, engine.stop) if stop_after else None
+    if stopper is not None:
+        stopper.start()
     try:
-        result = BenchEngine(io, params, host="h", pid=7).run()
+        result = engine.run()
     finally:
+        if stopper is not None:
+            stopper.cancel()
         io.done.set()
         io.thread.join(5)
     return result, io
@@ -92,6 +111,22 @@ def test_per_second_samples_add_up_to_the_ops_they_cover() -> None:
     assert samples[-1].finished >= sum(s.ops for s in samples)  # ops after the last full second are in no sample
     assert sum(s.ops for s in samples) <= result.ops
     assert max(s.max_lat for s in samples) <= result.max_latency
+
+
+def test_a_run_that_reaches_its_time_limit_has_a_sample_for_its_last_second_on_a_loaded_host() -> None:
+    """Seen on a loaded host: a 2-second run with one sample, the last second's lost to the race between
+    idle (the last ops back within milliseconds of the limit) and the sampling thread's wake."""
+    result, _ = _run(BenchParams(pool="p", seconds=2, threads=4, op_size=4096, cleanup=False), late=True)
+    assert result.error is None and not result.stopped
+    assert [s.sec for s in result.samples] == [1, 2]
+    assert all(s.ops > 0 for s in result.samples) and sum(s.ops for s in result.samples) <= result.ops
+
+
+def test_a_stopped_run_has_no_sample_for_the_seconds_it_did_not_reach() -> None:
+    result, _ = _run(BenchParams(pool="p", seconds=3, threads=4, op_size=4096, cleanup=False), late=True,
+                     stop_after=1.5)
+    assert result.stopped and result.total_time_run < 2
+    assert all(s.sec == 1 for s in result.samples)
 
 
 def _foreign_thread_enters_python_twice(first: Any, second: Any) -> None:

@@ -27,6 +27,7 @@ from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.cli import parse_command_line
 from cephtui.ui.screens.bench_views import final_text
 from tests.unit.test_bench import _result
+from tests.unit.test_bench_hot_path import LateWaker
 
 MiB = 1 << 20
 
@@ -271,11 +272,19 @@ class _Image:
         self._q.put(None)
 
 
-def _run(p: BlockParams, size: int) -> tuple[BenchResult, _Image]:
+def _run(p: BlockParams, size: int, late: bool = False, stop_after: float = 0.0) -> tuple[BenchResult, _Image]:
     image = _Image()
+    engine = BlockEngine(image, p, size)
+    if late:  # the sampling thread wakes late, as on a loaded host (test_bench_hot_path.LateWaker)
+        engine._idle = LateWaker()
+    stopper = threading.Timer(stop_after, engine.stop) if stop_after else None
+    if stopper is not None:
+        stopper.start()
     try:
-        return BlockEngine(image, p, size).run(), image
+        return engine.run(), image
     finally:
+        if stopper is not None:
+            stopper.cancel()
         image.close()
 
 
@@ -306,6 +315,22 @@ def test_readwrite_mixes_by_the_read_percentage() -> None:
     reads = sum(1 for o in image.ops if o[0] == "r")
     assert r.read_ops == reads and r.write_ops == 2000 - reads and 1400 < reads < 1800
     assert image.flushed == 1
+
+
+def test_a_timed_run_has_a_sample_for_its_last_second_on_a_loaded_host() -> None:
+    p = BlockParams(pool="rbd", image="x", io_size=4096, io_threads=4, io_total=1 << 40, seconds=2)
+    r, _ = _run(p, 256 * 4096, late=True)
+    assert r.error is None and not r.stopped
+    assert [s.sec for s in r.samples] == [1, 2] and all(s.ops > 0 for s in r.samples)
+
+
+def test_a_stopped_or_counted_run_has_no_sample_past_its_end() -> None:
+    p = BlockParams(pool="rbd", image="x", io_size=4096, io_threads=4, io_total=1 << 40, seconds=3)
+    r, _ = _run(p, 256 * 4096, late=True, stop_after=1.5)
+    assert r.stopped and all(s.sec == 1 for s in r.samples)
+    counted = replace(p, io_total=64 * 4096, seconds=2)  # io_total reached long before the time limit
+    r, _ = _run(counted, 256 * 4096, late=True)
+    assert r.ops == 64 and r.samples == ()
 
 
 def test_an_io_size_larger_than_the_image_is_refused() -> None:

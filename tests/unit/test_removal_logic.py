@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +225,59 @@ def test_the_gate_must_hold_over_the_stats_period() -> None:
     assert not engine._gate_held(yes)
     now[0] += 5.5
     assert engine._gate_held(yes)
+
+
+class HoldCluster:
+    """osd.2 (not being removed) is down and in; the drain's status read waits until the test lets it answer."""
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+        self.answer = threading.Event()
+
+    def mon(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd dump":
+            return {"epoch": 20, "osds": [{"osd": 1, "up": 1, "in": 0}, {"osd": 2, "up": 0, "in": 1}]}
+        if prefix == "status":  # a slow cluster call, with held_by already set by this step
+            self.asked.set()
+            assert self.answer.wait(10)
+            return {"pgmap": {"pgs_by_state": [{"state_name": "active+undersized+degraded", "count": 8}],
+                              "degraded_objects": 40}}
+        if prefix == "config get":
+            raise CephError(errno.ENOENT, "unknown", prefix)
+        raise AssertionError(prefix)
+
+    def mgr(self, prefix: str, **args: Any) -> Any:
+        if prefix == "osd df":
+            return {"nodes": [{"id": 1, "pgs": 0}]}
+        if prefix == "osd safe-to-destroy":
+            raise CephError(errno.EBUSY, "OSD(s) 1 have 3 pgs currently mapped to them.", prefix)
+        raise AssertionError(prefix)
+
+
+def test_readers_see_the_state_as_last_saved_never_a_step_half_done(tmp_path: Path) -> None:
+    """The removal screen read the live state while a tick in its worker changed it: held_by set, then seconds
+    of cluster calls before the hold's words, and the screen said HOLDING over the previous wait's words. Readers
+    get `published`, a whole copy taken at each save."""
+    before = "waiting before the stop: 3 PG(s) still on osd.1 (osd df)"
+    state = Removal(osds=[1], replace=True, step="wait_safe", waiting_for=before)
+    cluster = HoldCluster()
+    engine = RemovalEngine(cluster, state, WorkflowStore(tmp_path))
+    assert engine.published == state and engine.published is not state  # a copy from the start
+    tick = threading.Thread(target=engine.tick)
+    tick.start()
+    try:
+        assert cluster.asked.wait(10)
+        assert state.held_by == [2] and state.waiting_for == before  # the live state, torn mid-step
+        shown = engine.published
+        assert shown.held_by == [] and shown.waiting_for == before  # what readers get: the last save, whole
+    finally:
+        cluster.answer.set()
+        tick.join(10)
+    shown = engine.published
+    assert shown.held_by == [2] and shown.waiting_for.startswith("HOLDING: osd.2 went down")
+    assert shown == state and shown.log is not state.log  # a deep copy: the next step's notes do not leak in
+    state.note("the next step")
+    assert engine.published.log == shown.log != state.log
 
 
 def test_pg_is_clean_allows_only_background_work() -> None:

@@ -1,6 +1,7 @@
 """RemovalEngine: one short step per tick() of a persisted removal, each step saved before the next."""
 from __future__ import annotations
 
+import copy
 import shlex
 import threading
 import time
@@ -49,7 +50,11 @@ class RemovalEngine:
                  audit: ops.AuditLog | None = None, shell: Callable[[list[str]], tuple[int, str]] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
-        self.state = state
+        self.state = state  # the tick's, changed step by step from a worker: only the engine's controls write it
+        # What readers on other threads show or check (the removal screen, the queue rows, the conflict check):
+        # a copy taken at each save, whole. The live state is torn mid-step (seen: held_by set, the previous
+        # wait's words still there while the step asked the cluster for seconds: HOLDING over the old words).
+        self.published: Removal = copy.deepcopy(state)
         self.store = store or WorkflowStore()
         self.audit = audit
         self.shell = shell or run_argv
@@ -67,6 +72,7 @@ class RemovalEngine:
     # ------------------------------------------------------------ persistence / control
     def save(self) -> None:
         self.state.updated = time.time()
+        self.published = copy.deepcopy(self.state)  # one assignment: a reader sees the old copy or the new one
         self.store.save(KIND, self.state.id, self.state.to_json())
 
     def pause(self, reason: str = "paused by the operator") -> None:

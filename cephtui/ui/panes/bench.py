@@ -598,6 +598,10 @@ class BenchPane(Pane):
         self.engine = engine
         self.phase = ""
         self._render_status()
+        # The live line now, not on the next progress tick: an engine that attaches with samples already
+        # read (a loaded host) would otherwise draw its sparklines first, on a tick of theirs, above an empty
+        # line (_tick staggers the parts).
+        self._render_progress(engine.progress())
 
     def _set_phase(self, phase: str) -> None:
         self.phase = phase

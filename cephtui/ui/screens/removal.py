@@ -230,7 +230,9 @@ class RemovalScreen(Screen[None]):
 
     @property
     def state(self) -> Removal:
-        return self.engine.state
+        """The workflow as last saved, whole: the engine's live state changes in a worker mid-step (a torn read
+        said HOLDING over the previous wait's words). Read it once per use: each save replaces it."""
+        return self.engine.published
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="rm-top"):
