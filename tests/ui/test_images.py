@@ -305,10 +305,19 @@ async def test_io_view_ranks_images_as_rbd_perf_image_iostat(make_app, sandbox: 
             assert ours == native == ["rbd/cti-io1", "rbd/cti-io2"], (ours, native)
             shown = " ".join(table.get_row_at(0))
             assert "/s" in shown and ("ms" in shown or "us" in shown)
+
+            # The mgr dies: "mgr down" and no numbers, never the last ones or zeros; back when it is.
+            sandbox.kill("mgr.x")
+            await wait_for(pilot, lambda: "mgr down" in text_of(app, "#images-summary"), 60, "mgr down said")
+            assert table.row_count == 0
+            sandbox.revive("mgr.x")
+            await wait_for(pilot, lambda: "mgr down" not in text_of(app, "#images-summary"), 90,
+                           "the view asking the mgr again")
     finally:
         for w in writers:
             w.terminate()
             w.wait(timeout=30)
+        sandbox.heal()
 
 
 async def test_a_shrink_is_typed_says_what_is_lost_and_keeps_the_data_before_the_new_end(

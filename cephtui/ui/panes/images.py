@@ -26,7 +26,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError, CephMgrDown
+from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
 from cephtui.ceph.format import human_bytes, human_duration, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
@@ -483,6 +483,8 @@ class ImagesPane(Pane):
             report, problem = perf.image_stats(self.cephtui.client, pool_spec, key), ""
         except CephMgrDown as e:
             report, problem = None, f"mgr down: no per-image IO ({e.message})"
+        except CephTimeout as e:
+            report, problem = None, f"mgr down or busy: no answer to rbd perf image stats ({e.message})"
         except CephError as e:
             report, problem = None, f"rbd perf image stats: {e.message}"
         except ValueError as e:
