@@ -260,6 +260,18 @@ async def test_a_watched_image_shows_its_watcher_and_refuses_remove_rollback_and
             await wait_for(pilot, lambda: "rbd/cti-w is in use: watched by" in notes(app), 10, "rollback refused")
             assert isinstance(app.screen, ImageDetailScreen)
             assert (len(audit_log.read_text().splitlines()) if audit_log.exists() else 0) == sent
+
+            # b: the Bench tab's block form with this image picked; a write, its name typed, is refused.
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, ImageDetailScreen), 5, "the screen closed")
+            await pilot.press("b")
+            form = await wait_screen(pilot, FormScreen, what="the block bench form")
+            assert app.tabs.active == "bench"
+            assert form.values()["target"] == "rbd/cti-w" or form.values()["other"] == "rbd/cti-w", form.values()
+            assert form.values()["io_type"] == "write"
+            await fill_form(app, pilot, {"confirm": "cti-w"})
+            await wait_for(pilot, lambda: "rbd/cti-w is in use: watched by" in text_of(app, "#bench-status"), 30,
+                           "the bench write refused")
         assert "cti-w" in rbd_cli(sandbox, "ls", "rbd")
 
         # The bench's write mode, with the name typed as it asks: refused while the image is watched.

@@ -26,6 +26,7 @@ from cephtui.ceph.bench.diagnosis import write_refusal
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.image import (
     Leftover,
+    Watcher,
     block_bench_operation,
     confirmation_refusal,
     create_image,
@@ -48,6 +49,8 @@ from cephtui.ceph.bench.pool import (
 from cephtui.ceph.bench.remote import EngineHandle, run_remote
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_line
 from cephtui.ceph.client import CephError
+from cephtui.ceph.images.model import ImageRef
+from cephtui.ceph.images.reader import read_image
 from cephtui.ceph.ops import Operation
 from cephtui.ceph.snapshot.parse import parse_osd_stat
 
@@ -169,8 +172,18 @@ class BenchRun:
         return self._pg_num
 
     def plan(self) -> list[Operation]:
-        """What `run()` does. Asks the cluster for a temporary pool's size (CephError when it cannot)."""
+        """What `run()` does. Asks the cluster for a temporary pool's size (CephError when it cannot); a write to an
+        existing image is refused here already while a client watches it (BenchError), and again at the run."""
         if isinstance(self.params, BlockParams):
+            p = self.params
+            if p.writes and p.image and not p.temporary:
+                try:
+                    seen = read_image(self.client.handle, ImageRef(p.pool, p.image), du="none").watchers
+                except Exception:  # not readable now: the run's own check says why
+                    seen = ()
+                refusal = watched_refusal(p.pool, p.image, [Watcher(w.address, w.client_id) for w in seen])
+                if refusal:
+                    raise BenchError(refusal)
             return plan_block_operations(self.params, self._temp_image())
         return plan_operations(self.params, self.temp, self.pg_num() if self.temp else 0)
 

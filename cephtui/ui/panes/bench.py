@@ -434,8 +434,15 @@ class BenchPane(Pane):
         self.query_one("#bench-live").border_title = f"Live: {what} (b new run · l latency · k objects/block · " \
                                                      "R repeat · x stop)"
 
+    def bench_image(self, spec: str) -> None:
+        """From the Images tab: the block run form with this image picked (pool/image)."""
+        if not self._busy():
+            self.kind = "rbd"
+            self._title_live()
+            self._block_flow(spec)
+
     @work(exit_on_error=False, group="bench", description="block bench run")
-    async def _block_flow(self) -> None:
+    async def _block_flow(self, pick: str = "") -> None:
         """The image picker (listed off the UI thread), the form, the plan (watchers checked), Run or Cancel."""
         images = await asyncio.to_thread(list_images, self.cephtui.client)
         if not images.rbd_pools and not images.images:
@@ -446,7 +453,7 @@ class BenchPane(Pane):
             self.app.notify(problem, severity="warning")
         if any(i.partition("/")[2].startswith(TEMP_IMAGE_PREFIX) for i in images.images):
             await self._offer_leftovers(images.rbd_pools)
-        form, params_of = block_run_form(images=images, last=self.last_block)
+        form, params_of = block_run_form(images=images, last=self.last_block, pick=pick)
         if not await self.app.push_screen_wait(form):
             return
         p = params_of(form.submitted_values)  # the form refused to close until a write's image name was typed

@@ -77,6 +77,8 @@ class ImagesPane(Pane):
         "trash": "show the trash (`rbd trash ls`) instead of the images, and back",
         "iostat": "live IO per image (`rbd perf image iostat`, from the mgr), and back",
         "open": "the image's details, snapshots, clones and watchers; snapshot operations there",
+        "bench": "benchmark this image in the Bench tab (rbd bench; a write needs its name typed, and is refused "
+                 "while it is in use)",
         "create": "create an image: size, features, object size, an EC data pool",
         "resize": "grow or shrink (shrinking wants the name typed and says what is lost)",
         "snapshot": "take a snapshot",
@@ -98,6 +100,7 @@ class ImagesPane(Pane):
         Binding("O", "reverse", "Reverse", show=False),
         Binding("t", "trash", "Trash"),
         Binding("i", "iostat", "IO"),
+        Binding("b", "bench", "Bench"),
         Binding("c", "create", "Create"),
         Binding("e", "resize", "Resize"),
         Binding("s", "snapshot", "Snapshot"),
@@ -581,6 +584,14 @@ class ImagesPane(Pane):
             return
         from cephtui.ui.screens.image_detail import ImageDetailScreen
         self.app.push_screen(ImageDetailScreen(ref))
+
+    def action_bench(self) -> None:
+        ref = self.selected()
+        if ref is None:
+            self.app.notify("Select an image first.", severity="warning")
+            return
+        self.cephtui.action_show_tab("bench")
+        self.cephtui.bench_pane.bench_image(ref.spec)
 
     # ------------------------------------------------------------ operations
     def _fresh(self, then: Callable[..., None], extents: bool = False) -> None:

@@ -47,18 +47,22 @@ def split_target(target: str, other: str) -> tuple[str, str, bool]:
     return pool, name, False
 
 
-def block_run_form(*, images: ImageList, last: BlockParams | None
+def block_run_form(*, images: ImageList, last: BlockParams | None, pick: str = ""
                    ) -> tuple[FormScreen, Callable[[dict[str, str]], BlockParams]]:
-    """The block run form and how to read its BlockParams. `last`: this session's last block run."""
+    """The block run form and how to read its BlockParams. `last`: this session's last block run; `pick`: an
+    image (pool/image) chosen in the Images tab."""
     values, labels = target_choices(images)
-    if last is not None:
+    if pick:
+        target = pick
+    elif last is not None:
         target = f"{TEMP}{last.pool}" if not last.image else f"{last.pool}/{last.image}"
     else:
         target = values[0] if values else ""
+    typed = pick if pick else ("" if last is None or not last.image else f"{last.pool}/{last.image}")
     fields = [
         Field("target", "Image", target if target in values else "", choices=values, labels=labels),
-        Field("other", "…or type pool/image", "" if target in values or last is None or not last.image
-              else f"{last.pool}/{last.image}", placeholder="when the image is not listed"),
+        Field("other", "…or type pool/image", "" if target in values else typed,
+              placeholder="when the image is not listed"),
         Field("temp_size", "Temporary image size", size_text(last.temp_image_size) if last and
               last.temp_image_size else size_text(DEFAULT_TEMP_SIZE)),
         Field("io_type", "IO type", last.io_type if last else "write", choices=IO_TYPES),
