@@ -123,6 +123,7 @@ def librbd_info(sandbox: Sandbox, name: str) -> dict[str, Any]:
             return {}
 
 
+@pytest.mark.tier
 async def test_create_snapshot_protect_clone_flatten_trash_restore_through_the_tab(
         make_app, sandbox: Sandbox, images: list[str], audit_log: Path) -> None:
     images += ["cti-a", "cti-c"]
@@ -228,6 +229,7 @@ image.close(); io.close(); r.shutdown()
 """
 
 
+@pytest.mark.tier
 async def test_a_watched_image_shows_its_watcher_and_refuses_remove_rollback_and_a_bench_write(
         make_app, sandbox: Sandbox, images: list[str], audit_log: Path) -> None:
     images.append("cti-w")

@@ -31,6 +31,7 @@ from cephtui.ceph.format import human_bytes, human_duration, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry
+from cephtui.ceph.images.tasks import Task, list_tasks
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.pane import Pane
@@ -123,6 +124,8 @@ class ImagesPane(Pane):
         self.read_at: dict[ImageRef, float] = {}
         self.failed: dict[ImageRef, str] = {}
         self.trash: tuple[TrashEntry, ...] = ()
+        self.tasks: tuple[Task, ...] = ()  # the mgr's image tasks (ceph rbd task list)
+        self.tasks_problem = ""
         self.io: perf.IOReport | None = None
         self.io_problem = ""
         self.io_asked_at = 0.0
@@ -186,7 +189,7 @@ class ImagesPane(Pane):
         if changed:  # an image changed through cephtui: read again what is on screen
             self.details.clear()
             self.read_at.clear()
-        if changed or time.monotonic() - self.listed_at > LIST_EVERY:
+        if changed or self.tasks or time.monotonic() - self.listed_at > LIST_EVERY:  # a task's progress: each poll
             self.reload()
 
     def is_match(self, table: object, index: int) -> bool:
@@ -212,18 +215,31 @@ class ImagesPane(Pane):
             names = reader.list_names(client.handle, place) if place is not None else ()
             trash = reader.list_trash(client.handle, place) if place is not None else ()
             problem = "; ".join(problems)
+            tasks, tasks_problem = self._tasks(client)
             if place is None:
                 problem = ("no pool has the rbd application: `rbd pool init POOL` (or `ceph osd pool application "
                            "enable POOL rbd`) tags one")
         except reader.ImagesUnavailable as e:
             places, place, names, trash, problem = (), None, (), (), str(e)
+            tasks, tasks_problem = (), ""
         except Exception as e:  # rados.Error, rbd.Error, CephError: said on the tab, tried again later
             places, names, trash, problem = self.places, self.names, self.trash, f"cannot list images: {e}"
-        self.app.call_from_thread(self._listed, places, place, names, trash, problem)
+            tasks, tasks_problem = self.tasks, self.tasks_problem
+        self.app.call_from_thread(self._listed, places, place, names, trash, problem, tasks, tasks_problem)
+
+    @staticmethod
+    def _tasks(client: Any) -> tuple[tuple[Task, ...], str]:
+        try:
+            return list_tasks(client), ""
+        except CephMgrDown:
+            return (), "mgr down: its image tasks (flatten …) unknown"
+        except CephError as e:
+            return (), f"mgr image tasks unknown: {e.message}"
 
     def _listed(self, places: tuple[Place, ...], place: Place | None, names: tuple[str, ...],
-                trash: tuple[TrashEntry, ...], problem: str) -> None:
+                trash: tuple[TrashEntry, ...], problem: str, tasks: tuple[Task, ...], tasks_problem: str) -> None:
         self._listing = False
+        self.tasks, self.tasks_problem = tasks, tasks_problem
         self.listed_at = time.monotonic()
         moved = place != self.place
         self.places, self.place, self.trash, self.problem = places, place, trash, problem
@@ -431,6 +447,10 @@ class ImagesPane(Pane):
             parts.append(f"{len(self.trash)} in the trash (t)")
             if any(not i.used_exact for i in known):
                 parts.append("* used size scanned (no fast-diff)")
+        if self.tasks:
+            parts.append("mgr tasks: " + escape("; ".join(t.describe() for t in self.tasks[:3])))
+        elif self.tasks_problem and not self.problem:
+            parts.append(palette.markup("muted", escape(self.tasks_problem)))
         if self.mode == "io":
             parts.append(self._io_state())
         self.query_one("#images-summary", Static).update(" · ".join(parts))
