@@ -710,7 +710,7 @@ class ImagesPane(Pane):
         self._confirm(lambda: image_ops.build_trash_purge(place, trash, dt.datetime.now()))
 
 
-def describe(info: ImageInfo, now: dt.datetime) -> Table:
+def describe(info: ImageInfo, now: dt.datetime, hints: bool = True) -> Table:
     """The selected image, as `rbd info`, `rbd du`, `rbd snap ls` and `rbd status` would say it."""
     t = Table.grid(padding=(0, 2))
     t.add_column(style="bold", width=10)
@@ -722,14 +722,14 @@ def describe(info: ImageInfo, now: dt.datetime) -> Table:
                       f"{human_bytes(info.object_size)}" + (f"; data in {info.data_pool}" if info.data_pool else ""))
     t.add_row("features", ", ".join(info.features) or "none")
     if info.parent:
-        t.add_row("parent", f"clone of {info.parent} (f flattens it)")
+        t.add_row("parent", f"clone of {info.parent}" + (" (f flattens it)" if hints else ""))
     if info.children:
         t.add_row("children", ", ".join(info.children[:6]) + (" …" if len(info.children) > 6 else ""))
     if info.snaps:
         snaps = ", ".join(f"{s.name}{' (protected)' if s.protected else ''}" for s in info.snaps[-6:])
         newest = info.newest_snap
         t.add_row("snapshots", f"{len(info.snaps)}: {snaps}; newest {age(newest.timestamp if newest else None, now)} "
-                               "old (enter: all, with their operations)")
+                               "old" + (" (enter: all, with their operations)" if hints else ""))
     if info.watchers:
         t.add_row("watchers", Text("; ".join(w.describe() for w in info.watchers) + ": in use (a VM, a mapped device)",
                                    style=palette.style("bold warn")))

@@ -84,7 +84,7 @@ class ImageDetailScreen(Dialog[None]):
         if info is None:
             box.update(Text(f"Cannot read {self.ref.spec}: {error}", style=palette.style("bold err")))
             return
-        box.update(describe(info, dt.datetime.now()))
+        box.update(describe(info, dt.datetime.now(), hints=False))
         table = self.query_one("#image-snaps", DataTable)
         keep = table.cursor_row
         table.clear()
@@ -116,7 +116,7 @@ class ImageDetailScreen(Dialog[None]):
     @work(group="image-detail-confirm")
     async def _ask(self, op: ops.Operation) -> None:
         # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
-        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, dt.datetime.now()) if self.info else "")
+        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, dt.datetime.now(), hints=False) if self.info else "")
         self.reload()
 
     def action_snap_create(self) -> None:
