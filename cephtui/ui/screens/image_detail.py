@@ -116,7 +116,8 @@ class ImageDetailScreen(Dialog[None]):
     @work(group="image-detail-confirm")
     async def _ask(self, op: ops.Operation) -> None:
         # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
-        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, dt.datetime.now(), hints=False) if self.info else "")
+        now = dt.datetime.now()
+        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, now, hints=False) if self.info else "")
         self.reload()
 
     def action_snap_create(self) -> None:
