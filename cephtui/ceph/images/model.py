@@ -23,6 +23,11 @@ FEATURE_FAST_DIFF = 1 << 4
 MIRROR_STATES = {0: "disabling", 1: "enabled", 2: "", 3: ""}  # 2: disabled, 3: not mirrored (shown as nothing)
 
 
+def utcnow() -> dt.datetime:
+    """Now, naive and in UTC: python3-rbd gives its timestamps so (utcfromtimestamp), and ages compare to it."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
 def feature_names(bits: int) -> tuple[str, ...]:
     return tuple(name for bit, name in FEATURE_NAMES if bits & bit)
 

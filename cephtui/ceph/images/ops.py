@@ -186,9 +186,17 @@ def build_clone(info: ImageInfo, snap: str, target: str) -> Operation:
                      "(min_compat_client mimic or later); otherwise librbd refuses it")
 
 
-def build_flatten(info: ImageInfo) -> Operation:
+def build_flatten(info: ImageInfo, via_mgr: bool = True) -> Operation:
+    """As an mgr task where the mgr serves `rbd task add flatten` (rbd_support); else librbd flattens it here,
+    as `rbd flatten` does (Debian's Reef mgr cannot load its Python modules: MGR_MODULE_DEPENDENCY)."""
     if not info.parent:
         raise ValueError(f"{info.ref.spec} is not a clone: nothing to flatten")
+    if not via_mgr:
+        return Operation(title=f"Flatten {info.ref.spec} (copy its parent's data in)", prefix="rbd flatten",
+                         args=_args(info.ref), cli=f"rbd flatten {info.ref.spec}",
+                         effect="the mgr's rbd_support module is not running, so this cephtui flattens it through "
+                                "librbd, as `rbd flatten` does: the dialog waits until it is done; the image grows "
+                                f"by what it shared with {info.parent}")
     return Operation(title=f"Flatten {info.ref.spec} (copy its parent's data in)", prefix="rbd task add flatten",
                      args=(("image_spec", info.ref.spec),), cli=f"ceph rbd task add flatten {info.ref.spec}",
                      effect=f"runs in the mgr as a task (`ceph rbd task list`): it goes on if cephtui quits; the "
@@ -316,6 +324,13 @@ def _clone(handle: Any, mod: Any, a: dict[str, Any]) -> str:
     return f"cloned {ref.spec}@{a['snap']} as {child.spec}"
 
 
+def _flatten(handle: Any, mod: Any, a: dict[str, Any]) -> str:
+    ref = _ref(a)
+    with open_ioctx(handle, ref) as io, mod.Image(io, ref.name) as image:
+        image.flatten(on_progress=lambda done, total: 0)  # librbd wants an int back from its callback
+    return f"flattened {ref.spec}"
+
+
 def _trash_move(handle: Any, mod: Any, a: dict[str, Any]) -> str:
     ref = _ref(a)
     _watched(read_image(handle, ref, du="none"), "Moving it to the trash")
@@ -368,10 +383,11 @@ _EXECUTORS = {
     "rbd snap unprotect": _on_image("unprotect_snap", "unprotected {spec}"),
     "rbd snap rollback": _on_image("rollback_to_snap", "rolled back to {spec}", check_watchers=True),
     "rbd clone": _clone,
+    "rbd flatten": _flatten,
     "rbd trash mv": _trash_move,
     "rbd trash restore": _trash_restore,
     "rbd trash rm": _trash_remove,
     "rbd trash purge": _trash_purge,
     "rbd rm": _remove,
 }
-LIBRBD_PREFIXES = frozenset(_EXECUTORS)  # the rest (`rbd task add flatten`) are mgr commands
+LIBRBD_PREFIXES = frozenset(_EXECUTORS)  # `rbd task add flatten` is an mgr command

@@ -30,7 +30,7 @@ from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
 from cephtui.ceph.format import human_bytes, human_duration, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
-from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry
+from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, utcnow
 from cephtui.ceph.images.tasks import Task, list_tasks
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
@@ -52,7 +52,7 @@ SORTS: tuple[tuple[str, Callable[[ImageInfo], Any]], ...] = (
     ("features", lambda i: ",".join(i.features)), ("object", lambda i: i.object_size),
     ("data pool", lambda i: i.data_pool), ("children", lambda i: len(i.children)), ("mirror", lambda i: i.mirroring),
 )
-TRASH_COLUMNS = (("image", 28), ("id", 16), ("source", 8), ("moved to the trash", 20), ("purgeable", 24))
+TRASH_COLUMNS = (("image", 28), ("id", 16), ("source", 8), ("moved to the trash (UTC)", 24), ("purgeable", 24))
 IO_COLUMNS = (("image", 32), ("WR", 9), ("RD", 9), ("WR_BYTES", 11), ("RD_BYTES", 11), ("WR_LAT", 11),
               ("RD_LAT", 11))
 LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
@@ -126,6 +126,7 @@ class ImagesPane(Pane):
         self.trash: tuple[TrashEntry, ...] = ()
         self.tasks: tuple[Task, ...] = ()  # the mgr's image tasks (ceph rbd task list)
         self.tasks_problem = ""
+        self.mgr_tasks = True  # the mgr serves `rbd task add flatten` (else librbd flattens from here)
         self.io: perf.IOReport | None = None
         self.io_problem = ""
         self.io_asked_at = 0.0
@@ -140,7 +141,7 @@ class ImagesPane(Pane):
         self._filling = False  # reading every row's details for a sort
         self._audited = 0  # how many audit entries were seen: a change made here reloads the listing
         self._listing = False
-        self._now = dt.datetime.now()
+        self._now = utcnow()
 
     def compose(self) -> ComposeResult:
         yield Static(id="images-summary")
@@ -216,6 +217,7 @@ class ImagesPane(Pane):
             trash = reader.list_trash(client.handle, place) if place is not None else ()
             problem = "; ".join(problems)
             tasks, tasks_problem = self._tasks(client)
+            self.mgr_tasks = self._mgr_serves_tasks(client)
             if place is None:
                 problem = ("no pool has the rbd application: `rbd pool init POOL` (or `ceph osd pool application "
                            "enable POOL rbd`) tags one")
@@ -226,6 +228,14 @@ class ImagesPane(Pane):
             places, names, trash, problem = self.places, self.names, self.trash, f"cannot list images: {e}"
             tasks, tasks_problem = self.tasks, self.tasks_problem
         self.app.call_from_thread(self._listed, places, place, names, trash, problem, tasks, tasks_problem)
+
+    @staticmethod
+    def _mgr_serves_tasks(client: Any) -> bool:
+        """Whether the cluster's command table has the rbd_support module's tasks (not where it cannot load)."""
+        try:
+            return client.commands().get("rbd task add flatten") is not None
+        except CephError:
+            return True  # cannot tell: the mgr answers for itself
 
     @staticmethod
     def _tasks(client: Any) -> tuple[tuple[Task, ...], str]:
@@ -490,7 +500,7 @@ class ImagesPane(Pane):
 
     # ------------------------------------------------------------ timers
     def _tick(self) -> None:
-        self._now = dt.datetime.now()
+        self._now = utcnow()
         if self.mode == "io" and self.cephtui.tabs.active == "images" \
                 and time.monotonic() - self._io_polled > IO_EVERY:
             self._io_polled = time.monotonic()
@@ -677,11 +687,11 @@ class ImagesPane(Pane):
     def action_snapshot(self) -> None:
         self._fresh(lambda info: self.cephtui.form_then_confirm(
             f"Snapshot {info.ref.spec}",
-            [Field("snap", "snapshot name", dt.datetime.now().strftime("snap-%Y%m%d-%H%M"))],
+            [Field("snap", "snapshot name", utcnow().strftime("snap-%Y%m%d-%H%M"))],
             lambda v: [image_ops.build_snap_create(info, v["snap"])]))
 
     def action_flatten(self) -> None:
-        self._fresh(lambda info: self._confirm(lambda: image_ops.build_flatten(info), info))
+        self._fresh(lambda info: self._confirm(lambda: image_ops.build_flatten(info, self.mgr_tasks), info))
 
     def action_to_trash(self) -> None:
         self._fresh(lambda info: self._confirm(lambda: image_ops.build_trash_move(info), info))
@@ -690,7 +700,7 @@ class ImagesPane(Pane):
         if self.mode == "trash":
             e = self._selected_trash()
             if e is not None:
-                self._confirm(lambda: image_ops.build_trash_remove(e, dt.datetime.now()))
+                self._confirm(lambda: image_ops.build_trash_remove(e, utcnow()))
             return
         self._fresh(lambda info: self._confirm(lambda: image_ops.build_remove(info), info))
 
@@ -707,7 +717,7 @@ class ImagesPane(Pane):
         if self.place is None:
             return
         place, trash = self.place, self.trash
-        self._confirm(lambda: image_ops.build_trash_purge(place, trash, dt.datetime.now()))
+        self._confirm(lambda: image_ops.build_trash_purge(place, trash, utcnow()))
 
 
 def describe(info: ImageInfo, now: dt.datetime, hints: bool = True) -> Table:

@@ -2,7 +2,6 @@
 `rbd status`; and the snapshot operations, each through the confirm dialog with its exact `rbd` command."""
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 
 from rich.text import Text
@@ -15,7 +14,7 @@ from textual.widgets import Static
 from cephtui.ceph import ops
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import reader
-from cephtui.ceph.images.model import ImageInfo, ImageRef
+from cephtui.ceph.images.model import ImageInfo, ImageRef, utcnow
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.handle import cephtui_app
@@ -84,11 +83,11 @@ class ImageDetailScreen(Dialog[None]):
         if info is None:
             box.update(Text(f"Cannot read {self.ref.spec}: {error}", style=palette.style("bold err")))
             return
-        box.update(describe(info, dt.datetime.now(), hints=False))
+        box.update(describe(info, utcnow(), hints=False))
         table = self.query_one("#image-snaps", DataTable)
         keep = table.cursor_row
         table.clear()
-        for line in snapshot_lines(info, dt.datetime.now()):
+        for line in snapshot_lines(info, utcnow()):
             table.add_row(*line, key=line[0])
         if info.snaps:
             table.move_cursor(row=min(keep, len(info.snaps) - 1))
@@ -116,7 +115,7 @@ class ImageDetailScreen(Dialog[None]):
     @work(group="image-detail-confirm")
     async def _ask(self, op: ops.Operation) -> None:
         # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
-        now = dt.datetime.now()
+        now = utcnow()
         await cephtui_app(self).ask_confirm([op], explain=describe(self.info, now, hints=False) if self.info else "")
         self.reload()
 
@@ -128,7 +127,7 @@ class ImageDetailScreen(Dialog[None]):
         if app.refuse_if_read_only("taking a snapshot"):
             return
         self._form(f"Snapshot {info.ref.spec}",
-                   [Field("snap", "snapshot name", dt.datetime.now().strftime("snap-%Y%m%d-%H%M"))],
+                   [Field("snap", "snapshot name", utcnow().strftime("snap-%Y%m%d-%H%M"))],
                    lambda v: [image_ops.build_snap_create(info, v["snap"])])
 
     @work(group="image-detail-confirm")
