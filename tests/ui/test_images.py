@@ -140,8 +140,9 @@ async def test_create_snapshot_protect_clone_flatten_trash_restore_through_the_t
         rbd_plain(sandbox, "bench", "--io-type", "write", "--io-total", "12M", "--io-size", "4M", "rbd/cti-a")
         await wait_for(pilot, lambda: "cti-a" in pane.names, 20, "cti-a listed")
 
-        # Its row: the sizes `rbd du` gives (details read again once the audit log grew).
+        # Its row: the sizes `rbd du` gives, once `r` has read again what the bench (not cephtui) changed.
         ref = await select(pane, pilot, "cti-a")
+        await pilot.press("r")
         du = {(i["name"], i.get("snapshot")): i for i in rbd_cli(sandbox, "du", "rbd/cti-a")["images"]}
         await wait_for(pilot, lambda: pane.details[ref].used == du[("cti-a", None)]["used_size"], 20,
                        f"the used size of rbd du ({du})")

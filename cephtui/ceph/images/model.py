@@ -28,6 +28,13 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+def naive_utc(value: object) -> dt.datetime | None:
+    """A librbd timestamp as naive UTC: Pacific's and Reef's python3-rbd give naive UTC, Tentacle's an aware one."""
+    if not isinstance(value, dt.datetime):
+        return None
+    return value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
 def feature_names(bits: int) -> tuple[str, ...]:
     return tuple(name for bit, name in FEATURE_NAMES if bits & bit)
 

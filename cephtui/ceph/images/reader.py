@@ -24,6 +24,7 @@ from cephtui.ceph.images.model import (
     TrashEntry,
     Watcher,
     feature_names,
+    naive_utc,
 )
 
 USER_SNAP = 0  # RBD_SNAP_NAMESPACE_TYPE_USER: group, trash and mirror snapshots are librbd's own
@@ -79,8 +80,8 @@ def list_trash(handle: Any, place: Place) -> tuple[TrashEntry, ...]:
     with open_ioctx(handle, place) as io:
         entries = list(mod.RBD().trash_list(io))
     return tuple(sorted((TrashEntry(place.pool, place.namespace, str(e.get("id", "")), str(e.get("name", "")),
-                                    _trash_source(e.get("source")), e.get("deletion_time"),
-                                    e.get("deferment_end_time")) for e in entries),
+                                    _trash_source(e.get("source")), naive_utc(e.get("deletion_time")),
+                                    naive_utc(e.get("deferment_end_time"))) for e in entries),
                         key=lambda t: (t.name, t.id)))
 
 
@@ -153,7 +154,7 @@ def _snaps(image: Any) -> tuple[Snap, ...]:
         except Exception:
             protected = False
         try:
-            stamp = image.get_snap_timestamp(int(s["id"]))
+            stamp = naive_utc(image.get_snap_timestamp(int(s["id"])))
         except Exception:
             stamp = None
         out.append(Snap(int(s["id"]), name, int(s["size"]), protected, stamp))
@@ -177,7 +178,7 @@ def _timestamp(image: Any, method: str) -> dt.datetime | None:
         value = getattr(image, method)()
     except Exception:
         return None
-    return value if isinstance(value, dt.datetime) else None
+    return naive_utc(value)
 
 
 def disk_usage(image: Any, snaps: Iterable[Snap], size: int) -> tuple[int, tuple[Snap, ...]]:

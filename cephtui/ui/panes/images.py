@@ -30,7 +30,7 @@ from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
 from cephtui.ceph.format import human_bytes, human_duration, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
-from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, utcnow
+from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, naive_utc, utcnow
 from cephtui.ceph.images.tasks import Task, list_tasks
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
@@ -62,6 +62,7 @@ PENDING = "…"
 
 
 def age(when: dt.datetime | None, now: dt.datetime) -> str:
+    when = naive_utc(when)
     if when is None:
         return "?"
     return human_duration(max((now - when).total_seconds(), 0))
@@ -73,6 +74,7 @@ class ImagesPane(Pane):
             "command, a confirmation (the image's name typed for anything that destroys data) and the audit log.")
     ACTION_HELP = {
         "next_pool": "the next pool or namespace with the rbd application",
+        "reread": "read the listing and the images on screen again now (changes made elsewhere)",
         "sort": "sort by the next column (name first); other rows' details are read in the background",
         "reverse": "reverse the order",
         "trash": "show the trash (`rbd trash ls`) instead of the images, and back",
@@ -111,6 +113,7 @@ class ImagesPane(Pane):
         Binding("u", "restore", "Restore", show=False),
         Binding("P", "purge", "Purge", show=False),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("r", "reread", "Refresh", show=False),
     ]
 
     def __init__(self, **kw: object) -> None:
@@ -551,6 +554,13 @@ class ImagesPane(Pane):
         self.filter_text = event.text
         self._rows()
         self._title()
+
+    def action_reread(self) -> None:
+        """r: the listing and the details on screen read again now (a change made elsewhere), and the poll."""
+        self.read_at.clear()
+        self.failed.clear()
+        self.reload()
+        self.cephtui.action_refresh_now()
 
     def action_clear_filter(self) -> None:
         self.query_one("#images-filter", FilterInput).clear_filter()
