@@ -61,3 +61,22 @@ def test_an_unreadable_image_keeps_the_json_keys_and_its_row() -> None:
     assert {"name", "pool", "namespace", "provisioned_size", "used_size", "snapshots", "watchers"} <= set(row)
     lines = rbdcli.table_lines([row], with_place=True)
     assert lines[1].startswith("rbd/ns/vm1") and "(cannot read it: [errno 5] EIO)" in lines[1]
+
+
+def test_the_table_of_captured_images() -> None:
+    from tests.unit.test_images_ops import BASE, CLONE, NOFD, NOW, WATCHED, image, rbd_says
+
+    rows = [image(BASE), image(CLONE), image(NOFD), image(WATCHED)]
+    lines = rbdcli.table_lines(rows, with_place=False, now=NOW)
+    header = lines[0].split("  ")
+    assert [h.strip() for h in header if h.strip()][:3] == ["NAME", "SIZE", "USED"]
+    by_name = {line.split()[0]: line for line in lines[1:5]}
+    assert by_name["cap-base"].split()[1:4] == ["64", "MiB", "8"]  # rbd du's 8 MiB written since gold
+    assert by_name["cap-nofd"].split()[3] == "?"  # no fast-diff: not measured
+    assert "rbd/cap-base@gold" in by_name["cap-clone"]
+    (w,) = rbd_says(WATCHED)["status"]["watchers"]
+    host = image(WATCHED).watchers[0].host
+    assert by_name["cap-watched"].endswith(w["address"] + (f" ({host})" if host else ""))
+    assert "? not measured: 1 image(s) without a valid fast-diff map" in "\n".join(lines)
+    scanned = rbdcli.table_lines([image(NOFD, "scan")], with_place=True, du="scan", now=NOW)
+    assert scanned[1].split()[:4] == ["rbd/cap-nofd", "32", "MiB", "8"] and len(scanned) == 2
