@@ -5,7 +5,8 @@
 Without --pool: every pool with the `rbd` application, and each of its namespaces. With --pool P: P's default
 namespace, as `rbd ls P`; P/NS: that namespace. The names cost one omap read per pool (namespace); each image's
 details cost an open of the image (its header, snapshots, children and watchers: a handful of OSD reads), as
-`rbd ls -l` pays, read READERS images at a time (librbd releases the GIL while it waits on the OSDs). The used
+`rbd ls -l` pays, read READERS images at a time (librbd releases the GIL while it waits on the OSDs): 10,000 images
+in about 20 s on a 3-OSD sandbox, as long as `rbd ls -l` there (scripts/bench_images_scale.py). The used
 size is `rbd du`'s: cheap where the image has a valid fast-diff map; without one, --du fast (the default) leaves
 it unmeasured (marked), and --du scan asks every object of the image, as `rbd du` does then.
 
