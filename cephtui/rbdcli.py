@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cephtui.ceph.format import human_duration
-from cephtui.ceph.images.model import ImageInfo, ImageRef, Place
+from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, utcnow
 
 if TYPE_CHECKING:
     from cephtui.ceph.client import CephClient
@@ -203,7 +203,7 @@ def age_words(stamp: dt.datetime | None, now: dt.datetime | None = None) -> str:
         return ""
     if stamp.tzinfo is not None:
         stamp = stamp.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    now = now or dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    now = now or utcnow()
     return human_duration(max(0.0, (now - stamp).total_seconds()))
 
 

@@ -19,10 +19,12 @@ computed from it too; retried otherwise.
 images.json: cephtui's reader (read_image, list_trash, snap_children) on images made with the rbd CLI: cap-base
 (data, a snapshot, a protected snapshot, data since), its clone cap-clone, cap-nofd (layering only: no
 fast-diff), cap-plain (empty), cap-watched (held open read-write by a second client while read), cap-inns in
-namespace capns, and two images in the trash (one purgeable now, one deferred an hour); with the rbd CLI's own
-JSON (info, du, snap ls, status) of each at the same time.
+namespace capns, and two images in the trash (one purgeable now, one deferred an hour), and where each holds
+data (reader.used_extents); with the rbd CLI's own JSON (info, du, snap ls, status, diff --whole-object) of
+each at the same time.
 
-VERSION: the cluster's `ceph version`, the script, the Python, the time. Nothing here is typed by hand.
+VERSION: per file, the cluster's `ceph version`, the script, the Python, the time (--only recaptures one file).
+Nothing here is typed by hand.
 """
 from __future__ import annotations
 
@@ -186,9 +188,11 @@ def capture_images(c: Cluster) -> dict[str, Any]:
                 for du in ("fast", "scan"):
                     info = reader.read_image(c.client.handle, ref, du=du, hosts=hosts)
                     out["images"][f"{ref.spec} du={du}"] = {"fields": fields(info), "to_json": info.to_json()}
+                out["images"][f"{ref.spec} extents"] = [list(e) for e in reader.used_extents(c.client.handle, ref)]
                 out["images"][f"{ref.spec} rbd"] = {
                     "info": c.rbd_json("info", ref.spec), "du": c.rbd_json("du", ref.spec),
-                    "snap_ls": c.rbd_json("snap", "ls", ref.spec), "status": c.rbd_json("status", ref.spec)}
+                    "snap_ls": c.rbd_json("snap", "ls", ref.spec), "status": c.rbd_json("status", ref.spec),
+                    "diff": c.rbd_json("diff", "--whole-object", ref.spec)}
     finally:
         holder.shutdown()
     for snap in ("first", "gold"):
@@ -220,6 +224,7 @@ def main() -> None:
     ap.add_argument("--conf", help="an existing cluster (default: a sandbox of the script's own)")
     ap.add_argument("--port", help="the own sandbox's mon port (default: a free one)")
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds to wait for the mgr's first numbers")
+    ap.add_argument("--only", choices=["images", "perf"], help="capture one of the two files (default: both)")
     ap.add_argument("outdir", nargs="?", default=str(ROOT / "tests" / "fixtures" / "images"))
     a = ap.parse_args()
     out = Path(a.outdir)
@@ -233,15 +238,20 @@ def main() -> None:
     c = Cluster(conf)
     try:
         version = c.client.mon("version")["version"]
-        images = capture_images(c)
-        (out / "images.json").write_text(json.dumps(images, indent=1, sort_keys=True) + "\n")
-        stats = capture_perf(c, a.timeout)
-        (out / "perf_stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+        if a.only != "perf":
+            images = capture_images(c)
+            (out / "images.json").write_text(json.dumps(images, indent=1, sort_keys=True) + "\n")
+        if a.only != "images":
+            stats = capture_perf(c, a.timeout)
+            (out / "perf_stats.json").write_text(json.dumps(stats, indent=1) + "\n")
+            print("\n".join(stats["iostat_plain"]))
         # VERSION, as tests/fixtures/crush/ has it: a RELEASE.json would make this directory a release's
-        (out / "VERSION").write_text(json.dumps({
-            "version": version, "script": f"scripts/{Path(__file__).name}", "python": platform.python_version(),
-            "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quirks": quirks}, indent=1) + "\n")
-        print("\n".join(stats["iostat_plain"]))
+        meta = json.loads((out / "VERSION").read_text()) if (out / "VERSION").exists() else {}
+        for name in [n for n, w in (("images.json", "images"), ("perf_stats.json", "perf")) if a.only in (None, w)]:
+            meta[name] = {"version": version, "script": f"scripts/{Path(__file__).name}",
+                          "python": platform.python_version(),
+                          "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quirks": quirks}
+        (out / "VERSION").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
         if not own:
             cleanup(c)
     finally:

@@ -81,6 +81,37 @@ def test_shrink_needs_the_typed_name_and_says_the_bytes_lost() -> None:
     assert op.title == "Shrink rbd/cap-base from 64.0 MiB to 16.0 MiB"
 
 
+def extents(spec: str) -> tuple[tuple[int, int], ...]:
+    """Where the image holds data, as reader.used_extents read it in the capture."""
+    return tuple((int(o), int(n)) for o, n in CAPTURE["images"][f"{spec} extents"])
+
+
+def rbd_diff_past(spec: str, end: int) -> int:
+    """Bytes past `end` in the objects `rbd diff --whole-object` lists (the rbd CLI's own answer)."""
+    return sum(max(0, d["offset"] + d["length"] - max(d["offset"], end))
+               for d in rbd_says(spec)["diff"] if d["exists"] == "true")
+
+
+@pytest.mark.parametrize("spec", [BASE, NOFD, PLAIN, WATCHED, INNS])
+def test_used_extents_are_what_rbd_diff_lists(spec: str) -> None:
+    merged: list[tuple[int, int]] = []
+    for d in rbd_says(spec)["diff"]:
+        if d["exists"] == "true":
+            if merged and sum(merged[-1]) == d["offset"]:
+                merged[-1] = (merged[-1][0], merged[-1][1] + d["length"])
+            else:
+                merged.append((d["offset"], d["length"]))
+    assert extents(spec) == tuple(merged)
+
+
+@pytest.mark.parametrize("new", ["4M", "6M", "8M", "16M"])
+def test_shrink_with_the_extents_says_exactly_the_bytes_lost(new: str) -> None:
+    end = ops.parse_image_size(new)
+    op = ops.build_resize(image(BASE), new, extents(BASE))
+    assert f"is discarded for good: {human_bytes(rbd_diff_past(BASE, end))} of written data" in op.effect
+    assert op.confirm_text == "cap-base" and op.impact == DESTROYS
+
+
 def test_shrink_of_an_image_whose_used_size_was_not_measured() -> None:
     info = image(NOFD)  # no fast-diff: --du fast left it unmeasured
     assert info.used is None
