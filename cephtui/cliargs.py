@@ -148,7 +148,6 @@ def split_argv(top: argparse.ArgumentParser, commands: dict[str, argparse.Argume
     names = list(commands)
     out = Split()
     args = list(argv)
-    later_command = next((a for a in args if a in commands), None)
     lib = f"the local librados ({librados_version})" if librados_version else "the local librados"
     i = 0
     prev_bool = ""  # a boolean librados option just before: `--opt true` is not a form librados takes
@@ -167,10 +166,13 @@ def split_argv(top: argparse.ArgumentParser, commands: dict[str, argparse.Argume
             i += 1
             out.ours.append(args[i])
 
-    def elsewhere(opt: str, command: str | None) -> str:
+    def elsewhere(opt: str, command: str | None, attached: bool = False) -> str:
         where = owners[opt]
         if command is None:
-            target = later_command if later_command in where else None
+            # The command after it, past the option's own value: in `--pool rbd bench`, `rbd` is the pool.
+            takes_value = not attached and any(subs[w].get(opt) == "value" for w in where)
+            after = args[i + 1 + takes_value:]
+            target = next((a for a in after if a in commands and a in where), None)
             if target:
                 return f"{opt} is an option of `{target}`: put it after the command (cephtui ... {target} {opt} ...)"
             return f"{opt} is an option of `{'`, `'.join(where)}`, after the command (cephtui {where[0]} {opt} ...)"
@@ -219,7 +221,7 @@ def split_argv(top: argparse.ArgumentParser, commands: dict[str, argparse.Argume
             if opt in glob:
                 take_value(opt, attached, glob)
             elif opt in owners:
-                raise UsageError(elsewhere(opt, None))
+                raise UsageError(elsewhere(opt, None, attached))
             elif opt.startswith("--"):
                 name = opt[2:]
                 kind = librados.kind(name)

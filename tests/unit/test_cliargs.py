@@ -46,7 +46,10 @@ def refused(*argv: str) -> str:
     # ... and each command's options after it, only its own
     (["--json", "snapshot"], "--json is an option of `snapshot`: put it after the command"),
     (["--pool", "rbd", "bench"], "--pool is an option of `bench`: put it after the command"),
-    (["snapshot", "--pool", "rbd"], "--pool is not an option of `snapshot` (it belongs to `bench`)"),
+    (["snapshot", "--pool", "rbd"], "--pool is not an option of `snapshot` (it belongs to `bench`, `rbd`)"),
+    (["--pool", "rbd", "rbd", "ls"], "--pool is an option of `rbd`: put it after the command"),
+    (["--pool=rbd", "bench"], "--pool is an option of `bench`: put it after the command"),
+    (["--json", "rbd", "ls"], "--json is an option of `rbd`: put it after the command"),
     (["config", "--yes-i-typed", "osd.1"], "--yes-i-typed is not an option of `config` (it belongs to `remove`)"),
     # librados options: only names its own table has, only the forms every release reads alike
     (["--rados-mon-op-timout", "7"], "unknown option --rados-mon-op-timout: neither a cephtui option nor"),

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""The Images tab's cluster side on a pool of many images, each measurement against the `rbd` CLI in the same run.
+
+    .venv/bin/python scripts/bench_images_scale.py [--images 10000] [--conf CONF | --sandbox DIR] [--port P]
+                                                   [--pool rbd] [--repeat 3] [--json out.json]
+
+Without --conf or --sandbox it starts its own sandbox (/tmp/rbdls-scale-*, 3 OSDs, pool rbd:32) and purges it
+at the end. --sandbox DIR starts a sandbox there (or reuses the one running there) and keeps it, so a second
+run skips the creation. With --conf it uses that cluster's POOL (it must exist).
+
+  creation    N images of 1 MiB named scale-00000 … (librbd create, CREATORS at a time); those that exist
+              already are kept, so a re-run creates nothing
+  names       `rbd ls POOL` (a process: start, connect, one omap read)  vs  reader.list_names on a connected
+              handle (what the tab pays per refresh for the list)
+  details     `rbd ls -l POOL` (a process that opens every image: what the tab must not do per refresh)  vs
+              reader.read_image for a screenful (SCREEN images, the first by name), one after another and
+              READERS at a time, as the tab reads the rows on screen; each also per image
+  cli         `cephtui rbd ls --pool POOL --json` (a process: every image's details, --du fast and --du none)
+              vs `rbd ls -l --format json POOL`
+
+Times are wall seconds (median of --repeat runs for the cheap ones, one run for the whole-pool ones); a ratio
+is ours / native (below 1: ours faster). The machine's load average is printed beside them: on a shared 2-core
+machine the numbers move with it. Each measurement is a function taking the Bench and returning its rows, listed
+in MEASUREMENTS: a new one (the Images tab's first paint) is one function and one line there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from capturelib import SANDBOX  # noqa: E402
+
+from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.images.model import ImageRef, Place  # noqa: E402
+from cephtui.ceph.images.reader import list_names, read_image  # noqa: E402
+from cephtui.rbdcli import READERS  # noqa: E402
+
+MiB = 1 << 20
+PREFIX = "scale-"
+CREATORS = 16
+SCREEN = 40
+
+
+@dataclass
+class Bench:
+    conf: str
+    pool: str
+    images: int
+    repeat: int
+    client: Any
+    names: list[str] = field(default_factory=list)  # our images, sorted, once created
+
+    @property
+    def handle(self) -> Any:
+        return self.client.handle
+
+    def rbd(self, *args: str) -> float:
+        """Wall seconds of one `rbd` process (its output discarded); fails loudly."""
+        t0 = time.perf_counter()
+        res = subprocess.run(["rbd", "-c", self.conf, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        if res.returncode != 0:
+            raise SystemExit(f"rbd {' '.join(args)}: {res.stderr.strip()}")
+        return time.perf_counter() - t0
+
+
+@dataclass(frozen=True)
+class Row:
+    what: str
+    native: str  # what the reference is
+    native_s: float | None
+    ours: str
+    ours_s: float | None
+    per_image: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.native_s and self.ours_s is not None:
+            return self.ours_s / self.native_s
+        return None
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def median_of(repeat: int, fn: Callable[[], Any]) -> float:
+    return statistics.median(timed(fn) for _ in range(max(1, repeat)))
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+# ------------------------------------------------------------------ measurements
+
+def measure_creation(b: Bench) -> list[Row]:
+    """N images of 1 MiB through librbd, CREATORS at a time; the ones already there are kept."""
+    import rbd
+
+    wanted = [f"{PREFIX}{i:05d}" for i in range(b.images)]
+    have = set(list_names(b.handle, Place(b.pool)))
+    missing = [n for n in wanted if n not in have]
+    t0 = time.perf_counter()
+    if missing:
+        with b.handle.open_ioctx(b.pool) as io:
+            def create(name: str) -> None:
+                rbd.RBD().create(io, name, MiB, old_format=False)
+            with ThreadPoolExecutor(max_workers=CREATORS) as pool:
+                for done, _ in enumerate(pool.map(create, missing), 1):
+                    if done % 1000 == 0:
+                        print(f"  created {done}/{len(missing)} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    took = time.perf_counter() - t0
+    b.names = sorted(n for n in list_names(b.handle, Place(b.pool)) if n.startswith(PREFIX))
+    if len(b.names) < b.images:
+        raise SystemExit(f"only {len(b.names)} of {b.images} images in {b.pool}")
+    how = (f"{len(missing)} created, {CREATORS} at a time" if missing else f"all {b.images} there already")
+    per = f"{took / len(missing) * 1000:.1f} ms" if missing else ""
+    return [Row("creation", "", None, how, took if missing else None, per)]
+
+
+def measure_names(b: Bench) -> list[Row]:
+    """`rbd ls POOL` against our listing on a connected handle."""
+    native = median_of(b.repeat, lambda: b.rbd("ls", b.pool))
+    ours = median_of(b.repeat, lambda: list_names(b.handle, Place(b.pool)))
+    total = len(list_names(b.handle, Place(b.pool)))
+    return [Row(f"names ({total} images)", "rbd ls (process)", native, "reader.list_names (connected)", ours,
+                f"{ours / total * 1e6:.1f} us")]
+
+
+def measure_details(b: Bench) -> list[Row]:
+    """`rbd ls -l POOL` (every image opened) against read_image for one screenful."""
+    total = len(list_names(b.handle, Place(b.pool)))
+    native = b.rbd("ls", "-l", b.pool)
+    refs = [ImageRef(b.pool, n) for n in b.names[:SCREEN]]
+
+    def serial() -> None:
+        for ref in refs:
+            read_image(b.handle, ref, du="fast")
+
+    def threaded() -> None:
+        with ThreadPoolExecutor(max_workers=READERS) as pool:
+            list(pool.map(lambda ref: read_image(b.handle, ref, du="fast"), refs))
+
+    one_by_one = median_of(b.repeat, serial)
+    at_once = median_of(b.repeat, threaded)
+    return [
+        Row(f"details: whole pool ({total}) vs a screen ({SCREEN})", "rbd ls -l (process, every image)", native,
+            f"read_image x{SCREEN}, {READERS} at a time", at_once, f"{at_once / SCREEN * 1000:.2f} ms"),
+        Row(f"details: a screen ({SCREEN}), one by one", "", None, f"read_image x{SCREEN}, serial", one_by_one,
+            f"{one_by_one / SCREEN * 1000:.2f} ms"),
+        Row("details: one image", "rbd ls -l / images", native / total, "read_image, serial", one_by_one / SCREEN),
+    ]
+
+
+def measure_cli(b: Bench) -> list[Row]:
+    """`cephtui rbd ls --json` for the whole pool against `rbd ls -l --format json`."""
+    total = len(list_names(b.handle, Place(b.pool)))
+    native = b.rbd("ls", "-l", "--format", "json", b.pool)
+    config = tempfile.TemporaryDirectory(prefix="rbdls-cfg-")  # no config file of the user's
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": config.name}
+    env.pop("CEPH_ARGS", None)
+    rows = []
+    for du in ("fast", "none"):
+        cmd = [sys.executable, "-m", "cephtui", "-c", b.conf, "rbd", "ls", "--pool", b.pool, "--json", "--du", du]
+        t0 = time.perf_counter()
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        took = time.perf_counter() - t0
+        if res.returncode != 0:
+            raise SystemExit(f"cephtui rbd ls: exit {res.returncode}: {res.stderr.strip()[-500:]}")
+        listed = len(json.loads(res.stdout))
+        if listed != total:
+            raise SystemExit(f"cephtui rbd ls listed {listed} of {total} images")
+        rows.append(Row(f"cli: whole pool ({total}), --du {du}", "rbd ls -l --format json", native,
+                        "cephtui rbd ls --json", took, f"{took / total * 1000:.2f} ms"))
+    config.cleanup()
+    return rows
+
+
+# (name, function): run in this order; creation first, the others need its names.
+MEASUREMENTS: list[tuple[str, Callable[[Bench], list[Row]]]] = [
+    ("creation", measure_creation),
+    ("names", measure_names),
+    ("details", measure_details),
+    ("cli", measure_cli),
+]
+
+
+# ------------------------------------------------------------------ the cluster, the table
+
+@contextmanager
+def cluster(a: argparse.Namespace) -> Iterator[str]:
+    if a.conf:
+        yield a.conf
+        return
+    keep = bool(a.sandbox)
+    d = a.sandbox or tempfile.mkdtemp(prefix="rbdls-scale-", dir="/tmp")
+    args = ["start", d, "--pool", f"{a.pool}:32", *(("--port", a.port) if a.port else ())]
+    res = subprocess.run([*SANDBOX, *args], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise SystemExit(f"sandbox start failed: {res.stderr.strip()}")
+    try:
+        yield res.stdout.strip().splitlines()[-1]
+    finally:
+        if not keep:
+            subprocess.run([*SANDBOX, "stop", d, "--purge"], capture_output=True)
+
+
+def seconds(x: float | None) -> str:
+    if x is None:
+        return ""
+    return f"{x * 1000:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def table(rows: list[Row]) -> list[str]:
+    cells = [("measurement", "native", "time", "ours", "time", "ours/native", "per image")]
+    for r in rows:
+        cells.append((r.what, r.native, seconds(r.native_s), r.ours, seconds(r.ours_s),
+                      f"{r.ratio:.3f}" if r.ratio is not None else "", r.per_image))
+    widths = [max(len(c[i]) for c in cells) for i in range(len(cells[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--images", type=int, default=10_000, help="images in the pool (default: 10000)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--conf", help="an existing cluster's ceph.conf")
+    where.add_argument("--sandbox", metavar="DIR", help="a sandbox started (or reused) in DIR and kept")
+    ap.add_argument("--port", help="the sandbox's mon port (default: a free one)")
+    ap.add_argument("--pool", default="rbd", help="the pool (default: rbd)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each cheap measurement, median (default: 3)")
+    ap.add_argument("--only", action="append", choices=[n for n, _ in MEASUREMENTS],
+                    help="run only these measurements (creation always runs: it finds the images)")
+    ap.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    a = ap.parse_args()
+    with cluster(a) as conf:
+        client = CephClient(ConnectionSpec(conffile=conf)).connect()
+        try:
+            b = Bench(conf, a.pool, a.images, a.repeat, client)
+            rows: list[Row] = []
+            for name, fn in MEASUREMENTS:
+                if a.only and name != "creation" and name not in a.only:
+                    continue
+                print(f"{name} … (load {load()})", file=sys.stderr)
+                got = fn(b)
+                rows += got
+                for line in table(got)[1:]:
+                    print(f"  {line}", file=sys.stderr)
+        finally:
+            client.close()
+    print(f"{a.images} images of 1 MiB in pool {a.pool}; load average {load()} (1, 5, 15 min); "
+          f"{os.cpu_count()} CPUs")
+    print("\n".join(table(rows)))
+    if a.json:
+        Path(a.json).write_text(json.dumps([{**r.__dict__, "ratio": r.ratio} for r in rows], indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
