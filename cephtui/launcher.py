@@ -31,6 +31,15 @@ _TAG = re.compile(r"^rados\.cpython-(\d)(\d+)[-.]")
 _NO_CHECK = ("-h", "--help", "--version")
 # cli.COMMANDS (not imported: this runs before anything heavy); tests/unit checks that the two agree.
 HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove", "rbd")
+# The connection options that take a value: `cephtui --id rbd` is the TUI as client.rbd, not `cephtui rbd`.
+_VALUED = frozenset(("-c", "--conf", "--id", "-n", "--name", "-k", "--keyring", "--cluster", "-m", "--mon-host",
+                     "--osd-stop-cmd", "--refresh", "--timeout", "--connect-timeout"))
+
+
+def headless(args: Sequence[str]) -> bool:
+    """Whether the line runs a headless command (or --help/--version) rather than the TUI."""
+    return any((a in HEADLESS_COMMANDS and (i == 0 or args[i - 1] not in _VALUED)) or a in _NO_CHECK
+               for i, a in enumerate(args))
 
 
 @dataclass(frozen=True)
@@ -133,7 +142,7 @@ def missing_rados_message(error: BaseException | None = None, *, in_isolated_ven
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if argv is None and not any(a in HEADLESS_COMMANDS or a in _NO_CHECK for a in args):
+    if argv is None and not headless(args):
         # The TUI: keys typed while it starts wait for it as typed (typeahead.py says why).
         from cephtui import typeahead
 

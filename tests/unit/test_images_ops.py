@@ -122,14 +122,10 @@ def test_shrink_of_an_image_whose_used_size_was_not_measured() -> None:
     assert f"up to {human_bytes(min(head['used_size'], (32 - 8) << 20))} of written data" in measured.effect
 
 
-@pytest.mark.xfail(strict=True, reason="ops.build_resize says '(the image holds 0 B in all)' of an image whose "
-                                       "used size was not measured (the report has the fix)")
 def test_shrink_does_not_claim_an_unmeasured_image_holds_nothing() -> None:
     assert "holds 0 B" not in ops.build_resize(image(NOFD), "8M").effect
 
 
-@pytest.mark.xfail(strict=True, reason="ops.build_resize calls rbd du's head used size (written since the newest "
-                                       "snapshot) what the image holds 'in all' (the report has the fix)")
 def test_shrink_does_not_call_the_heads_diff_all_the_image_holds() -> None:
     info = image(BASE)
     total = sum(d["used_size"] for d in rbd_says(BASE)["du"]["images"])  # rbd du's <TOTAL>: snapshots and head
@@ -353,3 +349,10 @@ def test_execute_in_read_only_mode_sends_nothing() -> None:
     with pytest.raises(CephReadOnly, match="read-only mode"):
         ops.execute(ReadOnly(), op)
     assert op.prefix in ops.LIBRBD_PREFIXES and "rbd task add flatten" not in ops.LIBRBD_PREFIXES
+
+
+def test_a_bare_size_is_mebibytes_as_rbd_reads_it() -> None:
+    from cephtui.ceph.images.model import Place
+    op = ops.build_create(Place("rbd"), "x", "10", "4096")
+    assert op.cli == "rbd create --size 10M --object-size 4K rbd/x"
+    assert dict(op.args)["size"] == 10 * 1024**2 and dict(op.args)["object_size"] == 4096

@@ -73,8 +73,6 @@ def test_latency_and_bytes_words_as_iostat_prints_them() -> None:
     assert any(not row["WR"].endswith("k/s") for row in table.values())
 
 
-@pytest.mark.xfail(strict=True, reason="perf.rate_words rounds (278.6 -> 279/s) where iostat prints Ceph's si_u_t "
-                                       "of the whole number (278/s); the report has the fix")
 def test_rate_words_as_iostat_prints_them() -> None:
     table = iostat_table()
     for r in perf.parse_stats(CAPTURE["mgr"]).images:

@@ -191,3 +191,11 @@ def test_the_pyz_variable_is_the_one_the_build_sets(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv(launcher.PYZ_ENV, "/root/cephtui.pyz")
     text = message(modules=[DEBIAN_311], version="3.12", executable="/usr/local/bin/python3.12", pyz=None)
     assert "run it with the distribution's own Python: `/usr/bin/python3 /root/cephtui.pyz`" in text
+
+
+def test_a_command_name_given_as_an_option_value_is_the_tui() -> None:
+    from cephtui.launcher import headless
+    assert headless(["rbd", "ls"]) and headless(["-c", "/etc/ceph/ceph.conf", "rbd", "ls", "--json"])
+    assert headless(["--version"]) and headless(["bench", "--help"])
+    assert not headless(["--id", "rbd"]) and not headless(["-n", "client.bench"]) and not headless([])
+    assert not headless(["--cluster", "bench", "--read-only"])

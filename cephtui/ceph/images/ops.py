@@ -32,7 +32,11 @@ def _size_cli(size: int) -> str:
     return f"{size}B"
 
 
-def parse_image_size(text: str, what: str = "size") -> int:
+def parse_image_size(text: str, what: str = "size", unit: int = 1) -> int:
+    """A size as `rbd` reads it: with a unit (4K, 10G), or a bare number in `unit`: `rbd create --size 10` is
+    10 MiB, `--object-size 4096` is bytes."""
+    if text.strip().isdigit():
+        text = str(int(text.strip()) * unit)
     try:
         return parse_size(text)
     except BenchError as e:
@@ -65,7 +69,7 @@ def _watched(info: ImageInfo, doing: str) -> None:
 def build_create(place: Place, name: str, size_text: str, object_size_text: str = "", features: str = "",
                  data_pool: str = "") -> Operation:
     name = check_name(name)
-    size = parse_image_size(size_text)
+    size = parse_image_size(size_text, unit=1024**2)
     cli = ["rbd", "create", "--size", _size_cli(size)]
     args: dict[str, Any] = {"size": size}
     if object_size_text.strip():
@@ -91,7 +95,7 @@ def build_create(place: Place, name: str, size_text: str, object_size_text: str 
 
 def build_resize(info: ImageInfo, size_text: str, extents: tuple[tuple[int, int], ...] | None = None) -> Operation:
     """`extents`: where the image holds data (reader.used_extents), to say what a shrink discards."""
-    size = parse_image_size(size_text, "new size")
+    size = parse_image_size(size_text, "new size", unit=1024**2)
     spec = info.ref.spec
     if size == info.size:
         raise ValueError(f"{spec} is already {human_bytes(size)}")
@@ -100,19 +104,24 @@ def build_resize(info: ImageInfo, size_text: str, extents: tuple[tuple[int, int]
                          prefix="rbd resize", args=_args(info.ref, size=size),
                          cli=f"rbd resize --size {_size_cli(size)} {spec}",
                          effect="growing is safe: the filesystem inside still needs growing by its owner")
+    # What the head holds: its extents; else rbd du's used size, which is all it holds only without snapshots
+    # (with them it is what was written since the newest one); else (not measured) nothing is claimed.
+    held: int | None = None
     if extents is not None:
         lost = f"{human_bytes(bytes_past(extents, size))} of written data"
+        held = sum(length for _, length in extents)
     elif info.used is not None:
         lost = f"up to {human_bytes(min(info.used, info.size - size))} of written data"
+        held = None if info.snaps else info.used
     else:
         lost = "an unknown amount of data (used size not measured)"
     return Operation(title=f"Shrink {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
                      prefix="rbd resize", args=_args(info.ref, size=size, allow_shrink=True),
                      cli=f"rbd resize --size {_size_cli(size)} --allow-shrink {spec}", impact=DESTROYS,
                      confirm_text=info.ref.name,
-                     effect=f"everything past {human_bytes(size)} is discarded for good: {lost} "
-                            f"(the image holds {human_bytes(info.used or 0)} in all); a filesystem that was not "
-                            "shrunk first is corrupted")
+                     effect=f"everything past {human_bytes(size)} is discarded for good: {lost}"
+                            + (f" (the image holds {human_bytes(held)} in all)" if held is not None else "")
+                            + "; a filesystem that was not shrunk first is corrupted")
 
 
 def build_snap_create(info: ImageInfo, snap: str) -> Operation:

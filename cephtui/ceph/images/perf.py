@@ -85,10 +85,22 @@ def ranked(report: IOReport, key: str) -> tuple[ImageIO, ...]:
 
 
 def rate_words(ops: float) -> str:
-    """`rbd perf image iostat`'s WR/RD column: 0/s, 512/s, 1.72k/s."""
-    if ops >= 1000:
-        return f"{ops / 1000:.2f}k/s"
-    return f"{ops:.0f}/s"
+    """`rbd perf image iostat`'s WR/RD column, Ceph's si_u_t of the whole number: 0/s, 512/s, 1.72k/s, 2k/s."""
+    v = int(ops)  # si_u_t takes an integer: 512.7 is 512
+    n, index, mult = v, 0, 1
+    while n >= 1000 and index < len(_SI) - 1:
+        n, index, mult = n // 1000, index + 1, mult * 1000
+    if index == 0 or v % mult == 0:
+        return f"{n}{_SI[index]}/s"
+    text = ""
+    for places in (2, 1, 0):  # the most precision that fits in 7 characters
+        text = f"{v / mult:.{places}f}{_SI[index]}"
+        if len(text) <= 7:
+            break
+    return f"{text}/s"
+
+
+_SI = ("", "k", "M", "G", "T", "P", "E")
 
 
 def latency_words(ns: float) -> str:
