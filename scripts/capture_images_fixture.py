@@ -205,6 +205,32 @@ def capture_images(c: Cluster) -> dict[str, Any]:
     return out
 
 
+def capture_tasks(c: Cluster) -> dict[str, Any]:
+    """`rbd task add flatten` on a clone of a 256 MiB image full of data, and `rbd task list` asked until it
+    is done: the answers as the mgr gave them (queued, in progress with its fraction, gone when done)."""
+    c.rbd("create", "--size", "256M", f"{POOL}/cap-task")
+    c.rbd("bench", "--io-type", "write", "--io-size", "4M", "--io-total", "256M", f"{POOL}/cap-task")
+    c.rbd("snap", "create", f"{POOL}/cap-task@s")
+    c.rbd("snap", "protect", f"{POOL}/cap-task@s")
+    c.rbd("clone", f"{POOL}/cap-task@s", f"{POOL}/cap-taskc")
+    added = c.client.mgr("rbd task add flatten", image_spec=f"{POOL}/cap-taskc")
+    answers = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        answer = c.client.mgr("rbd task list")
+        answers.append(answer)
+        if not answer:
+            break
+        time.sleep(0.2)
+    c.rbd("rm", f"{POOL}/cap-taskc", check=False)
+    c.rbd("snap", "unprotect", f"{POOL}/cap-task@s", check=False)
+    c.rbd("snap", "purge", f"{POOL}/cap-task", check=False)
+    c.rbd("rm", f"{POOL}/cap-task", check=False)
+    if not any(a and a[0].get("progress") is not None for a in answers):
+        raise SystemExit("no `rbd task list` answer caught the flatten in progress: run again")
+    return {"added": added, "task_list": answers}
+
+
 def cleanup(c: Cluster) -> None:
     """With --conf: the cap-* images and trash entries this script made, removed."""
     c.rbd("rm", f"{POOL}/cap-clone", check=False)
@@ -224,7 +250,7 @@ def main() -> None:
     ap.add_argument("--conf", help="an existing cluster (default: a sandbox of the script's own)")
     ap.add_argument("--port", help="the own sandbox's mon port (default: a free one)")
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds to wait for the mgr's first numbers")
-    ap.add_argument("--only", choices=["images", "perf"], help="capture one of the two files (default: both)")
+    ap.add_argument("--only", choices=["images", "perf", "tasks"], help="capture one of the files (default: all)")
     ap.add_argument("outdir", nargs="?", default=str(ROOT / "tests" / "fixtures" / "images"))
     a = ap.parse_args()
     out = Path(a.outdir)
@@ -238,16 +264,19 @@ def main() -> None:
     c = Cluster(conf)
     try:
         version = c.client.mon("version")["version"]
-        if a.only != "perf":
+        if a.only in (None, "images"):
             images = capture_images(c)
             (out / "images.json").write_text(json.dumps(images, indent=1, sort_keys=True) + "\n")
-        if a.only != "images":
+        if a.only in (None, "tasks"):
+            (out / "tasks.json").write_text(json.dumps(capture_tasks(c), indent=1) + "\n")
+        if a.only in (None, "perf"):
             stats = capture_perf(c, a.timeout)
             (out / "perf_stats.json").write_text(json.dumps(stats, indent=1) + "\n")
             print("\n".join(stats["iostat_plain"]))
         # VERSION, as tests/fixtures/crush/ has it: a RELEASE.json would make this directory a release's
         meta = json.loads((out / "VERSION").read_text()) if (out / "VERSION").exists() else {}
-        for name in [n for n, w in (("images.json", "images"), ("perf_stats.json", "perf")) if a.only in (None, w)]:
+        for name in [n for n, w in (("images.json", "images"), ("perf_stats.json", "perf"),
+                                                     ("tasks.json", "tasks")) if a.only in (None, w)]:
             meta[name] = {"version": version, "script": f"scripts/{Path(__file__).name}",
                           "python": platform.python_version(),
                           "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "quirks": quirks}
