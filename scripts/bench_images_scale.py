@@ -15,6 +15,8 @@ run skips the creation. With --conf it uses that cluster's POOL (it must exist).
   details     `rbd ls -l POOL` (a process that opens every image: what the tab must not do per refresh)  vs
               reader.read_image for a screenful (SCREEN images, the first by name), one after another and
               READERS at a time, as the tab reads the rows on screen; each also per image
+  tab         the Images tab through Pilot: `:images` to the first rows and to the details on screen (vs `rbd ls`),
+              then `o` (every image's details in the background; vs `rbd ls -l`) with the UI's heartbeat
   cli         `cephtui rbd ls --pool POOL --json` (a process: every image's details, --du fast and --du none)
               vs `rbd ls -l --format json POOL`
 
@@ -196,11 +198,84 @@ def measure_cli(b: Bench) -> list[Row]:
 
 
 # (name, function): run in this order; creation first, the others need its names.
+def measure_tab(b: Bench) -> list[Row]:
+    """The Images tab itself, driven headless through Pilot (120x36): from `:images` to the first rows painted,
+    and to the details of the rows on screen, against `rbd ls`; then `o` (sort by size: every image's details
+    read in the background) against `rbd ls -l`, with the UI's heartbeat (a 50 ms timer) through it."""
+    import asyncio
+
+    from cephtui.ceph.client import CephClient, ConnectionSpec
+    from cephtui.ui.app import CephTUI
+    from cephtui.ui.panes.images import ImagesPane
+
+    out: dict[str, float] = {}
+
+    async def drive() -> None:
+        app = CephTUI(CephClient(ConnectionSpec(conffile=b.conf)).connect(), refresh=2.0)
+        async with app.run_test(size=(120, 36)) as pilot:
+            async def until(cond: Callable[[], Any], timeout: float, what: str) -> float:
+                t0 = time.perf_counter()
+                while not cond():
+                    if time.perf_counter() - t0 > timeout:
+                        raise SystemExit(f"the tab did not show {what} within {timeout:.0f} s")
+                    await asyncio.sleep(0.005)
+                return time.perf_counter() - t0
+
+            await until(lambda: app.snapshot is not None, 30, "a first snapshot")
+            pane = app.query_one(ImagesPane)
+            t0 = time.perf_counter()
+            await pilot.press("colon", *"images", "enter")
+            await until(lambda: pane.place is not None, 30, "its first pool")
+            while pane.place is not None and pane.place.pool != b.pool:
+                await pilot.press("p")
+                await until(lambda: pane.place is None or not pane._listing, 30, "the next pool")
+                t0 = time.perf_counter()  # from the pool asked for (the first pool's listing is not the one)
+            await until(lambda: pane.vtable.row_count >= b.images, 30, "the rows")
+            await pilot.pause()
+            out["first_rows"] = time.perf_counter() - t0
+            visible = pane._visible()
+            await until(lambda: all(r in pane.details for r in visible), 60, "the details on screen")
+            out["screen_details"] = time.perf_counter() - t0
+            gaps: list[float] = []
+            last = [time.perf_counter()]
+
+            def beat() -> None:
+                now = time.perf_counter()
+                gaps.append(now - last[0])
+                last[0] = now
+
+            timer = app.set_interval(0.05, beat)
+            t1 = time.perf_counter()
+            await pilot.press("o")  # sort by size: the rest read in the background
+            await until(lambda: len(pane.details) >= b.images, 1800, "every image's details")
+            out["all_details"] = time.perf_counter() - t1
+            timer.stop()
+            out["beat_max"] = max(gaps) if gaps else 0.0
+            out["beat_p99"] = sorted(gaps)[int(len(gaps) * 0.99)] if gaps else 0.0
+            t2 = time.perf_counter()
+            await pilot.press("end")
+            await until(lambda: pane.vtable.cursor == pane.vtable.row_count - 1, 10, "the last row")
+            out["end_key"] = time.perf_counter() - t2
+
+    asyncio.run(drive())
+    native_ls = median_of(b.repeat, lambda: b.rbd("ls", b.pool))
+    native_l = b.rbd("ls", "-l", b.pool)
+    return [
+        Row("tab: first rows painted", "rbd ls (process)", native_ls, ":images to the rows", out["first_rows"]),
+        Row("tab: details of the rows on screen", "rbd ls (process)", native_ls, ":images to the details",
+            out["screen_details"]),
+        Row("tab: every image's details (o)", "rbd ls -l (process)", native_l, "background fill, 4 at a time",
+            out["all_details"], f"heartbeat max {out['beat_max'] * 1000:.0f} ms, p99 {out['beat_p99'] * 1000:.0f} ms"),
+        Row("tab: end key on the sorted table", "", None, "cursor to the last row", out["end_key"]),
+    ]
+
+
 MEASUREMENTS: list[tuple[str, Callable[[Bench], list[Row]]]] = [
     ("creation", measure_creation),
     ("names", measure_names),
     ("details", measure_details),
     ("cli", measure_cli),
+    ("tab", measure_tab),
 ]
 
 

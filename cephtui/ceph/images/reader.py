@@ -28,7 +28,6 @@ from cephtui.ceph.images.model import (
 )
 
 USER_SNAP = 0  # RBD_SNAP_NAMESPACE_TYPE_USER: group, trash and mirror snapshots are librbd's own
-NO_POOL = 2**64 - 1  # stat()'s parent_pool when there is no parent; data_pool_id()'s -1
 
 
 class ImagesUnavailable(Exception):
@@ -253,6 +252,14 @@ def host_names(client: Any) -> Callable[[str], str]:
                     ip = part.split(":")[1] if part.startswith(("v1:", "v2:")) else part.split(":")[0]
                     if ip and host:
                         table.setdefault(ip.split("/")[0], host)
+    except (CephError, AttributeError, TypeError, ValueError):
+        pass
+    try:  # a mon's name is its host's on most deployments (cephadm, Proxmox): "mon.pve1"
+        for m in (client.mon("mon dump") or {}).get("mons", []):
+            for a in (m.get("public_addrs") or {}).get("addrvec", []):
+                ip = str(a.get("addr", "")).rsplit(":", 1)[0].strip("[]")
+                if ip:
+                    table.setdefault(ip, f"mon.{m.get('name', '?')}")
     except (CephError, AttributeError, TypeError, ValueError):
         pass
     return lambda ip: table.get(ip, "")
