@@ -308,7 +308,7 @@ class ImagesPane(Pane):
     @work(thread=True, group="images-details", exclusive=False, exit_on_error=False)
     def _read_details(self) -> None:
         client = self.cephtui.client
-        hosts = reader.host_names(client)
+        hosts = self._hosts(client)
         while True:
             with self._wanted_lock:
                 if not self._wanted:
@@ -318,6 +318,16 @@ class ImagesPane(Pane):
             for ref in batch:
                 got.append(self._read_one(client, ref, hosts))
             self.app.call_from_thread(self._got_details, got)
+
+    def _hosts(self, client: Any) -> Callable[[str], str]:
+        """Which host an address is (OSD and mon addresses), asked of the cluster at most once a minute."""
+        at, lookup = self._host_lookup
+        if lookup is None or time.monotonic() - at > 60:
+            lookup = reader.host_names(client)
+            self._host_lookup = (time.monotonic(), lookup)
+        return lookup
+
+    _host_lookup: tuple[float, Callable[[str], str] | None] = (0.0, None)
 
     @staticmethod
     def _read_one(client: Any, ref: ImageRef, hosts: Callable[[str], str], du: str = "fast"
@@ -352,7 +362,7 @@ class ImagesPane(Pane):
     def _scan_used(self) -> None:
         """Used sizes of images without fast-diff: every object asked (as `rbd du` does): slow, one at a time."""
         client = self.cephtui.client
-        hosts = reader.host_names(client)
+        hosts = self._hosts(client)
         while self._scan:
             ref = self._scan.pop(0)
             got = self._read_one(client, ref, hosts, du="scan")
@@ -367,7 +377,7 @@ class ImagesPane(Pane):
     @work(thread=True, group="images-fill", exit_on_error=False)
     def _fill(self, refs: list[ImageRef]) -> None:
         client = self.cephtui.client
-        hosts = reader.host_names(client)
+        hosts = self._hosts(client)
         try:
             with ThreadPoolExecutor(4) as pool:
                 batch: list[tuple[ImageRef, ImageInfo | None, str]] = []
@@ -646,7 +656,7 @@ class ImagesPane(Pane):
     @work(thread=True, group="images-fresh", exit_on_error=False)
     def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
         client = self.cephtui.client
-        got = self._read_one(client, ref, reader.host_names(client), du="scan")
+        got = self._read_one(client, ref, self._hosts(client), du="scan")
         if got[1] is None:
             self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
             return
