@@ -6,7 +6,7 @@ dialogs (so the Activity tab lists those commands): a second pool, a client key,
 osd.2 in maintenance (per-OSD noout, noscrub/nodeep-scrub) and stopped, so PGs are degraded; then
 osd.2 back, the maintenance ended, a per-OSD bench, a latency run and a 4 MiB write run:
 
-    .venv/bin/python scripts/screenshot.py --all --sandbox           # ~2 min; docs/*.svg (10 files)
+    .venv/bin/python scripts/screenshot.py --all --sandbox           # ~2 min; docs/*.svg (11 files)
     .venv/bin/python scripts/screenshot.py --all --sandbox /tmp/sb    # reuse (or start) that sandbox, keep it
 
 The sandbox has 4 OSDs (a reused one must too). A temporary one is stopped and purged at the end; a
@@ -195,6 +195,34 @@ def remove_data(conf: str) -> None:
         r.shutdown()
 
 
+IMAGES = ("vm-100-disk-0", "vm-101-disk-0", "base-9000-disk-0", "vm-102-disk-0")
+
+
+def make_images(conf: str) -> None:
+    """What a Proxmox pool holds: VM disks (data in the first), one with a snapshot, a template's disk with a
+    protected snapshot, and a linked clone of it."""
+    def rbd(*args: str) -> None:
+        subprocess.run(["rbd", "-c", conf, *args], check=True, capture_output=True, timeout=300)
+    rbd("create", "--size", "32G", "rbd/vm-100-disk-0")
+    rbd("bench", "--io-type", "write", "--io-size", "4M", "--io-total", "64M", "rbd/vm-100-disk-0")
+    rbd("create", "--size", "8G", "rbd/vm-101-disk-0")
+    rbd("snap", "create", "rbd/vm-101-disk-0@before-upgrade")
+    rbd("create", "--size", "16G", "rbd/base-9000-disk-0")
+    rbd("snap", "create", "rbd/base-9000-disk-0@__base__")
+    rbd("snap", "protect", "rbd/base-9000-disk-0@__base__")
+    rbd("clone", "rbd/base-9000-disk-0@__base__", "rbd/vm-102-disk-0")
+
+
+def remove_images(conf: str) -> None:
+    def rbd(*args: str) -> None:
+        subprocess.run(["rbd", "-c", conf, *args], capture_output=True, timeout=300)
+    rbd("rm", "rbd/vm-102-disk-0")
+    rbd("snap", "unprotect", "rbd/base-9000-disk-0@__base__")
+    for name in IMAGES:
+        rbd("snap", "purge", f"rbd/{name}")
+        rbd("rm", f"rbd/{name}")
+
+
 async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
     from cephtui.ceph import ops
     from cephtui.ui.app import CephTUI
@@ -241,6 +269,13 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             await tab("crush", lambda t: "replicated_rule" in t and POOL in t, "the CRUSH map")
             await tab("pools", lambda t: POOL in t and "Selected pool" in t, "the pools")
             await tab("users", lambda t: USER in t, "the new user")
+            log("VM disks in pool rbd: images, a snapshot, a golden image's protected snapshot and its clone")
+            await asyncio.to_thread(make_images, conf)
+            await pilot.press("colon", *"images", "enter")
+            await until(pilot, app, lambda t: "vm-102-disk-0" in t and "base-9000-disk-0" in t and "1 1P" in t,
+                        "the images with their details")
+            await pilot.pause(1.5)
+            save(app, docs / "images.svg")
             await pilot.resize_terminal(*SMALL)
             await tab("health", lambda t: "OSD_DOWN" in t, "80x24 health", out="health-80x24.svg")
             await pilot.resize_terminal(*size)
@@ -293,6 +328,7 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
                 log(f"  {op.cli}: {getattr(e, 'message', e)}")
         try:
             remove_data(conf)
+            remove_images(conf)
         finally:
             client.close()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -148,6 +149,19 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
         await tab("bench", lambda t: "Live" in t and "This host" in t and "History" in t and "idle" in t,
                   "the bench pane")
         await tab("activity", lambda t: "This session's commands" in t, "the activity pane")
+
+        # Images, the eleventh tab (`:images`): an image's row with its size, used size and snapshots, in the
+        # first 80 columns, the selected image below, the tab's keys in the footer.
+        subprocess.run(["rbd", "-c", str(noout.conf), "create", "--size", "16M", "rbd/ctl-img"], check=True,
+                       capture_output=True, timeout=120)
+        try:
+            await pilot.press("colon", *"images", "enter")
+            text = await until(pilot, app, lambda t: re.search(r"ctl-img\s+16\.0 MiB\s+0 B\s+-", t)
+                               and "rbd/ctl-img" in t and first_key(app, "images") in t.splitlines()[-1],
+                               "the image's row and detail, and the tab's keys in the footer")
+            assert re.search(r"image\s+size\s+used\s+snaps\s+watchers", text), text
+        finally:
+            subprocess.run(["rbd", "-c", str(noout.conf), "rm", "rbd/ctl-img"], capture_output=True, timeout=120)
 
         # Dialogs: a confirm dialog with a CRUSH-map preview keeps its buttons on screen.
         await pilot.press(TAB_KEYS["osds"])

@@ -351,6 +351,7 @@ class ImagesPane(Pane):
                     self._scan.append(ref)
         if self.sort_index >= 0:
             self._rows()
+            self._title()  # "details known for N of M" as the background reading goes on
         else:
             self.vtable.refresh()
         self._show_detail()
