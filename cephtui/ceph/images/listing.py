@@ -54,10 +54,12 @@ def list_images(client: Any, limit: int = LIST_LIMIT) -> ImageList:
     images: list[str] = []
     problems: list[str] = []
     truncated = False
+    from cephtui.ceph.images.model import Place
+    from cephtui.ceph.images.reader import list_names  # the Images tab's listing (reader imports this module)
+
     for pool in pools:
         try:
-            with client.handle.open_ioctx(pool) as io:
-                names = sorted(i["name"] for i in rbd.RBD().list2(io))
+            names = list(list_names(client.handle, Place(pool)))
         except Exception as e:  # rados.Error, rbd.Error: said, and the other pools still listed
             problems.append(f"cannot list images in {pool}: {e}")
             continue

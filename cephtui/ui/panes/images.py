@@ -57,7 +57,7 @@ IO_COLUMNS = (("image", 32), ("WR", 9), ("RD", 9), ("WR_BYTES", 11), ("RD_BYTES"
               ("RD_LAT", 11))
 LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
 DETAILS_STALE = 30.0  # an image's details are read again after this long, if on screen
-IO_EVERY = 5.0  # the mgr's stats period (mgr_stats_period): asking more often shows the same numbers
+IO_EVERY = 5.0  # mgr_stats_period's default, until the cluster's own value is read
 PENDING = "…"
 
 
@@ -134,6 +134,7 @@ class ImagesPane(Pane):
         self.io_problem = ""
         self.io_asked_at = 0.0
         self.io_key = "write_ops"
+        self.stats_period: float | None = None  # mgr_stats_period, read when the IO view is first shown
         self.mode = "images"  # images / trash / io
         self.sort_index = -1  # -1: by name; else SORTS[i]
         self.reverse = False
@@ -439,7 +440,8 @@ class ImagesPane(Pane):
         box.border_title = {
             "images": f"images in {where} (rbd ls; details for the rows on screen)",
             "trash": f"trash of {where} (rbd trash ls)",
-            "io": f"IO per image (rbd perf image iostat, sorted by {self.io_key})",
+            "io": f"IO per image (rbd perf image iostat, sorted by {self.io_key}, every "
+                  f"{self.stats_period or IO_EVERY:g} s)",
         }[self.mode]
         if self.mode == "trash":
             set_subtitle(box, f"{len(self.trash)} in the trash")
@@ -516,7 +518,7 @@ class ImagesPane(Pane):
     def _tick(self) -> None:
         self._now = utcnow()
         if self.mode == "io" and self.cephtui.tabs.active == "images" \
-                and time.monotonic() - self._io_polled > IO_EVERY:
+                and time.monotonic() - self._io_polled > (self.stats_period or IO_EVERY):
             self._io_polled = time.monotonic()
             self._poll_io(self.place.spec if self.place else "", self.io_key)
         if self.mode == "io":
@@ -526,6 +528,12 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-io", exclusive=True, exit_on_error=False)
     def _poll_io(self, pool_spec: str, key: str) -> None:
+        if self.stats_period is None:  # the mgr's stats period: asking more often shows the same numbers
+            try:
+                self.stats_period = max(1.0, float(self.cephtui.client.mon("config get", who="mgr",
+                                                                            key="mgr_stats_period")))
+            except (CephError, TypeError, ValueError):
+                self.stats_period = IO_EVERY
         try:
             report, problem = perf.image_stats(self.cephtui.client, pool_spec, key), ""
         except CephMgrDown as e:
