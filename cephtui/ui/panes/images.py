@@ -551,6 +551,8 @@ class ImagesPane(Pane):
         self.io = report  # never the last numbers under "mgr down": no numbers at all
         rows = perf.ranked(report, self.io_key) if report is not None else ()
         self.query_one("#images-io", VirtualTable).set_rows(rows)
+        if self.mode == "io":
+            self._title()
         self._summary()
 
     # ------------------------------------------------------------ selection
