@@ -373,3 +373,26 @@ async def test_a_shrink_is_typed_says_what_is_lost_and_keeps_the_data_before_the
         assert im.read(0, 4 * MiB) == head
     assert any(json.loads(x)["cli"] == "rbd resize --size 32M --allow-shrink rbd/cti-s"
                for x in audit_log.read_text().splitlines())
+
+
+async def test_read_only_shows_the_image_and_refuses_every_change_in_its_screen(
+        make_app, sandbox: Sandbox, images: list[str], audit_log: Path) -> None:
+    images.append("cti-ro")
+    rbd_plain(sandbox, "create", "--size", "16M", "rbd/cti-ro")
+    rbd_plain(sandbox, "snap", "create", "rbd/cti-ro@s1")
+    sent = len(audit_log.read_text().splitlines()) if audit_log.exists() else 0
+    app = make_app(read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_images(app, pilot, "cti-ro")
+        await select(pane, pilot, "cti-ro")
+        await pilot.press("enter")
+        detail = await wait_screen(pilot, ImageDetailScreen, what="the image's screen")
+        await wait_for(pilot, lambda: detail.info is not None and detail.info.snaps, 20, "the snapshot table")
+        for key in ("s", "D", "p", "u", "b", "l"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await wait_for(pilot, lambda: "Read-only mode" in notes(app), 5, f"what {key} says")
+            assert app.screen is detail, f"{key} opened {app.screen}"
+    assert (len(audit_log.read_text().splitlines()) if audit_log.exists() else 0) == sent
+    snaps = rbd_cli(sandbox, "snap", "ls", "rbd/cti-ro")
+    assert [(s["name"], s["protected"]) for s in snaps] == [("s1", "false")]

@@ -61,10 +61,9 @@ class ImageDetailScreen(Dialog[None]):
         self.query_one("#image-snaps", DataTable).add_columns(*SNAP_COLUMNS)
         self.reload()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MUTATING and cephtui_app(self).read_only:
-            return None
-        return True
+    def _refused(self, action: str) -> bool:
+        """--read-only: say why (as the tabs do) instead of opening a form that could never be sent."""
+        return cephtui_app(self).refuse_if_read_only(self.MUTATING[action])
 
     @work(thread=True, group="image-detail", exclusive=True, exit_on_error=False)
     def reload(self) -> None:
@@ -120,11 +119,10 @@ class ImageDetailScreen(Dialog[None]):
         self.reload()
 
     def action_snap_create(self) -> None:
+        if self._refused("snap_create"):
+            return
         info = self.info
         if info is None:
-            return
-        app = cephtui_app(self)
-        if app.refuse_if_read_only("taking a snapshot"):
             return
         self._form(f"Snapshot {info.ref.spec}",
                    [Field("snap", "snapshot name", utcnow().strftime("snap-%Y%m%d-%H%M"))],
@@ -139,28 +137,38 @@ class ImageDetailScreen(Dialog[None]):
         self.reload()
 
     def action_snap_remove(self) -> None:
+        if self._refused("snap_remove"):
+            return
         snap, info = self._snap(), self.info
         if snap is None or info is None:
             return
         self._with_children(snap, lambda kids: self._confirm(lambda: image_ops.build_snap_remove(info, snap, kids)))
 
     def action_protect(self) -> None:
+        if self._refused("protect"):
+            return
         snap, info = self._snap(), self.info
         if snap is not None and info is not None:
             self._confirm(lambda: image_ops.build_protect(info, snap, True))
 
     def action_unprotect(self) -> None:
+        if self._refused("unprotect"):
+            return
         snap, info = self._snap(), self.info
         if snap is None or info is None:
             return
         self._with_children(snap, lambda kids: self._confirm(lambda: image_ops.build_protect(info, snap, False, kids)))
 
     def action_rollback(self) -> None:
+        if self._refused("rollback"):
+            return
         snap, info = self._snap(), self.info
         if snap is not None and info is not None:
             self._confirm(lambda: image_ops.build_rollback(info, snap))
 
     def action_clone(self) -> None:
+        if self._refused("clone"):
+            return
         snap, info = self._snap(), self.info
         if snap is None or info is None:
             return
