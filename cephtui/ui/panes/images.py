@@ -191,9 +191,8 @@ class ImagesPane(Pane):
         audited = len(self.cephtui.audit.session) if self.cephtui.audit is not None else 0
         changed = audited != self._audited
         self._audited = audited
-        if changed:  # an image changed through cephtui: read again what is on screen
-            self.details.clear()
-            self.read_at.clear()
+        if changed:  # something changed through cephtui: the rows on screen are read again (the rest keep
+            self.read_at.clear()  # their details until shown, so a sorted table keeps its order meanwhile)
         if changed or self.tasks or time.monotonic() - self.listed_at > LIST_EVERY:  # a task's progress: each poll
             self.reload()
 
