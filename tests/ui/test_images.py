@@ -326,11 +326,12 @@ async def test_io_view_ranks_images_as_rbd_perf_image_iostat(make_app, sandbox: 
 
             # The mgr dies: "mgr down" and no numbers, never the last ones or zeros; back when it is.
             sandbox.kill("mgr.x")
-            await wait_for(pilot, lambda: "mgr down" in text_of(app, "#images-summary"), 60, "mgr down said")
+            await wait_for(pilot, lambda: "mgr down" in pane.io_problem and "no per-image IO" in
+                           text_of(app, "#images-summary"), 60, "the IO view saying mgr down")
             assert table.row_count == 0
             sandbox.revive("mgr.x")
-            await wait_for(pilot, lambda: "mgr down" not in text_of(app, "#images-summary"), 90,
-                           "the view asking the mgr again")
+            await wait_for(pilot, lambda: not pane.io_problem and "no per-image IO" not in
+                           text_of(app, "#images-summary"), 90, "the view asking the mgr again")
     finally:
         for w in writers:
             w.terminate()

@@ -538,7 +538,7 @@ class ImagesPane(Pane):
         except CephMgrDown as e:
             report, problem = None, f"mgr down: no per-image IO ({e.message})"
         except CephTimeout as e:
-            report, problem = None, f"mgr down or busy: no answer to rbd perf image stats ({e.message})"
+            report, problem = None, f"mgr down or busy: no per-image IO (rbd perf image stats: {e.message})"
         except CephError as e:
             report, problem = None, f"rbd perf image stats: {e.message}"
         except ValueError as e:
