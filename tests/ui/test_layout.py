@@ -156,6 +156,8 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
                        capture_output=True, timeout=120)
         try:
             await pilot.press("colon", *"images", "enter")
+            await until(pilot, app, lambda t: "ctl-img" in t, "the image listed")
+            await pilot.press("slash", *"ctl-img", "enter")  # the filter (one line at 80x24), Enter: the table
             text = await until(pilot, app, lambda t: re.search(r"ctl-img\s+16\.0 MiB\s+0 B\s+-", t)
                                and "rbd/ctl-img" in t and first_key(app, "images") in t.splitlines()[-1],
                                "the image's row and detail, and the tab's keys in the footer")

@@ -23,7 +23,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
@@ -574,6 +574,10 @@ class ImagesPane(Pane):
         self.filter_text = event.text
         self._rows()
         self._title()
+
+    @on(Input.Submitted, "#images-filter")
+    def _filter_submitted(self) -> None:
+        self.vtable.focus()  # Enter hands the keys back to the table
 
     def action_reread(self) -> None:
         """r: the listing and the details on screen read again now (a change made elsewhere), and the poll."""
