@@ -349,6 +349,21 @@ def test_execute_in_read_only_mode_sends_nothing() -> None:
     with pytest.raises(CephReadOnly, match="read-only mode"):
         ops.execute(ReadOnly(), op)
     assert op.prefix in ops.LIBRBD_PREFIXES and "rbd task add flatten" not in ops.LIBRBD_PREFIXES
+    # ops.run takes the same path: the operation carries librbd as what runs it, never a mon command.
+    from cephtui.ceph.ops.core import run
+    with pytest.raises(CephReadOnly, match="read-only mode"):
+        run(ReadOnly(), op)  # type: ignore[arg-type]
+    assert op.run_by is ops.execute
+
+
+def test_librbd_operations_carry_their_runner_and_mgr_ones_do_not() -> None:
+    from cephtui.ceph.images.model import Place
+    made = [ops.build_create(Place("rbd"), "x", "1G"), ops.build_remove(image(PLAIN)),
+            ops.build_flatten(image(CLONE), via_mgr=False)]
+    assert all(op.prefix in ops.LIBRBD_PREFIXES and op.run_by is ops.execute for op in made)
+    task = ops.build_flatten(image(CLONE))
+    assert task.cli == "ceph rbd task add flatten rbd/cap-clone" and task.run_by is None  # the mgr's command
+    assert made[-1].cli == "rbd flatten rbd/cap-clone"
 
 
 def test_a_bare_size_is_mebibytes_as_rbd_reads_it() -> None:

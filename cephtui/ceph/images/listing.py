@@ -10,15 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.images.binding import RBD_MISSING, rbd, rbd_pools
+from cephtui.ceph.images.model import Place
+from cephtui.ceph.images.reader import list_names  # the Images tab's own listing
 
-try:
-    import rbd
-except ImportError:  # pragma: no cover - machines without python3-rbd
-    rbd = None
-
-RBD_MISSING = ("block benchmarks need librbd's Python module, which comes with Ceph from your distribution: "
-               "`apt install python3-rbd` (Debian/Ubuntu), `dnf install python3-rbd` (RHEL/Rocky/Fedora), "
-               "`zypper install python3-rbd` (openSUSE)")
+__all__ = ["LIST_LIMIT", "RBD_MISSING", "ImageList", "list_images", "rbd_available", "rbd_pools"]
 LIST_LIMIT = 500  # names offered in a picker; more are reachable by typing pool/name
 
 
@@ -34,15 +30,6 @@ def rbd_available() -> bool:
     return rbd is not None
 
 
-def rbd_pools(pool_ls_detail: Any) -> tuple[str, ...]:
-    """The pools tagged with the `rbd` application, from `osd pool ls detail`'s JSON."""
-    out = []
-    for p in pool_ls_detail if isinstance(pool_ls_detail, list) else ():
-        if isinstance(p, dict) and "rbd" in (p.get("application_metadata") or {}):
-            out.append(str(p.get("pool_name", "")))
-    return tuple(n for n in out if n)
-
-
 def list_images(client: Any, limit: int = LIST_LIMIT) -> ImageList:
     """The rbd pools and their images (`pool/name`), for the block bench's picker."""
     try:
@@ -54,9 +41,6 @@ def list_images(client: Any, limit: int = LIST_LIMIT) -> ImageList:
     images: list[str] = []
     problems: list[str] = []
     truncated = False
-    from cephtui.ceph.images.model import Place
-    from cephtui.ceph.images.reader import list_names  # the Images tab's listing (reader imports this module)
-
     for pool in pools:
         try:
             names = list(list_names(client.handle, Place(pool)))

@@ -52,6 +52,11 @@ def check_name(name: str, what: str = "image name") -> str:
     return name
 
 
+def _librbd(**kw: Any) -> Operation:
+    """An image operation librbd runs (ops.run calls `execute` for it), as the `rbd` CLI does."""
+    return Operation(run_by=execute, **kw)
+
+
 def _args(ref: ImageRef, **more: Any) -> tuple[tuple[str, Any], ...]:
     return (("pool", ref.pool), ("namespace", ref.namespace), ("image", ref.name), *more.items())
 
@@ -89,7 +94,7 @@ def build_create(place: Place, name: str, size_text: str, object_size_text: str 
         cli += ["--data-pool", data_pool.strip()]
         args["data_pool"] = data_pool.strip()
     ref = ImageRef(place.pool, name, place.namespace)
-    return Operation(title=f"Create image {ref.spec} ({human_bytes(size)})", prefix="rbd create",
+    return _librbd(title=f"Create image {ref.spec} ({human_bytes(size)})", prefix="rbd create",
                      args=_args(ref, **args), cli=" ".join(cli + [ref.spec]))
 
 
@@ -100,7 +105,7 @@ def build_resize(info: ImageInfo, size_text: str, extents: tuple[tuple[int, int]
     if size == info.size:
         raise ValueError(f"{spec} is already {human_bytes(size)}")
     if size > info.size:
-        return Operation(title=f"Grow {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
+        return _librbd(title=f"Grow {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
                          prefix="rbd resize", args=_args(info.ref, size=size),
                          cli=f"rbd resize --size {_size_cli(size)} {spec}",
                          effect="growing is safe: the filesystem inside still needs growing by its owner")
@@ -115,7 +120,7 @@ def build_resize(info: ImageInfo, size_text: str, extents: tuple[tuple[int, int]
         held = None if info.snaps else info.used
     else:
         lost = "an unknown amount of data (used size not measured)"
-    return Operation(title=f"Shrink {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
+    return _librbd(title=f"Shrink {spec} from {human_bytes(info.size)} to {human_bytes(size)}",
                      prefix="rbd resize", args=_args(info.ref, size=size, allow_shrink=True),
                      cli=f"rbd resize --size {_size_cli(size)} --allow-shrink {spec}", impact=DESTROYS,
                      confirm_text=info.ref.name,
@@ -128,7 +133,7 @@ def build_snap_create(info: ImageInfo, snap: str) -> Operation:
     snap = check_name(snap, "snapshot name")
     if any(s.name == snap for s in info.snaps):
         raise ValueError(f"{info.ref.spec}@{snap} already exists")
-    return Operation(title=f"Snapshot {info.ref.spec} as {snap}", prefix="rbd snap create",
+    return _librbd(title=f"Snapshot {info.ref.spec} as {snap}", prefix="rbd snap create",
                      args=_args(info.ref, snap=snap), cli=f"rbd snap create {info.ref.spec}@{snap}",
                      effect="" if not info.watchers else
                      "the image is in use: the snapshot is crash-consistent (as if the power went off)")
@@ -147,7 +152,7 @@ def build_snap_remove(info: ImageInfo, snap: str, children: tuple[str, ...] = ()
         raise ValueError(f"{info.ref.spec}@{snap} is protected: unprotect it first (`rbd snap unprotect`)")
     if children:
         raise ValueError(f"{info.ref.spec}@{snap} has clones: {', '.join(children)}; flatten or remove them first")
-    return Operation(title=f"Remove snapshot {info.ref.spec}@{snap}", prefix="rbd snap rm",
+    return _librbd(title=f"Remove snapshot {info.ref.spec}@{snap}", prefix="rbd snap rm",
                      args=_args(info.ref, snap=snap), cli=f"rbd snap rm {info.ref.spec}@{snap}", impact=DESTROYS,
                      confirm_text=snap)
 
@@ -163,14 +168,14 @@ def build_protect(info: ImageInfo, snap: str, protect: bool, children: tuple[str
         raise ValueError(f"{spec} cannot be unprotected while it has clones: {', '.join(children)} "
                          "(flatten them, or remove them, first)")
     verb = "protect" if protect else "unprotect"
-    return Operation(title=f"{verb.capitalize()} snapshot {spec}", prefix=f"rbd snap {verb}",
+    return _librbd(title=f"{verb.capitalize()} snapshot {spec}", prefix=f"rbd snap {verb}",
                      args=_args(info.ref, snap=snap), cli=f"rbd snap {verb} {spec}")
 
 
 def build_rollback(info: ImageInfo, snap: str) -> Operation:
     _snap(info, snap)
     _watched(info, "Rolling it back")
-    return Operation(title=f"Roll {info.ref.spec} back to {snap}", prefix="rbd snap rollback",
+    return _librbd(title=f"Roll {info.ref.spec} back to {snap}", prefix="rbd snap rollback",
                      args=_args(info.ref, snap=snap), cli=f"rbd snap rollback {info.ref.spec}@{snap}",
                      impact=DESTROYS, confirm_text=info.ref.name,
                      effect=f"the image's current data is overwritten with the snapshot's; whatever was written "
@@ -186,7 +191,7 @@ def build_clone(info: ImageInfo, snap: str, target: str) -> Operation:
         pool, _, ns = pool.partition("/")
     child = ImageRef(pool or info.ref.pool, check_name(name, "clone name"), ns if pool else info.ref.namespace)
     spec = f"{info.ref.spec}@{snap}"
-    return Operation(title=f"Clone {spec} as {child.spec}", prefix="rbd clone",
+    return _librbd(title=f"Clone {spec} as {child.spec}", prefix="rbd clone",
                      args=(*_args(info.ref, snap=snap), ("child_pool", child.pool),
                            ("child_namespace", child.namespace), ("child", child.name)),
                      cli=f"rbd clone {spec} {child.spec}",
@@ -201,7 +206,7 @@ def build_flatten(info: ImageInfo, via_mgr: bool = True) -> Operation:
     if not info.parent:
         raise ValueError(f"{info.ref.spec} is not a clone: nothing to flatten")
     if not via_mgr:
-        return Operation(title=f"Flatten {info.ref.spec} (copy its parent's data in)", prefix="rbd flatten",
+        return _librbd(title=f"Flatten {info.ref.spec} (copy its parent's data in)", prefix="rbd flatten",
                          args=_args(info.ref), cli=f"rbd flatten {info.ref.spec}",
                          effect="the mgr's rbd_support module is not running, so this cephtui flattens it through "
                                 "librbd, as `rbd flatten` does: the dialog waits until it is done; the image grows "
@@ -223,7 +228,7 @@ def build_trash_move(info: ImageInfo, delay_text: str = "") -> Operation:
         if delay < 0:
             raise ValueError("delay: 0 or more seconds")
     expires = f" --expires-at 'now + {delay} seconds'" if delay else ""
-    return Operation(title=f"Move {info.ref.spec} to the trash", prefix="rbd trash mv",
+    return _librbd(title=f"Move {info.ref.spec} to the trash", prefix="rbd trash mv",
                      args=_args(info.ref, delay=delay), cli=f"rbd trash mv{expires} {info.ref.spec}",
                      effect="restorable with `rbd trash restore` until it is purged" +
                             (f"; not purgeable for {delay} s" if delay else ""))
@@ -232,14 +237,14 @@ def build_trash_move(info: ImageInfo, delay_text: str = "") -> Operation:
 def build_trash_restore(entry: TrashEntry, new_name: str = "") -> Operation:
     name = check_name(new_name, "new name") if new_name.strip() else entry.name
     rename = f" --image {name}" if name != entry.name else ""
-    return Operation(title=f"Restore {entry.place}/{name} from the trash", prefix="rbd trash restore",
+    return _librbd(title=f"Restore {entry.place}/{name} from the trash", prefix="rbd trash restore",
                      args=(("pool", entry.pool), ("namespace", entry.namespace), ("id", entry.id), ("image", name)),
                      cli=f"rbd trash restore{rename} {entry.place}/{entry.id}")
 
 
 def build_trash_remove(entry: TrashEntry, now: Any) -> Operation:
     force = "" if entry.expired(now) else " --force"
-    return Operation(title=f"Delete {entry.place}/{entry.name} from the trash for good", prefix="rbd trash rm",
+    return _librbd(title=f"Delete {entry.place}/{entry.name} from the trash for good", prefix="rbd trash rm",
                      args=(("pool", entry.pool), ("namespace", entry.namespace), ("id", entry.id),
                            ("force", bool(force))),
                      cli=f"rbd trash rm{force} {entry.place}/{entry.id}", impact=DESTROYS, confirm_text=entry.name,
@@ -250,7 +255,7 @@ def build_trash_purge(place: Place, entries: tuple[TrashEntry, ...], now: Any) -
     due = [e for e in entries if e.expired(now)]
     if not due:
         raise ValueError(f"nothing in {place.spec}'s trash has passed its deferment time")
-    return Operation(title=f"Purge {len(due)} expired image(s) from {place.spec}'s trash", prefix="rbd trash purge",
+    return _librbd(title=f"Purge {len(due)} expired image(s) from {place.spec}'s trash", prefix="rbd trash purge",
                      args=(("pool", place.pool), ("namespace", place.namespace)), cli=f"rbd trash purge {place.spec}",
                      impact=DESTROYS, confirm_text=place.pool,
                      effect="removes for good: " + ", ".join(e.name for e in due[:8]) + (" …" if len(due) > 8 else ""))
@@ -267,7 +272,7 @@ def build_remove(info: ImageInfo) -> Operation:
                          "trash")
     if info.children:
         raise ValueError(f"{info.ref.spec} has clones: {', '.join(info.children)}")
-    return Operation(title=f"Remove image {info.ref.spec}", prefix="rbd rm", args=_args(info.ref),
+    return _librbd(title=f"Remove image {info.ref.spec}", prefix="rbd rm", args=_args(info.ref),
                      cli=f"rbd rm {info.ref.spec}", impact=DESTROYS, confirm_text=info.ref.name,
                      effect=f"its {human_bytes(info.used) if info.used is not None else 'data'} is deleted for good "
                             "(the trash, `t`, keeps it restorable instead)")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from cephtui.ceph.client import CephError
-from cephtui.ceph.images.listing import RBD_MISSING, rbd, rbd_pools
+from cephtui.ceph.images.binding import RBD_MISSING, rbd, rbd_pools
 from cephtui.ceph.images.model import (
     MIRROR_STATES,
     ImageInfo,

@@ -6,7 +6,8 @@ import json
 import re
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,6 +39,8 @@ class Operation:
     osd_weights: tuple[tuple[int, float], ...] | None = None
     effect: str = ""  # what it does to client IO / failure detection / recovery, when that is the point
     confirm_why: str = ""  # why the typed confirmation is asked when nothing is destroyed
+    # Not a mon command: what runs it instead, given the client (an image operation: librbd, as `rbd` does).
+    run_by: Callable[[Any, Operation], str] | None = field(default=None, compare=False, repr=False)
 
     @property
     def command(self) -> dict[str, Any]:
@@ -140,10 +143,8 @@ def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: st
 def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
     try:
-        if op.prefix in _librbd_prefixes():
-            # An image operation: librbd does it (as the `rbd` CLI does), not a mon command.
-            from cephtui.ceph.images.ops import execute
-            outs = execute(client, op)
+        if op.run_by is not None:
+            outs = op.run_by(client, op)
         else:
             _, outs = client.mon_raw(op.prefix, op.inbuf, **dict(op.args))
     except CephReadOnly:
@@ -158,11 +159,6 @@ def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
     if audit is not None:
         audit.record(op, True, outs, rc=0)
     return outs.strip()
-
-
-def _librbd_prefixes() -> frozenset[str]:
-    from cephtui.ceph.images.ops import LIBRBD_PREFIXES  # images/ops builds on this module: imported late
-    return LIBRBD_PREFIXES
 
 
 def _audit_late(audit: AuditLog, op: Operation, carried: Carried) -> None:
