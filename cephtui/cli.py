@@ -57,7 +57,7 @@ from cephtui.config.schema import check_stop_cmd
 from cephtui.paths import config_path
 from cephtui.rbdargs import add_rbd_arguments, rbd_only_options, rbd_usage_error
 
-COMMANDS = ("snapshot", "bench", "config", "remove", "rbd")
+COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor")
 USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
          "       (the TUI without a COMMAND; `cephtui COMMAND --help` for a command's options)")
 

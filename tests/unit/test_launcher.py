@@ -196,6 +196,6 @@ def test_the_pyz_variable_is_the_one_the_build_sets(monkeypatch: pytest.MonkeyPa
 def test_a_command_name_given_as_an_option_value_is_the_tui() -> None:
     from cephtui.launcher import headless
     assert headless(["rbd", "ls"]) and headless(["-c", "/etc/ceph/ceph.conf", "rbd", "ls", "--json"])
-    assert headless(["--version"]) and headless(["bench", "--help"])
+    assert headless(["--version"]) and headless(["bench", "--help"]) and headless(["doctor", "--json"])
     assert not headless(["--id", "rbd"]) and not headless(["-n", "client.bench"]) and not headless([])
     assert not headless(["--cluster", "bench", "--read-only"])
