@@ -16,7 +16,8 @@ from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.params import DEFAULT_METADATA, BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_name
-from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe, write_floor
+from cephtui.ceph.bench.probe import LatencyProbe, rados_probe
+from cephtui.ceph.bench.probe_result import ProbeResult, write_floor
 from cephtui.ceph.bench.rbdengine import RBD_MISSING, rbd_available
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_lines

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph import ops  # noqa: E402
-from cephtui.ceph.bench.probe import ProbeResult, rados_probe  # noqa: E402
+from cephtui.ceph.bench.probe import rados_probe  # noqa: E402
+from cephtui.ceph.bench.probe_result import ProbeResult  # noqa: E402
 from cephtui.ceph.bench.results import Sample  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 

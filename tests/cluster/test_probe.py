@@ -14,7 +14,8 @@ import pytest
 from cephtui.ceph import ops
 from cephtui.ceph.bench.netfloor import CONNECT_TIMEOUT, handshake, measure_floor, public_addresses
 from cephtui.ceph.bench.params import BenchError
-from cephtui.ceph.bench.probe import rados_probe, write_floor
+from cephtui.ceph.bench.probe import rados_probe
+from cephtui.ceph.bench.probe_result import write_floor
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from tests.conftest import wait_until
 

@@ -14,19 +14,8 @@ import pytest
 
 from cephtui.ceph.bench import netfloor
 from cephtui.ceph.bench.netfloor import NetFloor, OsdAddress, Reach
-from cephtui.ceph.bench.probe import (
-    Direction,
-    OsdTimes,
-    PoolShape,
-    ProbeResult,
-    block_plan,
-    counters,
-    osd_times,
-    pool_shape,
-    probe_words,
-    rados_plan,
-    write_floor,
-)
+from cephtui.ceph.bench.probe import block_plan, counters, osd_times, pool_shape, rados_plan
+from cephtui.ceph.bench.probe_result import Direction, OsdTimes, PoolShape, ProbeResult, probe_words, write_floor
 from cephtui.ceph.bench.results import BenchResult
 
 CAPTURED = json.loads((Path(__file__).parents[1] / "fixtures" / "probe" / "rados_probe.json").read_text())

@@ -20,15 +20,20 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
-from cephtui.ceph.bench.netfloor import NetFloor, measure_floor, tell_active_mgr
+from cephtui.ceph.bench.netfloor import measure_floor, tell_active_mgr
 from cephtui.ceph.bench.params import BenchError, BenchParams
-from cephtui.ceph.bench.probewords import probe_words, write_floor
+from cephtui.ceph.bench.probe_result import (
+    Direction,
+    OsdTimes,
+    PoolShape,
+    ProbeResult,
+)
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.bench.service import BenchRun
@@ -83,105 +88,6 @@ def block_plan(make: Callable[..., Any], pool: str, seconds: float = PROBE_SECON
     common = {"io_pattern": "rand", "io_threads": 1, "io_size": PROBE_OP_SIZE, "seconds": seconds}
     return ProbePlan("rbd", pool, make(io_type="write", **common), make(io_type="read", **common),
                      target or f"an image in pool {pool}")
-
-
-# ---- what it found
-@dataclass(frozen=True)
-class Direction:
-    """One direction's latency, in seconds."""
-
-    name: str  # "write" or "read"
-    ops: int = 0
-    seconds: float = 0.0
-    p50: float = 0.0
-    p99: float = 0.0
-    p999: float = 0.0
-    max: float = 0.0
-    mean: float = 0.0
-    error: str | None = None
-
-    @property
-    def iops_p50(self) -> float:
-        """The IOPS one op in flight allows at the median latency."""
-        return 1.0 / self.p50 if self.p50 > 0 else 0.0
-
-    @property
-    def iops_mean(self) -> float:
-        """... and at the mean latency: what the run really did (a slow tail lowers it)."""
-        return 1.0 / self.mean if self.mean > 0 else 0.0
-
-    @classmethod
-    def of(cls, name: str, r: BenchResult) -> Direction:
-        return cls(name, r.ops, r.total_time_run, r.latency_p50, r.latency_p99,
-                   float(getattr(r, "latency_p999", 0.0) or 0.0), r.max_latency, r.average_latency, r.error)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "ops": self.ops, "seconds": self.seconds, "p50": self.p50, "p99": self.p99,
-                "p999": self.p999, "max": self.max, "mean": self.mean, "iops_p50": self.iops_p50,
-                "iops_mean": self.iops_mean, "error": self.error}
-
-
-@dataclass(frozen=True)
-class PoolShape:
-    size: int = 0  # replicas, or k+m for EC
-    min_size: int = 0
-    erasure: bool = False
-    k: int = 0
-    m: int = 0
-    profile: str = ""
-
-    @property
-    def text(self) -> str:
-        if self.erasure:
-            return f"erasure-coded {self.k}+{self.m}" + (f" (profile {self.profile})" if self.profile else "")
-        return f"{self.size} replica{'s' if self.size != 1 else ''}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"size": self.size, "min_size": self.min_size, "erasure": self.erasure, "k": self.k, "m": self.m,
-                "profile": self.profile, "text": self.text}
-
-
-@dataclass(frozen=True)
-class OsdTimes:
-    """Mean seconds per op, from the OSDs' counters over one direction (0: not counted)."""
-
-    primary: float = 0.0  # op_w_latency or op_r_latency: the primary, from arrival to reply
-    replica: float = 0.0  # subop_w_latency: a replica's apply and commit (writes)
-    commit: float = 0.0  # bluestore commit_lat: one transaction to stable storage
-    ops: int = 0  # how many ops the primaries counted
-    osds: int = 0  # how many OSDs were read
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"primary": self.primary, "replica": self.replica, "commit": self.commit, "ops": self.ops,
-                "osds": self.osds}
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    kind: str
-    target: str
-    shape: PoolShape
-    floor: NetFloor
-    write: Direction
-    read: Direction | None = None
-    osd_write: OsdTimes = OsdTimes()
-    osd_read: OsdTimes = OsdTimes()
-    perf_note: str = ""  # why the OSDs' counters are missing or partial
-    finish_note: str = ""
-    cache: str = ""  # block runs: the client cache mode ("off", "writeback")
-    results: tuple[BenchResult, ...] = field(default=(), repr=False)  # the runs, for the history
-
-    @property
-    def words(self) -> list[str]:
-        return probe_words(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "target": self.target, "pool": self.shape.to_dict(), "cache": self.cache,
-                "floor": self.floor.to_dict(), "write": self.write.to_dict(),
-                "read": self.read.to_dict() if self.read else None, "osd_write": self.osd_write.to_dict(),
-                "osd_read": self.osd_read.to_dict(), "perf_note": self.perf_note, "finish_note": self.finish_note,
-                "write_floor": write_floor(self.floor, self.shape), "read_floor": self.floor.client_rtt,
-                "words": self.words}
 
 
 # ---- the OSDs' counters

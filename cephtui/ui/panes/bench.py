@@ -31,7 +31,8 @@ from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
-from cephtui.ceph.bench.probe import LatencyProbe, ProbeResult, rados_probe
+from cephtui.ceph.bench.probe import LatencyProbe, rados_probe
+from cephtui.ceph.bench.probe_result import ProbeResult
 from cephtui.ceph.bench.remote import EngineHandle
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers

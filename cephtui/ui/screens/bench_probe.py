@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import CACHE_MODES
-from cephtui.ceph.bench.probe import ProbeResult, write_floor
+from cephtui.ceph.bench.probe_result import ProbeResult, write_floor
 from cephtui.ceph.images.listing import ImageList
 from cephtui.ui.screens.bench_block_form import CACHE_LABELS, split_target, target_choices
 from cephtui.ui.screens.bench_forms import float_field
