@@ -14,7 +14,7 @@ from cephtui.ui.panes.maintenance import PreflightScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.wizards.form import FormScreen
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, click, plain, text_of, wait_for, wait_screen
 
 
@@ -73,6 +73,7 @@ async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
     await pilot.press("enter")
     await wait_for(pilot, lambda: screen.state == "done", 20, "the commands' answers")
     result = text_of(app, "#confirm-result")
+    assert screen.outcome.ok, f"{expect_cli}: {result}"
     await pilot.press("enter")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
     return result
@@ -204,6 +205,10 @@ async def test_a_restarted_app_still_knows_the_maintenance_and_can_exit_it(make_
         cleanup(sandbox, host)
 
 
+def osd_state(sandbox: Sandbox, osd: int) -> list[str]:
+    return next(o["state"] for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == osd)
+
+
 async def test_osd_maintenance_with_a_stopped_osd(make_app, sandbox: Sandbox, state_dir: Path) -> None:
     """One OSD: ok-to-stop agrees, noout is scoped to that OSD, exit warns while it is still down."""
     host = host_of(sandbox)
@@ -220,8 +225,10 @@ async def test_osd_maintenance_with_a_stopped_osd(make_app, sandbox: Sandbox, st
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirm dialog")
             assert "✔ ok-to-stop: yes for osd.0" in text_of(app, "#confirm-commands")
             await confirm_and_run(app, pilot, "$ ceph osd set-group noout osd.0")
-            osd0 = next(o for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == 0)
-            assert "noout" in osd0["state"] and dump_flags(sandbox)[1] == {}
+            # Read until the osdmap has it: when librados replaced its mon session meanwhile (README, *Changing the
+            # cluster*), the mon ran the command twice, and a reply can come before the second run is committed.
+            wait_until(lambda: "noout" in osd_state(sandbox, 0), 15, "noout on osd.0 in the osdmap")
+            assert dump_flags(sandbox)[1] == {}
             assert "systemctl stop ceph-osd@0" in text_of(app, "#maint-howto")
 
             sandbox.kill("osd.0")  # what the admin does on the host
@@ -237,8 +244,7 @@ async def test_osd_maintenance_with_a_stopped_osd(make_app, sandbox: Sandbox, st
             await wait_for(pilot, lambda: app.snapshot.osds.up == 3, 60, "osd.0 up again")
             await pilot.press("x")
             await confirm_and_run(app, pilot, "$ ceph osd unset-group noout osd.0")
-            osd0 = next(o for o in sandbox.ceph("osd", "dump")["osds"] if o["osd"] == 0)
-            assert "noout" not in osd0["state"]
+            wait_until(lambda: "noout" not in osd_state(sandbox, 0), 15, "noout gone from osd.0 in the osdmap")
             assert app.maintenance_pane.mtable.row_count == 0
     finally:
         sandbox.ceph("osd", "unset-group", "noout", "osd.0")
