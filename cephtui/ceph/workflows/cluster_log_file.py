@@ -23,6 +23,10 @@ WINDOW_BYTES = 4 << 20  # read at most this much of the file per lookup
 TAIL_BYTES = 4 << 20  # a lookup with no time to aim at reads this much from the end
 BISECT_UNTIL = 64 << 10  # stop bisecting when the window is this small, then read through it
 CHUNK = 256 << 10
+# The lines are in commit order, their stamps the sender's: a file holds lines a few seconds out of order (seen:
+# 8.5 s, where several mons wrote one file). A window is sought from SKEW before its start and read until a line
+# stamped SKEW past its end, so an early-stamped line written late is not missed.
+SKEW = 30.0
 
 _STAMP = re.compile(rb"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d{4}) ")
 
@@ -138,11 +142,11 @@ def window(path: Path, start: float, end: float, limit: int = WINDOW_BYTES) -> l
     out = []
     with path.open("rb") as f:
         size = f.seek(0, 2)
-        for line in _lines_from(f, _offset_before(f, size, start), limit):
+        for line in _lines_from(f, _offset_before(f, size, start - SKEW), limit):
             t = line_time(line)
-            if t is not None and t > end:
+            if t is not None and t > end + SKEW:
                 break
-            if t is not None and t >= start:
+            if t is not None and start <= t <= end:
                 out.append(line.decode("utf-8", "replace"))
     return out
 
