@@ -38,7 +38,10 @@ def test_the_probe_reports_a_floor_below_its_writes_and_words_naming_it(sandbox:
     f = r.floor
     assert f.osds_answered == f.osds_serving == 3 and f.unreachable == ()
     assert 0 < f.client_rtt < r.write.p50 and 0 < write_floor(f, r.shape) < r.write.p50
-    assert r.read is not None and 0 < f.client_rtt < r.read.p50
+    # A read needs one round trip: below it lies the fastest handshake seen. The median handshake is no floor
+    # for a cached read on loopback: a handshake does more than a read on an open connection, and on a loaded
+    # host (CI's Reef tier, three releases side by side) it came out 190 us against reads' p50 of 124 us.
+    assert r.read is not None and 0 < f.client_rtt_min < r.read.p50
     assert r.write.ops > 0 and r.read.ops > 0 and r.write.p50 <= r.write.p99 <= r.write.p999 <= r.write.max
     assert r.osd_write.ops >= r.write.ops and r.osd_read.ops >= r.read.ops  # the OSDs counted every op
     text = "\n".join(r.words)
