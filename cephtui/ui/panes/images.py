@@ -141,6 +141,8 @@ class ImagesPane(Pane):
         self.filter_text = ""
         self._wanted: list[ImageRef] = []  # details to read next (the rows on screen), newest want first
         self._wanted_lock = threading.Lock()
+        self._asked: set[ImageRef] = set()  # queued or being read (UI thread only)
+        self._reading = False  # a reader thread is working through _wanted (under _wanted_lock)
         self._scan: list[ImageRef] = []  # images without fast-diff whose used size is still to be scanned
         self._filling = False  # reading every row's details for a sort
         self._audited = 0  # how many audit entries were seen: a change made here reloads the listing
@@ -298,11 +300,15 @@ class ImagesPane(Pane):
         if self.mode != "images" or not self.names or self.cephtui.tabs.active != "images":
             return  # a hidden tab reads nothing
         now = time.monotonic()
-        want = [r for r in self._visible()
-                if r not in self.failed and now - self.read_at.get(r, -1e9) > DETAILS_STALE]
-        if want:
-            with self._wanted_lock:
-                self._wanted = want + [r for r in self._wanted if r not in want]
+        want = [r for r in self._visible() if r not in self.failed and r not in self._asked
+                and now - self.read_at.get(r, -1e9) > DETAILS_STALE]
+        if not want:
+            return
+        with self._wanted_lock:  # one reader at a time: a row asked for is not asked again until it is answered
+            self._asked.update(want)
+            self._wanted = want + [r for r in self._wanted if r not in want]
+            start, self._reading = not self._reading, True
+        if start:
             self._read_details()
 
     @work(thread=True, group="images-details", exclusive=False, exit_on_error=False)
@@ -312,6 +318,7 @@ class ImagesPane(Pane):
         while True:
             with self._wanted_lock:
                 if not self._wanted:
+                    self._reading = False
                     return
                 batch, self._wanted = self._wanted[:8], self._wanted[8:]
             got: list[tuple[ImageRef, ImageInfo | None, str]] = []
@@ -340,6 +347,7 @@ class ImagesPane(Pane):
     def _got_details(self, got: list[tuple[ImageRef, ImageInfo | None, str]]) -> None:
         now = time.monotonic()
         for ref, info, error in got:
+            self._asked.discard(ref)
             self.read_at[ref] = now
             if info is None:
                 self.failed[ref] = error
