@@ -12,6 +12,7 @@
                                    [--shell] [--override NAME]... --yes-i-typed osd.N [osd.M ...]
     cephtui [GLOBAL OPTIONS] remove --resume [ID] | --status [--json]
     cephtui [GLOBAL OPTIONS] rbd ls [--pool P[/NS]] [--json] [--du fast|scan|none]
+    cephtui [GLOBAL OPTIONS] record [--once] [--quiet]
 
     GLOBAL OPTIONS: [--config PATH] [--profile NAME] [-c CONF] [--id ID | -n NAME] [-k KEYRING]
                     [--cluster NAME] [-m MON_HOST] [--connect-timeout S] [--timeout S]
@@ -57,7 +58,7 @@ from cephtui.config.schema import check_stop_cmd
 from cephtui.paths import config_path
 from cephtui.rbdargs import add_rbd_arguments, rbd_only_options, rbd_usage_error
 
-COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor")
+COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor", "record")
 USAGE = ("cephtui [-h] [--version] [GLOBAL OPTIONS] [COMMAND [COMMAND OPTIONS]]\n"
          "       (the TUI without a COMMAND; `cephtui COMMAND --help` for a command's options)")
 
@@ -167,6 +168,17 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
                             "healthy (or only muted checks), 3 a warning, 4 an error; 1 cannot connect, 2 usage.")
     d.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
     d.add_argument("--muted", action="store_true", help="also explain muted checks")
+
+    h = command("record", help="keep the cluster's history while nobody has the UI open",
+                description="Record what the UI's history shows (cluster IO and recovery, PG states, health "
+                            "checks raised and cleared, the cluster log, per-OSD latency and usage, per-pool IO) "
+                            "every 5 s into $CEPHTUI_DATA_DIR/history/FSID.sqlite (else "
+                            "$XDG_DATA_HOME/cephtui/history), until SIGTERM or Ctrl-C. Read-only on the "
+                            "cluster. Safe beside an open UI or another recorder on the same file: a 5-s "
+                            "interval is recorded once. Exit status: 0 stopped; 1 cannot connect or cannot "
+                            "write the history file.")
+    h.add_argument("--once", action="store_true", help="record one sample and exit (for a cron job)")
+    h.add_argument("--quiet", action="store_true", help="print only errors")
 
     r = command("remove", help="remove or replace OSDs headless, resumable",
                 description="The OSDs tab's removal wizard, headless; its state in the cluster's queue.")
@@ -384,6 +396,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if args.command == "doctor":
             from cephtui.doctorcli import doctor_command
             return doctor_command(client, args)
+        if args.command == "record":
+            from cephtui.recordcli import record_command
+            return record_command(client, args)
         if args.command == "rbd":
             from cephtui.rbdcli import rbd_command
             return rbd_command(client, args)

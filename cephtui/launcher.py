@@ -30,7 +30,7 @@ INSTALL_HINT = ("It comes with Ceph from your distribution, not from PyPI: on De
 _TAG = re.compile(r"^rados\.cpython-(\d)(\d+)[-.]")
 _NO_CHECK = ("-h", "--help", "--version")
 # cli.COMMANDS (not imported: this runs before anything heavy); tests/unit checks that the two agree.
-HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor")
+HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor", "record")
 # The connection options that take a value: `cephtui --id rbd` is the TUI as client.rbd, not `cephtui rbd`.
 _VALUED = frozenset(("-c", "--conf", "--id", "-n", "--name", "-k", "--keyring", "--cluster", "-m", "--mon-host",
                      "--osd-stop-cmd", "--refresh", "--timeout", "--connect-timeout"))

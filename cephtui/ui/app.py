@@ -23,6 +23,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient
+from cephtui.ceph.history.model import INTERVAL, HistorySource
 from cephtui.ceph.secrets import redact
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
@@ -34,6 +35,7 @@ from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
 from cephtui.ui.compat import KeysInOrder, node_bindings, parse_action
+from cephtui.ui.history import History, HistoryReady
 from cephtui.ui.navigation import Moving
 from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
 from cephtui.ui.panes.activity import ActivityPane
@@ -97,6 +99,10 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         Binding("N", "next_match(-1)", "Previous match", show=False),
         Binding("g", "edge(0)", "Top", show=False),
         Binding("G", "edge(-1)", "Bottom", show=False),
+        Binding("left_square_bracket", "history_cursor(-1)", "Earlier", show=False,
+                tooltip="Move the time cursor back: the Health and OSDs tabs show the cluster then"),
+        Binding("right_square_bracket", "history_cursor(1)", "Later", show=False,
+                tooltip="Move the time cursor forward, back to now at the end"),
         *(Binding(number_key(i), f"show_tab('{t.key}')", t.title, show=False)
           for i, t in enumerate(REGISTRY, 1) if i <= NUMBER_KEYS),
     ]
@@ -105,7 +111,8 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
     def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
                  workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
                  bench_defaults: BenchDefaults | None = None, read_only_why: str = "",
-                 config_file: str | None = None) -> None:
+                 config_file: str | None = None, history: bool = True,
+                 prometheus: HistorySource | None = None) -> None:
         super().__init__()
         self.initial_theme = theme  # from the config file; None: the default theme
         self._theme_problems = self._load_themes()  # before any pane draws (see there)
@@ -153,6 +160,8 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
         self._reclaimed_at = time.monotonic()
         self._counted_at = 0.0  # when the frozen set was last counted (poller._freeze)
+        # A replay (tests, demos) records nothing: only a real cluster's answers go into the history.
+        self.history = History(self, record=history and isinstance(client, CephClient), prometheus=prometheus)
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -188,6 +197,8 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
             self.notify(note, title="Releases", severity="warning", timeout=20)
         self.set_interval(10.0, self._load_queue)
         self.set_interval(1.0, self._show_removal_indicator)
+        self.history.start()
+        self.set_interval(INTERVAL, self._read_history)
 
     # ------------------------------------------------------------ themes
     def _load_themes(self) -> list[str]:
@@ -470,6 +481,31 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         # here: one taken while the reveal screen shows a key gets the mask, not the key.
         return redact(super().export_screenshot(title=title, simplify=simplify))
 
+    # ------------------------------------------------------------ history
+    def _history_shown(self) -> bool:
+        return self.tabs.active in (tab_of(self.pane(HealthPane)), tab_of(self.pane(OSDsPane)))
+
+    def _read_history(self) -> None:
+        if self.snapshot is not None:
+            self.history.attach(self.snapshot.fsid)
+        if self._history_shown():
+            self.history.read()
+
+    def on_history_ready(self, message: HistoryReady) -> None:
+        self.history.done(message.view)
+        self.pane(HealthPane).show_history(message.view, self.history.window_name)
+        self.pane(OSDsPane).show_history(message.view)
+
+    def action_history_cursor(self, steps: int) -> None:
+        if self.history.source is None:
+            self.notify("no history yet: it is recorded while cephtui runs, or by `cephtui record`",
+                        title="History", severity="warning")
+            return
+        self.history.move_cursor(steps)
+        if self.history.cursor is None and steps > 0:
+            self.notify("back to now", title="History", timeout=2)
+
     def on_unmount(self) -> None:
+        self.history.stop()
         self.cluster_log.stop()
         gc.unfreeze()  # the app's objects become collectable again (tests run many apps in one process)

@@ -8,14 +8,17 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import RichLog, Static
 
 from cephtui.ceph.format import human_bytes, human_rate, percent
+from cephtui.ceph.history.view import HistoryView
 from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
+from cephtui.ui.widgets.spark import spark_line
 from cephtui.ui.widgets.statusbar import health_badge
 from cephtui.ui.widgets.tables import sync_static, sync_table
 
@@ -119,6 +122,53 @@ def render_io(snap: ClusterSnapshot) -> Table:
     return t
 
 
+SPARKS = (("wr", "write_bps", human_rate), ("rd", "read_bps", human_rate),
+          ("rec", "recovering_bps", human_rate), ("degr", "degraded_objects", lambda v: f"{v:,.0f} obj"))
+SPARK_WIDTH = 60
+
+
+def _clock(t: float) -> str:
+    return time.strftime("%H:%M:%S" if time.time() - t < 86400 else "%m-%d %H:%M", time.localtime(t))
+
+
+def render_history(view: HistoryView, width: int = SPARK_WIDTH) -> Text:
+    """The IO box's history: one sparkline per rate over the window, and the time cursor's moment."""
+    s = palette.style
+    t = Text()
+    at = view.at
+    if at is not None:
+        ago = time.time() - at.t
+        t.append(f"⏪ {_clock(at.t)} ({ago / 60:.0f} min ago)", style=s("bold accent"))
+        t.append("  ] later, [ earlier\n", style=s("muted"))
+        c = at.cluster
+        t.append(f"client {human_rate(c.get('read_bps', 0))} rd, {human_rate(c.get('write_bps', 0))} wr, "
+                 f"{c.get('read_ops', 0):.0f} op/s rd, {c.get('write_ops', 0):.0f} op/s wr\n")
+        if c.get("pgs"):
+            states = sorted(((k[9:], v) for k, v in c.items() if k.startswith("pg_state:") and v), key=lambda x: -x[1])
+            t.append("pgs " + ", ".join(f"{v:.0f} {k}" for k, v in states[:3]) + "\n")
+        checks = ", ".join(f"{code} ({sev.removeprefix('HEALTH_')})" for code, (sev, _) in sorted(at.checks.items()))
+        t.append("checks then: " + (checks or "none") + "\n",
+                 style=s("warn" if at.checks else "ok"))
+    if view.problem:
+        t.append(view.problem, style=s("muted"))
+        return t
+    cursor = at.t if at is not None else None
+    for label, metric, fmt in SPARKS:
+        points = view.series.get(metric) or []
+        top = max((v for _, v in points), default=0.0)
+        t.append(f"{label:<5}", style="bold")
+        t.append_text(spark_line(points, view.since, view.until, width, cursor, style=s("info")))
+        t.append(f" max {fmt(top)}\n", style=s("muted"))
+    t.rstrip()
+    return t
+
+
+def history_title(view: HistoryView | None, window: str) -> str:
+    if view is None:
+        return f"w: {window}"
+    return f"{window} · {view.label.split(' (')[0]} · w window, [ ] time, t timeline"
+
+
 def render_raw(snap: ClusterSnapshot) -> Text:
     c = snap.capacity
     t = Text("raw  ", style="bold")
@@ -189,6 +239,15 @@ def log_line(e: LogEntry) -> Text:
 
 
 class HealthPane(Pane):
+    BINDINGS = [
+        Binding("w", "history_window", "Window", tooltip="The history window: 15 min, 1 h, 24 h, 7 days"),
+        Binding("t", "timeline", "Timeline", tooltip="Health checks raised and cleared, with the cluster log"),
+    ]
+    ACTION_HELP = {
+        "history_window": "history window: 15 min, 1 h, 24 h, 7 days (the sparklines and the OSDs' trend)",
+        "timeline": "timeline: health checks raised and cleared, with the cluster log around each; [ and ] move "
+                    "the time cursor",
+    }
     HELP = ("Cluster name and fsid, the health badge (OK / WARN / ERR), the connection state and the age of the data "
             "shown are in the header. When the monitors stop answering, the last data stays on screen with its age "
             "and cephtui keeps retrying; it recovers by itself.")
@@ -202,15 +261,20 @@ class HealthPane(Pane):
             with VerticalScroll(id="health-checks-box", classes="box"):
                 yield Static(id="health-checks")
         with Horizontal(id="health-bottom"):
-            with Vertical(id="health-capacity", classes="box"):
-                yield Static(id="health-raw")
-                yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="health-bottom-left"):
+                yield Static(id="health-history", classes="box")
+                with Vertical(id="health-capacity", classes="box"):
+                    yield Static(id="health-raw")
+                    yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
             yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#health-status").border_title = "Status"
         self.query_one("#health-services").border_title = "Services"
         self.query_one("#health-io").border_title = "IO"
+        hist = self.query_one("#health-history")
+        hist.border_title = "History"
+        hist.add_class("-empty")  # until there is a history to show (none in a replay)
         self.query_one("#health-checks-box").border_title = "Health checks"
         from cephtui.ui.registry import TABS, number_key  # the registry imports every pane, this one too
 
@@ -278,6 +342,31 @@ class HealthPane(Pane):
                           Text(percent(p.percent_used), style=style), human_bytes(p.max_avail), str(p.objects), quota)
         sync_table(self.query_one("#health-pools", DataTable), rows)
         self._append_log(snap)
+
+    def action_history_window(self) -> None:
+        self.cephtui.history.next_window()
+        self.query_one("#health-history", Static).border_subtitle = f"{self.cephtui.history.window_name} · reading…"
+
+    def action_timeline(self) -> None:
+        from cephtui.ui.screens.timeline import TimelineScreen
+
+        history = self.cephtui.history
+        if history.source is None:
+            self.notify("no history yet: it is recorded while cephtui runs, or by `cephtui record`",
+                        title="History", severity="warning")
+            return
+        self.app.push_screen(TimelineScreen(history.source, history.store))
+
+    def show_history(self, view: HistoryView | None, window: str) -> None:
+        box = self.query_one("#health-history", Static)
+        if view is None:
+            box.add_class("-empty")
+            return
+        box.remove_class("-empty")
+        # label (5) + line + " max 1023.9 MiB/s" (17), inside the border and padding (4)
+        width = max(10, min(SPARK_WIDTH, box.size.width - 27)) if box.size.width else 30
+        box.border_subtitle = history_title(view, window)
+        sync_static(box, (view, width), lambda: render_history(view, width))
 
     def retheme(self) -> None:
         """The log keeps lines as drawn: draw the ones the last snapshot still holds again, in the new colours."""

@@ -1,6 +1,7 @@
 """OSDs: the CRUSH hierarchy with per-OSD state, usage and latency; filter, sort, detail, actions."""
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from rich.markup import escape
@@ -12,6 +13,7 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
+from cephtui.ceph.history.view import HistoryView
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
 from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
@@ -19,12 +21,15 @@ from cephtui.ui import palette
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.spark import spark
 from cephtui.ui.widgets.tables import set_subtitle, sync_static
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, FormScreen, readable
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
+TREND_FLOOR_MS = 10.0  # the trend's full bar is at least this: 0-1 ms noise on a quiet cluster stays flat
+TREND = ("trend", 12)  # cell 15: the OSD's commit latency over the history window (ui/history.py)
 # palette specs (roles: the theme's colours): palette.style() resolves them when a row is drawn
 FULL_STYLE = {"full": "badge err", "backfillfull": "bold err", "nearfull": "bold warn"}
 FLAG_STYLE = {"destroyed": "bold err", "noout": "info", "nodown": "info", "noup": "accent", "noin": "accent",
@@ -34,16 +39,23 @@ FLAG_STYLE = {"destroyed": "bold err", "noout": "info", "nodown": "info", "noup"
 # Columns by terminal width: display (cell index, width); cells 13/14 (used, avail) exist for wide ones.
 # Below 180 columns what an admin looks for first (state, %use, PGs, weights, flags) comes first; the
 # rest is a left/right scroll away.
-LABELS = tuple(c for c, _ in COLUMNS) + ("used", "avail")
-NARROW = ((0, 18), (2, 9), (7, 5), (9, 4), (4, 8), (3, 7), (11, 14), (10, 7), (1, 5), (6, 8), (8, 4), (5, 7), (12, 14))
-MEDIUM = ((0, 26), (2, 11), (7, 6), (9, 4), (4, 8), (3, 7), (11, 22), (10, 9), (6, 9), (8, 4), (1, 5), (5, 7), (12, 14))
+LABELS = tuple(c for c, _ in COLUMNS) + ("used", "avail", TREND[0])
+NARROW = ((0, 18), (2, 9), (7, 5), (9, 4), (4, 8), (3, 7), (11, 14), (10, 7), (15, 12),
+          (1, 5), (6, 8), (8, 4), (5, 7), (12, 14))
+MEDIUM = ((0, 26), (2, 11), (7, 6), (9, 4), (4, 8), (3, 7), (11, 22), (10, 9), (15, 12),
+          (6, 9), (8, 4), (1, 5), (5, 7), (12, 14))
 WIDE = ((0, 26), (1, 5), (2, 11), (3, 7), (4, 8), (5, 7), (6, 9), (13, 8), (14, 8), (7, 6), (8, 4), (9, 4), (10, 9),
-        (11, 22), (12, 14))
+        (15, 12), (11, 22), (12, 14))
 
 
 def column_layout(width: int) -> tuple[list[tuple[str, int]], list[int]]:
     spec = NARROW if width < 100 else (MEDIUM if width < 180 else WIDE)
     return [(LABELS[i], w) for i, w in spec], [i for i, _ in spec]
+
+
+def _window_name(seconds: float) -> str:
+    return f"{seconds / 86400:.0f}d" if seconds >= 86400 * 2 else (f"{seconds / 3600:.0f}h" if seconds >= 3600
+                                                                   else f"{seconds / 60:.0f}m")
 
 
 def _w(x: float) -> str:
@@ -122,6 +134,8 @@ class OSDsPane(Pane):
         self.marked: set[int] = set()
         self.collapsed: set[tuple[int, bool]] = set()
         self._generation = 0
+        self.history_view: HistoryView | None = None  # the last history read (ui/history.py), for the trend
+        self._trend_top = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(id="osds-summary")
@@ -153,7 +167,7 @@ class OSDsPane(Pane):
                     (f"{util:.1f}" if n.kb else "", ""), ("", ""), ("", ""), ("", ""),
                     (f"{human_bytes(n.kb_used * 1024)} used" if n.kb else "", s("muted")), ("", ""),
                     (human_bytes(n.kb_used * 1024) if n.kb else "", ""),
-                    (human_bytes((n.kb - n.kb_used) * 1024) if n.kb else "", ""))
+                    (human_bytes((n.kb - n.kb_used) * 1024) if n.kb else "", ""), ("", ""))
         mark = "✔" if n.id in self.marked else ("✖" if not n.up else "●")
         s = palette.style
         name_style = s("bold err" if not n.up else ("warn" if not n.in_ else ""))
@@ -162,8 +176,14 @@ class OSDsPane(Pane):
         status = ("up" if n.up else n.status) + (" in" if n.in_ else " out")
         status_style = s("bold err" if not n.up else ("warn" if not n.in_ else "ok"))
         full = n.fullness
-        lat = f"{n.commit_ms}/{n.apply_ms}" if n.commit_ms is not None else "-"
-        lat_style = s("bold err" if (n.commit_ms or 0) >= 100 else ("warn" if (n.commit_ms or 0) >= 20 else ""))
+        commit, apply = n.commit_ms, n.apply_ms
+        then = self.history_view.at.osd if self.history_view is not None and self.history_view.at else None
+        if then is not None:  # the time cursor is set: the latency as it was then
+            c_then, a_then = then.commit_ms.get(n.id), then.apply_ms.get(n.id)
+            commit = None if c_then is None else round(c_then)
+            apply = None if a_then is None else round(a_then)
+        lat = f"{commit}/{apply}" if commit is not None else "-"
+        lat_style = s("bold err" if (commit or 0) >= 100 else ("warn" if (commit or 0) >= 20 else ""))
         # Without `osd df` (mgr down, caps) the PG count is unknown, not 0: the summary says why.
         pgs = (str(n.pgs), "") if n.kb or self.usage_missing is None else ("?", s("warn"))
         flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
@@ -175,7 +195,29 @@ class OSDsPane(Pane):
                 (f"{n.utilization:.1f}" if n.kb else "-", s(FULL_STYLE.get(full, ""))),
                 (f"{n.var:.2f}" if n.kb else "-", ""), pgs, (lat, lat_style), (flags, flag_style),
                 (n.host, s("muted")), (human_bytes(n.kb_used * 1024) if n.kb else "-", ""),
-                (human_bytes(n.kb_avail * 1024) if n.kb else "-", ""))
+                (human_bytes(n.kb_avail * 1024) if n.kb else "-", ""), self._trend(n.id))
+
+    def _trend(self, osd: int) -> tuple[str, str]:
+        """The OSD's commit latency over the window, scaled to the highest of all OSDs' (so a slow one stands
+        out among its peers, not each against itself)."""
+        v = self.history_view
+        values = v.osd_trend.get(osd) if v is not None else None
+        if not values:
+            return "", ""
+        step = max(1, len(values) // TREND[1] + (len(values) % TREND[1] > 0))
+        cells = [max(values[i:i + step]) for i in range(0, len(values), step)][-TREND[1]:]
+        top = max(self._trend_top, TREND_FLOOR_MS)
+        return spark(cells, top), palette.style("bold err" if max(cells) >= 100 else ("warn" if max(cells) >= 20
+                                                                                      else "info"))
+
+    def show_history(self, view: HistoryView) -> None:
+        self.history_view = view if view.osd_trend or view.at is not None else None
+        self._trend_top = max((max(v) for v in view.osd_trend.values() if v), default=0.0)
+        box = self.query_one("#osds-box")
+        at = view.at
+        when = f" · ⏪ lat at {time.strftime('%H:%M:%S', time.localtime(at.t))} (] returns to now)" if at else ""
+        box.border_title = f"OSD tree (ceph osd tree + osd df + osd perf) · trend {_window_name(view.window)}{when}"
+        self.vtable.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
         self.vtable.set_columns(*column_layout(self.app.size.width))

@@ -1,0 +1,145 @@
+"""The app's history: a recorder thread writing the local store, and the view the Health and OSDs tabs show.
+
+The recorder runs in its own thread with its own schedule (ceph/history/recorder.py), whatever the UI
+does: an open UI keeps history as `cephtui record` does, on the same file, without double counting. The
+view (ceph/history/view.py) is read in a worker thread every INTERVAL while a tab that shows it is open,
+and when the window or the time cursor moves; the panes only draw the last one.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from cephtui.ceph.history import recorder
+from cephtui.ceph.history.model import INTERVAL, HistorySource
+from cephtui.ceph.history.store import HistoryError, HistoryStore
+from cephtui.ceph.history.view import WINDOWS, HistoryView, build_view, cursor_step
+from cephtui.paths import data_dir
+
+if TYPE_CHECKING:
+    from cephtui.ui.app import CephTUI
+
+log = logging.getLogger("cephtui")
+
+
+class HistoryReady(Message):
+    def __init__(self, view: HistoryView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class History:
+    """Owned by the app: what the history panes read (view, window, cursor) and the threads behind them."""
+
+    def __init__(self, app: CephTUI, record: bool = True, prometheus: HistorySource | None = None) -> None:
+        self.app = app
+        self.record = record
+        self.prometheus = prometheus  # the cluster's own Prometheus, when configured or found
+        self.window_index = 0
+        self.cursor: float | None = None  # None: now (live)
+        self.view: HistoryView | None = None
+        self.recorder_problem = ""
+        self.store: HistoryStore | None = None  # this cluster's local file, once its fsid is known
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._reading = False
+        self._again = False
+
+    @property
+    def window(self) -> float:
+        return float(WINDOWS[self.window_index][1])
+
+    @property
+    def window_name(self) -> str:
+        return WINDOWS[self.window_index][0]
+
+    @property
+    def source(self) -> HistorySource | None:
+        return self.prometheus or self.store
+
+    def start(self) -> None:
+        if not self.record or self._thread is not None:
+            return
+        base = data_dir()
+
+        def store_for(fsid: str) -> HistoryStore:
+            return HistoryStore.for_cluster(base, fsid)
+
+        def said(why: str) -> None:
+            self.recorder_problem = why
+            if why:
+                self.app.call_from_thread(self.app.notify, f"history: {why}", title="History", severity="warning")
+
+        self._thread = threading.Thread(target=recorder.run, name="history-recorder", daemon=True,
+                                        args=(self.app.client, store_for, self._stop),
+                                        kwargs={"on_error": said})
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def attach(self, fsid: str) -> None:
+        """The cluster is known (first snapshot): open its store for reading."""
+        if self.store is not None or not fsid:
+            return
+        try:  # a replay records nothing: it reads a history only where one was recorded
+            self.store = (HistoryStore.for_cluster(data_dir(), fsid) if self.record
+                          else HistoryStore.open_existing(data_dir(), fsid))
+        except HistoryError as e:
+            self.recorder_problem = str(e)
+
+    # -------------------------------------------------------------- window and cursor
+
+    def next_window(self) -> None:
+        self.window_index = (self.window_index + 1) % len(WINDOWS)
+        self.read()
+
+    def move_cursor(self, steps: int) -> None:
+        now = time.time()
+        start = now if self.cursor is None else self.cursor
+        t = start + steps * cursor_step(self.window)
+        self.cursor = None if t >= now - INTERVAL else t
+        self.read()
+
+    # -------------------------------------------------------------- reading
+
+    def read(self, osds: bool | None = None) -> None:
+        """Read the view in a thread; a read asked for while one runs happens right after it."""
+        source = self.source
+        if source is None:
+            return
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        from cephtui.ui.pane import tab_of
+        from cephtui.ui.panes.osds import OSDsPane
+
+        want_osds = osds if osds is not None else self.app.tabs.active == tab_of(self.app.pane(OSDsPane))
+        window, cursor = self.window, self.cursor
+        app = self.app
+
+        def work() -> None:
+            try:
+                view = build_view(source, window, cursor, osds=want_osds)
+            except Exception as e:  # a source that fails (Prometheus away, file unreadable) is a state
+                log.warning("history read failed: %r", e)
+                now = time.time()
+                view = HistoryView(label=source.label, window=window, since=now - window, until=now,
+                                   problem=f"history unavailable: {e}")
+            app.post_message(HistoryReady(view))
+
+        threading.Thread(target=work, name="history-view", daemon=True).start()
+
+    def done(self, view: HistoryView) -> bool:
+        """A read came back; False when another was asked meanwhile (that one is started now)."""
+        self._reading = False
+        self.view = view
+        if self._again:
+            self._again = False
+            self.read()
+        return True

@@ -1,0 +1,123 @@
+"""The timeline: health checks raised, changed and cleared, newest first, with the cluster log around the
+selected moment ("something was slow at 03:00: what happened?"). Enter puts the time cursor there, so the
+Health and OSDs tabs show the cluster as it was."""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable as _DataTable
+from textual.widgets import Static
+
+from cephtui.ceph.history.model import HealthEvent, HistorySource
+from cephtui.ui import palette
+from cephtui.ui.compat import DataTable
+from cephtui.ui.handle import cephtui_app
+from cephtui.ui.widgets.dialog import Dialog
+
+SPAN = 7 * 86400  # the events listed: the last week
+AROUND = 120.0  # seconds of cluster log shown before and after the selected event
+CHANGE_STYLE = {"raised": "warn", "changed": "bold warn", "cleared": "ok"}
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
+
+
+class TimelineScreen(Dialog[None]):
+    BINDINGS = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("enter", "go_there", "Show the cluster then"),
+    ]
+    DEFAULT_CSS = """
+    TimelineScreen > Vertical { width: 130; height: 90%; }
+    TimelineScreen #timeline-table { height: 1fr; min-height: 6; }
+    TimelineScreen #timeline-log-box { height: 1fr; border-top: solid $primary; }
+    """
+
+    def __init__(self, source: HistorySource, local: Any = None) -> None:
+        super().__init__()
+        self.source = source
+        self.local = local  # the local store: only it keeps the cluster log (Prometheus does not)
+        self.events: list[HealthEvent] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Timeline: health checks raised and cleared (enter: show the cluster then · escape)"
+            box.border_subtitle = self.source.label
+            yield Static(Text("Reading the history…", style="italic"), id="timeline-summary")
+            table: DataTable[Any] = DataTable(id="timeline-table", cursor_type="row", zebra_stripes=True)
+            for label, width in (("when", 19), ("", 7), ("check", 26), ("severity", 8), ("summary", 60)):
+                table.add_column(label, width=width)
+            yield table
+            with VerticalScroll(id="timeline-log-box"):
+                yield Static("", id="timeline-log")
+
+    def on_mount(self) -> None:
+        self._load()
+
+    @work(thread=True, group="timeline", exclusive=True)
+    def _load(self) -> None:
+        now = time.time()
+        try:
+            events = self.source.events(now - SPAN, now)
+            why = ""
+        except Exception as e:  # Prometheus away, a file that cannot be read: said, not raised
+            events, why = [], f"could not read the history: {e}"
+        self.app.call_from_thread(self._show, list(reversed(events)), why)
+
+    def _show(self, events: list[HealthEvent], why: str) -> None:
+        self.events = events
+        table = self.query_one("#timeline-table", DataTable)
+        table.clear()
+        for e in events:
+            sev = e.severity.removeprefix("HEALTH_")
+            table.add_row(_when(e.t), Text(e.change, style=palette.style(CHANGE_STYLE.get(e.change, ""))), e.code,
+                          sev, e.summary)
+        summary = why or (f"{len(events)} changes in the last 7 days, newest first" if events
+                          else "No health check was raised or cleared in the last 7 days of history.")
+        self.query_one("#timeline-summary", Static).update(Text(summary, style=palette.style("warn" if why else "")))
+        if events:
+            table.focus()
+            self._log_around(events[0])
+
+    @on(_DataTable.RowHighlighted, "#timeline-table")
+    def _highlighted(self, event: _DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.events):
+            self._log_around(self.events[event.cursor_row])
+
+    @work(thread=True, group="timeline-log", exclusive=True)
+    def _log_around(self, e: HealthEvent) -> None:
+        if self.local is None:
+            lines = [Text("The cluster log is kept by the local history only (`cephtui record`, or an open UI).",
+                          style=palette.style("muted"))]
+        else:
+            try:
+                rows = self.local.log_between(e.t - AROUND, e.t + AROUND)
+            except Exception as err:
+                rows, lines = [], [Text(f"could not read the log: {err}", style=palette.style("warn"))]
+            else:
+                lines = []
+            for stamp, name, _channel, priority, message in rows:
+                line = Text(f"{stamp[11:19]} ", style=palette.style("muted"))
+                line.append(f"{name} {priority} ", style=palette.style("info"))
+                line.append(message)
+                lines.append(line)
+            if not rows and not lines:
+                lines = [Text("No cluster log recorded within 2 minutes of this moment.", style=palette.style("muted"))]
+        head = Text(f"Cluster log from {_when(e.t - AROUND)} to {_when(e.t + AROUND)}:", style="bold")
+        self.app.call_from_thread(self.query_one("#timeline-log", Static).update, Text("\n").join([head, *lines]))
+
+    def action_go_there(self) -> None:
+        table = self.query_one("#timeline-table", DataTable)
+        if not self.events or not 0 <= table.cursor_row < len(self.events):
+            return
+        app = cephtui_app(self)
+        app.history.cursor = self.events[table.cursor_row].t
+        app.history.read()
+        self.dismiss(None)
