@@ -193,8 +193,12 @@ class HistoryStore:
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                new = db.execute("INSERT OR IGNORE INTO frames VALUES(0, 'cluster', ?, ?)",
-                                 (t0, _pack_json(sample.cluster))).rowcount == 1
+                newest = db.execute("SELECT max(t) FROM frames WHERE tier=0 AND kind='cluster'").fetchone()[0]
+                # Older than tier 0 keeps: it was trimmed, or never taken. Written now, it would be counted as new
+                # after its interval had been folded (a recorder that fell an hour behind another).
+                late = newest is not None and t0 < newest - TIERS[0][1]
+                new = not late and db.execute("INSERT OR IGNORE INTO frames VALUES(0, 'cluster', ?, ?)",
+                                              (t0, _pack_json(sample.cluster))).rowcount == 1
                 if new:
                     if sample.osd is not None:
                         db.execute("INSERT OR IGNORE INTO frames VALUES(0, 'osd', ?, ?)", (t0, pack_osd(sample.osd)))
@@ -274,8 +278,10 @@ class HistoryStore:
         return None if row is None or row[0] is None else float(row[0])
 
     def tier_for(self, since: float, now: float | None = None) -> int:
-        """The finest tier that still keeps `since`."""
-        now = time.time() if now is None else now
+        """The finest tier that still keeps `since`. Tiers are trimmed relative to the newest sample (the last
+        write), so that is `now` here: a file nobody has written for a week still has its last hour in tier 0."""
+        if now is None:
+            now = self.last_sample_at() or time.time()
         for tier, (_, keep) in enumerate(TIERS):
             if since >= now - keep:
                 return tier
