@@ -103,6 +103,11 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
                 tooltip="Move the time cursor back: the Health and OSDs tabs show the cluster then"),
         Binding("right_square_bracket", "history_cursor(1)", "Later", show=False,
                 tooltip="Move the time cursor forward, back to now at the end"),
+        # A tab's own `w`/`t` (OSDs: reweight) comes first: these are the Health tab's, and any tab's without one.
+        Binding("w", "history_window", "History window", show=False,
+                tooltip="The history window: 15 min, 1 h, 24 h, 7 days (Health sparklines, OSD trends)"),
+        Binding("t", "timeline", "Timeline", show=False,
+                tooltip="Health checks raised and cleared, with the cluster log around each moment"),
         *(Binding(number_key(i), f"show_tab('{t.key}')", t.title, show=False)
           for i, t in enumerate(REGISTRY, 1) if i <= NUMBER_KEYS),
     ]
@@ -497,6 +502,8 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.pane(OSDsPane).show_history(message.view)
 
     def action_history_cursor(self, steps: int) -> None:
+        if self.snapshot is not None:
+            self.history.attach(self.snapshot.fsid)
         if self.history.source is None:
             self.notify("no history yet: it is recorded while cephtui runs, or by `cephtui record`",
                         title="History", severity="warning")
@@ -504,6 +511,22 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.history.move_cursor(steps)
         if self.history.cursor is None and steps > 0:
             self.notify("back to now", title="History", timeout=2)
+
+    def action_history_window(self) -> None:
+        self.history.next_window()
+        self.notify(f"history window: {self.history.window_name}", title="History", timeout=2)
+
+    def action_timeline(self) -> None:
+        from cephtui.ui.screens.timeline import TimelineScreen
+
+        if self.snapshot is not None:
+            self.history.attach(self.snapshot.fsid)
+        source = self.history.source
+        if source is None:
+            self.notify("no history yet: it is recorded while cephtui runs, or by `cephtui record`",
+                        title="History", severity="warning")
+            return
+        self.push_screen(TimelineScreen(source, self.history.store))
 
     def on_unmount(self) -> None:
         self.history.stop()

@@ -8,7 +8,6 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import RichLog, Static
 
@@ -239,15 +238,6 @@ def log_line(e: LogEntry) -> Text:
 
 
 class HealthPane(Pane):
-    BINDINGS = [
-        Binding("w", "history_window", "Window", tooltip="The history window: 15 min, 1 h, 24 h, 7 days"),
-        Binding("t", "timeline", "Timeline", tooltip="Health checks raised and cleared, with the cluster log"),
-    ]
-    ACTION_HELP = {
-        "history_window": "history window: 15 min, 1 h, 24 h, 7 days (the sparklines and the OSDs' trend)",
-        "timeline": "timeline: health checks raised and cleared, with the cluster log around each; [ and ] move "
-                    "the time cursor",
-    }
     HELP = ("Cluster name and fsid, the health badge (OK / WARN / ERR), the connection state and the age of the data "
             "shown are in the header. When the monitors stop answering, the last data stays on screen with its age "
             "and cephtui keeps retrying; it recovers by itself.")
@@ -342,20 +332,6 @@ class HealthPane(Pane):
                           Text(percent(p.percent_used), style=style), human_bytes(p.max_avail), str(p.objects), quota)
         sync_table(self.query_one("#health-pools", DataTable), rows)
         self._append_log(snap)
-
-    def action_history_window(self) -> None:
-        self.cephtui.history.next_window()
-        self.query_one("#health-history", Static).border_subtitle = f"{self.cephtui.history.window_name} · reading…"
-
-    def action_timeline(self) -> None:
-        from cephtui.ui.screens.timeline import TimelineScreen
-
-        history = self.cephtui.history
-        if history.source is None:
-            self.notify("no history yet: it is recorded while cephtui runs, or by `cephtui record`",
-                        title="History", severity="warning")
-            return
-        self.app.push_screen(TimelineScreen(history.source, history.store))
 
     def show_history(self, view: HistoryView | None, window: str) -> None:
         box = self.query_one("#health-history", Static)

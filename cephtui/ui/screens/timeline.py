@@ -113,6 +113,10 @@ class TimelineScreen(Dialog[None]):
         head = Text(f"Cluster log from {_when(e.t - AROUND)} to {_when(e.t + AROUND)}:", style="bold")
         self.app.call_from_thread(self.query_one("#timeline-log", Static).update, Text("\n").join([head, *lines]))
 
+    @on(_DataTable.RowSelected, "#timeline-table")
+    def _selected(self) -> None:  # enter on the table: the table takes the key, this is its message
+        self.action_go_there()
+
     def action_go_there(self) -> None:
         table = self.query_one("#timeline-table", DataTable)
         if not self.events or not 0 <= table.cursor_row < len(self.events):
