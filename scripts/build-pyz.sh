@@ -161,7 +161,8 @@ import importlib, sys
 site = sys.argv[1]
 sys.path.insert(0, site)
 # cephtui's entry points, and the textual modules its first screen loads at run time (not on import)
-NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.ui.app", "cephtui.typeahead",
+NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.recordcli", "cephtui.ui.app",
+         "cephtui.ui.screens.timeline", "cephtui.typeahead",
          "textual.drivers.linux_driver"]
 for name in NAMES:
     importlib.import_module(name)
@@ -210,7 +211,8 @@ site.addsitedir(sp)  # the lazy zip's .pth too
 sys.path.insert(0, sp)
 # cephtui's entry points and its first screen; the rest are what the first paint loads at run time
 # (from sys.modules after a first paint on 3.11).
-NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.ui.app", "cephtui.typeahead",
+NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.recordcli", "cephtui.ui.app",
+         "cephtui.ui.screens.timeline", "cephtui.typeahead",
          "textual.drivers.linux_driver", "textual.drivers.headless_driver", "textual.pilot",
          "textual.scrollbar", "textual.layouts.factory", "textual.layouts.horizontal",
          "textual.layouts.stream", "rich._emoji_codes"]

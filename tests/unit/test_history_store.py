@@ -205,3 +205,4 @@ def test_a_full_disk_stops_the_writes_whole_and_keeps_what_was_written(small_dis
         again.write(sample(written[-1] + INTERVAL, osds=3000))
     assert again.integrity() == "ok"
     assert json.dumps(again.cluster_frames(written[-1], written[-1], tier=0))
+    again.close()  # the tmpfs is unmounted after: nothing of ours may hold it
