@@ -54,7 +54,7 @@ from cephtui.cliargs import LibradosOptions, UsageError, split_argv
 from cephtui.config.example import EXAMPLE
 from cephtui.config.load import load_config
 from cephtui.config.model import MIN_REFRESH, ConfigError, Connection, Settings
-from cephtui.config.schema import check_stop_cmd
+from cephtui.config.schema import check_prometheus_url, check_stop_cmd
 from cephtui.paths import config_path
 from cephtui.rbdargs import add_rbd_arguments, rbd_only_options, rbd_usage_error
 
@@ -106,6 +106,10 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
     ro.add_argument("--read-write", dest="read_only", action="store_false",
                     help="allow changes for this run even if the config file sets read_only = true")
     o.add_argument("--refresh", type=float, metavar="S", help="the TUI: seconds between refreshes (default: 2)")
+    o.add_argument("--prometheus", metavar="URL",
+                   help="the TUI's history from the cluster's own Prometheus (e.g. http://10.0.0.1:9095); without "
+                        "it, the one the dashboard is set to use (mgr/dashboard/PROMETHEUS_API_HOST), else the "
+                        "local history cephtui records")
     o.add_argument("--osd-stop-cmd", metavar="CMD",
                    help="how the removal wizard (and `remove`) stops an OSD daemon, {id} replaced by its id, e.g. "
                         "'ssh {host} systemctl stop ceph-osd@{id}' (default: systemd when the OSD runs here, "
@@ -276,6 +280,11 @@ def effective_settings(parser: argparse.ArgumentParser, args: argparse.Namespace
         if why:
             parser.error(f"--osd-stop-cmd: {why}")
         settings = settings.with_value("osd_stop_cmd", args.osd_stop_cmd, "flag --osd-stop-cmd")
+    if args.prometheus is not None:
+        why = check_prometheus_url(args.prometheus)
+        if why:
+            parser.error(f"--prometheus: {why}")
+        settings = settings.with_value("prometheus", args.prometheus.strip(), "flag --prometheus")
     for key, flag in (("conf", "--conf"), ("keyring", "--keyring"), ("cluster", "--cluster"),
                       ("mon_host", "--mon-host")):
         if getattr(args, key):
@@ -409,6 +418,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         why = (f"read_only = true in {settings.path} ({source}); --read-write overrides it"
                if read_only and not source.startswith("flag") else "")
         return run_tui(client, spec, settings.refresh, settings.osd_stop_cmd, read_only=read_only,
+                       prometheus=settings.prometheus,
                        theme=settings.theme, bench_defaults=settings.bench, read_only_why=why,
                        config_file=settings.path)
     except CephError as e:
@@ -498,14 +508,14 @@ def snapshot_command(client: CephClient, *, as_json: bool, pg_table: bool) -> in
 
 def run_tui(client: CephClient, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",
             read_only: bool = False, theme: str | None = None, bench_defaults: Any = None,
-            read_only_why: str = "", config_file: str | None = None) -> int:
+            read_only_why: str = "", config_file: str | None = None, prometheus: str = "") -> int:
     from cephtui.ceph.secrets import log_to_file
     from cephtui.ui.app import CephTUI
 
     log_to_file()  # errors the UI summarises ("see the log") land here, secrets masked
     app = CephTUI(client=client, refresh=refresh, cluster=spec.cluster, osd_stop_cmd=osd_stop_cmd,
                   read_only=read_only, theme=theme, bench_defaults=bench_defaults, read_only_why=read_only_why,
-                  config_file=config_file)
+                  config_file=config_file, prometheus=prometheus)
     skew = client.release_skew()
     if skew:
         app.startup_notes.append(skew)

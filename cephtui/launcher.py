@@ -33,7 +33,7 @@ _NO_CHECK = ("-h", "--help", "--version")
 HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor", "record")
 # The connection options that take a value: `cephtui --id rbd` is the TUI as client.rbd, not `cephtui rbd`.
 _VALUED = frozenset(("-c", "--conf", "--id", "-n", "--name", "-k", "--keyring", "--cluster", "-m", "--mon-host",
-                     "--osd-stop-cmd", "--refresh", "--timeout", "--connect-timeout"))
+                     "--osd-stop-cmd", "--refresh", "--timeout", "--connect-timeout", "--prometheus"))
 
 
 def headless(args: Sequence[str]) -> bool:

@@ -19,6 +19,9 @@ read_only = false
 # How the OSD removal wizard stops an OSD daemon, like --osd-stop-cmd; {id} is the OSD id, {host}
 # its host. Empty: systemd when the OSD runs on this host, else cephtui waits until it is down.
 osd_stop_cmd = ""
+# The cluster's Prometheus, for weeks of history cephtui did not record ("": the one the dashboard is set to
+# use, mgr/dashboard/PROMETHEUS_API_HOST, else cephtui's own recording).
+prometheus = ""
 
 # The profile used when --profile is not given. Uncomment to choose one:
 # profile = "lab"

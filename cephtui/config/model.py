@@ -88,6 +88,7 @@ class Settings:
     theme: str | None = None  # None: the app's default theme
     read_only: bool = False
     osd_stop_cmd: str = ""
+    prometheus: str = ""  # the cluster's Prometheus for history; "": look it up in the cluster's settings
     bench: BenchDefaults = field(default_factory=BenchDefaults)
     connection: Connection = field(default_factory=Connection)
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
@@ -108,7 +109,7 @@ class Settings:
     def items(self) -> list[tuple[str, Any, str]]:
         """(key, value, source) of every setting, in the order `cephtui config` shows them."""
         out: list[tuple[str, Any, str]] = [("profile", self.profile, self.source("profile"))]
-        for key in ("refresh", "theme", "read_only", "osd_stop_cmd"):
+        for key in ("refresh", "theme", "read_only", "osd_stop_cmd", "prometheus"):
             out.append((key, getattr(self, key), self.source(key)))
         for f in fields(BenchDefaults):
             out.append((f"bench.{f.name}", getattr(self.bench, f.name), self.source(f"bench.{f.name}")))

@@ -13,15 +13,16 @@ from cephtui.ceph.workflows.removal import PLACEHOLDERS
 from cephtui.config.model import MIN_REFRESH, BenchDefaults
 
 STOP_CMD_PLACEHOLDERS = PLACEHOLDERS  # the removal workflow's own list: {id}, {host}, {name}
-TOP_KEYS = ("refresh", "theme", "read_only", "osd_stop_cmd", "profile", "bench", "profiles")
+TOP_KEYS = ("refresh", "theme", "read_only", "osd_stop_cmd", "prometheus", "profile", "bench", "profiles")
 CONNECTION_KEYS = ("conf", "id", "name", "keyring", "cluster", "mon_host", "options")
-PROFILE_KEYS = (*CONNECTION_KEYS, "refresh", "theme", "read_only", "osd_stop_cmd", "bench")
+PROFILE_KEYS = (*CONNECTION_KEYS, "refresh", "theme", "read_only", "osd_stop_cmd", "prometheus", "bench")
 BENCH_KEYS = tuple(f.name for f in fields(BenchDefaults))
 DESCRIBE = {
     "refresh": f"a number of seconds, at least {MIN_REFRESH:g}",
     "theme": "a theme name",
     "read_only": "true or false",
     "osd_stop_cmd": "a command template with {id} (and optionally {host})",
+    "prometheus": "the cluster's Prometheus, an http:// or https:// URL (\"\": look it up in the cluster)",
     "profile": "the name of a [profiles.NAME] table",
     "bench": "a table: [bench]",
     "pool": "a pool name",
@@ -137,6 +138,23 @@ def check_bench(key: str, value: Any) -> Any:
     return _bool(value)  # cleanup
 
 
+def check_prometheus_url(url: str) -> str:
+    """Why a Prometheus URL will not do ("" when it will): its API is plain HTTP(S) on host:port."""
+    from urllib.parse import urlsplit
+
+    url = url.strip()
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{url!r} is not an http:// or https:// URL (e.g. http://10.0.0.1:9095)"
+    try:
+        parts.port  # noqa: B018 (raises on a bad port)
+    except ValueError:
+        return f"{url!r} has a bad port"
+    return ""
+
+
 def check_common(key: str, value: Any) -> Any:
     if key == "refresh":
         n = _number(value)
@@ -147,12 +165,11 @@ def check_common(key: str, value: Any) -> Any:
         return _text(value).strip()
     if key == "read_only":
         return _bool(value)
-    # osd_stop_cmd
     text = _text(value, empty_ok=True)
-    why = check_stop_cmd(text)
+    why = check_prometheus_url(text) if key == "prometheus" else check_stop_cmd(text)  # or osd_stop_cmd
     if why:
         raise Invalid(why)
-    return text
+    return text.strip() if key == "prometheus" else text
 
 
 def librados_refusal(name: str, value: str) -> str | None:

@@ -23,7 +23,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient
-from cephtui.ceph.history.model import INTERVAL, HistorySource
+from cephtui.ceph.history.model import INTERVAL
 from cephtui.ceph.secrets import redact
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
@@ -117,7 +117,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
                  workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
                  bench_defaults: BenchDefaults | None = None, read_only_why: str = "",
                  config_file: str | None = None, history: bool = True,
-                 prometheus: HistorySource | None = None) -> None:
+                 prometheus: str = "") -> None:
         super().__init__()
         self.initial_theme = theme  # from the config file; None: the default theme
         self._theme_problems = self._load_themes()  # before any pane draws (see there)

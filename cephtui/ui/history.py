@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from cephtui.ceph.client import CephError
 from cephtui.ceph.history import recorder
 from cephtui.ceph.history.model import INTERVAL, HistorySource
+from cephtui.ceph.history.prometheus import PrometheusError, PrometheusSource, find_prometheus
 from cephtui.ceph.history.store import HistoryError, HistoryStore
 from cephtui.ceph.history.view import WINDOWS, HistoryView, build_view, cursor_step
 from cephtui.paths import data_dir
@@ -35,10 +38,13 @@ class HistoryReady(Message):
 class History:
     """Owned by the app: what the history panes read (view, window, cursor) and the threads behind them."""
 
-    def __init__(self, app: CephTUI, record: bool = True, prometheus: HistorySource | None = None) -> None:
+    def __init__(self, app: CephTUI, record: bool = True, prometheus: str = "") -> None:
         self.app = app
         self.record = record
-        self.prometheus = prometheus  # the cluster's own Prometheus, when configured or found
+        # The cluster's own Prometheus: --prometheus / the config file, else found in the cluster's settings
+        # (find_prometheus, asked once from the recorder's thread); it has weeks that were never recorded here.
+        self.prometheus: HistorySource | None = PrometheusSource(prometheus) if prometheus else None
+        self._look_for_prometheus = not prometheus and record
         self.window_index = 0
         self.cursor: float | None = None  # None: now (live)
         self.view: HistoryView | None = None
@@ -74,9 +80,18 @@ class History:
             if why:
                 self.app.call_from_thread(self.app.notify, f"history: {why}", title="History", severity="warning")
 
-        self._thread = threading.Thread(target=recorder.run, name="history-recorder", daemon=True,
-                                        args=(self.app.client, store_for, self._stop),
-                                        kwargs={"on_error": said})
+        def record() -> None:
+            if self._look_for_prometheus:
+                try:
+                    url = find_prometheus(self.app.client)
+                except CephError as e:  # no `config get` caps: the local history only
+                    log.info("prometheus not looked up: %s", e.message)
+                    url = None
+                if url and self.prometheus is None:
+                    self.prometheus = PrometheusSource(url)
+            recorder.run(self.app.client, store_for, self._stop, on_error=said)
+
+        self._thread = threading.Thread(target=record, name="history-recorder", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -123,9 +138,17 @@ class History:
         window, cursor = self.window, self.cursor
         app = self.app
 
+        local = self.store
+
         def work() -> None:
             try:
-                view = build_view(source, window, cursor, osds=want_osds)
+                try:
+                    view = build_view(source, window, cursor, osds=want_osds)
+                except PrometheusError as e:  # the server away: the local history, and why
+                    if local is None:
+                        raise
+                    view = build_view(local, window, cursor, osds=want_osds)
+                    view = replace(view, label=f"{local.label}; {source.label} did not answer: {e}")
             except Exception as e:  # a source that fails (Prometheus away, file unreadable) is a state
                 log.warning("history read failed: %r", e)
                 now = time.time()
