@@ -19,8 +19,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 CPU_ROOT = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 100_000
@@ -98,6 +99,42 @@ def _rmdir(group: Path) -> None:
                 left = (group / "cgroup.procs").read_text().split()
                 raise RuntimeError(f"could not remove {group}: tasks still in it: {left}") from None
             time.sleep(0.05)
+
+
+# ------------------------------------------------------------------ CRUSH hosts
+
+Ceph = Callable[..., Any]  # words as the ceph CLI takes them -> the parsed JSON answer (Sandbox.ceph)
+
+
+@contextlib.contextmanager
+def crush_hosts(ceph: Ceph, layout: dict[str, Sequence[int]]) -> Iterator[None]:
+    """CRUSH host buckets made for real (`osd crush add-bucket H host`, moved under root=default) with the
+    OSDs given moved into them (`osd crush set osd.N W host=H`, W their weight as it was). Undone on exit:
+    each OSD set back where `osd tree` had it, then the buckets removed (`osd crush rm`, empty by then).
+    The sandbox's single host keeps whatever is not moved."""
+    tree = ceph("osd", "tree")
+    nodes = {n["id"]: n for n in tree["nodes"]}
+    home: dict[int, tuple[str, float]] = {}
+    for n in tree["nodes"]:
+        if n["type"] == "host":
+            for c in n.get("children", []):
+                home[c] = (n["name"], nodes[c]["crush_weight"])
+    made: list[str] = []
+    moved: list[int] = []
+    try:
+        for host, osds in layout.items():
+            ceph("osd", "crush", "add-bucket", host, "host")
+            made.append(host)
+            ceph("osd", "crush", "move", host, "root=default")
+            for osd in osds:
+                ceph("osd", "crush", "set", f"osd.{osd}", str(home[osd][1]), f"host={host}")
+                moved.append(osd)
+        yield
+    finally:
+        for osd in moved:
+            ceph("osd", "crush", "set", f"osd.{osd}", str(home[osd][1]), f"host={home[osd][0]}", "root=default")
+        for host in made:
+            ceph("osd", "crush", "rm", host)
 
 
 # ------------------------------------------------------------------ client load
