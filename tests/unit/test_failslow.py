@@ -4,6 +4,7 @@ quota), and the health-check signals on captured clusters."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,45 @@ def test_a_captured_health_detail_parses(capture: dict[str, Any]) -> None:
         named = s.slow_ops | set(s.slow_ping) | s.bluestore_slow | s.stalled_read
         assert named <= set(range(6))
         assert bool(s.slow_ops) == ("SLOW_OPS" in raw)
+
+
+# ------------------------------------------------------------------ the window from recorded history
+
+def _store_with(tmp_path: Path, frames: list[OsdFrame], end: float):  # type: ignore[no-untyped-def]
+    """The recorded frames written to a real history store as a recorder would, the last one at `end`."""
+    store_mod = pytest.importorskip("cephtui.ceph.history.store")
+    from cephtui.ceph.history.model import Sample
+
+    store = store_mod.HistoryStore.for_cluster(tmp_path, "fsid-1")
+    shift = end - frames[-1].t
+    for f in frames:
+        store.write(Sample(t=f.t + shift, fsid="fsid-1", cluster={}, osd=replace(f, t=f.t + shift)))
+    store.close()
+
+
+def test_recorded_history_is_the_window_when_current(capture: dict[str, Any], tmp_path: Path) -> None:
+    from cephtui.ceph.doctor.failslow import recorded_frames
+
+    sc = capture["scenarios"]["one_osd"]
+    now = time.time()
+    _store_with(tmp_path, frames_of(sc), now - 1)
+    frames, label, why = recorded_frames(tmp_path, "fsid-1", 30, now)
+    assert why == "" and label.startswith("recorded history (") and len(frames) >= len(sc["frames"]) - 1
+    window = Window(frames[-1].t - frames[0].t, len(frames), label)
+    report = rank(frames, places_from_tree(sc["tree"]), window)
+    assert [s.osd for s in report.suspects] == sc["throttled"]
+    assert window.describe() == f"from {label}, last {window.seconds:.0f} s, {len(frames)} frames"
+
+
+def test_recorded_history_not_used_when_stale_short_or_absent(capture: dict[str, Any], tmp_path: Path) -> None:
+    from cephtui.ceph.doctor.failslow import recorded_frames
+
+    frames = frames_of(capture["scenarios"]["healthy"])
+    now = time.time()
+    assert recorded_frames(tmp_path, "fsid-1", 30, now)[2] in ("no recorded history", "no history store in this build")
+    _store_with(tmp_path, frames, now - 120)  # a recorder that stopped two minutes ago
+    got, _, why = recorded_frames(tmp_path, "fsid-1", 30, now)
+    assert got == [] and why.startswith("recorded history is not current (last sample 12")
+    _store_with(tmp_path / "short", frames[-3:], now)  # current, but 10 s of it: less than the 30 s wanted
+    got, _, why = recorded_frames(tmp_path / "short", "fsid-1", 30, now)
+    assert got == [] and why == "recorded history covers less than 30 s"

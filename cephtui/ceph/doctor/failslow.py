@@ -30,7 +30,9 @@ from cephtui.ceph.snapshot.models import HealthCheck
 
 SAMPLE_SECONDS = 30.0  # `cephtui doctor`'s own window when there is no recorded history (--window)
 HISTORY_SECONDS = 900.0  # how much recorded history is judged when a recorder has been running
-FRESH = 2 * INTERVAL  # a store whose last sample is older than this has no recorder writing it now
+# A recorder writes every INTERVAL and the store keys a sample by the start of its interval (t // 5 * 5): a
+# store whose last key is more than two intervals behind the end of that interval has no recorder now.
+FRESH = 3 * INTERVAL
 PEERS_TO_BENCH = 2  # healthy peers of the same class benched beside the suspects, for a yardstick
 
 
@@ -96,8 +98,9 @@ def gather(client: Asker, fsid: str, checks: Iterable[HealthCheck], version: str
         if not frames:
             frames = sample_frames(client, seconds)
             label = "sampled osd perf"
-    except CephMgrDown as e:
-        return Gathered(None, f"fail-slow: not judged: osd perf is served by the mgr, which is down ({e.message})")
+    except CephMgrDown:
+        # The snapshot's own notes already say how the mgr is down: one line here, not the same text twice.
+        return Gathered(None, "fail-slow: not judged: osd perf is a mgr command and the mgr is down")
     except CephError as e:
         return Gathered(None, f"fail-slow: not judged: {e.message.strip() or f'errno {e.errno}'}")
     span = frames[-1].t - frames[0].t if frames else 0.0
@@ -155,7 +158,8 @@ def findings(report: FailSlowReport, lookup: Callable[[str], Explanation | None]
         ids = tuple(s.osd for s in lone)
         names = ", ".join(f"osd.{i}" for i in ids[:10]) + (" …" if len(ids) > 10 else "")
         check = HealthCheck(code="CEPHTUI_SLOW_OSD", severity="HEALTH_WARN",
-                            summary=f"{len(ids)} OSD{'s' if len(ids) > 1 else ''} far slower than peers of the same class: {names}",
+                            summary=f"{len(ids)} OSD{'s' if len(ids) > 1 else ''} far slower than peers of the "
+                                    f"same class: {names}",
                             count=len(ids))
         hosts = tuple(dict.fromkeys(s.host for s in lone if s.host))
         out.append(Finding(check=check, explanation=lookup(check.code), affected=Affected(osds=ids, hosts=hosts),
