@@ -172,6 +172,9 @@ def build_parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argumen
                             "healthy (or only muted checks), 3 a warning, 4 an error; 1 cannot connect, 2 usage.")
     d.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
     d.add_argument("--muted", action="store_true", help="also explain muted checks")
+    d.add_argument("--window", type=float, metavar="S",
+                   help="fail-slow (OSDs far slower than their peers): seconds of `osd perf` to sample when no "
+                        "recorder has been writing history (default: 30; 0 skips the ranking)")
 
     h = command("record", help="keep the cluster's history while nobody has the UI open",
                 description="Record what the UI's history shows (cluster IO and recovery, PG states, health "
@@ -364,6 +367,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         from cephtui import typeahead
 
         typeahead.release()  # a command that is not the TUI reads the terminal in its own modes
+    if args.command == "doctor" and args.window is not None and not 0 <= args.window <= 3600:
+        parser.error("doctor --window takes seconds from 0 (skip the fail-slow ranking) to 3600")
     if args.command == "bench" and args.kind == "rbd":
         problem = rbd_usage_error(args, read_only, settings.source("read_only"))
         if problem:

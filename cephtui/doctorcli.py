@@ -13,7 +13,11 @@ from typing import Any
 from cephtui.ceph.client import CephClient, CephError
 from cephtui.ceph.doctor.crashes import Crash, crash_fix_offers, crash_json, new_crash_lines, parse_crash_ls
 from cephtui.ceph.doctor.diagnose import diagnose
+from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather
+from cephtui.ceph.doctor.failslow import findings as failslow_findings
 from cephtui.ceph.doctor.model import Finding
+from cephtui.ceph.history.failslow import FailSlowReport, report_json
+from cephtui.paths import data_dir
 
 # Exit status by the worst check that counts (muted ones do not), after 1 (cannot connect) and 2 (usage).
 EXIT = {"HEALTH_OK": 0, "HEALTH_WARN": 3, "HEALTH_ERR": 4}
@@ -100,23 +104,45 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
         findings = [replace(f, fixes=crash_fix_offers(crashes) or f.fixes) if f.code in CRASH_CODES else f
                     for f in findings]
     notes = list(snap.notes) + ([problem] if problem else [])
+    slow, slow_note = _failslow(client, snap, args)
+    if slow_note:
+        notes.append(slow_note)
+    if slow is not None:
+        findings = [*findings, *failslow_findings(slow)]
     counting = [f.check.severity for f in findings if not f.check.muted]
     worst = max(counting, key=lambda s: EXIT.get(s, 3), default="HEALTH_OK")
     if args.json:
         json.dump({"fsid": snap.fsid, "status": snap.health.status,
-                   "findings": [finding_json(f, crashes) for f in findings], "notes": notes}, sys.stdout, indent=2)
+                   "findings": [finding_json(f, crashes) for f in findings],
+                   "failslow": None if slow is None else report_json(slow), "notes": notes}, sys.stdout, indent=2)
         print()
         return EXIT.get(worst, 3)
     print(f"cluster {snap.fsid}: {snap.health.status}"
           + (f" ({len(snap.health.mutes)} muted)" if snap.health.mutes else ""))
     print()
-    if not findings:
-        print("No health checks raised." if not snap.health.checks else "Only muted checks (--muted shows them).")
+    if not snap.health.checks and not findings:
+        print("No health checks raised.")
+    elif not findings:
+        print("Only muted checks (--muted shows them).")
     for f in findings:
         print_finding(f, crashes)
     for note in notes:
         print(f"note: {note}")
     return EXIT.get(worst, 3)
+
+
+def _failslow(client: CephClient, snap: Any, args: argparse.Namespace) -> tuple[FailSlowReport | None, str]:
+    """The fail-slow ranking (recorded history, else `osd perf` sampled for --window seconds) and one note
+    saying where its window came from, or why there is none. Never raises: a dead mgr is a note."""
+    seconds = SAMPLE_SECONDS if args.window is None else args.window
+    if seconds <= 0:
+        return None, "fail-slow: not judged (--window 0)"
+    version = ""
+    releases = client.mon_releases()
+    if releases:
+        version = releases[0].version
+    got = gather(client, snap.fsid, snap.health.checks, version, data_dir(), seconds)
+    return got.report, got.note
 
 
 def _crashes(client: CephClient, findings: Sequence[Finding]) -> tuple[tuple[Crash, ...] | None, str]:

@@ -259,7 +259,7 @@ def test_headless_doctor_names_the_crash_reports(fx: Path, capsys: pytest.Captur
         pytest.skip(f"{fx.parent.name}: no crash module in this release's Debian build (RELEASE.json)")
     crash_id, osd = meta["crash_id"], f"osd.{meta['crashed']}"
 
-    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=False, muted=False)) == 4
+    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=False, muted=False, window=0)) == 4
     text = capsys.readouterr().out
     part = text[text.index("] RECENT_CRASH"):]
     part = part[:part.index("\n\n")]
@@ -271,7 +271,7 @@ def test_headless_doctor_names_the_crash_reports(fx: Path, capsys: pytest.Captur
     assert f"ceph crash info {crash_id}; ceph crash archive {crash_id}" in part
     assert "<id>" not in "".join(line for line in part.splitlines() if "cephtui offers" in line)
 
-    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=True, muted=False)) == 4
+    assert doctor_command(ReplayClient.load(fx), argparse.Namespace(json=True, muted=False, window=0)) == 4
     (f,) = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "RECENT_CRASH"]
     (c,) = f["crashes"]
     assert (c["id"], c["daemon"]) == (crash_id, osd) and len(c["signature"]) == 64 and c["time"]

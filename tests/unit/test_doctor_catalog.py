@@ -47,6 +47,8 @@ RESEARCHED = (
     "POOL_TOO_FEW_PGS", "POOL_TOO_MANY_PGS", "POOL_TARGET_SIZE_BYTES_OVERCOMMITTED",
     "POOL_HAS_TARGET_SIZE_BYTES_AND_RATIO", "TELEMETRY_CHANGED", "DASHBOARD_DEBUG", "ALERTS_SMTP_ERROR",
     "BLAUM_ROTH_W_IS_NOT_PRIME",
+    # cephtui's own findings (issue 32: the fail-slow ranking), not raised by Ceph
+    "CEPHTUI_SLOW_OSD", "CEPHTUI_SLOW_HOST",
 )
 
 # Codes only a family explains: (raised code, the family pattern that must answer it)
@@ -88,7 +90,7 @@ CODE = re.compile(r"^[A-Z0-9_*]+$")
 # A Ceph option, or a mgr module option as `config set mgr` takes it (mgr/crash/warn_recent_interval)
 OPTION = re.compile(r"^(?:mgr/[a-z_]+/)?[a-z][a-z0-9_]+$")
 COMMAND_PREFIXES = ("ceph ", "rados ", "rbd ", "cephadm ")
-RAISED_BY = re.compile(r"^(?:mon|mgr|osd|mgr module [a-z_]+)$")
+RAISED_BY = re.compile(r"^(?:mon|mgr|osd|mgr module [a-z_]+|cephtui)$")  # cephtui: its own CEPHTUI_ codes
 # Sentences shorter than this are allowed to recur ("Add OSDs.")
 SENTENCE_MIN = 25
 

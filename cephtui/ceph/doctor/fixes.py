@@ -151,6 +151,10 @@ FIXES: dict[str, Fix] = {
     "reweight_by_utilization": Fix(_reweight_offers, _no_operations, view="reweight"),
     "deep_scrub": Fix(_scrub_offers(True), _no_operations, view="deep-scrub"),
     "scrub": Fix(_scrub_offers(False), _no_operations, view="scrub-paced"),
+    # Offered by cephtui's own fail-slow findings (doctor/failslow.py builds the offers), never by a catalog
+    # entry: views of the Bench tab's per-OSD bench and of the OSD latency history; nothing is sent here.
+    "osd_bench": Fix(lambda snap, check, a: [], _no_operations, view="osd_bench"),
+    "osd_perf_history": Fix(lambda snap, check, a: [], _no_operations, view="osd_perf_history"),
 }
 
 

@@ -1,0 +1,312 @@
+"""Fail-slow: which disk (or host) is slow. A few OSDs with abnormally high latency, not slow enough to be
+marked down, slow every client: a write waits for its slowest replica.
+
+An OSD is compared with its peers of the same device class (an HDD next to NVMe is not "slow"), frame by
+frame, over a window of `osd perf` frames (commit and apply latency, ms, as the mgr reports them every
+mgr_stats_period), robustly:
+
+- per frame, the peers' median m and MAD (median absolute deviation, scaled by 1.4826 so it estimates a
+  standard deviation under normal noise); the OSD's robust z = (x - m) / max(1.4826 * MAD, SCALE_FLOOR_MS).
+  The peers exclude the OSD itself, so one slow OSD cannot pull its own yardstick up, and two slow OSDs of a
+  slow host each still see a healthy majority. Mean and standard deviation are not used: one 500 ms OSD among
+  six moves the mean by 83 ms and the deviation so much that its own z stays at 2.04 (with the OSD in its
+  own statistics a z can never exceed (n-1)/sqrt(n)).
+- the frame is "elevated" for that OSD when z >= Z_MIN (3.5: Iglewicz and Hoaglin's cut-off for the
+  modified z-score) AND x >= ABS_FLOOR_MS (5 ms) AND x >= RATIO_MIN (2) times m. The floors keep a quiet
+  cluster quiet: there most OSDs say 0 or 1 ms, the MAD is 0, and 2 ms would otherwise be a huge z.
+- SCALE_FLOOR_MS (1 ms, the resolution of `osd perf`) guards MAD = 0 for the same reason.
+- an OSD is a suspect only when elevated in at least SUSTAINED (60 %) of the frames in which it and at least
+  MIN_PEERS peers had a value, over at least MIN_FRAMES such frames, and its median latency over the window
+  is itself >= ABS_FLOOR_MS and >= RATIO_MIN times the peers' median: one spike (a compaction, a scrub
+  chunk, one flush) flags nobody; a disk slow most of the time does.
+- a class with fewer than MIN_PEERS + 1 OSDs is not judged (two OSDs cannot say which one is odd): said.
+- the method finds a minority: if half a class is slow, the median is slow too. That is a whole-cluster
+  problem, and `osd perf` then shows every OSD high.
+
+Hosts: when every OSD of a CRUSH host (at least two that reported) is a suspect, the host is reported
+instead of its disks: one disk going bad is common, all disks of one host at once much less so than the
+host's own network, controller or CPU.
+
+Other sources agree or not, each optional: SLOW_OPS (which OSDs have ops blocked), OSD_SLOW_PING_TIME_BACK /
+FRONT (heartbeat round trips over the threshold, with both ends named), BLUESTORE_SLOW_OP_ALERT and
+BLOCK/DB/WAL_DEVICE_STALLED_READ_ALERT (Reef 18.2.5+, Squid 19.2.1+, Tentacle 20; said absent on older ones).
+They never make a suspect on their own here (their own Doctor findings cover them); they are named beside
+the suspects they agree with.
+
+Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, a 4-thread 64 KiB rados writer):
+osd.2's process in a cgroup with 2 ms CPU per 100 ms: its `osd perf` commit/apply 54-82 ms in every 5 s
+frame, its peers 1-2 ms (tests/cluster/slowing.py; tests/cluster/test_failslow.py).
+
+Standard library only; pure (the caller fetches): tested on frames recorded from real runs.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from cephtui.ceph.history.model import OsdFrame
+
+MAD_SCALE = 1.4826  # MAD * this estimates the standard deviation of normal noise
+Z_MIN = 3.5  # modified z-score cut-off (Iglewicz & Hoaglin)
+SCALE_FLOOR_MS = 1.0  # least spread: `osd perf` says whole milliseconds, and a quiet class has MAD 0
+ABS_FLOOR_MS = 5.0  # below this nobody is slow, whatever the peers say
+RATIO_MIN = 2.0  # and at least twice the peers' median
+SUSTAINED = 0.6  # elevated in this share of the judged frames
+MIN_FRAMES = 3  # judged frames needed before anyone is named (a 15 s window at the 5 s interval)
+MIN_PEERS = 3  # peers of the same class with a value in a frame, for that frame to judge the OSD
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where an OSD sits: its CRUSH host and device class ("" when the tree says none)."""
+    host: str = ""
+    device_class: str = ""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The frames judged: how long, how many, and where they came from (said with the result)."""
+    seconds: float
+    frames: int
+    source: str  # "recorded history (…/history/<fsid>.sqlite)" / "sampled osd perf"
+
+    def describe(self) -> str:
+        span = f"{self.seconds / 60:.0f} min" if self.seconds >= 120 else f"{self.seconds:.0f} s"
+        if self.source.startswith("sampled"):
+            return f"sampled osd perf for {span}, {self.frames} frames (no recorded history)"
+        return f"from {self.source}, last {span}, {self.frames} frames"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the health checks say per OSD, each source optional; `absent`: sources this release lacks."""
+    slow_ops: frozenset[int] = frozenset()
+    slow_ping: Mapping[int, float] = field(default_factory=dict)  # osd -> the longest ms it appears in
+    bluestore_slow: frozenset[int] = frozenset()
+    stalled_read: frozenset[int] = frozenset()
+    absent: tuple[str, ...] = ()  # "BLUESTORE_SLOW_OP_ALERT (not before Reef 18.2.5 …)"
+
+    def agreeing(self, osd: int) -> tuple[str, ...]:
+        out = []
+        if osd in self.slow_ops:
+            out.append("SLOW_OPS")
+        if osd in self.slow_ping:
+            out.append("OSD_SLOW_PING_TIME")
+        if osd in self.bluestore_slow:
+            out.append("BLUESTORE_SLOW_OP_ALERT")
+        if osd in self.stalled_read:
+            out.append("STALLED_READ_ALERT")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class OsdScore:
+    """One OSD over the window. `suspect`: it passed every test above."""
+    osd: int
+    host: str
+    device_class: str
+    median_ms: float  # its own median latency over the judged frames
+    peer_median_ms: float  # the median over those frames of its peers' per-frame median
+    z: float  # the median of its per-frame robust z
+    elevated: float  # share of judged frames in which it was elevated, 0..1
+    frames: int  # frames judged
+    suspect: bool
+    sources: tuple[str, ...] = ()  # "osd perf" and the health checks that name it too
+
+
+@dataclass(frozen=True)
+class SlowHost:
+    host: str
+    osds: tuple[int, ...]
+    device_classes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FailSlowReport:
+    scores: tuple[OsdScore, ...]  # every judged OSD, suspects first, then by z
+    hosts: tuple[SlowHost, ...]  # hosts all of whose OSDs are suspects
+    window: Window
+    notes: tuple[str, ...] = ()  # classes too small to judge, sources absent on this release …
+
+    @property
+    def suspects(self) -> tuple[OsdScore, ...]:
+        return tuple(s for s in self.scores if s.suspect)
+
+    @property
+    def lone_suspects(self) -> tuple[OsdScore, ...]:
+        """Suspects not explained by a slow host: the disks to look at themselves."""
+        on_hosts = {o for h in self.hosts for o in h.osds}
+        return tuple(s for s in self.suspects if s.osd not in on_hosts)
+
+
+# ------------------------------------------------------------------ parsing what the cluster says
+
+def frame_from_perf(t: float, perf: Any) -> OsdFrame:
+    """`osd perf -f json` (Pacific on: {"osdstats": {"osd_perf_infos": […]}}; before: the list at the top)."""
+    top = perf if isinstance(perf, dict) else {}
+    infos = (top.get("osdstats") or top).get("osd_perf_infos") or []
+    commit: dict[int, float] = {}
+    apply: dict[int, float] = {}
+    for info in infos:
+        if not isinstance(info, dict) or not isinstance(info.get("id"), int):
+            continue
+        stats = info.get("perf_stats") or {}
+        if isinstance(stats.get("commit_latency_ms"), (int, float)):
+            commit[info["id"]] = float(stats["commit_latency_ms"])
+        if isinstance(stats.get("apply_latency_ms"), (int, float)):
+            apply[info["id"]] = float(stats["apply_latency_ms"])
+    return OsdFrame(t=t, commit_ms=commit, apply_ms=apply)
+
+
+def places_from_tree(tree: Any) -> dict[int, Place]:
+    """`osd tree -f json`: each OSD's host (the host bucket that lists it) and device class."""
+    nodes = [n for n in (tree.get("nodes") or [] if isinstance(tree, dict) else []) if isinstance(n, dict)]
+    host_of: dict[int, str] = {}
+    for n in nodes:
+        if n.get("type") == "host":
+            for c in n.get("children") or []:
+                host_of[c] = str(n.get("name", ""))
+    return {n["id"]: Place(host_of.get(n["id"], ""), str(n.get("device_class") or ""))
+            for n in nodes if n.get("type") == "osd" and isinstance(n.get("id"), int)}
+
+
+_OSD = re.compile(r"\bosd\.(\d+)\b")
+_PING_MS = re.compile(r"([\d.]+)\s*msec")
+STALLED_CODES = ("BLOCK_DEVICE_STALLED_READ_ALERT", "DB_DEVICE_STALLED_READ_ALERT", "WAL_DEVICE_STALLED_READ_ALERT")
+PING_CODES = ("OSD_SLOW_PING_TIME_BACK", "OSD_SLOW_PING_TIME_FRONT")
+BLUESTORE_ALERTS_SINCE = "Reef 18.2.5, Squid 19.2.1 and Tentacle 20"
+
+
+def bluestore_alerts_exist(version: str) -> bool | None:
+    """Whether a Ceph version raises BLUESTORE_SLOW_OP_ALERT and the STALLED_READ alerts (None: unknown)."""
+    try:
+        parts = tuple(int(p) for p in version.split("-")[0].split(".")[:3])
+    except ValueError:
+        return None
+    if len(parts) < 3:
+        return None
+    return parts >= (20, 0, 0) or (19, 2, 1) <= parts or (18, 2, 5) <= parts < (19, 0, 0)
+
+
+def signals_from_checks(checks: Iterable[Any], version: str = "") -> Signals:
+    """The raised health checks (objects with code, summary, detail) as per-OSD signals.
+
+    SLOW_OPS: the summary lists the daemons ("… daemons [osd.0,osd.3] have slow ops."), Reef's detail says
+    "osd.3 has slow ops"; both read. The ping checks' detail: "Slow OSD heartbeats on back from osd.0 [...]
+    to osd.1 [...] 1118.001 msec": both ends are named (which end is slow is not said), with the time."""
+    slow_ops: set[int] = set()
+    ping: dict[int, float] = {}
+    bluestore: set[int] = set()
+    stalled: set[int] = set()
+    for c in checks:
+        lines = [str(c.summary), *[str(d) for d in c.detail]]
+        if c.code == "SLOW_OPS":
+            slow_ops.update(int(x) for line in lines for x in _OSD.findall(line))
+        elif c.code in PING_CODES:
+            for line in c.detail:
+                ms = _PING_MS.search(line)
+                for x in _OSD.findall(line):
+                    ping[int(x)] = max(ping.get(int(x), 0.0), float(ms.group(1)) if ms else 0.0)
+        elif c.code == "BLUESTORE_SLOW_OP_ALERT":
+            bluestore.update(int(x) for line in c.detail for x in _OSD.findall(line))
+        elif c.code in STALLED_CODES:
+            stalled.update(int(x) for line in c.detail for x in _OSD.findall(line))
+    absent = ()
+    if version and bluestore_alerts_exist(version) is False:
+        absent = (f"BLUESTORE_SLOW_OP_ALERT and *_DEVICE_STALLED_READ_ALERT: not raised by Ceph {version} "
+                  f"(since {BLUESTORE_ALERTS_SINCE})",)
+    return Signals(frozenset(slow_ops), ping, frozenset(bluestore), frozenset(stalled), absent)
+
+
+# ------------------------------------------------------------------ the ranking
+
+def latency(frame: OsdFrame) -> dict[int, float]:
+    """The OSD's latency in a frame: the larger of commit and apply (BlueStore reports them equal; FileStore's
+    apply is the slower one)."""
+    out = dict(frame.commit_ms)
+    for osd, ms in frame.apply_ms.items():
+        out[osd] = max(out.get(osd, ms), ms)
+    return out
+
+
+def _mad_scale(values: Sequence[float], center: float) -> float:
+    mad = median(abs(v - center) for v in values)
+    return max(MAD_SCALE * mad, SCALE_FLOOR_MS)
+
+
+def rank(frames: Sequence[OsdFrame], places: Mapping[int, Place], window: Window,
+         signals: Signals | None = None) -> FailSlowReport:
+    signals = signals or Signals()
+    klass = {osd: p.device_class for osd, p in places.items()}
+    per_osd: dict[int, list[tuple[float, float, float, bool]]] = {}  # osd -> (x, peer median, z, elevated)
+    small: set[str] = set()
+    for frame in frames:
+        lat = latency(frame)
+        by_class: dict[str, dict[int, float]] = {}
+        for osd, ms in lat.items():
+            by_class.setdefault(klass.get(osd, ""), {})[osd] = ms
+        for cls, members in by_class.items():
+            if len(members) < MIN_PEERS + 1:
+                small.add(cls)
+                continue
+            for osd, x in members.items():
+                peers = [v for o, v in members.items() if o != osd]
+                m = median(peers)
+                z = (x - m) / _mad_scale(peers, m)
+                up = z >= Z_MIN and x >= ABS_FLOOR_MS and x >= RATIO_MIN * m
+                per_osd.setdefault(osd, []).append((x, m, z, up))
+    scores = []
+    for osd, rows in per_osd.items():
+        own = median(r[0] for r in rows)
+        peer = median(r[1] for r in rows)
+        share = sum(1 for r in rows if r[3]) / len(rows)
+        suspect = (len(rows) >= MIN_FRAMES and share >= SUSTAINED and own >= ABS_FLOOR_MS
+                   and own >= RATIO_MIN * peer)
+        place = places.get(osd, Place())
+        scores.append(OsdScore(osd=osd, host=place.host, device_class=place.device_class, median_ms=own,
+                               peer_median_ms=peer, z=median(r[2] for r in rows), elevated=share, frames=len(rows),
+                               suspect=suspect, sources=("osd perf", *signals.agreeing(osd)) if suspect else ()))
+    scores.sort(key=lambda s: (not s.suspect, -s.z, -s.median_ms, s.osd))
+    notes = list(signals.absent)
+    judged = {s.device_class for s in scores}
+    for cls in sorted(small - judged):
+        notes.append(f"device class {cls or '(none)'}: fewer than {MIN_PEERS + 1} OSDs reported latency, "
+                     "too few to tell which one is odd: not judged")
+    if not frames:
+        notes.append("no osd perf frames in the window: nothing judged")
+    return FailSlowReport(scores=tuple(scores), hosts=_slow_hosts(scores, places), window=window,
+                          notes=tuple(notes))
+
+
+def _slow_hosts(scores: Sequence[OsdScore], places: Mapping[int, Place]) -> tuple[SlowHost, ...]:
+    """Hosts where every OSD that reported latency (at least two) is a suspect."""
+    by_host: dict[str, list[OsdScore]] = {}
+    for s in scores:
+        if s.host:
+            by_host.setdefault(s.host, []).append(s)
+    out = []
+    for host, members in sorted(by_host.items()):
+        if len(members) >= 2 and all(s.suspect for s in members):
+            out.append(SlowHost(host, tuple(sorted(s.osd for s in members)),
+                                tuple(sorted({s.device_class for s in members}))))
+    return tuple(out)
+
+
+def report_json(r: FailSlowReport) -> dict[str, Any]:
+    """The report as plain JSON: for `cephtui doctor --json` and the soak script."""
+    return {
+        "window": {"seconds": round(r.window.seconds, 1), "frames": r.window.frames, "source": r.window.source},
+        "suspects": [_score_json(s) for s in r.suspects],
+        "hosts": [{"host": h.host, "osds": list(h.osds), "device_classes": list(h.device_classes)} for h in r.hosts],
+        "ranking": [_score_json(s) for s in r.scores],
+        "notes": list(r.notes),
+    }
+
+
+def _score_json(s: OsdScore) -> dict[str, Any]:
+    return {"osd": s.osd, "host": s.host, "device_class": s.device_class, "median_ms": round(s.median_ms, 1),
+            "peer_median_ms": round(s.peer_median_ms, 1), "z": round(s.z, 1), "elevated": round(s.elevated, 2),
+            "frames": s.frames, "suspect": s.suspect, "sources": list(s.sources)}

@@ -1,0 +1,141 @@
+"""Fail-slow for real: `cephtui doctor --json` on a 6-OSD sandbox under a steady rados writer names an OSD
+whose process is throttled by a cgroup CPU quota (tests/cluster/slowing.py), names a CRUSH host when both of
+its OSDs are, names nobody without a fault, and says the mgr is down rather than tracing back.
+
+The module's own sandbox (6 OSDs; the session's has 3): CEPHTUI_FAILSLOW_SANDBOX=DIR reuses one (kept)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cluster.slowing import available, cleanup_objects, client_load, crush_hosts, osd_pid, throttled
+from tests.cluster.test_cli import run
+from tests.conftest import Sandbox, own_sandbox, wait_until
+
+WINDOW = "15"  # seconds sampled per doctor run: 4 frames at the 5 s interval, one more than MIN_FRAMES
+RANK_WITHIN = 90.0  # seconds from the throttle to the first doctor run that names it (measured: one run, ~16 s)
+LAYOUT = {"fh1": [0, 1], "fh2": [2, 3], "fh3": [4, 5]}
+
+
+@pytest.fixture(scope="module")
+def box() -> Iterator[Sandbox]:
+    why = available()
+    if why:
+        pytest.skip(f"cannot throttle an OSD here: {why}")
+    reuse = os.environ.get("CEPHTUI_FAILSLOW_SANDBOX")
+    if reuse:
+        b = Sandbox(Path(reuse), Path(reuse) / "ceph.conf")
+        b.heal()
+        yield b
+        b.close()
+        return
+    with own_sandbox("ctt-slow-", "--osds", "6", "--pool", "rbd:32") as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def load(box: Sandbox) -> Iterator[None]:
+    """The writer for the whole module; its objects removed after (a reused sandbox is left as found)."""
+    with client_load(box.conf):
+        # Load is there when the OSDs' commit latency says so (an idle sandbox says 0 ms everywhere).
+        wait_until(lambda: any(i["perf_stats"]["commit_latency_ms"] > 0
+                               for i in box.ceph("osd", "perf")["osdstats"]["osd_perf_infos"]),
+                   60, "the writer's load in osd perf")
+        yield
+    cleanup_objects(box.conf)
+
+
+def doctor(box: Sandbox, *extra: str) -> tuple[dict[str, Any], float]:
+    res, took = run("-c", str(box.conf), "doctor", "--json", "--window", WINDOW, *extra, timeout=120)
+    assert "Traceback" not in res.stderr, res.stderr
+    assert res.returncode in (0, 3, 4), res.stderr
+    return json.loads(res.stdout), took
+
+
+def ours(out: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in out["findings"] if f["code"].startswith("CEPHTUI_")]
+
+
+def clean(box: Sandbox) -> bool:
+    states = box.ceph("pg", "stat")["pg_summary"]["num_pg_by_state"]
+    return bool(states) and all(s["name"] == "active+clean" for s in states)
+
+
+def test_no_fault_no_finding(box: Sandbox, load: None) -> None:
+    out, took = doctor(box)
+    assert ours(out) == [], ours(out)
+    assert out["failslow"]["suspects"] == [] and out["failslow"]["hosts"] == []
+    assert len(out["failslow"]["ranking"]) == 6  # all judged: a quiet answer, not a blind one
+    assert out["failslow"]["window"]["frames"] >= 4
+    assert any(n.startswith(f"fail-slow: sampled osd perf for {WINDOW} s") for n in out["notes"]), out["notes"]
+    assert took >= float(WINDOW)
+
+
+def test_a_throttled_osd_ranks_first(box: Sandbox, load: None) -> None:
+    culprit = 2
+    runs: list[dict[str, Any]] = []
+
+    def named() -> bool:
+        out, _ = doctor(box)
+        runs.append(out)
+        for f in ours(out):  # never a healthy OSD, in any run, while it forms
+            assert f["affected"]["osds"] == [culprit], f
+        return any(f["code"] == "CEPHTUI_SLOW_OSD" for f in ours(out))
+
+    with throttled([osd_pid(box.dir, culprit)]):
+        t0 = time.monotonic()
+        wait_until(named, RANK_WITHIN, f"osd.{culprit} named by CEPHTUI_SLOW_OSD", interval=0)
+        first = time.monotonic() - t0
+    out = runs[-1]
+    (f,) = ours(out)
+    assert f["affected"]["osds"] == [culprit] and f["severity"] == "HEALTH_WARN"
+    top = out["failslow"]["ranking"][0]
+    assert top["osd"] == culprit and top["suspect"] and top["median_ms"] >= 10 * max(top["peer_median_ms"], 1)
+    assert f["fixes"][0]["command"].startswith(f"ceph tell osd.{culprit} bench")
+    assert any("robust z" in c for c in f["context"])
+    print(f"osd.{culprit} named after {first:.0f} s ({len(runs)} doctor runs of {WINDOW} s): "
+          f"{top['median_ms']} ms vs {top['peer_median_ms']} ms, z {top['z']}")
+
+
+def test_a_slow_host_is_named_as_the_host(box: Sandbox, load: None) -> None:
+    runs: list[dict[str, Any]] = []
+
+    def host_named() -> bool:
+        out, _ = doctor(box)
+        runs.append(out)
+        for f in ours(out):
+            assert set(f["affected"]["osds"]) <= set(LAYOUT["fh2"]), f
+        return any(f["code"] == "CEPHTUI_SLOW_HOST" for f in ours(out))
+
+    with crush_hosts(box.ceph, LAYOUT):
+        wait_until(lambda: clean(box), 120, "PGs active+clean on the new CRUSH hosts")
+        with contextlib.ExitStack() as stack:
+            for osd in LAYOUT["fh2"]:
+                stack.enter_context(throttled([osd_pid(box.dir, osd)]))  # a quota each, as two slow disks
+            wait_until(host_named, RANK_WITHIN + 30, "CEPHTUI_SLOW_HOST for fh2", interval=0)
+        out = runs[-1]
+        (f,) = ours(out)  # the host, not its two disks as well
+        assert f["code"] == "CEPHTUI_SLOW_HOST"
+        assert f["affected"]["hosts"] == ["fh2"] and f["affected"]["osds"] == LAYOUT["fh2"]
+        assert "network" in f["summary"] and "network" in f["explanation"]["causes"][0]
+    wait_until(lambda: clean(box), 120, "PGs active+clean with the CRUSH hosts undone")
+    hosts = [n["name"] for n in box.ceph("osd", "tree")["nodes"] if n["type"] == "host"]
+    assert not set(hosts) & set(LAYOUT), hosts
+
+
+def test_a_dead_mgr_is_said_not_traced_back(box: Sandbox) -> None:
+    box.kill("mgr.x")
+    try:
+        out, _ = doctor(box)
+        assert out["failslow"] is None
+        assert any(n.startswith("fail-slow: not judged") for n in out["notes"]), out["notes"]
+    finally:
+        box.revive("mgr.x")
+        box.heal()
