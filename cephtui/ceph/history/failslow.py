@@ -214,7 +214,7 @@ def signals_from_checks(checks: Iterable[Any], version: str = "") -> Signals:
             bluestore.update(int(x) for line in c.detail for x in _OSD.findall(line))
         elif c.code in STALLED_CODES:
             stalled.update(int(x) for line in c.detail for x in _OSD.findall(line))
-    absent = ()
+    absent: tuple[str, ...] = ()
     if version and bluestore_alerts_exist(version) is False:
         absent = (f"BLUESTORE_SLOW_OP_ALERT and *_DEVICE_STALLED_READ_ALERT: not raised by Ceph {version} "
                   f"(since {BLUESTORE_ALERTS_SINCE})",)
