@@ -248,7 +248,7 @@ async def test_200x60_uses_the_room(make_app, sandbox: Sandbox) -> None:
         await pilot.press(TAB_KEYS["osds"])
         text = await until(pilot, app, lambda t: re.search(r"osd\.2\s+hdd\s+up in", t), "the OSD rows")
         assert re.search(r"name\s+class\s+status\s+weight\s+reweight\s+pri-aff\s+size\s+used\s+avail\s+%use\s+var"
-                         r"\s+pgs\s+lat c/a\s+flags", text), text
+                         r"\s+pgs\s+lat c/a\s+trend\s+flags", text), text
         assert app.osds_pane.vtable.region.bottom >= BIG[1] - 3
 
         # Bench: taller sparklines.
