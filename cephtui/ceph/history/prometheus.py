@@ -131,6 +131,21 @@ def events_from(known: list[Series], active: list[Series], since: float) -> list
     return out
 
 
+def frames_from(answers: dict[str, list[Series]]) -> list[OsdFrame]:
+    """OsdFrames from one range answer per OsdFrame field (commit_ms, apply_ms, used), each a series per
+    OSD labelled ceph_daemon="osd.N": one frame per timestamp any of them has, oldest first."""
+    values: dict[float, dict[str, dict[int, float]]] = {}
+    for name, series in answers.items():
+        for labels, points in series:
+            osd = _osd_id(labels.get("ceph_daemon", ""))
+            if osd is None:
+                continue
+            for t, v in points:
+                values.setdefault(t, {}).setdefault(name, {})[osd] = v
+    return [OsdFrame(t, commit_ms=f.get("commit_ms", {}), apply_ms=f.get("apply_ms", {}), used=f.get("used", {}))
+            for t, f in sorted(values.items())]
+
+
 class PrometheusSource:
     """HistorySource over a Prometheus that scrapes the cluster's mgr.
 
@@ -258,16 +273,7 @@ class PrometheusSource:
             "used": f"{by} ({self.gauge('ceph_osd_stat_bytes_used', step)})"
                     f" / {by} ({self.gauge('ceph_osd_stat_bytes', step)})",
         }
-        values: dict[float, dict[str, dict[int, float]]] = {}
-        for field_name, promql in queries.items():
-            for labels, points in self.query_range(promql, start, end, step):
-                osd = _osd_id(labels.get("ceph_daemon", ""))
-                if osd is None:
-                    continue
-                for t, v in points:
-                    values.setdefault(t, {}).setdefault(field_name, {})[osd] = v
-        return [OsdFrame(t, commit_ms=f.get("commit_ms", {}), apply_ms=f.get("apply_ms", {}), used=f.get("used", {}))
-                for t, f in sorted(values.items())]
+        return frames_from({name: self.query_range(promql, start, end, step) for name, promql in queries.items()})
 
     def events(self, since: float, until: float) -> list[HealthEvent]:
         start, end, step = self.plan(since, until)
