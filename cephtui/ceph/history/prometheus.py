@@ -53,8 +53,8 @@ class PrometheusError(Exception):
 
 def choose_step(since: float, until: float, max_points: int = MAX_POINTS) -> int:
     """Whole seconds between points, so that [since, until] holds at most max_points of them."""
-    span = max(0.0, until - since)
-    return max(1, math.ceil(span / max(1, max_points - 1)))
+    # floor(span / step) + 1 points fit when step > span / max_points: the finest such whole step.
+    return int(max(0.0, until - since) // max(1, max_points)) + 1
 
 
 def parse_matrix(body: bytes | str) -> list[Series]:
@@ -129,6 +129,21 @@ def events_from(known: list[Series], active: list[Series], since: float) -> list
                     out.append(HealthEvent(t, code, "changed", cur[code], ""))
         prev = cur
     return out
+
+
+def frames_from(answers: dict[str, list[Series]]) -> list[OsdFrame]:
+    """OsdFrames from one range answer per OsdFrame field (commit_ms, apply_ms, used), each a series per
+    OSD labelled ceph_daemon="osd.N": one frame per timestamp any of them has, oldest first."""
+    values: dict[float, dict[str, dict[int, float]]] = {}
+    for name, series in answers.items():
+        for labels, points in series:
+            osd = _osd_id(labels.get("ceph_daemon", ""))
+            if osd is None:
+                continue
+            for t, v in points:
+                values.setdefault(t, {}).setdefault(name, {})[osd] = v
+    return [OsdFrame(t, commit_ms=f.get("commit_ms", {}), apply_ms=f.get("apply_ms", {}), used=f.get("used", {}))
+            for t, f in sorted(values.items())]
 
 
 class PrometheusSource:
@@ -248,38 +263,38 @@ class PrometheusSource:
         start, end, step = self.plan(since, until)
         return self._one(self.pool_promql(pool, metric, step), start, end, step)
 
-    def osd_frames(self, since: float, until: float) -> list[OsdFrame]:
-        start, end, step = self.plan(since, until)
+    def osd_promql(self, step: int) -> dict[str, str]:
+        """The PromQL per OsdFrame field, each a series per OSD (ceph_daemon="osd.N")."""
         by = "max by (ceph_daemon)"
-        queries = {
+        return {
             "commit_ms": f"{by} ({self.gauge('ceph_osd_commit_latency_ms', step)})",
             "apply_ms": f"{by} ({self.gauge('ceph_osd_apply_latency_ms', step)})",
             # An OSD that has not reported its size (0 bytes) gives NaN or Inf, left out by parse_matrix.
             "used": f"{by} ({self.gauge('ceph_osd_stat_bytes_used', step)})"
                     f" / {by} ({self.gauge('ceph_osd_stat_bytes', step)})",
         }
-        values: dict[float, dict[str, dict[int, float]]] = {}
-        for field_name, promql in queries.items():
-            for labels, points in self.query_range(promql, start, end, step):
-                osd = _osd_id(labels.get("ceph_daemon", ""))
-                if osd is None:
-                    continue
-                for t, v in points:
-                    values.setdefault(t, {}).setdefault(field_name, {})[osd] = v
-        return [OsdFrame(t, commit_ms=f.get("commit_ms", {}), apply_ms=f.get("apply_ms", {}), used=f.get("used", {}))
-                for t, f in sorted(values.items())]
+
+    def events_promql(self, step: int) -> tuple[str, str]:
+        """(active, known) for events_from. Each point looks back over its whole step (max_over_time), so a
+        check raised and cleared between two points still shows as raised at one of them."""
+        window = f"[{step}s]"
+        return (f"max by (name, severity) (max_over_time({self.sel('ceph_health_detail')}{window}))",
+                f"max(max_over_time({self.sel('ceph_health_status')}{window}))")
+
+    def osd_frames(self, since: float, until: float) -> list[OsdFrame]:
+        start, end, step = self.plan(since, until)
+        return frames_from({name: self.query_range(promql, start, end, step)
+                            for name, promql in self.osd_promql(step).items()})
 
     def events(self, since: float, until: float) -> list[HealthEvent]:
         start, end, step = self.plan(since, until)
         # From one step before since: a change at the first point inside the window needs the one before.
-        # Each point looks back over its whole step (max_over_time), so a check raised and cleared between
-        # two points still shows as raised at one of them; an event's time is the point after the change.
+        # An event's time is the first point at which Prometheus saw the change (up to a step late).
+        active, known = self.events_promql(step)
         start -= step
-        window = f"[{step}s]"
-        active = self.query_range(
-            f"max by (name, severity) (max_over_time({self.sel('ceph_health_detail')}{window}))", start, end, step)
-        known = self.query_range(f"max(max_over_time({self.sel('ceph_health_status')}{window}))", start, end, step)
-        return [e for e in events_from(known, active, since) if e.t <= until]
+        events = events_from(self.query_range(known, start, end, step), self.query_range(active, start, end, step),
+                             since)
+        return [e for e in events if e.t <= until]
 
     def _one(self, promql: str, start: float, end: float, step: int) -> list[tuple[float, float]]:
         """The points of an expression that aggregates to one series (sum, max, count): [] when no series
