@@ -18,11 +18,14 @@ import threading
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 PROMETHEUS = "/usr/bin/prometheus"
+RATE_FLOOR = 10.0  # s: the module refreshes every second here, the pool counters every mgr stats period (5 s)
 CEPH_QUIET = {"log_to_stderr": "false", "err_to_stderr": "false"}
 MODULE_OPTIONS = ("mgr/prometheus/server_addr", "mgr/prometheus/server_port", "mgr/prometheus/scrape_interval")
 
@@ -192,3 +195,44 @@ class Writer:
                 pass
         self.io.close()
         self.r.shutdown()
+
+
+@dataclass
+class Lab:
+    server: PromServer
+    mon: Mon
+    source: Any  # PrometheusSource
+
+
+@contextmanager
+def running_lab(sandbox: Any, rate_floor: float = RATE_FLOOR) -> Iterator[Lab]:
+    """The sandbox's mgr module on, a Prometheus scraping it, and its series settled; all put back at the end
+    (the session sandbox is shared: enabling the module respawns the mgr)."""
+    from cephtui.ceph.history.prometheus import PrometheusSource
+
+    mon = Mon(sandbox.conf)
+    server = None
+    try:
+        metrics = enable_module(mon, free_port())
+        server = PromServer([metrics.split("/")[2]])
+        server.wait_ready(timeout=120)  # the mgr respawns on enable: its first scrapes fail until it is back
+        # Every series is in once the module has collected once: the OSDs' and the pools' among them.
+        wait_for(lambda: server.points("ceph_osd_commit_latency_ms", 30) >= 5 and
+                 server.points("ceph_pool_wr_bytes", 30) >= 5, 120, "5 scraped points of the mgr's series")
+        source = PrometheusSource(server.url, min_rate_window=rate_floor)
+
+        # The respawned mgr's pool counters climb back to their totals as the OSDs report their PGs, which a
+        # rate reads as writes: wait until they hold still (no client writes here) for two rate windows.
+        def still() -> bool:
+            now = time.time()
+            pts = source.cluster_series("write_bps", now - 2 * rate_floor, now)
+            return len(pts) > 2 * rate_floor - 3 and all(v == 0 for _, v in pts)
+
+        wait_for(still, 120, "the mgr's pool write counter holding still")
+        yield Lab(server, mon, source)
+    finally:
+        if server is not None:
+            server.stop()
+        disable_module(mon)
+        mon.close()
+        sandbox.heal()  # the mgr respawned again on disable: back to HEALTH_OK with its modules loaded

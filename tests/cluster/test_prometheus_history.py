@@ -12,51 +12,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 
 from cephtui.ceph.history.model import CLUSTER_METRICS, HealthEvent
 from cephtui.ceph.history.prometheus import DASHBOARD_KEY, PrometheusError, PrometheusSource, find_prometheus
 from tests.cluster import promlab
+from tests.cluster.promlab import RATE_FLOOR, Lab
 from tests.conftest import Sandbox, wait_until
-
-RATE_FLOOR = 10.0  # s: the module refreshes every second here, the pool counters every mgr stats period (5 s)
-
-
-@dataclass
-class Lab:
-    server: promlab.PromServer
-    mon: promlab.Mon
-    source: PrometheusSource
 
 
 @pytest.fixture(scope="module")
 def lab(sandbox: Sandbox) -> Iterator[Lab]:
-    mon = promlab.Mon(sandbox.conf)
-    server = None
-    try:
-        metrics = promlab.enable_module(mon, promlab.free_port())
-        server = promlab.PromServer([metrics.split("/")[2]])
-        server.wait_ready(timeout=120)  # the mgr respawns on enable: its first scrapes fail until it is back
-        # Every series is in once the module has collected once: the OSDs' and the pools' among them.
-        promlab.wait_for(lambda: server.points("ceph_osd_commit_latency_ms", 30) >= 5 and
-                         server.points("ceph_pool_wr_bytes", 30) >= 5, 120, "5 scraped points of the mgr's series")
-        source = PrometheusSource(server.url, min_rate_window=RATE_FLOOR)
-        # The respawned mgr's pool counters climb back to their totals as the OSDs report their PGs, which a
-        # rate reads as writes: wait until they hold still (no client writes here) for two rate windows.
-        def still() -> bool:
-            now = time.time()
-            pts = source.cluster_series("write_bps", now - 2 * RATE_FLOOR, now)
-            return len(pts) > 2 * RATE_FLOOR - 3 and all(v == 0 for _, v in pts)
-        promlab.wait_for(still, 120, "the mgr's pool write counter holding still")
-        yield Lab(server, mon, source)
-    finally:
-        if server is not None:
-            server.stop()
-        promlab.disable_module(mon)
-        mon.close()
-        sandbox.heal()  # the mgr respawned again on disable: back to HEALTH_OK with its modules loaded
+    with promlab.running_lab(sandbox, RATE_FLOOR) as it:
+        yield it
 
 
 def test_write_rate_is_the_servers_own_answer(lab: Lab, sandbox: Sandbox) -> None:
