@@ -263,7 +263,8 @@ class HistoryStore:
                     db.execute("INSERT OR IGNORE INTO frames VALUES(?, ?, ?, ?)",
                                (tier, kind, b, _rollup(kind, b, blobs)))
         for tier, (_, keep) in enumerate(TIERS):
-            db.execute("DELETE FROM frames WHERE tier=? AND t<?", (tier, now - keep))
+            for kind in KINDS:  # the whole key (tier, kind, t): `tier=? AND t<?` would scan every row of the tier
+                db.execute("DELETE FROM frames WHERE tier=? AND kind=? AND t<?", (tier, kind, now - keep))
         db.execute("DELETE FROM events WHERE t<?", (now - KEEP_EVENTS,))
         db.execute("DELETE FROM log WHERE t<?", (now - KEEP_EVENTS,))
 

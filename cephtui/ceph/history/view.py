@@ -76,7 +76,7 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
     now = time.time() if now is None else now
     until = now if cursor is None or cursor >= now - window else cursor + window / 2
     since = until - window
-    series = {m: source.cluster_series(m, since, until) for m in SPARK_METRICS}
+    series = _series(source, since, until)
     frames = source.osd_frames(since, until) if osds or cursor is not None else []
     trend: dict[int, list[float]] = {}
     if osds:
@@ -96,6 +96,16 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
     problem = "" if any(series.values()) else "no history recorded for this window yet"
     return HistoryView(label=source.label, window=window, since=since, until=until, series=series,
                        osd_trend=trend, events=events, at=at, problem=problem)
+
+
+def _series(source: HistorySource, since: float, until: float) -> dict[str, list[tuple[float, float]]]:
+    """The sparklines' series. The local store keeps every cluster metric of a point in one blob: unpack each
+    point once, not once per series (7x the zlib+JSON work: 24 h is 1,440 points)."""
+    frames = getattr(source, "cluster_frames", None)
+    if frames is None:  # Prometheus: one query per series
+        return {m: source.cluster_series(m, since, until) for m in SPARK_METRICS}
+    rows = frames(since, until)
+    return {m: [(t, float(d.get(m, 0.0))) for t, d in rows] for m in SPARK_METRICS}
 
 
 def _pg_state_names(source: HistorySource, t: float) -> list[str]:
