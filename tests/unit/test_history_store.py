@@ -206,3 +206,22 @@ def test_a_full_disk_stops_the_writes_whole_and_keeps_what_was_written(small_dis
     assert again.integrity() == "ok"
     assert json.dumps(again.cluster_frames(written[-1], written[-1], tier=0))
     again.close()  # the tmpfs is unmounted after: nothing of ours may hold it
+
+
+def test_a_trend_reads_a_few_frames_a_cell_and_the_newest_sample(tmp_path: Path) -> None:
+    from cephtui.ceph.history.view import TREND_CELLS, trend_cells
+
+    store = HistoryStore(tmp_path / "h.sqlite", "f")
+    n = 20 * 60 // INTERVAL  # twenty minutes
+    for k in range(n):
+        store.write(sample(T0 + k * INTERVAL, osds=3))
+    last = T0 + (n - 1) * INTERVAL
+    frames = store.osd_frames(last - 900, last, max_frames=48)
+    assert [f.t for f in frames[:-1]] == [float(t) for t in range(int(last - 900) // 60 * 60, last - 59, 60)]
+    assert frames[-1].t == last  # tier 1 lags up to a minute: the newest sample is added
+    assert len(store.osd_frames(last - 900, last, max_frames=5)) <= 6
+    cells = trend_cells(frames, last - 900, last)
+    assert set(cells) == {0, 1, 2} and len(cells[2]) == TREND_CELLS
+    assert cells[2] == [2.0] * TREND_CELLS  # osd.2's commit latency is 2 ms in every sample
+    gap = trend_cells([f for f in frames if not last - 600 <= f.t < last - 500], last - 900, last)
+    assert None in gap[2]  # no sample in a slot: a gap, not a zero

@@ -71,8 +71,10 @@ class HistorySource(Protocol):
         """(t, value) points of one CLUSTER_METRICS name (or pg_state:<state>), oldest first."""
         ...
 
-    def osd_frames(self, since: float, until: float) -> list[OsdFrame]:
-        """Per-OSD frames in [since, until], oldest first, at the finest resolution kept for that span."""
+    def osd_frames(self, since: float, until: float, max_frames: int | None = None) -> list[OsdFrame]:
+        """Per-OSD frames in [since, until], oldest first, at the finest resolution kept for that span, or at
+        most about max_frames of them (a frame of 5,000 OSDs is 15,000 values: a trend 12 cells wide needs
+        a few frames a cell, not 180)."""
         ...
 
     def events(self, since: float, until: float) -> list[HealthEvent]:

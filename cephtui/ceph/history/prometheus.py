@@ -281,8 +281,11 @@ class PrometheusSource:
         return (f"max by (name, severity) (max_over_time({self.sel('ceph_health_detail')}{window}))",
                 f"max(max_over_time({self.sel('ceph_health_status')}{window}))")
 
-    def osd_frames(self, since: float, until: float) -> list[OsdFrame]:
+    def osd_frames(self, since: float, until: float, max_frames: int | None = None) -> list[OsdFrame]:
         start, end, step = self.plan(since, until)
+        if max_frames:
+            step = max(step, choose_step(since, until, max_frames))
+            start = until - math.floor(max(0.0, until - since) / step) * step
         return frames_from({name: self.query_range(promql, start, end, step)
                             for name, promql in self.osd_promql(step).items()})
 

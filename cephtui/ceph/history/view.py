@@ -16,6 +16,8 @@ WINDOWS = (("15m", 900), ("1h", 3600), ("24h", 86400), ("7d", 7 * 86400))
 SPARK_METRICS = ("read_bps", "write_bps", "read_ops", "write_ops", "recovering_bps", "degraded_objects",
                  "misplaced_objects")
 CHECKS_LOOKBACK = 86400  # events read before the cursor to know which checks were raised at it
+TREND_CELLS = 12  # the OSDs tab's trend column
+TREND_FRAMES = 4 * TREND_CELLS  # frames read for it: a few a cell (5,000 OSDs x 180 frames held the GIL ~1 s)
 
 
 def cursor_step(window: float) -> float:
@@ -38,7 +40,10 @@ class HistoryView:
     since: float
     until: float
     series: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
-    osd_trend: dict[int, list[float]] = field(default_factory=dict)  # commit ms per frame, oldest first
+    # Per OSD, its highest commit latency (ms) in each of TREND_CELLS time slots of the window (None: no
+    # value then), oldest first; trend_top: the highest of all, the column's common scale.
+    osd_trend: dict[int, list[float | None]] = field(default_factory=dict)
+    trend_top: float = 0.0
     events: tuple[HealthEvent, ...] = ()
     at: AtCursor | None = None
     problem: str = ""  # why the view is empty or partial ("" when all is well)
@@ -77,11 +82,8 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
     until = now if cursor is None or cursor >= now - window else cursor + window / 2
     since = until - window
     series = _series(source, since, until)
-    frames = source.osd_frames(since, until) if osds or cursor is not None else []
-    trend: dict[int, list[float]] = {}
-    if osds:
-        for i in sorted({i for f in frames for i in f.commit_ms}):
-            trend[i] = [f.commit_ms.get(i, 0.0) for f in frames]
+    frames = source.osd_frames(since, until, max_frames=TREND_FRAMES) if osds or cursor is not None else []
+    trend = trend_cells(frames, since, until) if osds else {}
     at = None
     events = tuple(source.events(since, until))
     if cursor is not None:
@@ -95,7 +97,29 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
         at = AtCursor(t=t, cluster=cluster, checks=checks_at(before, cursor), osd=frame)
     problem = "" if any(series.values()) else "no history recorded for this window yet"
     return HistoryView(label=source.label, window=window, since=since, until=until, series=series,
-                       osd_trend=trend, events=events, at=at, problem=problem)
+                       osd_trend=trend, trend_top=max((v for cells in trend.values() for v in cells if v is not None),
+                                                      default=0.0),
+                       events=events, at=at, problem=problem)
+
+
+def trend_cells(frames: Sequence[OsdFrame], since: float, until: float,
+                cells: int = TREND_CELLS) -> dict[int, list[float | None]]:
+    """Each OSD's highest commit latency per time slot, binned by time as the sparklines are (a gap in the
+    recording stays a gap). Built here, in the reader's thread: the pane only draws 12 values an OSD."""
+    out: dict[int, list[float | None]] = {}
+    span = max(until - since, 1e-9)
+    for f in frames:
+        if f.t < since or f.t > until:
+            continue
+        k = min(int((f.t - since) / span * cells), cells - 1)
+        for osd, v in f.commit_ms.items():
+            row = out.get(osd)
+            if row is None:
+                row = out[osd] = [None] * cells
+            old = row[k]
+            if old is None or v > old:
+                row[k] = v
+    return out
 
 
 def _series(source: HistorySource, since: float, until: float) -> dict[str, list[tuple[float, float]]]:

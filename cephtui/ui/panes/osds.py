@@ -135,7 +135,6 @@ class OSDsPane(Pane):
         self.collapsed: set[tuple[int, bool]] = set()
         self._generation = 0
         self.history_view: HistoryView | None = None  # the last history read (ui/history.py), for the trend
-        self._trend_top = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(id="osds-summary")
@@ -201,18 +200,15 @@ class OSDsPane(Pane):
         """The OSD's commit latency over the window, scaled to the highest of all OSDs' (so a slow one stands
         out among its peers, not each against itself)."""
         v = self.history_view
-        values = v.osd_trend.get(osd) if v is not None else None
-        if not values:
+        cells = v.osd_trend.get(osd) if v is not None else None
+        if not cells:
             return "", ""
-        step = max(1, len(values) // TREND[1] + (len(values) % TREND[1] > 0))
-        cells = [max(values[i:i + step]) for i in range(0, len(values), step)][-TREND[1]:]
-        top = max(self._trend_top, TREND_FLOOR_MS)
-        return spark(cells, top), palette.style("bold err" if max(cells) >= 100 else ("warn" if max(cells) >= 20
-                                                                                      else "info"))
+        worst = max((c for c in cells if c is not None), default=0.0)
+        return (spark(cells, max(v.trend_top, TREND_FLOOR_MS)),  # type: ignore[union-attr]
+                palette.style("bold err" if worst >= 100 else ("warn" if worst >= 20 else "info")))
 
     def show_history(self, view: HistoryView) -> None:
         self.history_view = view if view.osd_trend or view.at is not None else None
-        self._trend_top = max((max(v) for v in view.osd_trend.values() if v), default=0.0)
         box = self.query_one("#osds-box")
         at = view.at
         when = f" · ⏪ lat at {time.strftime('%H:%M:%S', time.localtime(at.t))} (] returns to now)" if at else ""
