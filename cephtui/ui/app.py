@@ -35,12 +35,13 @@ from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
 from cephtui.ui.compat import KeysInOrder, node_bindings, parse_action
-from cephtui.ui.history import History, HistoryReady
+from cephtui.ui.history import JUDGE_EVERY, FailSlowReady, History, HistoryReady
 from cephtui.ui.navigation import Moving
 from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
 from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.doctor import DoctorPane
 from cephtui.ui.panes.health import HealthPane
 from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
@@ -204,6 +205,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.set_interval(1.0, self._show_removal_indicator)
         self.history.start()
         self.set_interval(INTERVAL, self._read_history)
+        self.set_interval(JUDGE_EVERY, self.history.judge)
 
     # ------------------------------------------------------------ themes
     def _load_themes(self) -> list[str]:
@@ -500,6 +502,19 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.history.done(message.view)
         self.pane(HealthPane).show_history(message.view, self.history.window_name)
         self.pane(OSDsPane).show_history(message.view)
+
+    def jump_to_osds(self, ids: tuple[int, ...]) -> None:
+        """The OSDs tab sorted by latency, these OSDs marked: their latency now and its trend beside their peers'."""
+        self.action_show_tab("osds")
+        pane = self.pane(OSDsPane)
+        pane.marked = set(ids)
+        pane.sort_mode = "latency"
+        pane.refresh_rows()
+
+    def on_fail_slow_ready(self, message: FailSlowReady) -> None:
+        self.history.judged(message)
+        for pane in (self.pane(DoctorPane), self.pane(OSDsPane)):
+            pane.show_failslow(message.report, message.note)
 
     def action_history_cursor(self, steps: int) -> None:
         if self.snapshot is not None:

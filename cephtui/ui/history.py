@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.doctor.failslow import FRESH
 from cephtui.ceph.history import recorder
+from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, rank, signals_from_checks
 from cephtui.ceph.history.model import INTERVAL, HistorySource
 from cephtui.ceph.history.prometheus import PrometheusError, PrometheusSource, find_prometheus
 from cephtui.ceph.history.store import HistoryError, HistoryStore
@@ -33,6 +35,19 @@ class HistoryReady(Message):
     def __init__(self, view: HistoryView) -> None:
         super().__init__()
         self.view = view
+
+
+class FailSlowReady(Message):
+    def __init__(self, report: FailSlowReport | None, note: str) -> None:
+        super().__init__()
+        self.report = report
+        self.note = note
+
+
+JUDGE_EVERY = 30.0  # seconds between two fail-slow rankings (the Doctor and OSDs tabs show the last one)
+JUDGE_WINDOW = 900.0  # the window judged: sustained over 15 minutes, so one spike flags nobody
+JUDGE_FRAMES = 90  # frames read for it (every 10 s over 15 min): a 5,000-OSD frame costs ~1 ms to unpack
+JUDGE_MIN = 60.0  # recorded seconds before a first judgement
 
 
 class History:
@@ -54,6 +69,10 @@ class History:
         self._thread: threading.Thread | None = None
         self._reading = False
         self._again = False
+        self.failslow: FailSlowReport | None = None  # the last ranking over the recorded history
+        self.failslow_note = "fail-slow: not judged yet (it needs a minute of recorded history)"
+        self._judging = False
+        self._version: str | None = None
 
     @property
     def window(self) -> float:
@@ -157,6 +176,47 @@ class History:
             app.post_message(HistoryReady(view))
 
         threading.Thread(target=work, name="history-view", daemon=True).start()
+
+    def judge(self) -> None:
+        """Rank the OSDs over the recorded history in a thread (the same ranking as `cephtui doctor`), so the
+        Doctor and OSDs tabs name a disk that drags the cluster down even while Ceph raises nothing."""
+        store, snap = self.store, self.app.snapshot
+        if store is None or snap is None or self._judging or not self.record:
+            return
+        self._judging = True
+        client, checks, app = self.app.client, snap.health.checks, self.app
+
+        def work() -> None:
+            report, note = None, ""
+            try:
+                now = time.time()
+                last = store.last_sample_at()
+                frames = store.osd_frames(now - JUDGE_WINDOW, now, max_frames=JUDGE_FRAMES) if last else []
+                span = frames[-1].t - frames[0].t if len(frames) > 1 else 0.0
+                if last is None or now - last > FRESH:
+                    note = "fail-slow: not judged: the history is not being recorded now"
+                elif span < JUDGE_MIN:
+                    note = f"fail-slow: not judged yet: {span:.0f} s of recorded osd perf (it needs {JUDGE_MIN:.0f})"
+                else:
+                    if self._version is None:
+                        releases = client.mon_releases()
+                        self._version = releases[0].version if releases else ""
+                    window = Window(seconds=span, frames=len(frames), source="recorded history")
+                    report = rank(frames, places_from_tree(client.mon("osd tree")), window,
+                                  signals_from_checks(checks, self._version))
+                    note = f"fail-slow: {window.describe()}"
+            except CephError as e:
+                note = f"fail-slow: not judged: {e.message.strip() or f'errno {e.errno}'}"
+            except Exception as e:  # never let a surprise end the app with a traceback
+                log.exception("fail-slow ranking failed")
+                note = f"fail-slow: not judged: internal error {e!r}"
+            app.post_message(FailSlowReady(report, note))
+
+        threading.Thread(target=work, name="history-failslow", daemon=True).start()
+
+    def judged(self, message: FailSlowReady) -> None:
+        self._judging = False
+        self.failslow, self.failslow_note = message.report, message.note
 
     def done(self, view: HistoryView) -> bool:
         """A read came back; False when another was asked meanwhile (that one is started now)."""

@@ -663,9 +663,14 @@ class BenchPane(Pane):
         if not self._busy():
             self._osd_flow()
 
+    def osd_bench_for(self, ids: tuple[int, ...]) -> None:
+        """The per-OSD bench form with these OSDs filled in (the Doctor's fail-slow suspects and their peers)."""
+        if not self._busy():
+            self._osd_flow(",".join(f"osd.{i}" for i in ids))
+
     @work(exit_on_error=False, group="osd-bench-flow", description="per-OSD bench dialogs")
-    async def _osd_flow(self) -> None:
-        form, params_of = osd_bench_form(self.snap.osds.total if self.snap else 0)
+    async def _osd_flow(self, osds: str = "all") -> None:
+        form, params_of = osd_bench_form(self.snap.osds.total if self.snap else 0, osds)
         plan = await self.app.push_screen_wait(form)
         if not plan:
             return

@@ -20,7 +20,9 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, read_running
 from cephtui.ceph.doctor.diagnose import diagnose
+from cephtui.ceph.doctor.failslow import findings as failslow_findings
 from cephtui.ceph.doctor.model import Finding
+from cephtui.ceph.history.failslow import FailSlowReport
 from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_plan, reweight_by_utilization
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
@@ -120,6 +122,10 @@ class DoctorPane(Pane):
         super().__init__(**kw)
         self.findings: tuple[Finding, ...] = ()
         self._key: object = None
+        # cephtui's own findings: the fail-slow ranking over the recorded history (ui/history.py), shown as
+        # findings even while Ceph raises nothing
+        self.failslow: tuple[Finding, ...] = ()
+        self.failslow_note = ""
 
     def compose(self) -> ComposeResult:
         yield Static(id="doctor-summary")
@@ -145,11 +151,12 @@ class DoctorPane(Pane):
 
     def show(self, snap: ClusterSnapshot) -> None:
         # Diagnosed again only when what it reads changed: health, the flags, OSD and pool tables.
-        key = (snap.health, snap.flags, snap.ratios, id(snap.osd_table), id(snap.pool_table), snap.pgs.num_pgs)
+        key = (snap.health, snap.flags, snap.ratios, id(snap.osd_table), id(snap.pool_table), snap.pgs.num_pgs,
+               self.failslow, self.failslow_note)
         if key == self._key:
             return
         self._key = key
-        self.findings = diagnose(snap)
+        self.findings = (*diagnose(snap), *self.failslow)
         sev = {f.code: Text(f.check.severity.removeprefix("HEALTH_")[:3],
                             style=palette.style(SEVERITY_STYLE.get(f.check.severity, ""))) for f in self.findings}
         table = self.query_one("#doctor-table", DataTable)
@@ -161,11 +168,23 @@ class DoctorPane(Pane):
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
         summary.append("  (the footer lists the keys; ? explains them)", style=palette.style("muted"))
+        if self.failslow_note:
+            summary.append(f"\n{self.failslow_note}", style=palette.style("warn" if self.failslow else "muted"))
         self.query_one("#doctor-summary", Static).update(summary)
         self._detail()
 
     def retheme(self) -> None:
         self._key = None
+
+    def show_failslow(self, report: FailSlowReport | None, note: str) -> None:
+        """A new fail-slow ranking (every 30 s): its findings join Ceph's own checks."""
+        found = tuple(failslow_findings(report)) if report is not None else ()
+        if (found, note) == (self.failslow, self.failslow_note):
+            return
+        self.failslow, self.failslow_note = found, note
+        snap = self.cephtui.snapshot
+        if snap is not None and self.is_mounted:
+            self.show(snap)
 
     def selected(self) -> Finding | None:
         table = self.query_one("#doctor-table", DataTable)
@@ -226,6 +245,15 @@ class DoctorPane(Pane):
             from cephtui.ui.screens.scrub import ScrubScreen
 
             self.app.push_screen(ScrubScreen())
+            return
+        if view == "osd_bench":  # the per-OSD bench on the suspects and their peers, in the Bench tab's form
+            from cephtui.ui.panes.bench import BenchPane
+
+            self.cephtui.action_show_tab("bench")
+            self.cephtui.pane(BenchPane).osd_bench_for(tuple(int(t) for t in f.fixes[0].targets))
+            return
+        if view == "osd_perf_history":  # the OSDs tab filtered to the suspects: their latency and its trend
+            self.cephtui.jump_to_osds(tuple(int(t) for t in f.fixes[0].targets))
             return
         if view == "config":
             self.action_config(f.explanation.options[0] if f.explanation and f.explanation.options else "")

@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
+from cephtui.ceph.history.failslow import FailSlowReport
 from cephtui.ceph.history.view import HistoryView
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
@@ -135,6 +136,8 @@ class OSDsPane(Pane):
         self.collapsed: set[tuple[int, bool]] = set()
         self._generation = 0
         self.history_view: HistoryView | None = None  # the last history read (ui/history.py), for the trend
+        self.failslow: FailSlowReport | None = None
+        self.slow_osds: frozenset[int] = frozenset()
 
     def compose(self) -> ComposeResult:
         yield Static(id="osds-summary")
@@ -187,6 +190,9 @@ class OSDsPane(Pane):
         pgs = (str(n.pgs), "") if n.kb or self.usage_missing is None else ("?", s("warn"))
         flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
         flag_style = s(FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), ""))
+        if n.id in self.slow_osds:  # cephtui's own fail-slow ranking, not a flag of Ceph's: said in words
+            flags = "⚠ slow vs peers" + (f" {flags}" if flags else "")
+            flag_style = s("bold warn")
         return ((f"{indent}{mark} {n.name}", name_style.strip()), (n.device_class, ""), (status, status_style),
                 (_w(n.crush_weight), ""), (f"{n.reweight:.5f}", s("warn" if 0 < n.reweight < 1 else "")),
                 (f"{n.primary_affinity:.3f}", s("warn" if n.primary_affinity < 1 else "")),
@@ -206,6 +212,17 @@ class OSDsPane(Pane):
         worst = max((c for c in cells if c is not None), default=0.0)
         return (spark(cells, max(v.trend_top, TREND_FLOOR_MS)),  # type: ignore[union-attr]
                 palette.style("bold err" if worst >= 100 else ("warn" if worst >= 20 else "info")))
+
+    def refresh_rows(self) -> None:
+        self._summary()
+        self._refresh_view()
+
+    def show_failslow(self, report: FailSlowReport | None, note: str) -> None:
+        """The fail-slow suspects (ui/history.py, every 30 s): named in the summary, flagged in their rows."""
+        self.failslow = report
+        self.slow_osds = frozenset(s.osd for s in report.suspects) if report is not None else frozenset()
+        self._summary()
+        self.vtable.refresh()
 
     def show_history(self, view: HistoryView) -> None:
         self.history_view = view if view.osd_trend or view.at is not None else None
@@ -252,6 +269,12 @@ class OSDsPane(Pane):
             parts.append(m("warn", f"{len(t.stray)} not in CRUSH ({osd_names(t.stray)})"))
         if self.usage_missing is not None:
             parts.append(m("warn", f"⚠ usage and latency unavailable: {escape(self.usage_missing)}"))
+        slow = self.failslow
+        if slow is not None and slow.suspects:
+            hosts = [f"host {h.host}" for h in slow.hosts]
+            lone = [f"osd.{x.osd}" for x in slow.lone_suspects]
+            parts.append(m("bold warn", f"⚠ slow against their peers: {escape(', '.join([*hosts, *lone][:6]))}")
+                         + " (Doctor explains)")
         parts.append(f"sort: [b]{self.sort_mode}[/] (s)")
         parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
         if self.marked:

@@ -101,7 +101,7 @@ OSD_BENCH_EXPLAIN = ("Each OSD writes the given bytes to its disk (then deletes 
                      "down meanwhile.")
 
 
-def osd_bench_form(total: int) -> tuple[FormScreen,
+def osd_bench_form(total: int, osds: str = "all") -> tuple[FormScreen,
                                         Callable[[dict[str, str]], tuple[OSDBenchParams, tuple[int, ...] | None]]]:
     """The per-OSD bench form (`total`: how many OSDs the cluster has); and how to read (params, OSD ids or
     None for every OSD) from its values."""
@@ -142,7 +142,7 @@ def osd_bench_form(total: int) -> tuple[FormScreen,
         return [w] if w else []
 
     form = FormScreen("Per-OSD bench", [
-        Field("osds", "OSDs (all, or ids: 0,3,osd.7)", "all"),
+        Field("osds", "OSDs (all, or ids: 0,3,osd.7)", osds),
         Field("total", "Bytes per OSD", "1G"),
         Field("block", "Block size", "4M")], build,
         help="Each OSD writes to its own disk, one OSD at a time (in parallel they would measure each "
