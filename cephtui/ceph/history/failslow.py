@@ -33,9 +33,14 @@ BLOCK/DB/WAL_DEVICE_STALLED_READ_ALERT (Reef 18.2.5+, Squid 19.2.1+, Tentacle 20
 They never make a suspect on their own here (their own Doctor findings cover them); they are named beside
 the suspects they agree with.
 
-Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, a 4-thread 64 KiB rados writer):
-osd.2's process in a cgroup with 2 ms CPU per 100 ms: its `osd perf` commit/apply 54-82 ms in every 5 s
-frame, its peers 1-2 ms (tests/cluster/slowing.py; tests/cluster/test_failslow.py).
+Heartbeats per OSD pair are also in `ceph tell osd.N dump_osd_network [ms]` (an OSD command; the mgr's
+`dump_osd_network`, over every OSD, is an admin-socket command, `ceph daemon mgr.ID …`, not one of its
+MgrCommands); the OSD_SLOW_PING_TIME checks are the mgr's verdict over the same numbers, and cost nothing.
+
+Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, a 4-thread 64 KiB rados writer;
+tests/fixtures/history/failslow_pacific.json): healthy, every OSD 2-6 ms; osd.2's process in a cgroup with
+2 ms CPU per 100 ms (tests/cluster/slowing.py), osd.2 63-86 ms in every 5 s frame from the first one after
+the throttle, its peers 2-4 ms (z about 60); both OSDs of one host throttled, 33-83 ms against 2-5 ms.
 
 Standard library only; pure (the caller fetches): tested on frames recorded from real runs.
 """
@@ -214,7 +219,7 @@ def signals_from_checks(checks: Iterable[Any], version: str = "") -> Signals:
             bluestore.update(int(x) for line in c.detail for x in _OSD.findall(line))
         elif c.code in STALLED_CODES:
             stalled.update(int(x) for line in c.detail for x in _OSD.findall(line))
-    absent = ()
+    absent: tuple[str, ...] = ()
     if version and bluestore_alerts_exist(version) is False:
         absent = (f"BLUESTORE_SLOW_OP_ALERT and *_DEVICE_STALLED_READ_ALERT: not raised by Ceph {version} "
                   f"(since {BLUESTORE_ALERTS_SINCE})",)
