@@ -90,7 +90,7 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"script": "scripts/capture_failslow_fixture.py", "ceph_version": version,
             "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "seconds": args.seconds,
-            "load": "4 threads of 64 KiB write_full on 64 objects each (tests/cluster/slowing.py client_load)",
+            "load": "4 threads of 4 KiB in-place writes over 64 objects of 64 KiB each (tests/cluster/slowing.py)",
             "fault": f"cgroup v1 cpu.cfs_quota_us={QUOTA_US} per 100000 us period, one cgroup per throttled OSD",
             "layout": {h: list(o) for h, o in LAYOUT.items()}}
     out.write_text(json.dumps({"meta": meta, "scenarios": scenarios}, indent=1) + "\n")

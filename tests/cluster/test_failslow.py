@@ -119,7 +119,9 @@ def test_a_slow_host_is_named_as_the_host(box: Sandbox, load: None) -> None:
         with contextlib.ExitStack() as stack:
             for osd in LAYOUT["fh2"]:
                 stack.enter_context(throttled([osd_pid(box.dir, osd)]))  # a quota each, as two slow disks
+            t0 = time.monotonic()
             wait_until(host_named, RANK_WITHIN + 30, "CEPHTUI_SLOW_HOST for fh2", interval=0)
+            print(f"fh2 named after {time.monotonic() - t0:.0f} s ({len(runs)} doctor runs of {WINDOW} s)")
         out = runs[-1]
         (f,) = ours(out)  # the host, not its two disks as well
         assert f["code"] == "CEPHTUI_SLOW_HOST"

@@ -33,9 +33,16 @@ BLOCK/DB/WAL_DEVICE_STALLED_READ_ALERT (Reef 18.2.5+, Squid 19.2.1+, Tentacle 20
 They never make a suspect on their own here (their own Doctor findings cover them); they are named beside
 the suspects they agree with.
 
-Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, a 4-thread 64 KiB rados writer):
-osd.2's process in a cgroup with 2 ms CPU per 100 ms: its `osd perf` commit/apply 54-82 ms in every 5 s
-frame, its peers 1-2 ms (tests/cluster/slowing.py; tests/cluster/test_failslow.py).
+Heartbeats per OSD pair are also in `ceph tell osd.N dump_osd_network [ms]` (an OSD command; the mgr's
+`dump_osd_network`, over every OSD, is an admin-socket command, `ceph daemon mgr.ID …`, not one of its
+MgrCommands); the OSD_SLOW_PING_TIME checks are the mgr's verdict over the same numbers, and cost nothing.
+
+Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, 4 writer threads of 4 KiB
+in-place writes; tests/fixtures/history/failslow_pacific.json): healthy, every OSD 1 ms in every frame;
+osd.2's process in a cgroup with 2 ms CPU per 100 ms (tests/cluster/slowing.py), osd.2 57-99 ms in every
+5 s frame from the second after the throttle, its peers 1 ms; both OSDs of one host throttled, 32-81 ms
+against 1 ms. (With 64 KiB whole-object rewrites instead, healthy OSDs said 2-6 ms and the throttled one
+54-86 ms: the same contrast.)
 
 Standard library only; pure (the caller fetches): tested on frames recorded from real runs.
 """
