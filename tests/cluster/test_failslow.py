@@ -132,6 +132,38 @@ def test_a_slow_host_is_named_as_the_host(box: Sandbox, load: None) -> None:
     assert not set(hosts) & set(LAYOUT), hosts
 
 
+async def test_the_ui_names_a_throttled_osd_from_its_own_recording(box: Sandbox, load: None) -> None:
+    """The open UI records, ranks every 30 s over what it recorded, and says it in the Doctor and OSDs tabs."""
+    from cephtui.ui.panes.doctor import DoctorPane
+    from cephtui.ui.panes.osds import OSDsPane
+    from tests.ui.helpers import SIZE, app_factory, show_tab, wait_for
+
+    culprit = 4
+    with throttled([osd_pid(box.dir, culprit)]), app_factory(box.conf) as make:
+        app = make()
+        async with app.run_test(size=SIZE) as pilot:
+            t0 = time.monotonic()
+            await wait_for(pilot, lambda: app.history.failslow is not None and app.history.failslow.suspects, 180,
+                           "a fail-slow ranking with a suspect")
+            first = time.monotonic() - t0
+            report = app.history.failslow
+            assert [s.osd for s in report.suspects] == [culprit]  # nobody else, in the UI's own window
+            assert report.window.source == "recorded history"
+            await show_tab(pilot, "0", "doctor")
+            doctor = app.query_one(DoctorPane)
+            await wait_for(pilot, lambda: any(f.code == "CEPHTUI_SLOW_OSD" for f in doctor.findings), 10,
+                           "CEPHTUI_SLOW_OSD in the Doctor tab")
+            (f,) = [f for f in doctor.findings if f.code.startswith("CEPHTUI_")]
+            assert f.affected.osds == (culprit,)
+            await show_tab(pilot, "3", "osds")
+            osds = app.query_one(OSDsPane)
+            await wait_for(pilot, lambda: osds.slow_osds == {culprit}, 10, "the suspect flagged in the OSDs tab")
+            row = next(r for r in osds.vtable.rows if getattr(r.node, "id", None) == culprit and r.is_osd)
+            assert osds._cells(row)[11][0].startswith("⚠ slow vs peers")
+            print(f"the UI named osd.{culprit} {first:.0f} s after it started recording "
+                  f"({report.window.describe()})")
+
+
 def test_a_dead_mgr_is_said_not_traced_back(box: Sandbox) -> None:
     box.kill("mgr.x")
     try:
