@@ -33,6 +33,9 @@ log = logging.getLogger("cephtui")
 
 DF_EVERY = 60.0  # seconds between two `osd df`
 LOG_LAST = 100  # `log last N` per sample: more than a busy cluster logs in INTERVAL seconds
+# info and up, every channel: the cluster's changes and the audit channel's "who ran what" (`osd set noout`
+# from client.admin), not the mgr's pgmap line every 2 s at debug (43,000 a day, nothing a timeline needs).
+LOG_LEVEL = "info"
 
 
 class Asker(Protocol):
@@ -85,7 +88,7 @@ class Recorder:
         checks = {c.code: (c.severity, c.summary) for c in health.checks}
         entries: tuple[tuple[str, str, int, str, str, str], ...] = ()
         try:
-            fresh = [e for e in parse_log(self.client.mon("log last", num=LOG_LAST, level="debug", channel="*"))
+            fresh = [e for e in parse_log(self.client.mon("log last", num=LOG_LAST, level=LOG_LEVEL, channel="*"))
                      if (e.name, e.seq, e.stamp) not in self._log_seen]
             self._log_seen.update((e.name, e.seq, e.stamp) for e in fresh)
             if len(self._log_seen) > 20 * LOG_LAST:

@@ -334,9 +334,11 @@ class HistoryStore:
             (since, until))]
 
     def log_between(self, since: float, until: float, limit: int = 200) -> list[tuple[str, str, str, str, str]]:
-        """Cluster log lines in [since, until]: (stamp, name, channel, priority, message), oldest first."""
+        """Cluster log lines in [since, until]: (stamp, name, channel, priority, message), oldest first; info and
+        up (the recorder keeps no debug lines; a file written before it stopped keeping them may hold some)."""
         return list(self._db().execute(
-            "SELECT stamp, name, channel, priority, message FROM log WHERE t>=? AND t<=? ORDER BY t, seq LIMIT ?",
+            "SELECT stamp, name, channel, priority, message FROM log WHERE t>=? AND t<=? AND priority!='[DBG]' "
+            "ORDER BY t, seq LIMIT ?",
             (since, until, limit)))
 
     def integrity(self) -> str:

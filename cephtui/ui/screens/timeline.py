@@ -15,6 +15,7 @@ from textual.widgets import DataTable as _DataTable
 from textual.widgets import Static
 
 from cephtui.ceph.history.model import HealthEvent, HistorySource
+from cephtui.ceph.snapshot.parse import parse_stamp
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.handle import cephtui_app
@@ -103,12 +104,18 @@ class TimelineScreen(Dialog[None]):
                 rows, lines = [], [Text(f"could not read the log: {err}", style=palette.style("warn"))]
             else:
                 lines = []
+            marked = False
             for stamp, name, _channel, priority, message in rows:
+                if not marked and (parse_stamp(stamp) or 0.0) >= e.t:
+                    marked = True
+                    lines.append(self._marker(e))
                 line = Text(f"{stamp[11:19]} ", style=palette.style("muted"))
                 line.append(f"{name} {priority} ", style=palette.style("info"))
                 line.append(message)
                 lines.append(line)
-            if not rows and not lines:
+            if not marked:
+                lines.append(self._marker(e))
+            if len(lines) == 1:
                 lines = [Text("No cluster log recorded within 2 minutes of this moment.", style=palette.style("muted"))]
         head = Text(f"Cluster log from {_when(e.t - AROUND)} to {_when(e.t + AROUND)}:", style="bold")
         self.app.call_from_thread(self.query_one("#timeline-log", Static).update, Text("\n").join([head, *lines]))
@@ -116,6 +123,11 @@ class TimelineScreen(Dialog[None]):
     @on(_DataTable.RowSelected, "#timeline-table")
     def _selected(self) -> None:  # enter on the table: the table takes the key, this is its message
         self.action_go_there()
+
+    @staticmethod
+    def _marker(e: HealthEvent) -> Text:
+        return Text(f"──── {time.strftime('%H:%M:%S', time.localtime(e.t))} {e.code} {e.change} "
+                    f"(as the recorder saw it) ────", style=palette.style(f"bold {CHANGE_STYLE.get(e.change, '')}"))
 
     def action_go_there(self) -> None:
         table = self.query_one("#timeline-table", DataTable)
