@@ -152,9 +152,10 @@ for n in range(threads):  # 64 objects of 64 KiB per thread: spread over every P
 def loop(n):
     i = 0
     while True:
-        # 4 KiB overwrites in place (BlueStore defers them through its WAL into the blob already there): the
-        # OSDs' files stay the size they are. Whole-object rewrites (write_full) allocate new extents each
-        # time, and a sparse-file OSD never gives freed ones back: 54 GB of disk in 40 minutes of load.
+        # 4 KiB overwrites in place: fewer new extents than whole-object rewrites (write_full: 54 GB of the
+        # host's disk in 40 minutes, a sparse-file OSD never gives freed extents back), but BlueStore's WAL
+        # and RocksDB still take new ones: measured ~15 GB for the 6 OSDs in 25 minutes. A sandbox costs at
+        # most its OSDs' size (sandbox.py: 10 GB each); purge it after a long run.
         io.write(f"failslow-load-{n}-{i % 64}", small, offset=(i * 4096) % (64 * 1024))
         i += 1
 for n in range(threads):
@@ -169,7 +170,7 @@ while True:
 def client_load(conf: Path, pool: str = "rbd", threads: int = 4) -> Iterator[subprocess.Popen]:
     """Steady small writes from a child process of ours (librados, Debian's python3), stopped by its pid.
     Writes, not reads: a write waits for every replica, so a slow OSD shows in commit latency. In-place 4 KiB
-    overwrites, so hours of it cost no disk space on the host."""
+    overwrites; the sandbox's sparse OSD files still grow under it (see WRITER), up to their full size."""
     proc = subprocess.Popen(["/usr/bin/python3", "-c", WRITER, str(conf), pool, str(threads)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -40,9 +40,9 @@ MgrCommands); the OSD_SLOW_PING_TIME checks are the mgr's verdict over the same 
 Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, 4 writer threads of 4 KiB
 in-place writes; tests/fixtures/history/failslow_pacific.json): healthy, every OSD 1 ms in every frame;
 osd.2's process in a cgroup with 2 ms CPU per 100 ms (tests/cluster/slowing.py), osd.2 57-99 ms in every
-5 s frame from the second after the throttle, its peers 1 ms; both OSDs of one host throttled, 32-81 ms
-against 1 ms. (With 64 KiB whole-object rewrites instead, healthy OSDs said 2-6 ms and the throttled one
-54-86 ms: the same contrast.)
+5 s frame from the first one the mgr reported after the throttle, its peers 1 ms; both OSDs of one host
+throttled, 32-81 ms against 1 ms. (With 64 KiB whole-object rewrites instead, healthy OSDs said 2-6 ms and
+the throttled one 54-86 ms: the same contrast.)
 
 Standard library only; pure (the caller fetches): tested on frames recorded from real runs.
 """
