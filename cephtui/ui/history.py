@@ -190,11 +190,11 @@ class History:
             report, note = None, ""
             try:
                 now = time.time()
-                last = store.last_sample_at()
+                last = store.last_sample_at("osd")  # a recorder with the mgr down writes no per-OSD values
                 frames = store.osd_frames(now - JUDGE_WINDOW, now, max_frames=JUDGE_FRAMES) if last else []
                 span = frames[-1].t - frames[0].t if len(frames) > 1 else 0.0
                 if last is None or now - last > FRESH:
-                    note = "fail-slow: not judged: the history is not being recorded now"
+                    note = "fail-slow: not judged: no current per-OSD latency recorded (is the mgr down?)"
                 elif span < JUDGE_MIN:
                     note = f"fail-slow: not judged yet: {span:.0f} s of recorded osd perf (it needs {JUDGE_MIN:.0f})"
                 else:

@@ -52,8 +52,8 @@ def load(box: Sandbox) -> Iterator[None]:
     cleanup_objects(box.conf)
 
 
-def doctor(box: Sandbox, *extra: str) -> tuple[dict[str, Any], float]:
-    res, took = run("-c", str(box.conf), "doctor", "--json", "--window", WINDOW, *extra, timeout=120)
+def doctor(box: Sandbox, *extra: str, env: dict[str, str] | None = None) -> tuple[dict[str, Any], float]:
+    res, took = run("-c", str(box.conf), "doctor", "--json", "--window", WINDOW, *extra, timeout=120, env=env)
     assert "Traceback" not in res.stderr, res.stderr
     assert res.returncode in (0, 3, 4), res.stderr
     return json.loads(res.stdout), took
@@ -168,10 +168,11 @@ async def test_the_ui_names_a_throttled_osd_from_its_own_recording(box: Sandbox,
                   f"({report.window.describe()})")
 
 
-def test_a_dead_mgr_is_said_not_traced_back(box: Sandbox) -> None:
+def test_a_dead_mgr_is_said_not_traced_back(box: Sandbox, tmp_path: Path) -> None:
     box.kill("mgr.x")
     try:
-        out, _ = doctor(box)
+        # A data directory of its own: the UI test before this one recorded a current history in the session's.
+        out, _ = doctor(box, env={"CEPHTUI_DATA_DIR": str(tmp_path)})
         assert out["failslow"] is None
         assert any(n.startswith("fail-slow: not judged") for n in out["notes"]), out["notes"]
     finally:

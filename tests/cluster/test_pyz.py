@@ -36,7 +36,8 @@ PYZ = ROOT / "dist" / "cephtui.pyz"
 PYTHON = "/usr/bin/python3"  # the distribution's, which has python3-rados
 # 15 MB until the block bench, the latency probe and the bench worker (issue 29) added about 0.5 MB of
 # compiled code across the six Pythons the file carries.
-BUDGET_BYTES = 16 * 1000 * 1000
+# 16 MB until the history, its Prometheus source and the fail-slow ranking (issue 32) added about 0.25 MB.
+BUDGET_BYTES = 17 * 1000 * 1000
 PYTHONS = ("39", "310", "311", "312", "313", "314")
 
 
@@ -75,7 +76,7 @@ def _run(pyz: Path, args: list[str], env: dict[str, str], cwd: Path, extra: dict
 
 
 def test_pyz_contents(pyz: Path) -> None:
-    assert pyz.stat().st_size <= BUDGET_BYTES, f"{pyz.stat().st_size / 1e6:.1f} MB is over the 16 MB budget"
+    assert pyz.stat().st_size <= BUDGET_BYTES, f"{pyz.stat().st_size / 1e6:.1f} MB is over the 17 MB budget"
     with zipfile.ZipFile(pyz) as z:
         env = json.loads(z.read("environment.json"))
         names = set(z.namelist())

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from cephtui.ceph.history.model import INTERVAL
 from cephtui.ceph.history.store import HistoryStore, history_path
 from cephtui.paths import data_dir
@@ -34,6 +36,7 @@ def _events(store: HistoryStore) -> list[tuple[str, str]]:
     return [(e.code, e.change) for e in store.events(0, time.time() + 60)]
 
 
+@pytest.mark.tier  # the recorder reads `status`, `log last`, `osd perf`, `osd pool stats`: every release's JSON
 async def test_recorded_history_is_shown_after_a_restart(sandbox: Sandbox, make_app: Callable[..., CephTUI]) -> None:
     fsid = sandbox.ceph("fsid")["fsid"]
     path = history_path(data_dir(), fsid)

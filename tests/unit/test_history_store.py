@@ -225,3 +225,10 @@ def test_a_trend_reads_a_few_frames_a_cell_up_to_the_newest_sample(tmp_path: Pat
     assert cells[2] == [2.0] * TREND_CELLS  # osd.2's commit latency is 2 ms in every sample
     gap = trend_cells([f for f in frames if not last - 600 <= f.t < last - 500], last - 900, last)
     assert None in gap[2]  # no sample in a slot: a gap, not a zero
+
+
+def test_a_sample_without_the_mgr_keeps_the_file_current_but_not_its_osd_values(tmp_path: Path) -> None:
+    store = HistoryStore(tmp_path / "h.sqlite", "f")
+    store.write(sample(T0))
+    store.write(Sample(t=T0 + INTERVAL, fsid="f", cluster={"write_bps": 0.0}, osd=None, checks={}))  # mgr down
+    assert store.last_sample_at() == T0 + INTERVAL and store.last_sample_at("osd") == T0

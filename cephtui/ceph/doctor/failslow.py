@@ -61,7 +61,7 @@ def recorded_frames(data_dir: Path, fsid: str, want: float, now: float) -> tuple
     if store is None:
         return [], "", "no recorded history"
     try:
-        last = store.last_sample_at()
+        last = store.last_sample_at("osd")  # per-OSD values: a recorder with the mgr down writes none
         if last is None or now - last > FRESH:
             age = "never written" if last is None else f"last sample {now - last:.0f} s ago"
             return [], "", f"recorded history is not current ({age})"

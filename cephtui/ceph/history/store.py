@@ -270,8 +270,10 @@ class HistoryStore:
 
     # -------------------------------------------------------------- reading
 
-    def last_sample_at(self) -> float | None:
-        row = self._db().execute("SELECT max(t) FROM frames WHERE tier=0 AND kind='cluster'").fetchone()
+    def last_sample_at(self, kind: str = "cluster") -> float | None:
+        """The newest sample's time; of `kind` "osd", the newest with per-OSD values (none while the mgr is
+        down: the recorder keeps writing what the mon says, so a current file can hold stale OSD values)."""
+        row = self._db().execute("SELECT max(t) FROM frames WHERE tier=0 AND kind=?", (kind,)).fetchone()
         return None if row is None or row[0] is None else float(row[0])
 
     def first_sample_at(self) -> float | None:
