@@ -15,6 +15,7 @@ from rich.console import RenderableType
 from textual import events, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
 from textual.timer import Timer
@@ -500,8 +501,11 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
 
     def on_history_ready(self, message: HistoryReady) -> None:
         self.history.done(message.view)
-        self.pane(HealthPane).show_history(message.view, self.history.window_name)
-        self.pane(OSDsPane).show_history(message.view)
+        try:
+            self.pane(HealthPane).show_history(message.view, self.history.window_name)
+            self.pane(OSDsPane).show_history(message.view)
+        except NoMatches:  # a read that ends while the app closes: its panes are being taken down
+            pass
 
     def jump_to_osds(self, ids: tuple[int, ...]) -> None:
         """The OSDs tab sorted by latency, these OSDs marked: their latency now and its trend beside their peers'."""
@@ -513,8 +517,11 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
 
     def on_fail_slow_ready(self, message: FailSlowReady) -> None:
         self.history.judged(message)
-        for pane in (self.pane(DoctorPane), self.pane(OSDsPane)):
-            pane.show_failslow(message.report, message.note)
+        try:
+            for pane in (self.pane(DoctorPane), self.pane(OSDsPane)):
+                pane.show_failslow(message.report, message.note)
+        except NoMatches:  # a ranking that ends while the app closes
+            pass
 
     def action_history_cursor(self, steps: int) -> None:
         if self.snapshot is not None:

@@ -32,8 +32,9 @@ def _wait(cond: Callable[[], object], timeout: float, what: str) -> None:
         time.sleep(0.2)
 
 
-def _events(store: HistoryStore) -> list[tuple[str, str]]:
-    return [(e.code, e.change) for e in store.events(0, time.time() + 60)]
+def _events(store: HistoryStore, since: float) -> list[tuple[str, str]]:
+    """The changes recorded since `since` (the session's data directory holds earlier tests' too)."""
+    return [(e.code, e.change) for e in store.events(since, time.time() + 60)]
 
 
 @pytest.mark.tier  # the recorder reads `status`, `log last`, `osd perf`, `osd pool stats`: every release's JSON
@@ -44,27 +45,34 @@ async def test_recorded_history_is_shown_after_a_restart(sandbox: Sandbox, make_
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
-        _wait(path.exists, 30, "the history file")
+        assert rec.stdout is not None
+        said = rec.stdout.readline()  # printed once its first sample is written: the file's open checks are now
+        assert "recording cluster" in said, said  # the cluster's, whatever an earlier test's app left there
         store = HistoryStore(path, fsid)
         first = time.time()
         sandbox.ceph("osd", "set", "noout")  # OSDMAP_FLAGS raised …
         try:
-            _wait(lambda: ("OSDMAP_FLAGS", "raised") in _events(store), 60, "OSDMAP_FLAGS raised in the history")
+            _wait(lambda: ("OSDMAP_FLAGS", "raised") in _events(store, first), 60, "OSDMAP_FLAGS raised in the history")
         finally:
             sandbox.ceph("osd", "unset", "noout")  # … and cleared
-        _wait(lambda: ("OSDMAP_FLAGS", "cleared") in _events(store), 60, "OSDMAP_FLAGS cleared in the history")
+        _wait(lambda: ("OSDMAP_FLAGS", "cleared") in _events(store, first), 60, "OSDMAP_FLAGS cleared in the history")
         _wait(lambda: len(store.cluster_frames(first - 60, time.time(), tier=0)) >= 3, 60, "three samples")
     finally:
         rec.send_signal(signal.SIGTERM)
         out, err = rec.communicate(timeout=30)
     assert rec.returncode == 0, err
-    assert "recording cluster" in out and "stopped:" in out
-    recorded = store.cluster_frames(0, time.time(), tier=0)
+    assert "stopped:" in out
+    # The session's data directory is shared: earlier tests' apps recorded this sandbox too. What this
+    # recorder wrote is what the Health tab must show now.
+    recorded = [t for t, _ in store.cluster_frames(first - 30, time.time(), tier=0)]
 
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.history.view is not None and app.history.view.points >= len(recorded), 30,
-                       "the recorded history in the Health tab")
+        def shown() -> bool:
+            view = app.history.view
+            return view is not None and set(recorded) <= {t for t, _ in view.series.get("write_bps", [])}
+
+        await wait_for(pilot, shown, 30, "the recorded history in the Health tab")
         box = text_of(app, "#health-history")
         assert "wr" in box and "max" in box and "▁" in box, box
         assert "15m" in str(app.query_one("#health-history").border_subtitle)
@@ -100,7 +108,7 @@ async def test_recorded_history_is_shown_after_a_restart(sandbox: Sandbox, make_
                        and app.history.view.at is None, 15, "back to now")
 
     # The UI recorded beside `cephtui record` on the same file: one row per interval, the file whole.
-    rows = store.cluster_frames(0, time.time(), tier=0)
+    rows = store.cluster_frames(first - 30, time.time(), tier=0)
     assert len(rows) == len({t for t, _ in rows}) > len(recorded)
     assert all(b - a >= INTERVAL for (a, _), (b, _) in zip(rows, rows[1:]))
     assert store.integrity() == "ok"
