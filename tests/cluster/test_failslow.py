@@ -144,7 +144,7 @@ async def test_the_ui_names_a_throttled_osd_from_its_own_recording(box: Sandbox,
 
     culprit = 4
     with throttled([osd_pid(box.dir, culprit)]), app_factory(box.conf) as make:
-        app = make()
+        app = make(history=True)
         async with app.run_test(size=SIZE) as pilot:
             t0 = time.monotonic()
             await wait_for(pilot, lambda: app.history.failslow is not None and app.history.failslow.suspects, 180,

@@ -43,7 +43,9 @@ def app_factory(conf: Path, op_timeout: float = 5, **settings: Any) -> Iterator[
     def make(**kw: Any) -> CephTUI:
         client = CephClient(ConnectionSpec(conffile=str(conf), op_timeout=op_timeout)).connect()
         clients.append(client)
-        return CephTUI(client=client, **{"refresh": 1.0, **settings, **kw})
+        # No history recorder unless a test asks (history=True): each app's recorder adds commands every 5 s to
+        # the audit channel that other tests read for who set a flag, on the sandbox the session shares.
+        return CephTUI(client=client, **{"refresh": 1.0, "history": False, **settings, **kw})
 
     try:
         yield make

@@ -66,7 +66,7 @@ async def test_recorded_history_is_shown_after_a_restart(sandbox: Sandbox, make_
     # recorder wrote is what the Health tab must show now.
     recorded = [t for t, _ in store.cluster_frames(first - 30, time.time(), tier=0)]
 
-    app = make_app()
+    app = make_app(history=True)
     async with app.run_test(size=SIZE) as pilot:
         def shown() -> bool:
             view = app.history.view
