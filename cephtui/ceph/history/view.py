@@ -44,7 +44,6 @@ class HistoryView:
     # value then), oldest first; trend_top: the highest of all, the column's common scale.
     osd_trend: dict[int, list[float | None]] = field(default_factory=dict)
     trend_top: float = 0.0
-    events: tuple[HealthEvent, ...] = ()
     at: AtCursor | None = None
     problem: str = ""  # why the view is empty or partial ("" when all is well)
 
@@ -85,7 +84,6 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
     frames = source.osd_frames(since, until, max_frames=TREND_FRAMES) if osds or cursor is not None else []
     trend = trend_cells(frames, since, until) if osds else {}
     at = None
-    events = tuple(source.events(since, until))
     if cursor is not None:
         before = source.events(cursor - CHECKS_LOOKBACK, cursor)
         pg_names = [m for m in _pg_state_names(source, cursor)]
@@ -99,7 +97,7 @@ def build_view(source: HistorySource, window: float, cursor: float | None = None
     return HistoryView(label=source.label, window=window, since=since, until=until, series=series,
                        osd_trend=trend, trend_top=max((v for cells in trend.values() for v in cells if v is not None),
                                                       default=0.0),
-                       events=events, at=at, problem=problem)
+                       at=at, problem=problem)
 
 
 def trend_cells(frames: Sequence[OsdFrame], since: float, until: float,
