@@ -147,6 +147,33 @@ def test_kill_9_at_random_moments_loses_at_most_the_write_in_flight(tmp_path: Pa
         store.close()
 
 
+OPEN_AT = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from cephtui.ceph.history.model import Sample
+    from cephtui.ceph.history.store import HistoryStore
+    at = float(sys.argv[2])
+    while time.time() < at:  # every process opens the fresh file at the same instant
+        pass
+    HistoryStore(Path(sys.argv[1]), "f").write(Sample(t=float(sys.argv[3]), fsid="f", cluster={"x": 1.0}))
+""")
+
+
+def test_processes_opening_a_fresh_file_together_all_get_in(tmp_path: Path) -> None:
+    # CI saw a UI and a `cephtui record` starting together die with "database is locked": two connections that
+    # each read the file and then asked to upgrade (the WAL switch) get SQLITE_BUSY at once, without the busy
+    # timeout. Before the fix, about 1 opener in 8 failed here.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for round_ in range(8):
+        path = tmp_path / f"h{round_}.sqlite"
+        at = time.time() + 0.8  # long enough for every interpreter to start and import
+        procs = [subprocess.Popen([sys.executable, "-c", OPEN_AT, str(path), str(at), str(T0 + i * INTERVAL)],
+                                  stderr=subprocess.PIPE, text=True, env=env) for i in range(4)]
+        errors = [p.communicate()[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 4, "\n".join(errors)
+        assert len(HistoryStore(path, "f").cluster_frames(T0 - 1, T0 + 10 * INTERVAL, tier=0)) == 4
+
+
 def test_two_recorder_processes_on_one_file_count_each_interval_once(tmp_path: Path) -> None:
     path = tmp_path / "h.sqlite"
     a, b = _writer(path, 200, T0, count=150), _writer(path, 200, T0, count=150)

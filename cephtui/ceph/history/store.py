@@ -165,17 +165,44 @@ class HistoryStore:
             return db
         try:
             db = sqlite3.connect(str(self.path), timeout=BUSY_MS / 1000, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, a crash rolls back
-            db.execute("PRAGMA synchronous=NORMAL")  # durable against a process crash; one fsync per checkpoint
             db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT OR IGNORE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
-            if self.fsid:
-                db.execute("INSERT OR IGNORE INTO meta VALUES('fsid', ?)", (self.fsid,))
+            self._prepare(db)
         except sqlite3.Error as e:
             raise HistoryError(f"{self.path}: {e}") from e
         self._local.db = db
         return db
+
+    def _prepare(self, db: sqlite3.Connection) -> None:
+        """Switch the file to WAL and make the schema, safe against another process opening it at the same moment.
+
+        Both steps read the file and then need its write lock. When two connections each hold the read lock
+        and both ask to upgrade, SQLite answers one of them SQLITE_BUSY at once, without the busy handler
+        (waiting would deadlock): CI saw two recorders starting together fail with "database is locked".
+        The schema is therefore made inside BEGIN IMMEDIATE (the write lock first, with the busy handler),
+        and the journal-mode switch, which cannot run inside a transaction, is retried until the deadline."""
+        deadline = time.monotonic() + BUSY_MS / 1000
+        while True:
+            try:
+                if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer; a crash rolls back
+                break
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        db.execute("PRAGMA synchronous=NORMAL")  # durable against a process crash; one fsync per checkpoint
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute("INSERT OR IGNORE INTO meta VALUES('schema', ?)", (str(SCHEMA_VERSION),))
+            if self.fsid:
+                db.execute("INSERT OR IGNORE INTO meta VALUES('fsid', ?)", (self.fsid,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
