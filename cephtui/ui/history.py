@@ -65,6 +65,7 @@ class History:
         self.view: HistoryView | None = None
         self.recorder_problem = ""
         self.store: HistoryStore | None = None  # this cluster's local file, once its fsid is known
+        self._attaching = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._reading = False
@@ -117,14 +118,31 @@ class History:
         self._stop.set()
 
     def attach(self, fsid: str) -> None:
-        """The cluster is known (first snapshot): open its store for reading."""
-        if self.store is not None or not fsid:
+        """The cluster is known (first snapshot): open its store in a thread (opening a fresh file waits for
+        its write lock, which another recorder may hold), then read the view."""
+        if self.store is not None or self._attaching or not fsid:
             return
-        try:  # a replay records nothing: it reads a history only where one was recorded
-            self.store = (HistoryStore.for_cluster(data_dir(), fsid) if self.record
-                          else HistoryStore.open_existing(data_dir(), fsid))
-        except HistoryError as e:
-            self.recorder_problem = str(e)
+        self._attaching = True
+        record, app = self.record, self.app
+
+        def work() -> None:
+            try:  # a replay records nothing: it reads a history only where one was recorded
+                self.store = (HistoryStore.for_cluster(data_dir(), fsid) if record
+                              else HistoryStore.open_existing(data_dir(), fsid))
+            except HistoryError as e:
+                self.recorder_problem = str(e)
+            except Exception as e:  # never let a surprise end the app with a traceback
+                log.exception("opening the history failed")
+                self.recorder_problem = f"history: {e!r}"
+            finally:
+                self._attaching = False
+            if self.store is not None:
+                try:
+                    app.call_from_thread(app._read_history)
+                except RuntimeError:  # the app closed meanwhile
+                    pass
+
+        threading.Thread(target=work, name="history-open", daemon=True).start()
 
     # -------------------------------------------------------------- window and cursor
 

@@ -180,6 +180,8 @@ class HistoryStore:
         (waiting would deadlock): CI saw two recorders starting together fail with "database is locked".
         The schema is therefore made inside BEGIN IMMEDIATE (the write lock first, with the busy handler),
         and the journal-mode switch, which cannot run inside a transaction, is retried until the deadline."""
+        if self._prepared(db):
+            return  # the usual case, a file made before: nothing to write, so no lock to wait for
         deadline = time.monotonic() + BUSY_MS / 1000
         while True:
             try:
@@ -203,6 +205,16 @@ class HistoryStore:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _prepared(self, db: sqlite3.Connection) -> bool:
+        """The file is in WAL mode with this schema (and this fsid): every reader after the first opener."""
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                return False
+            keys = {k for (k,) in db.execute("SELECT key FROM meta WHERE key IN ('schema', 'fsid')")}
+        except sqlite3.OperationalError:  # no meta table yet: a fresh file
+            return False
+        return "schema" in keys and (not self.fsid or "fsid" in keys)
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)
