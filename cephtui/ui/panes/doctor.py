@@ -35,6 +35,12 @@ from cephtui.ui.wizards.form import Field, FormScreen
 SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
 
 
+def _raised_by(who: str) -> str:
+    if who == "cephtui":  # a finding of ours (fail-slow): Ceph itself raises nothing for it
+        return "raised by cephtui, not by Ceph"
+    return f"raised by the {who}" if who else ""
+
+
 def mute_text(f: Finding) -> str:
     if f.mute is None:
         return "muted" if f.check.muted else ""
@@ -79,7 +85,7 @@ def render_finding(f: Finding) -> RenderableType:
     if e.options:
         out.append(Text.assemble(("\nOptions: ", "bold"), ", ".join(e.options)))
     if e.raised_by or e.releases:
-        out.append(Text(" · ".join(x for x in (f"raised by the {e.raised_by}" if e.raised_by else "", e.releases)
+        out.append(Text(" · ".join(x for x in (_raised_by(e.raised_by), e.releases)
                                    if x), style=palette.style("muted")))
     return Group(*out)
 
@@ -162,8 +168,12 @@ class DoctorPane(Pane):
         table = self.query_one("#doctor-table", DataTable)
         sync_table(table, {f.code: (sev[f.code], Text(f.code, style=palette.style("muted") if f.check.muted else ""),
                                     str(f.check.count or "")) for f in self.findings})
-        n = len(self.findings)
-        set_subtitle(self.query_one("#doctor-box"), f"{snap.health.short}, {n} check{'s' if n != 1 else ''}")
+        # Ceph's count and ours apart: "OK, 1 check" beside HEALTH_OK would read as a check Ceph raised.
+        n, ours = len(self.findings) - len(self.failslow), len(self.failslow)
+        subtitle = f"{snap.health.short}, {n} check{'s' if n != 1 else ''}"
+        if ours:
+            subtitle += f" + {ours} cephtui finding{'s' if ours != 1 else ''}"
+        set_subtitle(self.query_one("#doctor-box"), subtitle)
         summary = Text(f"{snap.health.status}", style=palette.style(SEVERITY_STYLE.get(snap.health.status, "ok")))
         if snap.health.mutes:
             summary.append(f" · {len(snap.health.mutes)} muted", style=palette.style("muted"))
