@@ -13,7 +13,7 @@ from typing import Any
 from cephtui.ceph.client import CephClient, CephError
 from cephtui.ceph.doctor.crashes import Crash, crash_fix_offers, crash_json, new_crash_lines, parse_crash_ls
 from cephtui.ceph.doctor.diagnose import diagnose
-from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather
+from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather, heartbeat_reader
 from cephtui.ceph.doctor.failslow import findings as failslow_findings
 from cephtui.ceph.doctor.model import Finding
 from cephtui.ceph.history.failslow import FailSlowReport, report_json
@@ -126,7 +126,7 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
         print("Only muted checks (--muted shows them).")
     for f in findings:
         print_finding(f, crashes)
-    for note in notes:
+    for note in [*notes, *(slow.notes if slow is not None else ())]:  # JSON has the ranking's under "failslow"
         print(f"note: {note}")
     return EXIT.get(worst, 3)
 
@@ -141,7 +141,8 @@ def _failslow(client: CephClient, snap: Any, args: argparse.Namespace) -> tuple[
     releases = client.mon_releases()
     if releases:
         version = releases[0].version
-    got = gather(client, snap.fsid, snap.health.checks, version, data_dir(), seconds)
+    got = gather(client, snap.fsid, snap.health.checks, version, data_dir(), seconds,
+                 heartbeat_reader(client))
     return got.report, got.note
 
 

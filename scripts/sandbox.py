@@ -225,7 +225,10 @@ class Sandbox:
         try:
             stat = Path(f"/proc/{pid}/stat").read_text()
             if stat.rsplit(")", 1)[1].split()[0] == "Z":
-                return None
+                # The leader thread is a zombie, but its other threads may still be exiting (a ceph-osd's aio
+                # and kv threads finishing a write): until the last one is gone, its files, and so the
+                # store's lock, are still held, and ceph-objectstore-tool finds the store locked.
+                return pid if len(os.listdir(f"/proc/{pid}/task")) > 1 else None
         except OSError:
             return None
         return pid

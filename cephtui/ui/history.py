@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from cephtui.ceph.client import CephError
-from cephtui.ceph.doctor.failslow import FRESH
+from cephtui.ceph.doctor.failslow import FRESH, heartbeat_reader, heartbeat_signals
 from cephtui.ceph.history import recorder
 from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, rank, signals_from_checks
 from cephtui.ceph.history.model import INTERVAL, HistorySource
@@ -220,8 +220,8 @@ class History:
                         releases = client.mon_releases()
                         self._version = releases[0].version if releases else ""
                     window = Window(seconds=span, frames=len(frames), source="recorded history")
-                    report = rank(frames, places_from_tree(client.mon("osd tree")), window,
-                                  signals_from_checks(checks, self._version))
+                    signals = heartbeat_signals(signals_from_checks(checks, self._version), heartbeat_reader(client))
+                    report = rank(frames, places_from_tree(client.mon("osd tree")), window, signals)
                     note = f"fail-slow: {window.describe()}"
             except CephError as e:
                 note = f"fail-slow: not judged: {e.message.strip() or f'errno {e.errno}'}"

@@ -290,9 +290,10 @@ async def test_a_corrupt_replica_found_by_deep_scrub_and_repaired(make_app, sand
         sandbox.kill(f"osd.{replica}")
         bad = tmp_path / "bad"
         bad.write_bytes(b"X" * len(good))
-        subprocess.run(["ceph-objectstore-tool", "--no-mon-config", "--data-path",
-                        str(sandbox.dir / "osd" / f"ceph-{replica}"), name, "set-bytes", str(bad)],
-                       check=True, capture_output=True, timeout=120)
+        tool = subprocess.run(["ceph-objectstore-tool", "--no-mon-config", "--data-path",
+                               str(sandbox.dir / "osd" / f"ceph-{replica}"), name, "set-bytes", str(bad)],
+                              capture_output=True, text=True, timeout=120)
+        assert tool.returncode == 0, f"ceph-objectstore-tool: {tool.returncode}: {tool.stderr[-2000:]}"
         sandbox.heal()
         sandbox.ceph("pg", "deep-scrub", pgid)
         wait_until(lambda: {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} <= set(raised(sandbox)), 120, "the scrub errors")

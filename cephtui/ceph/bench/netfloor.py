@@ -253,7 +253,7 @@ def measure_floor(ask: Callable[..., Any], pool: str, *, max_osds: int = MAX_OSD
     return summarise(handshakes(addresses), osds, pings, notes, down, max_osds)
 
 
-def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Callable[[str], Any]:
+def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Callable[..., Any]:
     """`ceph tell mgr PREFIX` through a librados handle: a command the mgr daemon itself serves (its admin
     socket's, reachable over the network since Octopus), not a mgr module's, so it needs the mgr's name.
 
@@ -262,12 +262,14 @@ def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Cal
     import json
     import threading
 
-    def tell(prefix: str) -> Any:
+    def tell(prefix: str, **args: Any) -> Any:
         stat = ask("mgr stat") or {}
         name = stat.get("active_name")
         if not name or not stat.get("available", True):
             raise RuntimeError("no active mgr")
-        cmd = {"prefix": prefix, "format": "json", **({"value": 0} if prefix == "dump_osd_network" else {})}
+        if prefix == "dump_osd_network":
+            args.setdefault("value", 0)  # the threshold in ms: 0 lists every pair
+        cmd = {"prefix": prefix, "format": "json", **args}
         box: dict[str, Any] = {}
 
         def call() -> None:

@@ -1,7 +1,8 @@
 """The fail-slow ranking as Doctor findings (CEPHTUI_SLOW_OSD, CEPHTUI_SLOW_HOST), and where its window comes
 from: the recorded history when a recorder has been writing it, else `osd perf` sampled here for a short window.
 
-Read-only: `osd perf` (a mgr command), `osd tree`, and the health checks of a snapshot the caller has. The
+Read-only: `osd perf` (a mgr command), `osd tree`, the mgr's `dump_osd_network` (heartbeat ping times, when the
+caller gives a reader), and the health checks of a snapshot the caller has. The
 next step it offers is measuring (the per-OSD bench, the latency history), never `osd out`: a slow host's
 disks are usually fine, and a wrongly outed disk moves data onto the peers that were keeping up.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,13 +18,16 @@ from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.client import CephError, CephMgrDown
 from cephtui.ceph.doctor.model import Affected, Explanation, Finding, FixOffer
 from cephtui.ceph.history.failslow import (
+    PING_SLOW_MS,
     FailSlowReport,
     OsdScore,
+    Signals,
     Window,
     frame_from_perf,
     places_from_tree,
     rank,
     signals_from_checks,
+    with_heartbeats,
 )
 from cephtui.ceph.history.model import INTERVAL, OsdFrame
 from cephtui.ceph.snapshot.models import HealthCheck
@@ -89,8 +93,10 @@ def sample_frames(client: Asker, seconds: float, sleep: Callable[[float], None] 
 
 
 def gather(client: Asker, fsid: str, checks: Iterable[HealthCheck], version: str, data_dir: Path,
-           seconds: float = SAMPLE_SECONDS) -> Gathered:
-    """The ranking over recorded history when there is current history, else over `seconds` sampled here."""
+           seconds: float = SAMPLE_SECONDS, pings: Callable[[], Any] | None = None) -> Gathered:
+    """The ranking over recorded history when there is current history, else over `seconds` sampled here.
+    `pings`: the mgr's `dump_osd_network` (heartbeat_reader), read after the frames, so its 1-minute averages
+    cover the end of the window."""
     now = time.time()
     frames, label, why_not = recorded_frames(data_dir, fsid, seconds, now)
     try:
@@ -105,11 +111,38 @@ def gather(client: Asker, fsid: str, checks: Iterable[HealthCheck], version: str
         return Gathered(None, f"fail-slow: not judged: {e.message.strip() or f'errno {e.errno}'}")
     span = frames[-1].t - frames[0].t if frames else 0.0
     window = Window(seconds=span, frames=len(frames), source=label)
-    report = rank(frames, places_from_tree(tree), window, signals_from_checks(checks, version))
+    report = rank(frames, places_from_tree(tree), window, heartbeat_signals(signals_from_checks(checks, version),
+                                                                            pings))
     note = f"fail-slow: {window.describe()}"
     if label.startswith("sampled") and why_not:
         note = f"fail-slow: sampled osd perf for {span:.0f} s, {len(frames)} frames ({why_not})"
     return Gathered(report, note)
+
+
+def heartbeat_reader(client: Any) -> Callable[[], Any]:
+    """`ceph tell mgr dump_osd_network PING_SLOW_MS` through the client's librados handle: the pairs the mgr has
+    seen at least that slow (the threshold keeps the answer small on a big cluster, where every pair would be
+    hundreds of thousands of entries). A command of the mgr daemon itself, sent to it by name after the mon's
+    `mgr stat` says one is active, in a thread given up after the client's op timeout: a dead mgr is a note,
+    never a wait at the mon. Everything happens when called (a recording has no handle: said then)."""
+    def read() -> Any:
+        from cephtui.ceph.bench.netfloor import tell_active_mgr
+
+        tell = tell_active_mgr(client.handle, client.mon, float(client.spec.op_timeout))
+        return tell("dump_osd_network", value=int(PING_SLOW_MS))
+    return read
+
+
+def heartbeat_signals(signals: Signals, pings: Callable[[], Any] | None) -> Signals:
+    """The signals with the heartbeats' word, or a note saying why there is none."""
+    if pings is None:
+        return signals
+    try:
+        network = pings()
+    except Exception as e:  # no active mgr, an old release, a refusal: the ranking stands without it
+        why = (getattr(e, "message", "") or str(e) or type(e).__name__).strip().splitlines()[0][:120]
+        return replace(signals, notes=(*signals.notes, f"heartbeat pings: not read ({why})"))
+    return with_heartbeats(signals, network)
 
 
 # ------------------------------------------------------------------ findings

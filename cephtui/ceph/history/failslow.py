@@ -28,14 +28,15 @@ instead of its disks: one disk going bad is common, all disks of one host at onc
 host's own network, controller or CPU.
 
 Other sources agree or not, each optional: SLOW_OPS (which OSDs have ops blocked), OSD_SLOW_PING_TIME_BACK /
-FRONT (heartbeat round trips over the threshold, with both ends named), BLUESTORE_SLOW_OP_ALERT and
-BLOCK/DB/WAL_DEVICE_STALLED_READ_ALERT (Reef 18.2.5+, Squid 19.2.1+, Tentacle 20; said absent on older ones).
-They never make a suspect on their own here (their own Doctor findings cover them); they are named beside
-the suspects they agree with.
-
-Heartbeats per OSD pair are also in `ceph tell osd.N dump_osd_network [ms]` (an OSD command; the mgr's
-`dump_osd_network`, over every OSD, is an admin-socket command, `ceph daemon mgr.ID …`, not one of its
-MgrCommands); the OSD_SLOW_PING_TIME checks are the mgr's verdict over the same numbers, and cost nothing.
+FRONT (heartbeat round trips over the mgr's threshold, 1 s by default, with both ends named),
+BLUESTORE_SLOW_OP_ALERT and BLOCK/DB/WAL_DEVICE_STALLED_READ_ALERT (Reef 18.2.5+, Squid 19.2.1+, Tentacle 20;
+said absent on older ones), and the heartbeat ping times themselves: `ceph tell mgr dump_osd_network MS` (the
+mgr daemon's own command, over every OSD's reports, on Pacific, Reef and Tentacle) lists the OSD pairs whose
+pings averaged at least MS. A ping is timed through both ends' messengers, so a slow OSD makes every pair it
+is in slow and its peers one pair each: the OSD the slow pairs share is named (heartbeat_odd), a pair on its
+own is a link. None of these makes a suspect on its own here (their own Doctor findings cover the checks);
+they are named beside the suspects they agree with, and heartbeats around an OSD whose latency is not odd are
+a note pointing at its host's network.
 
 Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, 4 writer threads of 4 KiB
 in-place writes; tests/fixtures/history/failslow_pacific.json): healthy, every OSD 1 ms in every frame;
@@ -50,7 +51,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
 
@@ -64,6 +65,10 @@ RATIO_MIN = 2.0  # and at least twice the peers' median
 SUSTAINED = 0.6  # elevated in this share of the judged frames
 MIN_FRAMES = 3  # judged frames needed before anyone is named (a 15 s window at the 5 s interval)
 MIN_PEERS = 3  # peers of the same class with a value in a frame, for that frame to judge the OSD
+# A heartbeat's 1-minute average this slow is odd. Measured (tests/fixtures/history/heartbeat_pacific.json): a
+# healthy sandbox under load 0.6-1.6 ms, 2.4 ms at most under a rados bench; a throttled OSD's pairs 10-77 ms.
+PING_SLOW_MS = 10.0
+PING_MIN_PARTNERS = 2  # an OSD is odd when its pings are slow with at least this many peers
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,17 @@ class Window:
 
 
 @dataclass(frozen=True)
+class HeartbeatOdd:
+    """An OSD at one end of slow heartbeat pings with several peers: `partners` OSDs, `median_ms` the median of
+    those pairs' 1-minute averages."""
+    partners: int
+    median_ms: float
+
+    def describe(self) -> str:
+        return f"heartbeat pings ({self.median_ms:.0f} ms with {self.partners} peers)"
+
+
+@dataclass(frozen=True)
 class Signals:
     """What the health checks say per OSD, each source optional; `absent`: sources this release lacks."""
     slow_ops: frozenset[int] = frozenset()
@@ -95,6 +111,8 @@ class Signals:
     bluestore_slow: frozenset[int] = frozenset()
     stalled_read: frozenset[int] = frozenset()
     absent: tuple[str, ...] = ()  # "BLUESTORE_SLOW_OP_ALERT (not before Reef 18.2.5 …)"
+    heartbeat: Mapping[int, HeartbeatOdd] = field(default_factory=dict)  # from dump_osd_network, when read
+    notes: tuple[str, ...] = ()  # what the heartbeats say beyond the suspects, or why they were not read
 
     def agreeing(self, osd: int) -> tuple[str, ...]:
         out = []
@@ -106,6 +124,8 @@ class Signals:
             out.append("BLUESTORE_SLOW_OP_ALERT")
         if osd in self.stalled_read:
             out.append("STALLED_READ_ALERT")
+        if osd in self.heartbeat:
+            out.append(self.heartbeat[osd].describe())
         return tuple(out)
 
 
@@ -228,6 +248,58 @@ def signals_from_checks(checks: Iterable[Any], version: str = "") -> Signals:
     return Signals(frozenset(slow_ops), ping, frozenset(bluestore), frozenset(stalled), absent)
 
 
+def slow_pairs(network: Any, threshold_ms: float = PING_SLOW_MS) -> dict[tuple[int, int], float]:
+    """`dump_osd_network` (the mgr's or an OSD's): {(a, b): ms} for every OSD pair, a < b, whose heartbeat's
+    1-minute average (else its last ping) is at least `threshold_ms` on either interface or direction; the
+    largest one. Stale entries (no report for a while: the OSD is down or gone) are left out."""
+    entries = network.get("entries") if isinstance(network, dict) else None
+    out: dict[tuple[int, int], float] = {}
+    for e in entries or ():
+        if not isinstance(e, dict) or e.get("stale") is True:
+            continue
+        a, b = e.get("from osd"), e.get("to osd")
+        if not isinstance(a, int) or not isinstance(b, int) or a == b:
+            continue
+        avg = e.get("average")
+        ms = avg.get("1min") if isinstance(avg, dict) else None
+        if not isinstance(ms, (int, float)):
+            ms = e.get("last")
+        if isinstance(ms, (int, float)) and ms >= threshold_ms:
+            key = (min(a, b), max(a, b))
+            out[key] = max(out.get(key, 0.0), float(ms))
+    return out
+
+
+def heartbeat_odd(pairs: Mapping[tuple[int, int], float]) -> tuple[dict[int, HeartbeatOdd], list[tuple[int, int]]]:
+    """Which OSDs the slow pairs share: ({osd: HeartbeatOdd}, pairs no such OSD explains).
+
+    A ping is timed by both ends' messengers, so a slow OSD (or its host's link) makes every pair it is in slow,
+    and its peers each appear in one slow pair only: the OSD in the most slow pairs (with at least
+    PING_MIN_PARTNERS peers) is taken, its pairs set aside, and again, until none is left that shares enough.
+    What remains is a pair on its own: a link or a switch port between two hosts, not an OSD."""
+    left = dict(pairs)
+    odd: dict[int, HeartbeatOdd] = {}
+    while left:
+        partners: dict[int, list[float]] = {}
+        for (a, b), ms in left.items():
+            partners.setdefault(a, []).append(ms)
+            partners.setdefault(b, []).append(ms)
+        osd, values = max(partners.items(), key=lambda kv: (len(kv[1]), median(kv[1]), -kv[0]))
+        if len(values) < PING_MIN_PARTNERS:
+            break
+        odd[osd] = HeartbeatOdd(len(values), median(values))
+        left = {k: v for k, v in left.items() if osd not in k}
+    return odd, sorted(left)
+
+
+def with_heartbeats(signals: Signals, network: Any, threshold_ms: float = PING_SLOW_MS) -> Signals:
+    """The signals with what `dump_osd_network` says (see heartbeat_odd)."""
+    odd, lone = heartbeat_odd(slow_pairs(network, threshold_ms))
+    notes = [f"heartbeat pings: osd.{a} - osd.{b} slow on their own (a link between them, not an OSD)"
+             for a, b in lone[:5]]
+    return replace(signals, heartbeat=odd, notes=(*signals.notes, *notes))
+
+
 # ------------------------------------------------------------------ the ranking
 
 def latency(frame: OsdFrame) -> dict[int, float]:
@@ -277,7 +349,12 @@ def rank(frames: Sequence[OsdFrame], places: Mapping[int, Place], window: Window
                                peer_median_ms=peer, z=median(r[2] for r in rows), elevated=share, frames=len(rows),
                                suspect=suspect, sources=("osd perf", *signals.agreeing(osd)) if suspect else ()))
     scores.sort(key=lambda s: (not s.suspect, -s.z, -s.median_ms, s.osd))
-    notes = list(signals.absent)
+    notes = [*signals.absent, *signals.notes]
+    suspects = {s.osd for s in scores if s.suspect}
+    for osd, hb in sorted(signals.heartbeat.items()):
+        if osd not in suspects:  # heartbeats never make a suspect on their own; said, as a lead
+            notes.append(f"{hb.describe().capitalize()} around osd.{osd}, whose osd perf latency is not "
+                         "odd: look at its host's network")
     judged = {s.device_class for s in scores}
     for cls in sorted(small - judged):
         notes.append(f"device class {cls or '(none)'}: fewer than {MIN_PEERS + 1} OSDs reported latency, "

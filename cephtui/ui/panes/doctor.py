@@ -189,6 +189,8 @@ class DoctorPane(Pane):
     def show_failslow(self, report: FailSlowReport | None, note: str) -> None:
         """A new fail-slow ranking (every 30 s): its findings join Ceph's own checks."""
         found = tuple(failslow_findings(report)) if report is not None else ()
+        if report is not None and report.notes:  # a class too small to judge, heartbeats unread or pointing
+            note = "\n".join([note, *(f"  · {n}" for n in report.notes[:4])])  # at a host's network …
         if (found, note) == (self.failslow, self.failslow_note):
             return
         self.failslow, self.failslow_note = found, note
