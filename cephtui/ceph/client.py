@@ -434,7 +434,31 @@ class CephClient:
         finally:
             kind.release()
 
-    def _send_to_mgr(self, prefix: str, inbuf: bytes, args: dict[str, Any], wait: float) -> tuple[bytes, str]:
+    def tell_mgr(self, prefix: str, **args: Any) -> Any:
+        """`ceph tell mgr PREFIX`: a command of the active mgr daemon itself (its admin socket's, such as
+        dump_osd_network), sent to it by name on the mgr line, through the mgr gate: never held at the mon,
+        and never a librados timeout, whose late answer would complete freed memory (see mgrline)."""
+        stat = self.mon("mgr stat")
+        name = stat.get("active_name") if isinstance(stat, dict) else None
+        if not name or not stat.get("available", True):
+            raise CephMgrDown(errno_mod.EAGAIN, "no active mgr", prefix)
+        args.setdefault("format", "json")
+        wait = float(self.spec.op_timeout)
+        why = self._mgr_not_listening() or self.mgr_gate.begin(prefix, wait)
+        if why is not None:
+            raise CephMgrDown(errno_mod.EAGAIN, why, prefix)
+        timed_out = False
+        try:
+            out, _ = self._send_to_mgr(prefix, b"", args, wait, target=str(name))
+        except CephTimeout as e:
+            timed_out = not isinstance(e, CephStillWaiting)
+            raise
+        finally:
+            self.mgr_gate.end(prefix, timed_out)
+        return loads(out)
+
+    def _send_to_mgr(self, prefix: str, inbuf: bytes, args: dict[str, Any], wait: float,
+                     target: str = "") -> tuple[bytes, str]:
         """A mgr command to the active mgr itself (mgrline): a dead mgr holds it here, never at the mon."""
         line = self._mgr_line
         if line is None:
@@ -442,7 +466,7 @@ class CephClient:
         me = threading.get_ident()
         self._inflight[me] = (prefix, time.monotonic())
         try:
-            ret, out, outs = line.send(prefix, json.dumps({"prefix": prefix, **args}), inbuf, wait)
+            ret, out, outs = line.send(prefix, json.dumps({"prefix": prefix, **args}), inbuf, wait, target)
         except MgrNoAnswer as e:
             err = CephTimeout(errno_mod.ETIMEDOUT, f"no answer from the mgr within {wait:g}s; the command waits at "
                               "this client (not at the mon) and is answered, and takes effect, when a mgr is "
@@ -462,7 +486,9 @@ class CephClient:
         finally:
             self._inflight.pop(me, None)
         self.last_answer = time.monotonic()
-        if ret == -errno_mod.EACCES:
+        if target and ret > 0:
+            ret = 0  # a daemon's own command answers 1 with a good answer (Pacific's dump_osd_network)
+        if ret == -errno_mod.EACCES and not target:
             # The mgr checks mgr caps; the mon, forwarding, checks mon caps. A key with mon caps only is
             # served through the mon, as before (the CLI would be refused): the mon's own answer decides.
             self._via_mon.add(prefix)

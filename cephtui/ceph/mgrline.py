@@ -103,7 +103,7 @@ class MgrLine:
         self._closed = False
 
     # ------------------------------------------------------------ sending
-    def send(self, prefix: str, cmd: str, inbuf: bytes, wait: float) -> tuple[int, bytes, str]:
+    def send(self, prefix: str, cmd: str, inbuf: bytes, wait: float, target: str = "") -> tuple[int, bytes, str]:
         """(ret, outbuf, outs) of `cmd`, or MgrNoAnswer after `wait` s, or MgrBusy while an earlier
         `prefix` is still carried after waiting `wait` s for it. Transport errors raise as the binding's."""
         deadline = time.monotonic() + wait
@@ -118,7 +118,7 @@ class MgrLine:
             if (other := self._carried.get(prefix)) is not None and not other.done.is_set():
                 raise MgrBusy(other)  # another thread sent the same prefix meanwhile
             self._carried[prefix] = carried
-        threading.Thread(target=self._carry, args=(carried, cmd, inbuf), name=f"mgr-cmd {prefix}",
+        threading.Thread(target=self._carry, args=(carried, cmd, inbuf, target), name=f"mgr-cmd {prefix}",
                          daemon=True).start()
         if not carried.done.wait(max(0.0, deadline - time.monotonic())):
             with self._lock:
@@ -130,13 +130,16 @@ class MgrLine:
         assert carried.result is not None
         return carried.result
 
-    def _carry(self, carried: Carried, cmd: str, inbuf: bytes) -> None:
+    def _carry(self, carried: Carried, cmd: str, inbuf: bytes, target: str = "") -> None:
+        # `target`: a mgr daemon's name, for its own commands (`ceph tell mgr …`: dump_osd_network), which the
+        # active mgr's command table does not hold. Still no librados timeout (see the module's note).
+        kw = {"target": target} if target else {}
         try:
             handle = self._connection()
-            result = handle.mgr_command(cmd, inbuf)
+            result = handle.mgr_command(cmd, inbuf, **kw)
             if result[0] == -errno_mod.EACCES and not result[2].strip():
                 time.sleep(_NO_MGRMAP_RETRY)  # no mgrmap yet on a fresh handle (see above)
-                result = handle.mgr_command(cmd, inbuf)
+                result = handle.mgr_command(cmd, inbuf, **kw)
             carried.result = (int(result[0]), bytes(result[1]), str(result[2]))
         except BaseException as e:  # handed to the caller, whatever it is
             carried.error = e

@@ -120,17 +120,12 @@ def gather(client: Asker, fsid: str, checks: Iterable[HealthCheck], version: str
 
 
 def heartbeat_reader(client: Any) -> Callable[[], Any]:
-    """`ceph tell mgr dump_osd_network PING_SLOW_MS` through the client's librados handle: the pairs the mgr has
-    seen at least that slow (the threshold keeps the answer small on a big cluster, where every pair would be
-    hundreds of thousands of entries). A command of the mgr daemon itself, sent to it by name after the mon's
-    `mgr stat` says one is active, in a thread given up after the client's op timeout: a dead mgr is a note,
-    never a wait at the mon. Everything happens when called (a recording has no handle: said then)."""
-    def read() -> Any:
-        from cephtui.ceph.bench.netfloor import tell_active_mgr
-
-        tell = tell_active_mgr(client.handle, client.mon, float(client.spec.op_timeout))
-        return tell("dump_osd_network", value=int(PING_SLOW_MS))
-    return read
+    """`ceph tell mgr dump_osd_network PING_SLOW_MS`: the pairs the mgr has seen at least that slow (the
+    threshold keeps the answer small on a big cluster, where every pair would be hundreds of thousands of
+    entries). A command of the mgr daemon itself, sent to it by name on the client's mgr line after the mon's
+    `mgr stat` names an active one (CephClient.tell_mgr): a dead mgr is a note, never a wait at the mon.
+    Everything happens when called (a recording cannot tell: said then)."""
+    return lambda: client.tell_mgr("dump_osd_network", value=int(PING_SLOW_MS))
 
 
 def heartbeat_signals(signals: Signals, pings: Callable[[], Any] | None) -> Signals:
@@ -140,7 +135,8 @@ def heartbeat_signals(signals: Signals, pings: Callable[[], Any] | None) -> Sign
     try:
         network = pings()
     except Exception as e:  # no active mgr, an old release, a refusal: the ranking stands without it
-        why = (getattr(e, "message", "") or str(e) or type(e).__name__).strip().splitlines()[0][:120]
+        why = (getattr(e, "message", "") or str(e) or type(e).__name__).strip().splitlines()[0]
+        why = why.split(";")[0][:120]  # the first clause: "no answer from the mgr within 5s", "mgr down: …"
         return replace(signals, notes=(*signals.notes, f"heartbeat pings: not read ({why})"))
     return with_heartbeats(signals, network)
 
