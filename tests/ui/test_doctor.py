@@ -290,10 +290,21 @@ async def test_a_corrupt_replica_found_by_deep_scrub_and_repaired(make_app, sand
         sandbox.kill(f"osd.{replica}")
         bad = tmp_path / "bad"
         bad.write_bytes(b"X" * len(good))
-        tool = subprocess.run(["ceph-objectstore-tool", "--no-mon-config", "--data-path",
-                               str(sandbox.dir / "osd" / f"ceph-{replica}"), name, "set-bytes", str(bad)],
-                              capture_output=True, text=True, timeout=120)
-        assert tool.returncode == 0, f"ceph-objectstore-tool: {tool.returncode}: {tool.stderr[-2000:]}"
+        said: list[str] = []
+
+        def corrupted() -> bool:
+            # The OSD's store may still be held for a moment after its process is gone (a fast shutdown's
+            # last threads, the kernel releasing the lock): the tool failing then is "not yet", and what it
+            # said is kept for the failure message if it never succeeds.
+            tool = subprocess.run(["ceph-objectstore-tool", "--no-mon-config", "--data-path",
+                                   str(sandbox.dir / "osd" / f"ceph-{replica}"), name, "set-bytes", str(bad)],
+                                  capture_output=True, text=True, timeout=120)
+            said.append(f"exit {tool.returncode}: {tool.stderr.strip()[-1500:]}")
+            return tool.returncode == 0
+        try:
+            wait_until(corrupted, 60, f"ceph-objectstore-tool set-bytes on osd.{replica}")
+        except (AssertionError, pytest.fail.Exception):
+            pytest.fail(f"ceph-objectstore-tool set-bytes on osd.{replica} never succeeded: {said[-3:]}")
         sandbox.heal()
         sandbox.ceph("pg", "deep-scrub", pgid)
         wait_until(lambda: {"PG_DAMAGED", "OSD_SCRUB_ERRORS"} <= set(raised(sandbox)), 120, "the scrub errors")
