@@ -6,8 +6,10 @@ the attribute, rather than somewhere in a pane. Nothing else in cephtui touches 
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+import weakref
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
@@ -107,6 +109,8 @@ TYPED = (events.Key, events.Paste)
 # A key whose way through the widgets has not ended after this long (a widget closed with it in its queue,
 # say) no longer holds back the keys typed after it: they are handed on, in order, late rather than never.
 KEY_STALL = 1.0
+# A screen pushed by a key has mounted long before this; a key typed behind it waits for the mount at most this long.
+KEY_MOUNT_WAIT = 10.0
 
 
 def keys_of(text: str) -> list[events.Message]:
@@ -144,6 +148,8 @@ class KeysInOrder(App[Any]):
         self._key_in_hand_since = 0.0
         self._keys_waiting: deque[events.Event] = deque()
         self._key_stall_timer: Any = None
+        self._key_held: events.Event | None = None  # the key in hand, waiting for its screen to mount
+        self._screens_ready: weakref.WeakSet[Any] = weakref.WeakSet()  # mounted, with their own focus set
 
     def _on_load(self, event: events.Load) -> None:
         # Before the driver starts: these reach the queue ahead of anything it reads from the terminal.
@@ -177,12 +183,38 @@ class KeysInOrder(App[Any]):
                 self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         self._key_in_hand, self._key_in_hand_since = event, time.monotonic()
+        if self.screen not in self._screens_ready:
+            # The key before opened this screen. Its on_mount focuses its field with Widget.focus, a callback
+            # put in our queue behind the key typed next: handed on now, that key reaches the screen's first
+            # focusable widget, or the bare screen while it mounts, and is lost (`e` then `ct-ec21` in one
+            # read made `t-ec21`). The first key of a screen waits, in hand, for its mount, then queues behind.
+            self._hold_for_mount(self.screen, event)
+            return
         target = self.focused or self.screen
         await super().on_event(event)  # a priority binding, or forwarded to `target`
         if not event.is_forwarded:
             self._key_done(event)  # a priority binding took it
         elif not target.call_later(self._key_passed, target, event):
             self._key_done(event)  # the target is closing: the key went nowhere
+
+    def _hold_for_mount(self, screen: Any, event: events.Event) -> None:
+        self._key_held = event
+
+        async def mounted() -> None:
+            try:
+                # Textual sets it even when the screen's compose or mount failed; the bound is for a screen
+                # dropped before it ever ran: then the key goes on late rather than never.
+                await asyncio.wait_for(screen._mounted_event.wait(), KEY_MOUNT_WAIT)
+            except asyncio.TimeoutError:
+                log.warning("screen %r not mounted after %.0f s: handing on key %r", screen, KEY_MOUNT_WAIT, event)
+            self._screens_ready.add(screen)
+            if self._key_held is event:
+                self._key_held = None
+                # Behind the screen's own focus callback, which its on_mount put in the queue first.
+                if not self.post_message(event):
+                    self._key_done(event)
+
+        self.run_worker(mounted(), name="key-waits-for-mount", group="keys", exit_on_error=False)
 
     def _key_passed(self, node: Any, event: events.Event) -> None:
         """`node` has dealt with `event`: it was stopped there, or it is in the parent's queue now."""
@@ -219,6 +251,9 @@ class KeysInOrder(App[Any]):
         self._key_stall_timer = None
         stuck = self._key_in_hand
         if stuck is None:
+            return
+        if stuck is self._key_held:  # not lost: waiting for its screen (bounded by KEY_MOUNT_WAIT)
+            self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         if time.monotonic() - self._key_in_hand_since >= KEY_STALL:
             log.warning("key %r not dealt with after %.1f s: handing on the %d typed after it", stuck,

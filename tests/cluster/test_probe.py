@@ -37,6 +37,7 @@ def test_the_probe_reports_a_floor_below_its_writes_and_words_naming_it(sandbox:
                       "random 4 KiB reads, one in flight", "removing the probe's objects"]
     f = r.floor
     assert f.osds_answered == f.osds_serving == 3 and f.unreachable == ()
+    assert "no heartbeat ping times (" not in f.note, f.note  # the mgr's dump_osd_network answered (tell_mgr)
     assert 0 < f.client_rtt < r.write.p50 and 0 < write_floor(f, r.shape) < r.write.p50
     # A read needs one round trip: below it lies the fastest handshake seen. The median handshake is no floor
     # for a cached read on loopback: a handshake does more than a read on an open connection, and on a loaded

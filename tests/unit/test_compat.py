@@ -373,3 +373,53 @@ async def test_keys_typed_while_cephtui_started_come_first(monkeypatch: pytest.M
     monkeypatch.setattr(typeahead, "_early", "ab\x7fc\r")
     assert await submitted_after_burst(OrderedInputApp(), "") == ["ac"]
     assert typeahead.take() == ""  # taken once
+
+
+class FormLike(Screen[None]):
+    """A screen like cephtui's forms: a label first, then its field, focused in on_mount."""
+
+    def __init__(self, submitted: list[str]) -> None:
+        super().__init__()
+        self.submitted = submitted
+
+    def compose(self) -> ComposeResult:
+        yield TextualButton("Help")  # focusable ahead of the field: the screen's own auto-focus would pick it
+        yield Input(id="name")
+
+    def on_mount(self) -> None:
+        self.query_one("#name", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submitted.append(event.value)
+
+
+class OpensAForm(compat.KeysInOrder):
+    BINDINGS = [("e", "open", "open a form")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("main")
+
+    def action_open(self) -> None:
+        self.push_screen(FormLike(self.submitted))
+
+
+async def test_keys_in_order_holds_the_keys_typed_behind_the_key_that_opens_a_form() -> None:
+    """`e` opens a form and the name typed right behind it (one read over ssh) lands in its field, every
+    character: before, the first went to the form while it was still mounting, before its field had the focus
+    (CI: `ct-ec21` became `t-ec21`)."""
+    for _ in range(20):
+        assert await submitted_after_opening_a_form("ect-ec21\r") == ["ct-ec21"]
+
+
+async def submitted_after_opening_a_form(burst: str) -> list[str]:
+    app = OpensAForm()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        for key in compat.keys_of(burst):
+            app.post_message(key)
+        await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the form's field")
+        return app.submitted

@@ -253,43 +253,5 @@ def measure_floor(ask: Callable[..., Any], pool: str, *, max_osds: int = MAX_OSD
     return summarise(handshakes(addresses), osds, pings, notes, down, max_osds)
 
 
-def tell_active_mgr(handle: Any, ask: Callable[..., Any], timeout: float) -> Callable[..., Any]:
-    """`ceph tell mgr PREFIX` through a librados handle: a command the mgr daemon itself serves (its admin
-    socket's, reachable over the network since Octopus), not a mgr module's, so it needs the mgr's name.
-
-    librados holds a mgr command until a mgr answers, whatever its timeout argument: the call runs in a
-    daemon thread and is given up after `timeout` (the thread then ends whenever librados lets it)."""
-    import json
-    import threading
-
-    def tell(prefix: str, **args: Any) -> Any:
-        stat = ask("mgr stat") or {}
-        name = stat.get("active_name")
-        if not name or not stat.get("available", True):
-            raise RuntimeError("no active mgr")
-        if prefix == "dump_osd_network":
-            args.setdefault("value", 0)  # the threshold in ms: 0 lists every pair
-        cmd = {"prefix": prefix, "format": "json", **args}
-        box: dict[str, Any] = {}
-
-        def call() -> None:
-            try:
-                box["answer"] = handle.mgr_command(json.dumps(cmd), b"", timeout=timeout, target=str(name))
-            except Exception as e:  # handed to the asking thread
-                box["error"] = e
-        t = threading.Thread(target=call, name="netfloor-mgr", daemon=True)
-        t.start()
-        t.join(timeout)
-        if t.is_alive():
-            raise TimeoutError(f"no answer from mgr.{name} within {timeout:g} s")
-        if "error" in box:
-            raise box["error"]
-        ret, out, outs = box["answer"]
-        if ret < 0:  # 1 comes back with a good answer (seen on Pacific): only a negative errno is a refusal
-            raise RuntimeError(outs or f"error {ret}")
-        return json.loads(out) if out else None
-    return tell
-
-
 def _short(e: Exception) -> str:
     return (getattr(e, "message", "") or str(e) or type(e).__name__).splitlines()[0][:120]

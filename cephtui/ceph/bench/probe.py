@@ -26,7 +26,7 @@ from typing import Any
 from cephtui.ceph import ops
 from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.history import BenchHistory
-from cephtui.ceph.bench.netfloor import measure_floor, tell_active_mgr
+from cephtui.ceph.bench.netfloor import measure_floor
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.probe_result import (
     Direction,
@@ -186,8 +186,11 @@ class LatencyProbe:
         dump = client.mon("osd dump")
         shape = pool_shape(dump, plan.pool, lambda name: client.mon("osd erasure-code-profile get", name=name))
         self._phase("measuring the network's floor")
-        tell_mgr = tell_active_mgr(client.handle, client.mon, float(client.spec.op_timeout))
-        floor = measure_floor(client.mon, plan.pool, tell_mgr=tell_mgr, dump=dump)
+        # The heartbeat pings come from the mgr daemon by name, on the client's mgr line (CephClient.tell_mgr): a
+        # dead mgr is a note on the floor, never a wait at the mon, nor a librados timeout whose late answer
+        # would complete freed memory in this process. Threshold 0: every pair.
+        floor = measure_floor(client.mon, plan.pool, tell_mgr=lambda prefix: client.tell_mgr(prefix, value=0),
+                              dump=dump)
         osds = list(floor.serving[:PERF_OSDS])
         perf_note = "" if osds else "the OSDs' counters were not read (no OSD serves the pool)"
         if len(floor.serving) > PERF_OSDS:
