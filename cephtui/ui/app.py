@@ -163,6 +163,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
         self._stale = set()  # panes whose tab was hidden when the last snapshot came: shown when opened
         self._opened_later: dict[Pane, Callable[[], None]] = {}  # hidden panes' news of their own (when_opened)
+        self._tab_opening: str | None = None  # a tab switched to whose pane has not taken the focus yet
         self._graveyard = []
         self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
         self._reclaimed_at = time.monotonic()
@@ -312,12 +313,21 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
             self._opened_later.pop(later)()
         pane = next((p for p in self.panes if p.parent is event.pane), None)
         if pane is None:
+            self._tab_opening = None
             return
         # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
-        self.call_after_refresh(pane.focus_table)
+        self.call_after_refresh(self._focus_opened, pane)
         # What a tab fetches only while shown (its table): fill it now, not at the next tick.
         if pane.fetch() != NOTHING_MORE and not self._polling:
             self._schedule(0)
+
+    def _focus_opened(self, pane: Pane) -> None:
+        pane.focus_table()
+        # Behind the focus callback that focus_table queued: the keys held for this tab go on after it.
+        self.call_later(self._tab_opened)
+
+    def _tab_opened(self) -> None:
+        self._tab_opening = None
 
     # ------------------------------------------------------------ actions
     async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:

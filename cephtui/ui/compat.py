@@ -9,9 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from rich.console import RenderableType
@@ -109,8 +108,10 @@ TYPED = (events.Key, events.Paste)
 # A key whose way through the widgets has not ended after this long (a widget closed with it in its queue,
 # say) no longer holds back the keys typed after it: they are handed on, in order, late rather than never.
 KEY_STALL = 1.0
-# A screen pushed by a key has mounted long before this; a key typed behind it waits for the mount at most this long.
-KEY_MOUNT_WAIT = 10.0
+# The keys typed behind a key that opened a screen, or started a dialog flow, wait for that screen to be up (or the
+# flow to end) at most this long; past it they go to whatever has the focus, late rather than never.
+KEY_SETTLE_WAIT = 5.0
+KEY_SETTLE_POLL = 0.005  # how often the wait looks again (only while a key's screen or flow is on its way)
 
 
 def keys_of(text: str) -> list[events.Message]:
@@ -140,6 +141,10 @@ class KeysInOrder(App[Any]):
     its binding, or when bubbling ends without reaching the app. Between a widget and its parent the key
     travels through the parent's queue, so a callback posted behind it into each queue on its way up
     runs once that queue has dealt with it.
+
+    A key that opened a screen, or started a dialog flow (an async worker that pushes a form), is dealt with
+    only once that screen has mounted, or the flow ended without one: the keys typed behind it belong to the
+    form (`_key_done`, `_settle`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -148,8 +153,10 @@ class KeysInOrder(App[Any]):
         self._key_in_hand_since = 0.0
         self._keys_waiting: deque[events.Event] = deque()
         self._key_stall_timer: Any = None
-        self._key_held: events.Event | None = None  # the key in hand, waiting for its screen to mount
-        self._screens_ready: weakref.WeakSet[Any] = weakref.WeakSet()  # mounted, with their own focus set
+        self._workers_before: set[Any] = set()  # the workers that ran before the key in hand
+        self._screen_before: Any = None  # the screen shown when the key in hand was taken
+        self._settling: Any = None  # the wait after a key that opened a screen or started a flow
+        self._key_waits: list[Callable[[], bool]] = []  # what the keys behind the key in hand wait for too
 
     def _on_load(self, event: events.Load) -> None:
         # Before the driver starts: these reach the queue ahead of anything it reads from the terminal.
@@ -183,38 +190,14 @@ class KeysInOrder(App[Any]):
                 self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         self._key_in_hand, self._key_in_hand_since = event, time.monotonic()
-        if self.screen not in self._screens_ready:
-            # The key before opened this screen. Its on_mount focuses its field with Widget.focus, a callback
-            # put in our queue behind the key typed next: handed on now, that key reaches the screen's first
-            # focusable widget, or the bare screen while it mounts, and is lost (`e` then `ct-ec21` in one
-            # read made `t-ec21`). The first key of a screen waits, in hand, for its mount, then queues behind.
-            self._hold_for_mount(self.screen, event)
-            return
+        self._workers_before, self._screen_before = set(self.workers), self._current_screen()
+        self._key_waits = []
         target = self.focused or self.screen
         await super().on_event(event)  # a priority binding, or forwarded to `target`
         if not event.is_forwarded:
             self._key_done(event)  # a priority binding took it
         elif not target.call_later(self._key_passed, target, event):
             self._key_done(event)  # the target is closing: the key went nowhere
-
-    def _hold_for_mount(self, screen: Any, event: events.Event) -> None:
-        self._key_held = event
-
-        async def mounted() -> None:
-            try:
-                # Textual sets it even when the screen's compose or mount failed; the bound is for a screen
-                # dropped before it ever ran: then the key goes on late rather than never.
-                await asyncio.wait_for(screen._mounted_event.wait(), KEY_MOUNT_WAIT)
-            except asyncio.TimeoutError:
-                log.warning("screen %r not mounted after %.0f s: handing on key %r", screen, KEY_MOUNT_WAIT, event)
-            self._screens_ready.add(screen)
-            if self._key_held is event:
-                self._key_held = None
-                # Behind the screen's own focus callback, which its on_mount put in the queue first.
-                if not self.post_message(event):
-                    self._key_done(event)
-
-        self.run_worker(mounted(), name="key-waits-for-mount", group="keys", exit_on_error=False)
 
     def _key_passed(self, node: Any, event: events.Event) -> None:
         """`node` has dealt with `event`: it was stopped there, or it is in the parent's queue now."""
@@ -235,8 +218,64 @@ class KeysInOrder(App[Any]):
         self._key_done(event)  # bubbling ended before the app (a screen that stopped it, or closed)
 
     def _key_done(self, event: events.Event) -> None:
-        if event is not self._key_in_hand:
+        if event is not self._key_in_hand or self._settling is not None:
             return
+        flows = self._flows_started()
+        if flows or not self._screen_up() or not self._waits_over():
+            # The key opened a screen that is still mounting, or started a flow (a worker whose first step is
+            # a form: CephTUI.form_then_confirm) that has not pushed it yet. Handed on now, the next key reaches
+            # the pane, or the bare screen before its on_mount focused the field, and is lost (`e` then
+            # `ct-ec21` in one read made the form `t-ec21`). It waits, in order, until that screen is up.
+            self._settling = self.run_worker(self._settle(flows), name="keys-wait-for-screen", group="keys",
+                                             exit_on_error=False)
+            return
+        self._hand_on()
+
+    def keys_wait_for(self, ready: Callable[[], bool]) -> None:
+        """The keys typed behind the key in hand wait until `ready()` too (bounded by KEY_SETTLE_WAIT): for what
+        the key's action sets in motion through the message queues (a tab whose pane takes the focus after its
+        TabActivated, after a refresh). Called outside a key, it does nothing."""
+        if self._key_in_hand is not None and self._settling is None:
+            self._key_waits.append(ready)
+
+    def _waits_over(self) -> bool:
+        return all(ready() for ready in self._key_waits)
+
+    def _flows_started(self) -> list[Any]:
+        """The async workers that the key in hand started and that still run. Thread workers (a refresh, a
+        cluster read) are not dialog flows: keys never wait on the cluster."""
+        return [w for w in self.workers if w not in self._workers_before and not w.is_finished
+                and not w._thread_worker and w.group != "keys"]
+
+    def _screen_up(self) -> bool:
+        """The screen shown has mounted, so its own on_mount focus is in the queue ahead of the next key."""
+        try:
+            return self.screen.is_mounted
+        except Exception:  # the stack is empty: the app is closing
+            return True
+
+    async def _settle(self, flows: list[Any]) -> None:
+        deadline = time.monotonic() + KEY_SETTLE_WAIT
+        while True:
+            shown = self._screen_before is not self._current_screen()
+            if (shown or all(w.is_finished for w in flows)) and self._screen_up() and self._waits_over():
+                break
+            if time.monotonic() >= deadline:
+                log.warning("no screen after %.0f s behind key %r: handing on the %d typed after it",
+                            KEY_SETTLE_WAIT, self._key_in_hand, len(self._keys_waiting))
+                break
+            await asyncio.sleep(KEY_SETTLE_POLL)
+        self._settling = None
+        self._hand_on()
+
+    def _current_screen(self) -> Any:
+        try:
+            return self.screen
+        except Exception:
+            return None
+
+    def _hand_on(self) -> None:
+        """The key in hand is done: the next key typed goes on its way."""
         self._key_in_hand = None
         if self._keys_waiting:
             following = self._keys_waiting.popleft()
@@ -252,7 +291,7 @@ class KeysInOrder(App[Any]):
         stuck = self._key_in_hand
         if stuck is None:
             return
-        if stuck is self._key_held:  # not lost: waiting for its screen (bounded by KEY_MOUNT_WAIT)
+        if self._settling is not None:  # not lost: waiting for its screen (bounded by KEY_SETTLE_WAIT)
             self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         if time.monotonic() - self._key_in_hand_since >= KEY_STALL:

@@ -98,6 +98,8 @@ class Moving(App[None]):
     here are set in CephTUI.__init__/on_mount."""
 
     tabs: TabbedContent
+    _tab_opening: str | None  # the tab whose pane has not taken the focus yet (action_show_tab)
+    keys_wait_for: Callable[[Callable[[], bool]], None]  # compat.KeysInOrder
     panes: tuple[Pane, ...]
     _jump_names: Names  # names `:` completes, kept across snapshots
     _search: dict[str, str]  # tab -> the `/` search of a tab without a filter of its own
@@ -110,6 +112,11 @@ class Moving(App[None]):
             return
         # Drop focus first: a focused widget in the old pane would pull its tab back to the front.
         self.set_focus(None)
+        # The new pane takes the focus only after its TabActivated and a refresh (CephTUI.
+        # on_tabbed_content_tab_activated): until then a key typed behind this one reaches no pane (`5c` in
+        # one read opened no pool wizard), so the keys wait for it.
+        self._tab_opening = key
+        self.keys_wait_for(lambda: self._tab_opening != key)
         self.tabs.active = key
 
     @property

@@ -174,3 +174,37 @@ def test_the_reweight_form_takes_backspace_digits_and_enter_in_one_read(terminal
     terminal.write(b"\x1b")
     terminal.wait(lambda s: "Confirm" not in s and "Reweight osd.1" not in s, "the dialogs closed")
     assert reweight(sandbox, 1) == 1.0
+
+
+def test_a_tab_a_form_and_its_name_in_one_read(terminal: Terminal, sandbox: Sandbox) -> None:
+    """A tab's digit, the key that opens its form and the name, in one read: every key lands where it was
+    typed. Before, the key after a tab switch reached no pane (the new pane takes the focus after its
+    TabActivated) and the first key of a form opened by a flow reached the pane (`ct-ec21` became `t-ec21`
+    in CI)."""
+    terminal.start()
+    terminal.ready()
+    terminal.write(b"5cct-pool")  # the second `c` is the name's first letter
+    shown = terminal.wait(lambda s: "Create a pool" in s and "ct-pool" in s, "the pool wizard holding ct-pool")
+    assert re.search(r"Pool name\s+▊\s+ct-pool\s", shown), shown
+    terminal.write(b"\x1b")
+    terminal.wait(lambda s: "Create a pool" not in s, "the wizard closed")
+    # CRUSH reads its map when its tab opens (`e` before that says so): the tab first, then the burst.
+    terminal.write(b"4")
+    terminal.wait(lambda s: "replicated_rule" in s and "osd.2" in s, "the CRUSH tab with its map")
+    terminal.write(b"ect-ec21")
+    shown = terminal.wait(lambda s: "Create an erasure-code profile" in s and "ct-ec21" in s,
+                          "the EC profile form holding ct-ec21")
+    assert "erasure-code-profile set ct-ec21 " in shown, shown
+    terminal.write(b"\x1b")
+    terminal.wait(lambda s: "Create an erasure-code profile" not in s, "the form closed")
+    # The reweight form, its opening key and the value in one read: the confirmation offers what was typed.
+    terminal.write(b":osd.1\r")
+    terminal.wait(on_osd("osd.1"), "the cursor on osd.1", escapes=True)
+    terminal.write(b"w\x7f0.5\r")
+    shown = terminal.wait(lambda s: "Confirm: Reweight osd.1 to" in s, "the confirmation")
+    assert "$ ceph osd reweight 1 0.5" in shown, shown
+    terminal.write(b"\x1b")
+    terminal.wait(lambda s: "Confirm" not in s and "Reweight osd.1" not in s, "the dialogs closed")
+    assert reweight(sandbox, 1) == 1.0
+    assert "ct-ec21" not in sandbox.ceph("osd", "erasure-code-profile", "ls")
+    assert "ct-pool" not in [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]

@@ -4,8 +4,10 @@ Textual's own widgets, so the day Textual fixes one, its test says the workaroun
 from __future__ import annotations
 
 import ast
+import asyncio
 import inspect
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ import textual
 from textual import events, keys
 from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
-from textual.binding import BindingsMap
+from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message_pump import MessagePump
@@ -25,6 +27,7 @@ from textual.widget import Widget
 from textual.widgets import Button as TextualButton
 from textual.widgets import DataTable as TextualDataTable
 from textual.widgets import Footer, Input, Static, _footer
+from textual.worker import Worker
 
 from cephtui.ui import compat
 
@@ -307,6 +310,8 @@ def test_keys_in_order_names() -> None:
     expect("message._stop_propagation" in inspect.getsource(MessagePump._on_message)
            and "message._bubble_to(self._parent)" in inspect.getsource(MessagePump._on_message),
            "MessagePump._on_message bubbling to _parent unless _stop_propagation")
+    expect("self._thread_worker = thread" in inspect.getsource(Worker.__init__),
+           "Worker._thread_worker (a thread worker is no dialog flow: keys never wait on it)")
     expect("attrs_before" in inspect.getsource(LinuxDriver.start_application_mode)
            and "attrs_before" in inspect.getsource(LinuxDriver.stop_application_mode),
            "LinuxDriver.attrs_before (the terminal modes restored at exit)")
@@ -415,11 +420,95 @@ async def test_keys_in_order_holds_the_keys_typed_behind_the_key_that_opens_a_fo
         assert await submitted_after_opening_a_form("ect-ec21\r") == ["ct-ec21"]
 
 
-async def submitted_after_opening_a_form(burst: str) -> list[str]:
-    app = OpensAForm()
+async def submitted_after_opening_a_form(burst: str, kind: type[OpensAForm] = OpensAForm) -> list[str]:
+    app = kind()
     async with app.run_test() as pilot:
         await pilot.pause()
         for key in compat.keys_of(burst):
             app.post_message(key)
         await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the form's field")
         return app.submitted
+
+
+class OpensAFormInAFlow(OpensAForm):
+    """cephtui's edit path: the key starts a worker whose first step is `push_screen_wait(form)`
+    (CephTUI.form_then_confirm), so the form is pushed after the key has been dealt with."""
+
+    def action_open(self) -> None:
+        async def flow() -> None:
+            await self.push_screen_wait(FormLike(self.submitted))
+        self.run_worker(flow(), group="dialog-flow")
+
+
+async def test_keys_in_order_holds_the_keys_typed_behind_a_key_whose_flow_opens_a_form() -> None:
+    """Real app over tmux: `e` then `ct-ec21` in one read gave the form `t-ec21`: `c` reached the pane
+    before the flow's worker had pushed the form."""
+    for _ in range(20):
+        assert await submitted_after_opening_a_form("ect-ec21\r", OpensAFormInAFlow) == ["ct-ec21"]
+
+
+class FlowWithoutAForm(compat.KeysInOrder):
+    """F2 starts a flow that opens no screen (refused, or still reading): the keys behind it go to the Input
+    once the flow ends, or once KEY_SETTLE_WAIT has passed."""
+    BINDINGS = [Binding("f2", "open", "start a flow")]  # F2: not a character the Input takes
+
+    def __init__(self, forever: bool) -> None:
+        super().__init__()
+        self.forever = forever
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="main")
+
+    def action_open(self) -> None:
+        async def flow() -> None:
+            await asyncio.sleep(3600 if self.forever else 0.05)
+        self.run_worker(flow(), group="dialog-flow")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submitted.append(event.value)
+
+
+@pytest.mark.parametrize("forever", [False, True])
+async def test_keys_behind_a_flow_that_opens_no_screen_go_on(forever: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(compat, "KEY_SETTLE_WAIT", 0.5)
+    app = FlowWithoutAForm(forever)
+    async with app.run_test() as pilot:
+        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+        for key in compat.keys_of("\x1bOQab\x7fc\r"):
+            app.post_message(key)
+        await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input")
+        assert app.submitted == ["ac"]  # in order, none lost
+
+
+class ReadsInAThread(compat.KeysInOrder):
+    """F2 starts a thread worker (a cluster read): the keys behind it never wait for it."""
+    BINDINGS = [Binding("f2", "read", "read")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.submitted: list[str] = []
+        self.release = threading.Event()
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="main")
+
+    def action_read(self) -> None:
+        self.run_worker(self.release.wait, thread=True)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submitted.append(event.value)
+
+
+async def test_keys_behind_a_thread_worker_do_not_wait_for_it() -> None:
+    app = ReadsInAThread()
+    async with app.run_test() as pilot:
+        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+        for key in compat.keys_of("\x1bOQok\r"):
+            app.post_message(key)
+        try:
+            await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input",
+                                  timeout=compat.KEY_SETTLE_WAIT - 1)
+        finally:
+            app.release.set()
+        assert app.submitted == ["ok"]
