@@ -266,3 +266,12 @@ async def test_200x60_uses_the_room(make_app, sandbox: Sandbox) -> None:
         for button in ("#form-ok", "#form-cancel"):
             assert on_screen(app, app.screen.query_one(button)), screen_text(app)
         await pilot.press("escape")
+        await until(pilot, app, lambda t: "New benchmark run" not in t, "the form closed")
+
+        # OSDs at 120 columns: the latency trend whole on screen (its newest cells are its right end), before
+        # the flags.
+        await pilot.press(TAB_KEYS["osds"])
+        text = await until(pilot, app, lambda t: re.search(r"osd\.2\s+up in", t), "the OSD rows at 120x36")
+        header = next((line for line in text.splitlines() if re.search(r"\bname\s+status\b", line)), "")
+        assert re.search(r"lat c/a\s+trend\s+flags", header), text
+        assert header.index("trend") + 12 < header.rindex("│"), header  # its 12 cells inside the box

@@ -43,7 +43,9 @@ FLAG_STYLE = {"destroyed": "bold err", "noout": "info", "nodown": "info", "noup"
 LABELS = tuple(c for c, _ in COLUMNS) + ("used", "avail", TREND[0])
 NARROW = ((0, 18), (2, 9), (7, 5), (9, 4), (4, 8), (3, 7), (11, 14), (10, 7), (15, 12),
           (1, 5), (6, 8), (8, 4), (5, 7), (12, 14))
-MEDIUM = ((0, 26), (2, 11), (7, 6), (9, 4), (4, 8), (3, 7), (11, 22), (10, 9), (15, 12),
+# The trend before the flags, as on wide screens: its newest cells are its right end, which at 120 columns fell
+# past the edge (only the empty start of a young recording showed); the flags keep 16 columns there.
+MEDIUM = ((0, 26), (2, 11), (7, 6), (9, 4), (4, 8), (3, 7), (10, 9), (15, 12), (11, 22),
           (6, 9), (8, 4), (1, 5), (5, 7), (12, 14))
 WIDE = ((0, 26), (1, 5), (2, 11), (3, 7), (4, 8), (5, 7), (6, 9), (13, 8), (14, 8), (7, 6), (8, 4), (9, 4), (10, 9),
         (15, 12), (11, 22), (12, 14))
