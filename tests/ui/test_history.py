@@ -15,6 +15,7 @@ import pytest
 
 from cephtui.ceph.history.model import INTERVAL
 from cephtui.ceph.history.store import HistoryStore, history_path
+from cephtui.ceph.snapshot.parse import parse_stamp
 from cephtui.paths import data_dir
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.osds import OSDsPane
@@ -56,6 +57,13 @@ async def test_recorded_history_is_shown_after_a_restart(sandbox: Sandbox, make_
         finally:
             sandbox.ceph("osd", "unset", "noout")  # … and cleared
         _wait(lambda: ("OSDMAP_FLAGS", "cleared") in _events(store, first), 60, "OSDMAP_FLAGS cleared in the history")
+        # Each change at the moment the mon logged it, not when the recorder next looked (up to 5 s later).
+        logged = {e["message"]: parse_stamp(e["stamp"]) for e in sandbox.ceph("log", "last", "200", "info", "cluster")
+                  if (parse_stamp(e["stamp"]) or 0) >= first - 1}  # newest last: the dict keeps the newest
+        events = {(e.code, e.change): e.t for e in store.events(first, time.time() + 60)}
+        assert events[("OSDMAP_FLAGS", "raised")] == logged["Health check failed: noout flag(s) set (OSDMAP_FLAGS)"]
+        assert events[("OSDMAP_FLAGS", "cleared")] == logged[
+            "Health check cleared: OSDMAP_FLAGS (was: noout flag(s) set)"]
         _wait(lambda: len(store.cluster_frames(first - 60, time.time(), tier=0)) >= 3, 60, "three samples")
     finally:
         rec.send_signal(signal.SIGTERM)

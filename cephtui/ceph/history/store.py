@@ -18,6 +18,7 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -35,6 +36,35 @@ BUSY_MS = 10_000  # another writer's transaction is milliseconds; a stuck one is
 MISSING = 0xFFFF  # an OSD without a value in a packed frame
 LAT_SCALE = 10  # latency packed in tenths of a millisecond (uint16: up to 6553.4 ms, clamped)
 USED_SCALE = 10_000  # used fraction packed in 1/10,000
+
+# The mon's own words for a health change in its cluster log (HealthMonitor), each stamped by the mon when it
+# happened: a recorder sees the change only at its next sample, up to INTERVAL later.
+_LOGGED_CHANGE = (
+    ("raised", re.compile(r"Health check failed: .* \((?P<code>[A-Z0-9_]+)\)$")),
+    ("cleared", re.compile(r"Health check cleared: (?P<code>[A-Z0-9_]+) \(was: ")),
+    ("changed", re.compile(r"Health check update: .* \((?P<code>[A-Z0-9_]+)\)$")),
+)
+
+
+def logged_changes(entries: Sequence[tuple[str, str, int, str, str, str]], after: float,
+                   until: float) -> dict[tuple[str, str], float]:
+    """(change, code) -> when the mon logged it, the newest in (after, until]: the moment of a change that a
+    sample at `until` found and the sample at `after` did not. A stamp outside that span (a clock apart from
+    the mon's, an old line) says nothing about this change."""
+    from cephtui.ceph.snapshot.parse import parse_stamp
+
+    out: dict[tuple[str, str], float] = {}
+    for stamp, _name, _seq, _channel, _priority, message in entries:
+        for change, pattern in _LOGGED_CHANGE:
+            m = pattern.match(message)
+            if m is None:
+                continue
+            t = parse_stamp(stamp)
+            if t is not None and after < t <= until and t > out.get((change, m["code"]), after):
+                out[(change, m["code"])] = t
+            break
+    return out
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
@@ -245,7 +275,7 @@ class HistoryStore:
                         db.execute("INSERT OR IGNORE INTO frames VALUES(0, 'pools', ?, ?)",
                                    (t0, _pack_json(sample.pools)))
                 if sample.checks is not None:
-                    self._health(db, sample.t, sample.checks)
+                    self._health(db, sample.t, sample.checks, sample.log)
                 self._log(db, sample.log)
                 self._fold(db, t0)
                 db.execute("COMMIT")
@@ -257,23 +287,33 @@ class HistoryStore:
         return new
 
     @staticmethod
-    def _health(db: sqlite3.Connection, t: float, checks: dict[str, tuple[str, str]]) -> None:
+    def _health(db: sqlite3.Connection, t: float, checks: dict[str, tuple[str, str]],
+                log: Sequence[tuple[str, str, int, str, str, str]] = ()) -> None:
         row = db.execute("SELECT value FROM meta WHERE key='checks_t'").fetchone()
         if row is not None and t < float(row[0]):
             return  # another writer has already recorded a later state: an older one must not undo it
         db.execute("INSERT OR REPLACE INTO meta VALUES('checks_t', ?)", (repr(t),))
+        # A change is stamped when the mon logged it, if this sample's log lines say so, else when it was seen;
+        # the first sample of a file has no previous one to bound the line by.
+        logged = logged_changes(log, float(row[0]), t + INTERVAL) if row is not None else {}
+
+        def when(change: str, code: str) -> float:
+            return min(logged.get((change, code), t), t)  # never after the sample that saw it
+
         open_ = {c: (s, m) for c, s, m in db.execute("SELECT code, severity, summary FROM open_checks")}
         for code in sorted(set(checks) - set(open_)):
             sev, summary = checks[code]
-            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (t, code, sev, summary))
-            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, t))
+            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (when("raised", code), code, sev, summary))
+            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, when("raised", code)))
         for code in sorted(set(open_) - set(checks)):
-            db.execute("INSERT INTO events VALUES(?, ?, 'cleared', '', ?)", (t, code, open_[code][1]))
+            db.execute("INSERT INTO events VALUES(?, ?, 'cleared', '', ?)", (when("cleared", code), code,
+                                                                            open_[code][1]))
             db.execute("DELETE FROM open_checks WHERE code=?", (code,))
         for code in sorted(set(open_) & set(checks)):
             sev, summary = checks[code]
             if sev != open_[code][0]:  # WARN <-> ERR; a count in the summary moving is not an event
-                db.execute("INSERT INTO events VALUES(?, ?, 'changed', ?, ?)", (t, code, sev, summary))
+                db.execute("INSERT INTO events VALUES(?, ?, 'changed', ?, ?)", (when("changed", code), code, sev,
+                                                                                summary))
                 db.execute("UPDATE open_checks SET severity=?, summary=? WHERE code=?", (sev, summary, code))
 
     @staticmethod
