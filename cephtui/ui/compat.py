@@ -247,6 +247,10 @@ class KeysInOrder(App[Any]):
         return [w for w in self.workers if w not in self._workers_before and not w.is_finished
                 and not w._thread_worker and w.group != "keys"]
 
+    def _reading_the_cluster(self) -> bool:
+        """A thread worker started since the key in hand was taken: a cluster read (the flow's, or the key's)."""
+        return any(w._thread_worker and w not in self._workers_before for w in self.workers)
+
     def _screen_up(self) -> bool:
         """The screen shown has mounted, so its own on_mount focus is in the queue ahead of the next key."""
         try:
@@ -258,7 +262,10 @@ class KeysInOrder(App[Any]):
         deadline = time.monotonic() + KEY_SETTLE_WAIT
         while True:
             shown = self._screen_before is not self._current_screen()
-            if (shown or all(w.is_finished for w in flows)) and self._screen_up() and self._waits_over():
+            # A flow that reads the cluster before its form (in_thread: a thread worker) lets the keys go on:
+            # keys never wait on the cluster, and a dialog that comes later gets only the keys typed after it.
+            over = shown or all(w.is_finished for w in flows) or self._reading_the_cluster()
+            if over and self._screen_up() and self._waits_over():
                 break
             if time.monotonic() >= deadline:
                 log.warning("no screen after %.0f s behind key %r: handing on the %d typed after it",

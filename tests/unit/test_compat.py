@@ -512,3 +512,30 @@ async def test_keys_behind_a_thread_worker_do_not_wait_for_it() -> None:
         finally:
             app.release.set()
         assert app.submitted == ["ok"]
+
+
+class ReadsThenOpensAForm(ReadsInAThread):
+    """F2 starts a flow that reads the cluster (a thread worker, as flows.in_thread does) before its form."""
+
+    def action_read(self) -> None:
+        async def flow() -> None:
+            await self.run_worker(self.release.wait, thread=True).wait()
+            await self.push_screen_wait(FormLike(self.submitted))
+        self.run_worker(flow(), group="dialog-flow")
+
+
+async def test_keys_behind_a_flow_that_reads_the_cluster_first_do_not_wait_for_the_read() -> None:
+    """Keys never wait on the cluster: typed while the flow reads, they go where the focus is (the form that
+    comes afterwards gets only what is typed once it is up)."""
+    app = ReadsThenOpensAForm()
+    async with app.run_test() as pilot:
+        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+        for key in compat.keys_of("\x1bOQok\r"):
+            app.post_message(key)
+        try:
+            await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input",
+                                  timeout=compat.KEY_SETTLE_WAIT - 1)
+        finally:
+            app.release.set()
+        assert app.submitted == ["ok"]
+        await wait_until_true(pilot, lambda: isinstance(app.screen, FormLike), "the form, once read")
