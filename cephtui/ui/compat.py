@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from rich.console import RenderableType
 from textual import events
 from textual._xterm_parser import XTermParser
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.widgets import Button as _Button
@@ -253,10 +253,8 @@ class KeysInOrder(App[Any]):
 
     def _screen_up(self) -> bool:
         """The screen shown has mounted, so its own on_mount focus is in the queue ahead of the next key."""
-        try:
-            return self.screen.is_mounted
-        except Exception:  # the stack is empty: the app is closing
-            return True
+        screen = self._current_screen()
+        return screen is None or screen.is_mounted  # no screen: the app is closing
 
     async def _settle(self, flows: list[Any]) -> None:
         deadline = time.monotonic() + KEY_SETTLE_WAIT
@@ -278,7 +276,7 @@ class KeysInOrder(App[Any]):
     def _current_screen(self) -> Any:
         try:
             return self.screen
-        except Exception:
+        except ScreenStackError:  # the stack is empty: the app is closing
             return None
 
     def _hand_on(self) -> None:

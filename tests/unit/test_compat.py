@@ -500,18 +500,24 @@ class ReadsInAThread(compat.KeysInOrder):
         self.submitted.append(event.value)
 
 
+async def submitted_while_reading(app: ReadsInAThread, pilot: Any) -> list[str]:
+    """F2, `ok`, Enter in one read while the read F2 started is still going: what the Input submitted
+    (well before KEY_SETTLE_WAIT, or the keys waited on the read); the read ends afterwards."""
+    await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+    for key in compat.keys_of("\x1bOQok\r"):
+        app.post_message(key)
+    try:
+        await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input",
+                              timeout=compat.KEY_SETTLE_WAIT - 1)
+    finally:
+        app.release.set()
+    return app.submitted
+
+
 async def test_keys_behind_a_thread_worker_do_not_wait_for_it() -> None:
     app = ReadsInAThread()
     async with app.run_test() as pilot:
-        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
-        for key in compat.keys_of("\x1bOQok\r"):
-            app.post_message(key)
-        try:
-            await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input",
-                                  timeout=compat.KEY_SETTLE_WAIT - 1)
-        finally:
-            app.release.set()
-        assert app.submitted == ["ok"]
+        assert await submitted_while_reading(app, pilot) == ["ok"]
 
 
 class ReadsThenOpensAForm(ReadsInAThread):
@@ -529,13 +535,5 @@ async def test_keys_behind_a_flow_that_reads_the_cluster_first_do_not_wait_for_t
     comes afterwards gets only what is typed once it is up)."""
     app = ReadsThenOpensAForm()
     async with app.run_test() as pilot:
-        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
-        for key in compat.keys_of("\x1bOQok\r"):
-            app.post_message(key)
-        try:
-            await wait_until_true(pilot, lambda: app.submitted, "Enter submitting the Input",
-                                  timeout=compat.KEY_SETTLE_WAIT - 1)
-        finally:
-            app.release.set()
-        assert app.submitted == ["ok"]
+        assert await submitted_while_reading(app, pilot) == ["ok"]
         await wait_until_true(pilot, lambda: isinstance(app.screen, FormLike), "the form, once read")

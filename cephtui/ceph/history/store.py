@@ -303,8 +303,9 @@ class HistoryStore:
         open_ = {c: (s, m) for c, s, m in db.execute("SELECT code, severity, summary FROM open_checks")}
         for code in sorted(set(checks) - set(open_)):
             sev, summary = checks[code]
-            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (when("raised", code), code, sev, summary))
-            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, when("raised", code)))
+            raised = when("raised", code)
+            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (raised, code, sev, summary))
+            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, raised))
         for code in sorted(set(open_) - set(checks)):
             db.execute("INSERT INTO events VALUES(?, ?, 'cleared', '', ?)", (when("cleared", code), code,
                                                                             open_[code][1]))
