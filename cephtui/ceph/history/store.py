@@ -46,11 +46,8 @@ _LOGGED_CHANGE = (
 )
 
 
-def logged_changes(entries: Sequence[tuple[str, str, int, str, str, str]], after: float,
-                   until: float) -> dict[tuple[str, str], float]:
-    """(change, code) -> when the mon logged it, the newest in (after, until]: the moment of a change that a
-    sample at `until` found and the sample at `after` did not. A stamp outside that span (a clock apart from
-    the mon's, an old line) says nothing about this change."""
+def logged_changes(entries: Sequence[tuple[str, str, int, str, str, str]]) -> dict[tuple[str, str], float]:
+    """(change, code) -> when the mon logged it (the newest such line among `entries`)."""
     from cephtui.ceph.snapshot.parse import parse_stamp
 
     out: dict[tuple[str, str], float] = {}
@@ -60,7 +57,7 @@ def logged_changes(entries: Sequence[tuple[str, str, int, str, str, str]], after
             if m is None:
                 continue
             t = parse_stamp(stamp)
-            if t is not None and after < t <= until and t > out.get((change, m["code"]), after):
+            if t is not None and t > out.get((change, m["code"]), 0.0):
                 out[(change, m["code"])] = t
             break
     return out
@@ -275,8 +272,9 @@ class HistoryStore:
                         db.execute("INSERT OR IGNORE INTO frames VALUES(0, 'pools', ?, ?)",
                                    (t0, _pack_json(sample.pools)))
                 if sample.checks is not None:
-                    self._health(db, sample.t, sample.checks, sample.log)
+                    self._health(db, sample.t, sample.checks)
                 self._log(db, sample.log)
+                self._stamp_changes(db, sample.log)
                 self._fold(db, t0)
                 db.execute("COMMIT")
             except BaseException:
@@ -287,35 +285,39 @@ class HistoryStore:
         return new
 
     @staticmethod
-    def _health(db: sqlite3.Connection, t: float, checks: dict[str, tuple[str, str]],
-                log: Sequence[tuple[str, str, int, str, str, str]] = ()) -> None:
+    def _health(db: sqlite3.Connection, t: float, checks: dict[str, tuple[str, str]]) -> None:
         row = db.execute("SELECT value FROM meta WHERE key='checks_t'").fetchone()
         if row is not None and t < float(row[0]):
             return  # another writer has already recorded a later state: an older one must not undo it
         db.execute("INSERT OR REPLACE INTO meta VALUES('checks_t', ?)", (repr(t),))
-        # A change is stamped when the mon logged it, if this sample's log lines say so, else when it was seen;
-        # the first sample of a file has no previous one to bound the line by.
-        logged = logged_changes(log, float(row[0]), t + INTERVAL) if row is not None else {}
-
-        def when(change: str, code: str) -> float:
-            return min(logged.get((change, code), t), t)  # never after the sample that saw it
-
         open_ = {c: (s, m) for c, s, m in db.execute("SELECT code, severity, summary FROM open_checks")}
         for code in sorted(set(checks) - set(open_)):
             sev, summary = checks[code]
-            raised = when("raised", code)
-            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (raised, code, sev, summary))
-            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, raised))
+            db.execute("INSERT INTO events VALUES(?, ?, 'raised', ?, ?)", (t, code, sev, summary))
+            db.execute("INSERT INTO open_checks VALUES(?, ?, ?, ?)", (code, sev, summary, t))
         for code in sorted(set(open_) - set(checks)):
-            db.execute("INSERT INTO events VALUES(?, ?, 'cleared', '', ?)", (when("cleared", code), code,
-                                                                            open_[code][1]))
+            db.execute("INSERT INTO events VALUES(?, ?, 'cleared', '', ?)", (t, code, open_[code][1]))
             db.execute("DELETE FROM open_checks WHERE code=?", (code,))
         for code in sorted(set(open_) & set(checks)):
             sev, summary = checks[code]
             if sev != open_[code][0]:  # WARN <-> ERR; a count in the summary moving is not an event
-                db.execute("INSERT INTO events VALUES(?, ?, 'changed', ?, ?)", (when("changed", code), code, sev,
-                                                                                summary))
+                db.execute("INSERT INTO events VALUES(?, ?, 'changed', ?, ?)", (t, code, sev, summary))
                 db.execute("UPDATE open_checks SET severity=?, summary=? WHERE code=?", (sev, summary, code))
+
+    @staticmethod
+    def _stamp_changes(db: sqlite3.Connection, log: Sequence[tuple[str, str, int, str, str, str]]) -> None:
+        """A health change recorded when a sample saw it moves to the moment the mon logged it. The mon commits
+        its log a moment after the change, so the line may come with the next sample: the event it stamps is
+        the code's first one at or after the line, if it is the same change and at most two samples later.
+        Two writers stamp the same event the same way."""
+        for (change, code), stamp in logged_changes(log).items():
+            row = db.execute("SELECT rowid, t, change FROM events WHERE code=? AND t>=? AND t<? ORDER BY t, rowid "
+                             "LIMIT 1", (code, stamp, stamp + 2 * INTERVAL)).fetchone()
+            if row is None or row[2] != change or row[1] == stamp:
+                continue
+            db.execute("UPDATE events SET t=? WHERE rowid=?", (stamp, row[0]))
+            if change == "raised":
+                db.execute("UPDATE open_checks SET since=? WHERE code=? AND since=?", (stamp, code, row[1]))
 
     @staticmethod
     def _log(db: sqlite3.Connection, entries: Sequence[tuple[str, str, int, str, str, str]]) -> None:

@@ -127,7 +127,7 @@ class TimelineScreen(Dialog[None]):
     @staticmethod
     def _marker(e: HealthEvent) -> Text:
         return Text(f"──── {time.strftime('%H:%M:%S', time.localtime(e.t))} {e.code} {e.change} "
-                    f"(as the recorder saw it) ────", style=palette.style(f"bold {CHANGE_STYLE.get(e.change, '')}"))
+                    "────", style=palette.style(f"bold {CHANGE_STYLE.get(e.change, '')}"))
 
     def action_go_there(self) -> None:
         table = self.query_one("#timeline-table", DataTable)
