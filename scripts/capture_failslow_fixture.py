@@ -9,6 +9,15 @@ Each keeps its frames (every 5 s, from the first second of the fault: the transi
 
     /usr/bin/python3 scripts/sandbox.py start /tmp/slowsb --osds 6 --port 6910 --pool rbd:32
     PYTHONPATH=. .venv/bin/python scripts/capture_failslow_fixture.py /tmp/slowsb [--seconds 60]
+
+--timeline records one continuous run as a recorder sees a disk turn slow and recover
+(tests/fixtures/history/timeline_REL_Nosds[_CLASS].json): --healthy seconds under load, then --slow seconds
+with one OSD throttled, then --after seconds with the throttle lifted, with the moments of the throttle and its
+lifting. On 3 OSDs each OSD gets a CRUSH host of its own (one per node, the Proxmox minimum); --small-class
+puts the last two OSDs in a device class of their own (ssd) and throttles the last one, so that class has one
+peer per OSD and only each OSD's own recorded past can judge it.
+
+    PYTHONPATH=. .venv/bin/python scripts/capture_failslow_fixture.py /tmp/slowsb --timeline [--small-class]
 """
 from __future__ import annotations
 
@@ -18,6 +27,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 from cephtui.ceph.doctor.failslow import sample_frames  # noqa: E402
+from cephtui.ceph.history.failslow import frame_from_perf, latency  # noqa: E402
+from cephtui.ceph.history.model import INTERVAL, OsdFrame  # noqa: E402
 from tests.cluster.slowing import QUOTA_US, client_load, crush_hosts, osd_pid, throttled  # noqa: E402
 
 LAYOUT = {"fh1": (0, 1), "fh2": (2, 3), "fh3": (4, 5)}
@@ -56,20 +68,104 @@ def record(client: CephClient, seconds: float, throttled_osds: list[int]) -> dic
     frames = sample_frames(client, seconds)
     return {"throttled": throttled_osds, "tree": client.mon("osd tree"),
             "health": client.mon("health", detail="detail"),
-            "frames": [{"t": round(f.t, 3), "commit_ms": {str(k): v for k, v in f.commit_ms.items()},
-                        "apply_ms": {str(k): v for k, v in f.apply_ms.items()}} for f in frames]}
+            "frames": [_frame_json(f) for f in frames]}
+
+
+def timeline(client: CephClient, box: Path, culprit: int, healthy: float, slow: float,
+             after: float) -> dict[str, Any]:
+    """One continuous recording, a frame every INTERVAL as the recorder takes them: healthy, then `culprit`
+    throttled, then the throttle lifted. The moments of both changes are kept (unix seconds)."""
+    frames: list[OsdFrame] = []
+    marks: dict[str, float] = {}
+    health: dict[str, Any] = {}
+    tree: Any = None
+    start = time.time()
+    ends = (start + healthy, start + healthy + slow, start + healthy + slow + after)
+    with contextlib.ExitStack() as stack:
+        while time.time() < ends[2]:
+            now = time.time()
+            if "throttled" not in marks and now >= ends[0]:
+                stack.enter_context(throttled([osd_pid(box, culprit)]))
+                marks["throttled"] = time.time()
+            if "lifted" not in marks and now >= ends[1]:
+                tree, health = client.mon("osd tree"), client.mon("health", detail="detail")
+                stack.close()
+                marks["lifted"] = time.time()
+            frames.append(frame_from_perf(time.time(), client.mgr("osd perf")))
+            print(time.strftime("%H:%M:%S"), sorted(latency(frames[-1]).items()), flush=True)
+            time.sleep(max(0.0, INTERVAL - (time.time() - now)))
+    return {"throttled": [culprit], "marks": {k: round(v, 3) for k, v in marks.items()},
+            "phases": {"healthy": healthy, "slow": slow, "after": after}, "tree": tree, "health": health,
+            "frames": [_frame_json(f) for f in frames]}
+
+
+def _frame_json(f: OsdFrame) -> dict[str, Any]:
+    return {"t": round(f.t, 3), "commit_ms": {str(k): v for k, v in f.commit_ms.items()},
+            "apply_ms": {str(k): v for k, v in f.apply_ms.items()}}
+
+
+@contextlib.contextmanager
+def device_class(ceph: Any, cls: str, osds: list[int]) -> Iterator[None]:
+    """`osd crush set-device-class CLS osd.N…` for real, each OSD's class put back on exit."""
+    tree = ceph("osd", "tree")
+    before = {n["id"]: n.get("device_class", "") for n in tree["nodes"] if n["id"] in osds}
+    names = [f"osd.{o}" for o in osds]
+    ceph("osd", "crush", "rm-device-class", *names)
+    ceph("osd", "crush", "set-device-class", cls, *names)
+    try:
+        yield
+    finally:
+        ceph("osd", "crush", "rm-device-class", *names)
+        for o, c in before.items():
+            if c:
+                ceph("osd", "crush", "set-device-class", c, f"osd.{o}")
+
+
+def main_timeline(args: argparse.Namespace, ceph: Any, client: CephClient, version: str, release: str) -> int:
+    n = len([x for x in ceph("osd", "tree")["nodes"] if x["type"] == "osd"])
+    culprit = n - 1 if args.small_class else 1
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(client_load(args.box / "ceph.conf"))
+        if n == 3:  # one OSD per node, as a 3-node homelab has them
+            stack.enter_context(crush_hosts(ceph, {f"node{i + 1}": [i] for i in range(3)}))
+            wait_clean(ceph)
+        if args.small_class:
+            stack.enter_context(device_class(ceph, "ssd", [n - 2, n - 1]))
+        time.sleep(10)  # the writer's first seconds (pool warm-up) are not "healthy under load" yet
+        scenario = timeline(client, args.box, culprit, args.healthy, args.slow, args.after)
+    wait_clean(ceph)
+    suffix = "_ssd2" if args.small_class else ""
+    out = ROOT / "tests" / "fixtures" / "history" / f"timeline_{release}_{n}osds{suffix}.json"
+    meta = {"script": "scripts/capture_failslow_fixture.py --timeline" + (" --small-class" if args.small_class else ""),
+            "ceph_version": version, "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "osds": n,
+            "load": "4 threads of 4 KiB in-place writes over 64 objects of 64 KiB each (tests/cluster/slowing.py)",
+            "fault": f"cgroup v1 cpu.cfs_quota_us={QUOTA_US} per 100000 us period on osd.{culprit}",
+            "small_class": [n - 2, n - 1] if args.small_class else []}
+    out.write_text(json.dumps({"meta": meta, "scenario": scenario}, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("box", type=Path)
     p.add_argument("--seconds", type=float, default=60)
+    p.add_argument("--timeline", action="store_true", help="one run: healthy, one OSD slow, lifted")
+    p.add_argument("--healthy", type=float, default=150)
+    p.add_argument("--slow", type=float, default=150)
+    p.add_argument("--after", type=float, default=120)
+    p.add_argument("--small-class", action="store_true", help="the last two OSDs in a class of their own")
     args = p.parse_args()
     conf = args.box / "ceph.conf"
     ceph = cli(conf)
     client = CephClient(ConnectionSpec(conffile=str(conf))).connect()
     version = ceph("version")["version"]
     release = version.split()[-2] if "(" in version else "unknown"
+    if args.timeline:
+        try:
+            return main_timeline(args, ceph, client, version, release)
+        finally:
+            client.close()
     scenarios: dict[str, Any] = {}
     try:
         with client_load(conf):

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
-from cephtui.ceph.history.failslow import Window, frame_from_perf, places_from_tree, rank  # noqa: E402
+from cephtui.ceph.history.failslow import Window, frame_from_perf, places_from_tree  # noqa: E402
+from cephtui.ceph.history.failslow_judge import rank  # noqa: E402
 from cephtui.ceph.history.model import INTERVAL  # noqa: E402
 from tests.cluster.slowing import cleanup_objects, client_load  # noqa: E402
 

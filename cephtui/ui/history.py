@@ -18,7 +18,8 @@ from textual.message import Message
 from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.failslow import FRESH, heartbeat_reader, heartbeat_signals
 from cephtui.ceph.history import recorder
-from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, rank, signals_from_checks
+from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, signals_from_checks
+from cephtui.ceph.history.failslow_judge import rank
 from cephtui.ceph.history.model import INTERVAL, HistorySource
 from cephtui.ceph.history.prometheus import PrometheusError, PrometheusSource, find_prometheus
 from cephtui.ceph.history.store import HistoryError, HistoryStore

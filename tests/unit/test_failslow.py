@@ -13,15 +13,14 @@ import pytest
 
 from cephtui.ceph.doctor.failslow import findings
 from cephtui.ceph.history.failslow import (
-    MIN_FRAMES,
     Window,
     bluestore_alerts_exist,
     frame_from_perf,
     places_from_tree,
-    rank,
     report_json,
     signals_from_checks,
 )
+from cephtui.ceph.history.failslow_judge import MIN_FRAMES, OWN_PAST_MIN_FRAMES, rank
 from cephtui.ceph.history.model import OsdFrame
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot.parse import parse_health
@@ -135,8 +134,9 @@ def test_too_short_a_window_names_nobody(capture: dict[str, Any]) -> None:
 
 
 def test_classes_are_judged_apart(capture: dict[str, Any]) -> None:
-    """The throttled OSD alone in a class of its own is not compared with the others, and a class too small
-    to judge is said."""
+    """The throttled OSD alone in a class of its own is not compared with the others. Slow in every frame of
+    the window, its own recorded past is slow too: not named, and the note says which yardstick that was and
+    what it cannot see; with less than a minute of its own values it is not judged, and that is said."""
     sc = capture["scenarios"]["one_osd"]
     culprit = sc["throttled"][0]
     places = {o: replace(p, device_class="nvme" if o == culprit else p.device_class)
@@ -144,7 +144,13 @@ def test_classes_are_judged_apart(capture: dict[str, Any]) -> None:
     frames = frames_of(sc)
     report = rank(frames, places, Window(60, len(frames), "fixture"))
     assert report.suspects == ()
-    assert any("nvme" in n and "not judged" in n for n in report.notes)
+    (note,) = [n for n in report.notes if "nvme" in n]
+    assert "own recorded past" in note and "slow for more than half" in note
+    short = frames[-(OWN_PAST_MIN_FRAMES - 1):]
+    report = rank(short, places, Window(50, len(short), "fixture"))
+    assert report.suspects == () and culprit not in {s.osd for s in report.scores}
+    (note,) = [n for n in report.notes if "nvme" in n]
+    assert note.endswith("not judged") and f"fewer than {OWN_PAST_MIN_FRAMES} frames" in note
 
 
 def test_places_come_from_the_crush_tree(capture: dict[str, Any]) -> None:

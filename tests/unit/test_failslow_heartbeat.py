@@ -18,11 +18,11 @@ from cephtui.ceph.history.failslow import (
     Window,
     heartbeat_odd,
     places_from_tree,
-    rank,
     report_json,
     slow_pairs,
     with_heartbeats,
 )
+from cephtui.ceph.history.failslow_judge import rank
 from cephtui.ceph.history.model import OsdFrame
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "history"

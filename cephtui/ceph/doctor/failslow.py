@@ -20,15 +20,15 @@ from cephtui.ceph.doctor.model import Affected, Explanation, Finding, FixOffer
 from cephtui.ceph.history.failslow import (
     PING_SLOW_MS,
     FailSlowReport,
-    OsdScore,
     Signals,
     Window,
     frame_from_perf,
     places_from_tree,
-    rank,
     signals_from_checks,
     with_heartbeats,
 )
+from cephtui.ceph.history.failslow_judge import rank
+from cephtui.ceph.history.failslow_words import compared_with, score_line
 from cephtui.ceph.history.model import INTERVAL, OsdFrame
 from cephtui.ceph.snapshot.models import HealthCheck
 
@@ -148,13 +148,6 @@ def _lookup(code: str) -> Explanation | None:
     return lookup(code)
 
 
-def _score_line(s: OsdScore) -> str:
-    agree = [x for x in s.sources if x != "osd perf"]
-    return (f"osd.{s.osd} (host {s.host or '?'}, class {s.device_class or 'none'}): {s.median_ms:.0f} ms median "
-            f"commit/apply vs {s.peer_median_ms:.0f} ms for its peers, robust z {s.z:.1f}, elevated in "
-            f"{s.elevated:.0%} of {s.frames} frames" + (f"; {', '.join(agree)} name it too" if agree else ""))
-
-
 def _bench_offers(suspects: Sequence[int], report: FailSlowReport) -> tuple[FixOffer, ...]:
     """The per-OSD bench on the suspects and a couple of healthy peers of their class (a yardstick measured
     the same way, one at a time), and the latency history: the next step before anyone marks an OSD out."""
@@ -180,18 +173,18 @@ def findings(report: FailSlowReport, lookup: Callable[[str], Explanation | None]
                             count=len(host.osds))
         out.append(Finding(check=check, explanation=lookup(check.code),
                            affected=Affected(osds=host.osds, hosts=(host.host,)),
-                           context=(*(_score_line(s) for s in scores), window),
+                           context=(*(score_line(s) for s in scores), window),
                            fixes=_bench_offers(host.osds, report)))
     lone = report.lone_suspects
     if lone:
         ids = tuple(s.osd for s in lone)
         names = ", ".join(f"osd.{i}" for i in ids[:10]) + (" …" if len(ids) > 10 else "")
         check = HealthCheck(code="CEPHTUI_SLOW_OSD", severity="HEALTH_WARN",
-                            summary=f"{len(ids)} OSD{'s' if len(ids) > 1 else ''} far slower than peers of the "
-                                    f"same class: {names}",
+                            summary=f"{len(ids)} OSD{'s' if len(ids) > 1 else ''} far slower than "
+                                    f"{compared_with(lone)}: {names}",
                             count=len(ids))
         hosts = tuple(dict.fromkeys(s.host for s in lone if s.host))
         out.append(Finding(check=check, explanation=lookup(check.code), affected=Affected(osds=ids, hosts=hosts),
-                           context=(*(_score_line(s) for s in lone), window), fixes=_bench_offers(ids, report)))
+                           context=(*(score_line(s) for s in lone), window), fixes=_bench_offers(ids, report)))
     return out
 

@@ -3,29 +3,8 @@ marked down, slow every client: a write waits for its slowest replica.
 
 An OSD is compared with its peers of the same device class (an HDD next to NVMe is not "slow"), frame by
 frame, over a window of `osd perf` frames (commit and apply latency, ms, as the mgr reports them every
-mgr_stats_period), robustly:
-
-- per frame, the peers' median m and MAD (median absolute deviation, scaled by 1.4826 so it estimates a
-  standard deviation under normal noise); the OSD's robust z = (x - m) / max(1.4826 * MAD, SCALE_FLOOR_MS).
-  The peers exclude the OSD itself, so one slow OSD cannot pull its own yardstick up, and two slow OSDs of a
-  slow host each still see a healthy majority. Mean and standard deviation are not used: one 500 ms OSD among
-  six moves the mean by 83 ms and the deviation so much that its own z stays at 2.04 (with the OSD in its
-  own statistics a z can never exceed (n-1)/sqrt(n)).
-- the frame is "elevated" for that OSD when z >= Z_MIN (3.5: Iglewicz and Hoaglin's cut-off for the
-  modified z-score) AND x >= ABS_FLOOR_MS (5 ms) AND x >= RATIO_MIN (2) times m. The floors keep a quiet
-  cluster quiet: there most OSDs say 0 or 1 ms, the MAD is 0, and 2 ms would otherwise be a huge z.
-- SCALE_FLOOR_MS (1 ms, the resolution of `osd perf`) guards MAD = 0 for the same reason.
-- an OSD is a suspect only when elevated in at least SUSTAINED (60 %) of the frames in which it and at least
-  MIN_PEERS peers had a value, over at least MIN_FRAMES such frames, and its median latency over the window
-  is itself >= ABS_FLOOR_MS and >= RATIO_MIN times the peers' median: one spike (a compaction, a scrub
-  chunk, one flush) flags nobody; a disk slow most of the time does.
-- a class with fewer than MIN_PEERS + 1 OSDs is not judged (two OSDs cannot say which one is odd): said.
-- the method finds a minority: if half a class is slow, the median is slow too. That is a whole-cluster
-  problem, and `osd perf` then shows every OSD high.
-
-Hosts: when every OSD of a CRUSH host (at least two that reported) is a suspect, the host is reported
-instead of its disks: one disk going bad is common, all disks of one host at once much less so than the
-host's own network, controller or CPU.
+mgr_stats_period): the judgement and its rules are in failslow_judge.py, its sentences in failslow_words.py.
+This module holds the shapes they share and reads what the cluster says.
 
 Other sources agree or not, each optional: SLOW_OPS (which OSDs have ops blocked), OSD_SLOW_PING_TIME_BACK /
 FRONT (heartbeat round trips over the mgr's threshold, 1 s by default, with both ends named),
@@ -35,8 +14,9 @@ mgr daemon's own command, over every OSD's reports, on Pacific, Reef and Tentacl
 pings averaged at least MS. A ping is timed through both ends' messengers, so a slow OSD makes every pair it
 is in slow and its peers one pair each: the OSD the slow pairs share is named (heartbeat_odd), a pair on its
 own is a link. None of these makes a suspect on its own here (their own Doctor findings cover the checks);
-they are named beside the suspects they agree with, and heartbeats around an OSD whose latency is not odd are
-a note pointing at its host's network.
+they are named beside the suspects they agree with; heartbeats around an OSD that is not a suspect are a note
+that says what its own latency does (failslow_words.heartbeat_note): only beside a normal latency do they point
+at its host's network.
 
 Measured on the 6-OSD sandbox (Pacific 16.2.15, bluestore on sparse files, 4 writer threads of 4 KiB
 in-place writes; tests/fixtures/history/failslow_pacific.json): healthy, every OSD 1 ms in every frame;
@@ -50,7 +30,7 @@ Standard library only; pure (the caller fetches): tested on frames recorded from
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Any
@@ -58,13 +38,6 @@ from typing import Any
 from cephtui.ceph.history.model import OsdFrame
 
 MAD_SCALE = 1.4826  # MAD * this estimates the standard deviation of normal noise
-Z_MIN = 3.5  # modified z-score cut-off (Iglewicz & Hoaglin)
-SCALE_FLOOR_MS = 1.0  # least spread: `osd perf` says whole milliseconds, and a quiet class has MAD 0
-ABS_FLOOR_MS = 5.0  # below this nobody is slow, whatever the peers say
-RATIO_MIN = 2.0  # and at least twice the peers' median
-SUSTAINED = 0.6  # elevated in this share of the judged frames
-MIN_FRAMES = 3  # judged frames needed before anyone is named (a 15 s window at the 5 s interval)
-MIN_PEERS = 3  # peers of the same class with a value in a frame, for that frame to judge the OSD
 # A heartbeat's 1-minute average this slow is odd. Measured (tests/fixtures/history/heartbeat_pacific.json): a
 # healthy sandbox under load 0.6-1.6 ms, 2.4 ms at most under a rados bench; a throttled OSD's pairs 10-77 ms.
 PING_SLOW_MS = 10.0
@@ -129,19 +102,52 @@ class Signals:
         return tuple(out)
 
 
+# How an OSD was judged (failslow_judge.py): against the other OSDs of its class, against only two of them,
+# or against its own recorded past when its class has no more than one other OSD.
+PEERS, FEW_PEERS, OWN_PAST = "peers", "few peers", "own past"
+
+
+@dataclass(frozen=True)
+class Episode:
+    """A stretch in which an OSD was elevated: from its first elevated frame (`since`) to its last one
+    (`last`), `until` the first normal frame after it (None: still elevated at the window's end). The medians
+    are over its frames: the OSD's own latency and its yardstick's (the peers' median, or its own past)."""
+    since: float
+    last: float
+    until: float | None
+    median_ms: float
+    yardstick_ms: float
+    frames: int
+    share: float  # elevated share of its frames
+    z: float = 0.0  # the median of its frames' robust z
+
+    @property
+    def seconds(self) -> float:
+        return self.last - self.since
+
+
 @dataclass(frozen=True)
 class OsdScore:
-    """One OSD over the window. `suspect`: it passed every test above."""
+    """One OSD over the window. `suspect`: named (see failslow_judge.py); `state` says the same in a word:
+    "suspect", "elevated" (elevated now, not yet for long enough), "cleared" (it was a suspect, and has been
+    normal for CLEAR_SECONDS since), "normal"."""
     osd: int
     host: str
     device_class: str
     median_ms: float  # its own median latency over the judged frames
-    peer_median_ms: float  # the median over those frames of its peers' per-frame median
+    peer_median_ms: float  # the median over those frames of its yardstick (peers' per-frame median, own past)
     z: float  # the median of its per-frame robust z
     elevated: float  # share of judged frames in which it was elevated, 0..1
     frames: int  # frames judged
     suspect: bool
     sources: tuple[str, ...] = ()  # "osd perf" and the health checks that name it too
+    state: str = "normal"
+    yardstick: str = PEERS  # PEERS, FEW_PEERS or OWN_PAST
+    peers: int = 0  # peers of its class it was compared with (the median count over its frames)
+    episode: Episode | None = None  # the latest stretch of elevated frames, if any
+    window_rule: bool = False  # elevated in most of the whole window
+    recent_rule: bool = False  # its latest episode has lasted long enough, whatever came before
+    first: float = 0.0  # the time of its first judged frame
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,11 @@ class FailSlowReport:
     hosts: tuple[SlowHost, ...]  # hosts all of whose OSDs are suspects
     window: Window
     notes: tuple[str, ...] = ()  # classes too small to judge, sources absent on this release …
+
+    @property
+    def cleared(self) -> tuple[OsdScore, ...]:
+        """OSDs that were suspects in the window and have been normal again for a while."""
+        return tuple(s for s in self.scores if s.state == "cleared")
 
     @property
     def suspects(self) -> tuple[OsdScore, ...]:
@@ -300,8 +311,6 @@ def with_heartbeats(signals: Signals, network: Any, threshold_ms: float = PING_S
     return replace(signals, heartbeat=odd, notes=(*signals.notes, *notes))
 
 
-# ------------------------------------------------------------------ the ranking
-
 def latency(frame: OsdFrame) -> dict[int, float]:
     """The OSD's latency in a frame: the larger of commit and apply (BlueStore reports them equal; FileStore's
     apply is the slower one)."""
@@ -311,74 +320,6 @@ def latency(frame: OsdFrame) -> dict[int, float]:
     return out
 
 
-def _mad_scale(values: Sequence[float], center: float) -> float:
-    mad = median(abs(v - center) for v in values)
-    return max(MAD_SCALE * mad, SCALE_FLOOR_MS)
-
-
-def rank(frames: Sequence[OsdFrame], places: Mapping[int, Place], window: Window,
-         signals: Signals | None = None) -> FailSlowReport:
-    signals = signals or Signals()
-    klass = {osd: p.device_class for osd, p in places.items()}
-    per_osd: dict[int, list[tuple[float, float, float, bool]]] = {}  # osd -> (x, peer median, z, elevated)
-    small: set[str] = set()
-    for frame in frames:
-        lat = latency(frame)
-        by_class: dict[str, dict[int, float]] = {}
-        for osd, ms in lat.items():
-            by_class.setdefault(klass.get(osd, ""), {})[osd] = ms
-        for cls, members in by_class.items():
-            if len(members) < MIN_PEERS + 1:
-                small.add(cls)
-                continue
-            for osd, x in members.items():
-                peers = [v for o, v in members.items() if o != osd]
-                m = median(peers)
-                z = (x - m) / _mad_scale(peers, m)
-                up = z >= Z_MIN and x >= ABS_FLOOR_MS and x >= RATIO_MIN * m
-                per_osd.setdefault(osd, []).append((x, m, z, up))
-    scores = []
-    for osd, rows in per_osd.items():
-        own = median(r[0] for r in rows)
-        peer = median(r[1] for r in rows)
-        share = sum(1 for r in rows if r[3]) / len(rows)
-        suspect = (len(rows) >= MIN_FRAMES and share >= SUSTAINED and own >= ABS_FLOOR_MS
-                   and own >= RATIO_MIN * peer)
-        place = places.get(osd, Place())
-        scores.append(OsdScore(osd=osd, host=place.host, device_class=place.device_class, median_ms=own,
-                               peer_median_ms=peer, z=median(r[2] for r in rows), elevated=share, frames=len(rows),
-                               suspect=suspect, sources=("osd perf", *signals.agreeing(osd)) if suspect else ()))
-    scores.sort(key=lambda s: (not s.suspect, -s.z, -s.median_ms, s.osd))
-    notes = [*signals.absent, *signals.notes]
-    suspects = {s.osd for s in scores if s.suspect}
-    for osd, hb in sorted(signals.heartbeat.items()):
-        if osd not in suspects:  # heartbeats never make a suspect on their own; said, as a lead
-            notes.append(f"{hb.describe().capitalize()} around osd.{osd}, whose osd perf latency is not "
-                         "odd: look at its host's network")
-    judged = {s.device_class for s in scores}
-    for cls in sorted(small - judged):
-        notes.append(f"device class {cls or '(none)'}: fewer than {MIN_PEERS + 1} OSDs reported latency, "
-                     "too few to tell which one is odd: not judged")
-    if not frames:
-        notes.append("no osd perf frames in the window: nothing judged")
-    return FailSlowReport(scores=tuple(scores), hosts=_slow_hosts(scores, places), window=window,
-                          notes=tuple(notes))
-
-
-def _slow_hosts(scores: Sequence[OsdScore], places: Mapping[int, Place]) -> tuple[SlowHost, ...]:
-    """Hosts where every OSD that reported latency (at least two) is a suspect."""
-    by_host: dict[str, list[OsdScore]] = {}
-    for s in scores:
-        if s.host:
-            by_host.setdefault(s.host, []).append(s)
-    out = []
-    for host, members in sorted(by_host.items()):
-        if len(members) >= 2 and all(s.suspect for s in members):
-            out.append(SlowHost(host, tuple(sorted(s.osd for s in members)),
-                                tuple(sorted({s.device_class for s in members}))))
-    return tuple(out)
-
-
 def report_json(r: FailSlowReport) -> dict[str, Any]:
     """The report as plain JSON: for `cephtui doctor --json` and the soak script."""
     return {
@@ -386,6 +327,7 @@ def report_json(r: FailSlowReport) -> dict[str, Any]:
         "suspects": [_score_json(s) for s in r.suspects],
         "hosts": [{"host": h.host, "osds": list(h.osds), "device_classes": list(h.device_classes)} for h in r.hosts],
         "ranking": [_score_json(s) for s in r.scores],
+        "cleared": [_score_json(s) for s in r.cleared],
         "notes": list(r.notes),
     }
 
@@ -393,4 +335,14 @@ def report_json(r: FailSlowReport) -> dict[str, Any]:
 def _score_json(s: OsdScore) -> dict[str, Any]:
     return {"osd": s.osd, "host": s.host, "device_class": s.device_class, "median_ms": round(s.median_ms, 1),
             "peer_median_ms": round(s.peer_median_ms, 1), "z": round(s.z, 1), "elevated": round(s.elevated, 2),
-            "frames": s.frames, "suspect": s.suspect, "sources": list(s.sources)}
+            "frames": s.frames, "suspect": s.suspect, "sources": list(s.sources), "state": s.state,
+            "yardstick": s.yardstick, "peers": s.peers, "window_rule": s.window_rule,
+            "recent_rule": s.recent_rule,
+            "episode": None if s.episode is None else _episode_json(s.episode)}
+
+
+def _episode_json(e: Episode) -> dict[str, Any]:
+    return {"since": round(e.since, 1), "last": round(e.last, 1),
+            "until": None if e.until is None else round(e.until, 1), "seconds": round(e.seconds, 1),
+            "median_ms": round(e.median_ms, 1), "yardstick_ms": round(e.yardstick_ms, 1), "frames": e.frames,
+            "share": round(e.share, 2), "z": round(e.z, 1)}
