@@ -155,7 +155,8 @@ PER_TEST_GROUPS = {"tests/ui/test_hostile_forms.py", "tests/ui/test_faults_drain
                    "tests/ui/test_doctor.py", "tests/ui/test_faults_kills.py"}
 # - The longest groups go first, so that the workers finish together: a hint from a `--durations` run on the
 #   2-core CI machine. A stale entry costs time, never a result.
-LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "tests/ui/test_faults_drain.py",
+LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "tests/cluster/test_failslow.py",
+              "tests/ui/test_faults_drain.py",
               "tests/ui/test_doctor.py", "tests/ui/test_faults_mgrdown.py", "tests/cluster/test_removal_drain.py",
               "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
               "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py", "tests/ui/test_releases.py",

@@ -8,6 +8,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.cluster.slowing import available, cleanup_objects, client_load, crush_hosts, osd_pid, throttled
-from tests.cluster.test_cli import run
+from tests.cluster.test_cli import CEPHTUI, run
 from tests.conftest import Sandbox, own_sandbox, wait_until
 
 WINDOW = "15"  # seconds sampled per doctor run: 4 frames at the 5 s interval, one more than MIN_FRAMES
@@ -176,6 +178,88 @@ async def test_the_ui_names_a_throttled_osd_from_its_own_recording(box: Sandbox,
             assert osds._cells(row)[11][0].startswith("⚠ slow vs peers")
             print(f"the UI named osd.{culprit} {first:.0f} s after it started recording "
                   f"({report.window.describe()})")
+
+
+HEALTHY_FIRST = 150.0  # seconds of healthy recorded load before the throttle: as long as the slow part
+NAMED_WITHIN = 120.0  # the issue's bar: named within two minutes of the throttle
+CLEARED_WITHIN = 150.0  # normal for a minute (CLEAR_SECONDS), plus the mgr's and the recorder's lag
+
+
+@contextlib.contextmanager
+def recording(box: Sandbox, data: Path) -> Iterator[dict[str, str]]:
+    """`cephtui record` into `data` for the block (stopped by its pid), and the env that points a doctor at it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS", "CEPHTUI_CONFIG")}
+    env.update(CEPHTUI_DATA_DIR=str(data), XDG_CONFIG_HOME="/nonexistent/cephtui-tests")
+    proc = subprocess.Popen([*CEPHTUI, "-c", str(box.conf), "record"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        yield {"CEPHTUI_DATA_DIR": str(data)}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+@pytest.mark.timeout(720)  # 150 s healthy, ~70 s to name, ~70 s to clear, and the sandbox
+def test_a_disk_turning_slow_after_a_healthy_recording_is_named_then_cleared(box: Sandbox, load: None,
+                                                                             tmp_path: Path) -> None:
+    """A recorder from the start, 150 s of healthy load, then one OSD throttled: `doctor --json` (over the
+    recorded history) names it, and only it, within two minutes, held against `ceph osd perf` then; the
+    throttle lifted, the finding clears and says when. On landed main the window's rule named nobody here:
+    the healthy part outweighed the slow one."""
+    culprit = 3
+    with recording(box, tmp_path) as env:
+        def recorded(seconds: float) -> dict[str, Any] | None:
+            out, _ = doctor(box, env=env)
+            window = out["failslow"]["window"] if out["failslow"] else None
+            return out if window and window["source"].startswith("recorded history") and \
+                window["seconds"] >= seconds else None
+
+        out = wait_until(lambda: recorded(HEALTHY_FIRST), HEALTHY_FIRST + 90, "150 s of recorded history",
+                         interval=5)
+        assert ours(out) == [] and out["failslow"]["suspects"] == [], ours(out)
+        runs: list[dict[str, Any]] = []
+
+        def named() -> bool:
+            out, _ = doctor(box, env=env)
+            runs.append(out)
+            for f in ours(out):
+                assert f["affected"]["osds"] == [culprit], f
+            return any(f["code"] == "CEPHTUI_SLOW_OSD" for f in ours(out))
+
+        with throttled([osd_pid(box.dir, culprit)]):
+            t0 = time.monotonic()
+            wait_until(named, NAMED_WITHIN, f"osd.{culprit} named within two minutes of its throttle", interval=2)
+            took = time.monotonic() - t0
+            perf = {i["id"]: i["perf_stats"]["commit_latency_ms"]
+                    for i in box.ceph("osd", "perf")["osdstats"]["osd_perf_infos"]}
+        out = runs[-1]
+        (top,) = out["failslow"]["suspects"]
+        assert top["osd"] == culprit and top["recent_rule"] and top["state"] == "suspect"
+        assert out["failslow"]["window"]["seconds"] >= HEALTHY_FIRST  # the healthy part was in the window
+        others = [ms for o, ms in perf.items() if o != culprit]
+        assert perf[culprit] >= 5 and perf[culprit] >= 2 * max(max(others), 1), perf  # as `ceph osd perf` said
+        (f,) = ours(out)
+        assert "since " in f["context"][0] and "ms median against" in f["context"][0], f["context"]
+        lifted = time.monotonic()
+
+        def cleared() -> dict[str, Any] | None:
+            out, _ = doctor(box, env=env)
+            assert [s["osd"] for s in out["failslow"]["suspects"]] in ([], [culprit])
+            return out if out["failslow"]["cleared"] else None
+        out = wait_until(cleared, CLEARED_WITHIN, f"osd.{culprit}'s finding cleared", interval=2)
+        gone = time.monotonic() - lifted
+        (c,) = out["failslow"]["cleared"]
+        assert c["osd"] == culprit and out["failslow"]["suspects"] == [] and ours(out) == []
+        assert any(n.startswith(f"osd.{culprit} was slow from ") and "normal since" in n
+                   for n in out["failslow"]["notes"]), out["failslow"]["notes"]
+    print(f"osd.{culprit} named {took:.0f} s after its throttle (after {HEALTHY_FIRST:.0f} s of healthy recording), "
+          f"cleared {gone:.0f} s after it was lifted; osd perf then {perf}")
 
 
 def test_a_dead_mgr_is_said_not_traced_back(box: Sandbox, tmp_path: Path) -> None:

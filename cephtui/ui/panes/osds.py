@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
-from cephtui.ceph.history.failslow import FailSlowReport
+from cephtui.ceph.history.failslow import OWN_PAST, FailSlowReport
 from cephtui.ceph.history.view import HistoryView
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
@@ -140,6 +140,7 @@ class OSDsPane(Pane):
         self.history_view: HistoryView | None = None  # the last history read (ui/history.py), for the trend
         self.failslow: FailSlowReport | None = None
         self.slow_osds: frozenset[int] = frozenset()
+        self.slow_vs_past: frozenset[int] = frozenset()  # suspects judged against their own past (small class)
 
     def compose(self) -> ComposeResult:
         yield Static(id="osds-summary")
@@ -193,7 +194,8 @@ class OSDsPane(Pane):
         flags = " ".join(("⚠ " if f in FULL_STYLE else "") + f for f in n.flags)
         flag_style = s(FLAG_STYLE.get(full or (n.flags[0] if n.flags else ""), ""))
         if n.id in self.slow_osds:  # cephtui's own fail-slow ranking, not a flag of Ceph's: said in words
-            flags = "⚠ slow vs peers" + (f" {flags}" if flags else "")
+            versus = "its past" if n.id in self.slow_vs_past else "peers"
+            flags = f"⚠ slow vs {versus}" + (f" {flags}" if flags else "")
             flag_style = s("bold warn")
         return ((f"{indent}{mark} {n.name}", name_style.strip()), (n.device_class, ""), (status, status_style),
                 (_w(n.crush_weight), ""), (f"{n.reweight:.5f}", s("warn" if 0 < n.reweight < 1 else "")),
@@ -223,6 +225,8 @@ class OSDsPane(Pane):
         """The fail-slow suspects (ui/history.py, every 30 s): named in the summary, flagged in their rows."""
         self.failslow = report
         self.slow_osds = frozenset(s.osd for s in report.suspects) if report is not None else frozenset()
+        self.slow_vs_past = frozenset(s.osd for s in report.suspects if s.yardstick == OWN_PAST) \
+            if report is not None else frozenset()
         self._summary()
         self.vtable.refresh()
 
