@@ -15,6 +15,7 @@ from cephtui.ceph.doctor.crashes import Crash, crash_fix_offers, crash_json, new
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather, heartbeat_reader
 from cephtui.ceph.doctor.failslow import findings as failslow_findings
+from cephtui.ceph.doctor.mgrgone import mgr_unreachable
 from cephtui.ceph.doctor.model import Finding
 from cephtui.ceph.history.failslow import FailSlowReport, report_json
 from cephtui.paths import data_dir
@@ -109,6 +110,9 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
         notes.append(slow_note)
     if slow is not None:
         findings = [*findings, *failslow_findings(slow)]
+    gone = mgr_unreachable(snap, findings)
+    if gone is not None:  # before the monitors' MGR_DOWN: not HEALTH_OK and exit 0 beside "nothing listens"
+        findings = [gone, *findings]
     counting = [f.check.severity for f in findings if not f.check.muted]
     worst = max(counting, key=lambda s: EXIT.get(s, 3), default="HEALTH_OK")
     if args.json:

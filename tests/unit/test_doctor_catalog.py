@@ -48,7 +48,7 @@ RESEARCHED = (
     "POOL_HAS_TARGET_SIZE_BYTES_AND_RATIO", "TELEMETRY_CHANGED", "DASHBOARD_DEBUG", "ALERTS_SMTP_ERROR",
     "BLAUM_ROTH_W_IS_NOT_PRIME",
     # cephtui's own findings (issue 32: the fail-slow ranking), not raised by Ceph
-    "CEPHTUI_SLOW_OSD", "CEPHTUI_SLOW_HOST",
+    "CEPHTUI_SLOW_OSD", "CEPHTUI_SLOW_HOST", "CEPHTUI_MGR_UNREACHABLE",
 )
 
 # Codes only a family explains: (raised code, the family pattern that must answer it)

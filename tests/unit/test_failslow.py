@@ -280,3 +280,26 @@ def test_recorded_history_not_used_when_stale_short_or_absent(capture: dict[str,
     _store_with(tmp_path / "short", frames[-3:], now)  # current, but 10 s of it: less than the 30 s wanted
     got, _, why = recorded_frames(tmp_path / "short", "fsid-1", 30, now)
     assert got == [] and why == "recorded history covers less than 30 s"
+
+
+# ------------------------------------------------------------------ a mgr that does not answer yet
+
+def test_a_mgr_seen_down_is_a_finding_until_the_monitors_say_it() -> None:
+    """The snapshot saw the mgr down (its commands unanswered) while `health` is still HEALTH_OK, as in the
+    30 s before MGR_DOWN: a warning of cephtui's own, so `cephtui doctor` exits 3, not 0; none once the
+    monitors raise MGR_DOWN, and none with the mgr up."""
+    from cephtui.ceph.doctor.diagnose import diagnose
+    from cephtui.ceph.doctor.mgrgone import CODE, mgr_unreachable
+    from cephtui.ceph.snapshot.builder import SnapshotBuilder
+
+    rel = release_params("healthy")[0].values[0]
+    snap = SnapshotBuilder(ReplayClient.load(rel)).build()
+    assert snap.health.status == "HEALTH_OK" and not snap.mgr_down
+    assert mgr_unreachable(snap, diagnose(snap)) is None
+    down = replace(snap, mgr_down="mgr down: nothing listens at 127.0.0.1:6800")
+    f = mgr_unreachable(down, diagnose(down))
+    assert f is not None and f.code == CODE and f.check.severity == "HEALTH_WARN"
+    assert "nothing listens at 127.0.0.1:6800" in f.check.summary and f.explanation is not None
+    assert f.explanation.raised_by == "cephtui"
+    raised = replace(f, check=replace(f.check, code="MGR_DOWN"))
+    assert mgr_unreachable(down, [raised]) is None

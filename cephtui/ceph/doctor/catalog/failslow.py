@@ -1,5 +1,6 @@
-"""cephtui's own findings, not Ceph health checks: the fail-slow ranking (cephtui/ceph/history/failslow.py)
-of `osd perf` latency against peers of the same device class. Codes start with CEPHTUI_ so they are never
+"""cephtui's own findings, not Ceph health checks: the fail-slow ranking (cephtui/ceph/history/failslow_judge.py)
+of `osd perf` latency against peers of the same device class, and a mgr that does not answer before the
+monitors say so (doctor/mgrgone.py). Codes start with CEPHTUI_ so they are never
 taken for a check Ceph raised."""
 from __future__ import annotations
 
@@ -41,6 +42,25 @@ ENTRIES: tuple[Explanation, ...] = (
                  "Compare one of its OSDs with an OSD elsewhere: `ceph tell osd.<id> bench`.",
                  "Keep the OSDs in while you look: `ceph osd out` of a whole host moves all of its data."),
         options=("mon_warn_on_slow_ping_time",),
+        raised_by="cephtui",
+    ),
+    Explanation(
+        code="CEPHTUI_MGR_UNREACHABLE",
+        title="The manager does not answer",
+        meaning="cephtui could not reach an active ceph-mgr: no mgr is active in the mgr map, or the active one "
+                "did not answer. The monitors raise MGR_DOWN only once the mgr has missed its beacons for "
+                "mon_mgr_beacon_grace (30 s by default), so until then `ceph health` still says what it said "
+                "before.",
+        why="Everything the manager serves is stale or missing meanwhile: PG states, osd df, osd perf (so the "
+            "fail-slow ranking), pool IO, crash reports and every mgr module. A health answer given now from "
+            "the monitors alone would read as healthy.",
+        causes=("The active ceph-mgr stopped or crashed a moment ago (MGR_DOWN follows within the grace).",
+                "A failover to a standby manager is under way.",
+                "The active manager hangs, or its host cannot be reached from here."),
+        actions=("Ask the mgr map which manager is active and which stand by (`ceph mgr dump`): a standby "
+                 "normally takes over within the grace.",
+                 "If none is left, start ceph-mgr on one of the manager hosts; MGR_DOWN explains the rest."),
+        options=("mon_mgr_beacon_grace",),
         raised_by="cephtui",
     ),
 )
