@@ -168,8 +168,9 @@ def findings(report: FailSlowReport, lookup: Callable[[str], Explanation | None]
     for host in report.hosts:
         scores = [s for s in report.suspects if s.osd in host.osds]
         check = HealthCheck(code="CEPHTUI_SLOW_HOST", severity="HEALTH_WARN",
-                            summary=f"host {host.host}: all {len(host.osds)} OSDs slow against their peers "
-                                    "(look at its network, controller and CPU before its disks)",
+                            summary=f"host {host.host}: all {len(host.osds)} OSDs far slower than "
+                                    f"{compared_with(scores)} (look at its network, controller and CPU before "
+                                    "its disks)",
                             count=len(host.osds))
         out.append(Finding(check=check, explanation=lookup(check.code),
                            affected=Affected(osds=host.osds, hosts=(host.host,)),

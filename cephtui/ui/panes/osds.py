@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 from cephtui.ceph import ops
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.history.failslow import OWN_PAST, FailSlowReport
+from cephtui.ceph.history.failslow_words import compared_with
 from cephtui.ceph.history.view import HistoryView
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
@@ -279,7 +280,8 @@ class OSDsPane(Pane):
         if slow is not None and slow.suspects:
             hosts = [f"host {h.host}" for h in slow.hosts]
             lone = [f"osd.{x.osd}" for x in slow.lone_suspects]
-            parts.append(m("bold warn", f"⚠ slow against their peers: {escape(', '.join([*hosts, *lone][:6]))}")
+            versus = compared_with(slow.suspects).replace("peers of the same class", "their peers")
+            parts.append(m("bold warn", f"⚠ slow against {versus}: {escape(', '.join([*hosts, *lone][:6]))}")
                          + " (Doctor explains)")
         parts.append(f"sort: [b]{self.sort_mode}[/] (s)")
         parts.append(f"class trees: {'shown' if self.show_shadow else 'hidden'} (v)")
