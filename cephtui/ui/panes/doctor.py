@@ -167,7 +167,7 @@ class DoctorPane(Pane):
                             style=palette.style(SEVERITY_STYLE.get(f.check.severity, ""))) for f in self.findings}
         table = self.query_one("#doctor-table", DataTable)
         sync_table(table, {f.code: (sev[f.code], Text(f.code, style=palette.style("muted") if f.check.muted else ""),
-                                    str(f.check.count or "")) for f in self.findings})
+                                    str(f.check.count or "")) for f in self.findings}, ordered=True)
         # Ceph's count and ours apart: "OK, 1 check" beside HEALTH_OK would read as a check Ceph raised.
         n, ours = len(self.findings) - len(self.failslow), len(self.failslow)
         subtitle = f"{snap.health.short}, {n} check{'s' if n != 1 else ''}"

@@ -79,7 +79,7 @@ class CrashScreen(Dialog[None]):
         table = self.query_one("#crash-table", DataTable)
         sync_table(table, {g.key: (Text(str(g.new), style=palette.style("bold warn") if g.new else ""),
                                    str(len(g.crashes)), g.newest.when, ", ".join(g.daemons)[:40],
-                                   ", ".join(g.hosts)[:30], g.newest.what[:80]) for g in self.groups})
+                                   ", ".join(g.hosts)[:30], g.newest.what[:80]) for g in self.groups}, ordered=True)
         if self.groups:
             table.focus()
             self._show_info()

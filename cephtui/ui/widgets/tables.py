@@ -24,11 +24,14 @@ def _same(a: Cell, b: Cell) -> bool:
     return type(a) is type(b) and a == b
 
 
-def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
+def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]], ordered: bool = False) -> bool:
     """Make `table` show exactly `rows` (key -> cells), touching only what differs.
 
     Rows keep their place and new rows are appended; returns whether rows were
     added, so a caller that wants an order can sort. Cursor and scroll survive.
+    ordered=True: the rows also read in `rows`' order (a short table whose order means something,
+    the Doctor's errors first): a row that came later is not left below the ones it outranks,
+    and the cursor stays on the row it was on, wherever that row moves.
     """
     wanted: dict[str, Sequence[Cell]] = {str(k): v for k, v in rows.items()}
     columns = list(table.columns.keys())
@@ -46,7 +49,22 @@ def sync_table(table: DataTable, rows: Mapping[Any, Sequence[Cell]]) -> bool:
             else:
                 table.add_row(*cells, key=skey)
                 added = True
+        if ordered and [str(rk.value) for rk in table.rows.keys()] != list(wanted):
+            _reorder(table, wanted)
     return added
+
+
+def _reorder(table: DataTable, wanted: Mapping[str, Sequence[Cell]]) -> None:
+    """Rows again in `wanted`'s order, the cursor on the same key (DataTable.sort orders by cells, not keys)."""
+    try:
+        at: str | None = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+    except Exception:  # noqa: BLE001  # an empty table has no cursor row
+        at = None
+    table.clear()
+    for skey, cells in wanted.items():
+        table.add_row(*cells, key=skey)
+    if at is not None and at in wanted:
+        table.move_cursor(row=list(wanted).index(at), animate=False)
 
 
 # What each Static last drew (by the key of the data it was drawn from); weak: a removed widget is forgotten.
