@@ -12,6 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 from rich.console import RenderableType
 from textual import events
@@ -19,13 +20,16 @@ from textual._xterm_parser import XTermParser
 from textual.app import App, ScreenStackError
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.widgets import Button as _Button
 from textual.widgets import DataTable as _DataTable
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # not exported by textual.widgets; CephFooter makes its own
 from textual.widgets.data_table import RowKey
+from textual.worker import NoActiveWorker, Worker, get_current_worker
 
-__all__ = ["Button", "DataTable", "FooterKey", "KeysInOrder", "bindings_ready", "keys_of", "node_bindings",
+__all__ = ["FLOW_READ", "FORM_FOLLOWS", "Button", "DataTable", "FooterKey", "KeysInOrder", "bindings_ready", "keys_of",
+           "node_bindings",
            "parse_action", "screen_frame"]
 
 log = logging.getLogger("cephtui")
@@ -112,6 +116,13 @@ KEY_STALL = 1.0
 # flow to end) at most this long; past it they go to whatever has the focus, late rather than never.
 KEY_SETTLE_WAIT = 5.0
 KEY_SETTLE_POLL = 0.005  # how often the wait looks again (only while a key's screen or flow is on its way)
+# The name of a thread worker whose read a form follows (Images `s`: the image read again, then the snapshot form):
+# the keys typed behind its key belong to that form and wait for the read, at most KEY_READ_WAIT. Past it they
+# are set aside, said so, rather than acting as keys of the screen behind (`e 3G`: the `3` switched tabs).
+FORM_FOLLOWS = "keys-wait: a form follows this read"
+KEY_READ_WAIT = 10.0
+# The name of a dialog flow's other reads (flows.in_thread): the keys behind the key do not wait for them.
+FLOW_READ = "a dialog flow's read"
 
 
 def keys_of(text: str) -> list[events.Message]:
@@ -157,6 +168,11 @@ class KeysInOrder(App[Any]):
         self._screen_before: Any = None  # the screen shown when the key in hand was taken
         self._settling: Any = None  # the wait after a key that opened a screen or started a flow
         self._key_waits: list[Callable[[], bool]] = []  # what the keys behind the key in hand wait for too
+        self._stack_before: list[Any] = []  # the screens stacked when the key in hand was taken
+        self._focus_before: Any = None  # the widget focused then
+        # A dialog flow's step: the screen it awaits (push_screen_wait), and the flow. A key that dismisses the
+        # step resumes the flow, whose next step (a form, a confirmation) is where the keys behind belong.
+        self._flow_of: WeakKeyDictionary[Screen[Any], Worker[Any]] = WeakKeyDictionary()
 
     def _on_load(self, event: events.Load) -> None:
         # Before the driver starts: these reach the queue ahead of anything it reads from the terminal.
@@ -191,6 +207,7 @@ class KeysInOrder(App[Any]):
             return
         self._key_in_hand, self._key_in_hand_since = event, time.monotonic()
         self._workers_before, self._screen_before = set(self.workers), self._current_screen()
+        self._stack_before, self._focus_before = self._stack(), self.focused
         self._key_waits = []
         target = self.focused or self.screen
         await super().on_event(event)  # a priority binding, or forwarded to `target`
@@ -220,22 +237,35 @@ class KeysInOrder(App[Any]):
     def _key_done(self, event: events.Event) -> None:
         if event is not self._key_in_hand or self._settling is not None:
             return
-        flows = self._flows_started()
-        if flows or not self._screen_up() or not self._waits_over():
-            # The key opened a screen that is still mounting, or started a flow (a worker whose first step is
-            # a form: CephTUI.form_then_confirm) that has not pushed it yet. Handed on now, the next key reaches
-            # the pane, or the bare screen before its on_mount focused the field, and is lost (`e` then
-            # `ct-ec21` in one read made the form `t-ec21`). It waits, in order, until that screen is up.
-            self._settling = self.run_worker(self._settle(flows), name="keys-wait-for-screen", group="keys",
+        if not self._settled():
+            # What the key set in motion has not played out: a screen still mounting, a flow (a worker whose
+            # first step is a form: CephTUI.form_then_confirm) that has not pushed it yet, a step it dismissed
+            # whose flow has not pushed the next, a message it posted (an Input's Submitted) not yet handled.
+            # Handed on now, the next key reaches the pane, or the bare screen before its on_mount focused the
+            # field, or the step being closed (`e` then `ct-ec21` in one read made the form `t-ec21`; `Enter Z`
+            # in a wizard's first step gave its name field the Z). It waits, in order, until that is over.
+            self._settling = self.run_worker(self._settle(), name="keys-wait-for-screen", group="keys",
                                              exit_on_error=False)
             return
         self._hand_on()
 
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        """Textual's push_screen; a step of a dialog flow (wait_for_dismiss, from a worker) is remembered with its
+        flow, so a key that dismisses it waits for the flow's next step (_resumed_flows)."""
+        wait = kwargs.get("wait_for_dismiss", args[1] if len(args) > 1 else False)
+        if wait and isinstance(screen, Screen):
+            try:
+                self._flow_of[screen] = get_current_worker()
+            except NoActiveWorker:
+                pass
+        return super().push_screen(screen, *args, **kwargs)
+
     def keys_wait_for(self, ready: Callable[[], bool]) -> None:
         """The keys typed behind the key in hand wait until `ready()` too (bounded by KEY_SETTLE_WAIT): for what
         the key's action sets in motion through the message queues (a tab whose pane takes the focus after its
-        TabActivated, after a refresh). Called outside a key, it does nothing."""
-        if self._key_in_hand is not None and self._settling is None:
+        TabActivated, after a refresh; also when it comes from a message the key posted, as the jump prompt's
+        Enter). Called outside a key, it does nothing."""
+        if self._key_in_hand is not None:
             self._key_waits.append(ready)
 
     def _waits_over(self) -> bool:
@@ -248,30 +278,94 @@ class KeysInOrder(App[Any]):
                 and not w._thread_worker and w.group != "keys"]
 
     def _reading_the_cluster(self) -> bool:
-        """A thread worker started since the key in hand was taken: a cluster read (the flow's, or the key's)."""
-        return any(w._thread_worker and w not in self._workers_before for w in self.workers)
+        """A dialog flow's read (flows.in_thread) started since the key in hand was taken, that no form is said
+        to follow; not the poller's or a pane's own reads, which run whenever their timers say."""
+        return any(w._thread_worker and w.name == FLOW_READ and w not in self._workers_before
+                   for w in self.workers)
+
+    def _form_reads(self) -> list[Any]:
+        """The reads started since the key in hand that a form follows (FORM_FOLLOWS), still running."""
+        return [w for w in self.workers if w._thread_worker and w.name == FORM_FOLLOWS and not w.is_finished
+                and w not in self._workers_before]
+
+    def _resumed_flows(self) -> list[Any]:
+        """The flows whose step the key in hand dismissed, still running: their next step is on its way."""
+        stack = self._stack()
+        return [w for screen, w in list(self._flow_of.items())
+                if screen in self._stack_before and screen not in stack and not w.is_finished]
+
+    def _awaiting_a_screen(self, worker: Any, stack: list[Any]) -> bool:
+        return any(w is worker and screen in stack for screen, w in list(self._flow_of.items()))
+
+    def _queues_quiet(self) -> bool:
+        """No message waits in the queues the key went through (the widget focused when it was taken and its
+        parents, the screens, the app), nor a callback Textual runs after the current message (a dismissed
+        screen's result callback): what the key posted has been handled."""
+        nodes: list[Any] = [self, self._current_screen(), *self._stack_before[-1:]]
+        for start in (self._focus_before, self.focused):
+            node = start
+            while node is not None and node is not self:
+                nodes.append(node)
+                node = node._parent
+        return all(n is None or (n._message_queue.empty() and not n._next_callbacks) for n in nodes)
+
+    def _settled(self) -> bool:
+        """Everything the key in hand set in motion has played out, as far as the keys behind it are concerned."""
+        if not (self._screen_up() and self._waits_over() and self._queues_quiet()) or self._form_reads():
+            return False
+        stack = self._stack()
+        current = stack[-1] if stack else None
+        if current is not None and current not in self._stack_before:
+            return True  # a new screen is up (and mounted): the keys behind are its keys
+        flows = [*self._flows_started(), *self._resumed_flows()]
+        if all(self._awaiting_a_screen(w, stack) for w in flows):
+            return True  # no flow under way, or each waits on a screen that is up
+        # A flow that reads the cluster (in_thread: a thread worker) lets the keys go on: keys never wait on the
+        # cluster, and a dialog that comes later gets only the keys typed after it; unless a form is said to
+        # follow the read (FORM_FOLLOWS).
+        return self._reading_the_cluster()
 
     def _screen_up(self) -> bool:
         """The screen shown has mounted, so its own on_mount focus is in the queue ahead of the next key."""
         screen = self._current_screen()
         return screen is None or screen.is_mounted  # no screen: the app is closing
 
-    async def _settle(self, flows: list[Any]) -> None:
-        deadline = time.monotonic() + KEY_SETTLE_WAIT
-        while True:
-            shown = self._screen_before is not self._current_screen()
-            # A flow that reads the cluster before its form (in_thread: a thread worker) lets the keys go on:
-            # keys never wait on the cluster, and a dialog that comes later gets only the keys typed after it.
-            over = shown or all(w.is_finished for w in flows) or self._reading_the_cluster()
-            if over and self._screen_up() and self._waits_over():
+    async def _settle(self) -> None:
+        start = time.monotonic()
+        polls = 0
+        while not self._settled():
+            waited = time.monotonic() - start
+            reads = self._form_reads()
+            if reads and waited >= KEY_READ_WAIT:
+                self._set_aside(reads[0], waited)
                 break
-            if time.monotonic() >= deadline:
+            if not reads and waited >= KEY_SETTLE_WAIT:
                 log.warning("no screen after %.0f s behind key %r: handing on the %d typed after it",
                             KEY_SETTLE_WAIT, self._key_in_hand, len(self._keys_waiting))
                 break
-            await asyncio.sleep(KEY_SETTLE_POLL)
+            polls += 1
+            # The first looks only let the loop run the queues (a message, a mount); then every few ms.
+            await asyncio.sleep(0 if polls <= 20 else KEY_SETTLE_POLL)
         self._settling = None
         self._hand_on()
+
+    def _set_aside(self, read: Any, waited: float) -> None:
+        """The read a form follows has not answered: the keys typed for that form are not handed to the screen
+        behind it (where `3` switches tabs and `s` opens another dialog); they are dropped, and said so."""
+        n = len(self._keys_waiting)
+        self._keys_waiting.clear()
+        if n:
+            log.warning("%s: no answer after %.0f s; %d keys typed for its form set aside", read.description,
+                        waited, n)
+            self.notify(f"{n} key{'s' if n != 1 else ''} typed for the form after “{read.description}” not used: "
+                        f"no answer after {waited:.0f} s; the form opens when the read ends.",
+                        severity="warning", timeout=8)
+
+    def _stack(self) -> list[Any]:
+        try:
+            return self.screen_stack
+        except Exception:  # noqa: BLE001  # no mode yet, or the app is closing
+            return []
 
     def _current_screen(self) -> Any:
         try:

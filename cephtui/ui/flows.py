@@ -8,15 +8,20 @@ from typing import TypeVar
 from textual.dom import DOMNode
 from textual.worker import WorkerFailed
 
+from cephtui.ui.compat import FLOW_READ, FORM_FOLLOWS
+
 T = TypeVar("T")
 
 
-async def in_thread(node: DOMNode, fn: Callable[[], T], description: str) -> T:
+async def in_thread(node: DOMNode, fn: Callable[[], T], description: str, form_follows: bool = False) -> T:
     """`fn()` on a thread worker, awaited by a flow: a blocking cluster call stays off the UI thread.
 
-    Its exception is raised here, as if `fn` had been called in place.
+    Its exception is raised here, as if `fn` had been called in place. form_follows: the flow's next step is a
+    form (or a confirmation), so the keys typed behind the key that started it wait for the read and go to that
+    form (compat.KeysInOrder); otherwise they go on at once: keys never wait on the cluster.
     """
-    worker = node.run_worker(fn, thread=True, exit_on_error=False, description=description)
+    worker = node.run_worker(fn, thread=True, exit_on_error=False, description=description,
+                             name=FORM_FOLLOWS if form_follows else FLOW_READ)
     try:
         return await worker.wait()
     except WorkerFailed as e:

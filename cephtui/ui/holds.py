@@ -30,7 +30,7 @@ async def refresh_holds(node: DOMNode) -> None:
         app.maintenance_pane.store.load()
 
     try:
-        await in_thread(node, read, "read the removal queue and maintenance records")
+        await in_thread(node, read, "read the removal queue and maintenance records", form_follows=True)
     except Exception:
         log.exception("reading the workflow queues failed")
 

@@ -30,6 +30,7 @@ from textual.widgets import Footer, Input, Static, _footer
 from textual.worker import Worker
 
 from cephtui.ui import compat
+from cephtui.ui.flows import in_thread
 
 VERSION = f"Textual {textual.__version__}"
 
@@ -497,7 +498,8 @@ class ReadsInAThread(compat.KeysInOrder):
         self.run_worker(self.release.wait, thread=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.submitted.append(event.value)
+        if event.input.id == "main":  # not the form's, which bubbles up here too
+            self.submitted.append(event.value)
 
 
 async def submitted_while_reading(app: ReadsInAThread, pilot: Any) -> list[str]:
@@ -523,9 +525,11 @@ async def test_keys_behind_a_thread_worker_do_not_wait_for_it() -> None:
 class ReadsThenOpensAForm(ReadsInAThread):
     """F2 starts a flow that reads the cluster (a thread worker, as flows.in_thread does) before its form."""
 
+    form_follows = False
+
     def action_read(self) -> None:
         async def flow() -> None:
-            await self.run_worker(self.release.wait, thread=True).wait()
+            await in_thread(self, self.release.wait, "a read", form_follows=self.form_follows)
             await self.push_screen_wait(FormLike(self.submitted))
         self.run_worker(flow(), group="dialog-flow")
 
@@ -537,3 +541,111 @@ async def test_keys_behind_a_flow_that_reads_the_cluster_first_do_not_wait_for_t
     async with app.run_test() as pilot:
         assert await submitted_while_reading(app, pilot) == ["ok"]
         await wait_until_true(pilot, lambda: isinstance(app.screen, FormLike), "the form, once read")
+
+
+class ReadsForAForm(ReadsThenOpensAForm):
+    """A read its form follows (flows.in_thread(form_follows=True); the Images tab's `s`: the image read again,
+    then the snapshot form): the keys typed behind the key are the form's."""
+    form_follows = True
+
+
+async def test_keys_behind_a_read_its_form_follows_go_to_the_form() -> None:
+    """`s mysnap` in one read over ssh kept the default name and `s` opened a second dialog: the keys acted on
+    the tab while the image was read. They wait for the read, and the form gets them all."""
+    app = ReadsForAForm()
+    async with app.run_test() as pilot:
+        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+        for key in compat.keys_of("\x1bOQok\r"):
+            app.post_message(key)
+        await pilot.pause(0.3)
+        assert app.submitted == [] and app.query_one("#main", Input).value == ""  # nothing reached the tab
+        app.release.set()
+        await wait_until_true(pilot, lambda: app.submitted, "the form submitted")
+        assert isinstance(app.screen, FormLike) and app.submitted == ["ok"]
+
+
+async def test_keys_behind_a_read_that_does_not_answer_are_set_aside_and_said(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read for a form that does not answer (a stuck OSD) holds the keys KEY_READ_WAIT at most; then they are
+    dropped with a notice, not handed to the screen behind the form (where `3` switches tabs)."""
+    monkeypatch.setattr(compat, "KEY_READ_WAIT", 0.5)
+    app = ReadsForAForm()
+    async with app.run_test() as pilot:
+        await wait_until_true(pilot, lambda: app.query_one(Input).has_focus, "the Input focused")
+        for key in compat.keys_of("\x1bOQok\r"):
+            app.post_message(key)
+        await wait_until_true(pilot, lambda: any("not used" in str(n.message) for n in app._notifications),
+                              "the keys said set aside")
+        assert app.submitted == [] and app.query_one("#main", Input).value == ""
+        app.release.set()
+        await wait_until_true(pilot, lambda: isinstance(app.screen, FormLike), "the form, once read")
+        assert app.screen.query_one("#name", Input).value == ""  # the set-aside keys never arrive late
+
+
+class TwoSteps(OpensAForm):
+    """A wizard: `e` starts a flow of two forms, each awaited in turn (the cephx user wizard's name, then caps)."""
+
+    def action_open(self) -> None:
+        async def flow() -> None:
+            first: list[str] = []
+            await self.push_screen_wait(StepForm(first))
+            await self.push_screen_wait(StepForm(self.submitted, first))
+        self.run_worker(flow(), group="dialog-flow")
+
+
+class StepForm(Screen[None]):
+    """Enter submits, and the step closes itself (as FormScreen does on a valid Submitted)."""
+
+    def __init__(self, submitted: list[str], before: list[str] | None = None) -> None:
+        super().__init__()
+        self.submitted, self.before = submitted, before
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="name")
+
+    def on_mount(self) -> None:
+        self.query_one("#name", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submitted.append(event.value if self.before is None else f"{self.before[0]}/{event.value}")
+        self.dismiss()
+
+
+async def test_keys_behind_the_enter_of_a_wizards_step_go_to_the_next_step() -> None:
+    """`6 c vmhost4 Enter ZZ Enter` in one read named the user client.vmhost4ZZ: the Z's reached step 1 before it
+    closed. They wait for step 2."""
+    for _ in range(10):
+        assert await submitted_after_opening_a_form("evmhost4\rZZ\r", TwoSteps) == ["vmhost4/ZZ"]
+
+
+class EnterMovesTheFocus(compat.KeysInOrder):
+    """The jump prompt: Enter's Submitted is handled after the key (a message), and its handler moves the focus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Input(id="prompt")
+        yield Input(id="there")
+
+    def on_mount(self) -> None:
+        self.query_one("#prompt", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "prompt":
+            self.call_later(self.query_one("#there", Input).focus)
+        else:
+            self.submitted.append(event.value)
+
+
+async def test_keys_behind_an_enter_whose_message_moves_the_focus_go_where_it_moved() -> None:
+    """`:pools Enter c`: the keys after Enter belong where the jump took the focus."""
+    for _ in range(10):
+        app = EnterMovesTheFocus()
+        async with app.run_test() as pilot:
+            await wait_until_true(pilot, lambda: app.query_one("#prompt", Input).has_focus, "the prompt focused")
+            for key in compat.keys_of("pools\rcx\r"):
+                app.post_message(key)
+            await wait_until_true(pilot, lambda: app.submitted, "the second field submitted")
+            assert app.submitted == ["cx"] and app.query_one("#prompt", Input).value == "pools"

@@ -296,7 +296,7 @@ class DoctorPane(Pane):
         warnings = await self._would_not_reach(operations)
         snap, client = self.cephtui.snapshot, self.cephtui.client
         if snap is not None and (checked := await in_thread(self, lambda: fixes.precheck(f.fixes[0], client, snap),
-                                                             f"{f.code}: checks before the fix")):
+                                                             f"{f.code}: checks before the fix", form_follows=True)):
             if checked.blocked:
                 self.app.notify("\n".join(checked.lines), severity="error", timeout=15)
                 return

@@ -34,6 +34,7 @@ from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, na
 from cephtui.ceph.images.tasks import Task, list_tasks
 from cephtui.ceph.snapshot.models import ClusterSnapshot
 from cephtui.ui import palette
+from cephtui.ui.compat import FORM_FOLLOWS
 from cephtui.ui.pane import Pane
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
@@ -675,7 +676,9 @@ class ImagesPane(Pane):
             return
         self._fresh_worker(ref, then, extents)
 
-    @work(thread=True, group="images-fresh", exit_on_error=False)
+    # FORM_FOLLOWS: `s mysnap` in one read names the snapshot mysnap (the keys wait for this read and its form).
+    @work(thread=True, group="images-fresh", exit_on_error=False, name=FORM_FOLLOWS,
+          description="read the image again")
     def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
         client = self.cephtui.client
         got = self._read_one(client, ref, self._hosts(client), du="scan")

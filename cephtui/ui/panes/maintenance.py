@@ -385,7 +385,7 @@ class MaintenancePane(Pane):
         client = self.cephtui.client
         try:
             return await in_thread(self, lambda: (client.mon("osd tree"), client.mon("osd dump")),
-                                   "fetch osd tree and osd dump")
+                                   "fetch osd tree and osd dump", form_follows=True)
         except Exception as e:
             self.app.notify("Could not read the OSD map: " + (e.message if isinstance(e, CephError) else repr(e)),
                             severity="error", timeout=10)
