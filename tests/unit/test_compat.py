@@ -642,7 +642,11 @@ class EnterMovesTheFocus(compat.KeysInOrder):
 async def test_keys_behind_an_enter_whose_message_moves_the_focus_go_where_it_moved() -> None:
     """`:pools Enter c`: the keys after Enter belong where the jump took the focus."""
     for _ in range(10):
-        app = EnterMovesTheFocus()
+        await one_jump(EnterMovesTheFocus())
+
+
+async def one_jump(app: EnterMovesTheFocus) -> None:
+    if True:
         async with app.run_test() as pilot:
             await wait_until_true(pilot, lambda: app.query_one("#prompt", Input).has_focus, "the prompt focused")
             for key in compat.keys_of("pools\rcx\r"):
