@@ -29,8 +29,7 @@ from textual.widgets.data_table import RowKey
 from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 __all__ = ["FLOW_READ", "FORM_FOLLOWS", "Button", "DataTable", "FooterKey", "KeysInOrder", "bindings_ready", "keys_of",
-           "node_bindings",
-           "parse_action", "screen_frame"]
+           "node_bindings", "parse_action", "screen_frame"]
 
 log = logging.getLogger("cephtui")
 
@@ -165,7 +164,6 @@ class KeysInOrder(App[Any]):
         self._keys_waiting: deque[events.Event] = deque()
         self._key_stall_timer: Any = None
         self._workers_before: set[Any] = set()  # the workers that ran before the key in hand
-        self._screen_before: Any = None  # the screen shown when the key in hand was taken
         self._settling: Any = None  # the wait after a key that opened a screen or started a flow
         self._key_waits: list[Callable[[], bool]] = []  # what the keys behind the key in hand wait for too
         self._stack_before: list[Any] = []  # the screens stacked when the key in hand was taken
@@ -206,8 +204,7 @@ class KeysInOrder(App[Any]):
                 self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         self._key_in_hand, self._key_in_hand_since = event, time.monotonic()
-        self._workers_before, self._screen_before = set(self.workers), self._current_screen()
-        self._stack_before, self._focus_before = self._stack(), self.focused
+        self._workers_before, self._stack_before, self._focus_before = set(self.workers), self._stack(), self.focused
         self._key_waits = []
         target = self.focused or self.screen
         await super().on_event(event)  # a priority binding, or forwarded to `target`

@@ -313,6 +313,11 @@ def test_keys_in_order_names() -> None:
            "MessagePump._on_message bubbling to _parent unless _stop_propagation")
     expect("self._thread_worker = thread" in inspect.getsource(Worker.__init__),
            "Worker._thread_worker (a thread worker is no dialog flow: keys never wait on it)")
+    pump = Static()
+    expect(callable(getattr(pump._message_queue, "empty", None)) and isinstance(pump._next_callbacks, list),
+           "MessagePump._message_queue (a queue with empty()) and _next_callbacks (a list): a key's messages handled")
+    expect("self.push_screen(screen, wait_for_dismiss=True" in inspect.getsource(App.push_screen_wait),
+           "App.push_screen_wait calling push_screen(wait_for_dismiss=True): a flow's step remembered")
     expect("attrs_before" in inspect.getsource(LinuxDriver.start_application_mode)
            and "attrs_before" in inspect.getsource(LinuxDriver.stop_application_mode),
            "LinuxDriver.attrs_before (the terminal modes restored at exit)")
