@@ -164,6 +164,17 @@ def test_a_watched_image_is_refused_and_nothing_is_written(sandbox: Any, ioctx: 
     assert data_objects(ioctx, image) == []
 
 
+def test_an_image_that_does_not_exist_is_said_before_any_run_header(sandbox: Any, ioctx: Any) -> None:
+    """Read or (confirmed) write: one line naming the pool and image, and no run header above it."""
+    for extra in (("--io-type", "read"), ("--yes-i-really-mean-it", "nosuch")):
+        res = bench_rbd(sandbox.conf, "--pool", "rbd", "--image", "nosuch", "--io-total", "256K", "--no-save",
+                        *extra)
+        assert res.returncode == 1 and res.stdout == "", (res.stdout, res.stderr)
+        assert "cephtui bench rbd: image nosuch does not exist in pool rbd" in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr and "rbd bench" not in res.stderr  # no step was started
+    assert "nosuch" not in rbd.RBD().list(ioctx)
+
+
 @pytest.mark.tier
 def test_a_killed_run_leaves_a_temp_image_that_the_next_start_removes(sandbox: Any, ioctx: Any,
                                                                      tmp_path: Path) -> None:

@@ -262,10 +262,10 @@ class BenchRun:
                     raise
                 self.audit.record(op, True, f"created {p.pool}/{name}")
                 p = replace(p, image=name)
-            elif p.writes:
+            else:  # an image that must exist: said before the run starts (and its header is printed)
                 image = session.open_image(p.image, read_only=True)  # a read-write open would add our watch
                 try:
-                    refusal = watched_refusal(p.pool, p.image, watchers(image))
+                    refusal = watched_refusal(p.pool, p.image, watchers(image)) if p.writes else ""
                 finally:
                     image.close()
                 if refusal:
