@@ -397,3 +397,22 @@ async def test_read_only_shows_the_image_and_refuses_every_change_in_its_screen(
     assert (len(audit_log.read_text().splitlines()) if audit_log.exists() else 0) == sent
     snaps = rbd_cli(sandbox, "snap", "ls", "rbd/cti-ro")
     assert [(s["name"], s["protected"]) for s in snaps] == [("s1", "false")]
+
+
+async def test_the_summary_counts_only_images_that_are_still_listed(make_app, sandbox: Sandbox,
+                                                                   images: list[str]) -> None:
+    """An image removed elsewhere leaves the count: '0 of 4 in use' with 4 images, never '… of 5 read'."""
+    images += ["cti-sum-a", "cti-sum-b"]
+    for name in images:
+        rbd_plain(sandbox, "create", "--size", "8M", f"rbd/{name}")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_images(app, pilot, *images)
+        listed = len(pane.names)
+        await wait_for(pilot, lambda: f"0 of {listed} in use" in text_of(app, "#images-summary"), 20,
+                       "every image read, none in use")
+        rbd_plain(sandbox, "rm", "rbd/cti-sum-b")
+        await pilot.press("r")
+        await wait_for(pilot, lambda: "cti-sum-b" not in pane.names, 20, "the removed image gone from the listing")
+        summary = text_of(app, "#images-summary")
+        assert f": {listed - 1} images" in summary and f"0 of {listed - 1} in use" in summary, summary

@@ -265,6 +265,10 @@ class ImagesPane(Pane):
             self.failed.clear()
         if names != self.names or moved:
             self.names = names
+            listed = set(names)  # a removed or renamed image's details no longer count (the summary's "read")
+            for kept in (self.details, self.read_at, self.failed):
+                for ref in [r for r in kept if r.name not in listed]:
+                    del kept[ref]
         self._rows()
         self._title()
         self._summary()
@@ -477,7 +481,8 @@ class ImagesPane(Pane):
             known = [i for i in self.details.values() if i.ref.place == self.place.spec]
             if known:
                 watched = sum(1 for i in known if i.watchers)
-                parts.append(f"{watched} of {len(known)} read are in use")
+                parts.append(f"{watched} of {len(self.names)} in use" if len(known) >= len(self.names) else
+                             f"in use: {watched} of the {len(known)} read so far")
             parts.append(f"{len(self.trash)} in the trash (t)")
             if any(not i.used_exact for i in known):
                 parts.append("* used size scanned (no fast-diff)")
