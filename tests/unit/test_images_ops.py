@@ -229,7 +229,8 @@ def test_remove_refused_with_snapshots() -> None:
     with pytest.raises(ValueError) as e:
         ops.build_remove(image(BASE))
     assert str(e.value).startswith(f"rbd/cap-base has {len(names)} snapshot(s) ({', '.join(names)}), "
-                                   f"protected: {', '.join(protected)}: librbd removes no image with snapshots")
+                                   f"protected: {', '.join(protected)}, and clones: rbd/cap-clone: librbd removes "
+                                   "no image with snapshots. Flatten or remove the clones, then remove the snapshots")
 
 
 def test_remove_of_an_image_without_snapshots_or_watchers() -> None:

@@ -266,10 +266,13 @@ def build_remove(info: ImageInfo) -> Operation:
     if info.snaps:
         prot = [s.name for s in info.protected_snaps]
         names = ", ".join(s.name for s in info.snaps[:5])
+        clones = (f", and clones: {', '.join(info.children[:5])}" + (" …" if len(info.children) > 5 else "")
+                  if info.children else "")
         raise ValueError(f"{info.ref.spec} has {len(info.snaps)} snapshot(s) ({names})"
-                         + (f", protected: {', '.join(prot)}" if prot else "") +
-                         ": librbd removes no image with snapshots. Remove them first, or move the image to the "
-                         "trash")
+                         + (f", protected: {', '.join(prot)}" if prot else "") + clones +
+                         ": librbd removes no image with snapshots. "
+                         + ("Flatten or remove the clones, then remove the snapshots" if clones else
+                            "Remove them first") + ", or move the image to the trash")
     if info.children:
         raise ValueError(f"{info.ref.spec} has clones: {', '.join(info.children)}")
     return _librbd(title=f"Remove image {info.ref.spec}", prefix="rbd rm", args=_args(info.ref),
