@@ -526,3 +526,31 @@ async def test_overdue_deep_scrubs_run_paced(make_app, sandbox: Sandbox) -> None
     finally:
         sandbox.ceph("config", "rm", "mgr", "osd_deep_scrub_interval")
         sandbox.ceph("config", "rm", "osd", "osd_max_scrubs")
+
+
+async def test_a_check_raised_while_another_tab_is_shown_is_explained_on_return(make_app, sandbox: Sandbox) -> None:
+    """The Doctor opened at HEALTH_OK, tab 1, `ceph osd set noout`, back to the Doctor: the explanation is drawn
+    at its full height (it stayed one blank line, the height of 'nothing to explain', until a resize)."""
+    wait_until(lambda: not raised(sandbox), 60, "HEALTH_OK")
+    app = make_app()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+            await pilot.press(DOCTOR_KEY)
+            detail = app.query_one("#doctor-detail")
+            await wait_for(pilot, lambda: "nothing to explain" in text_of(app, "#doctor-detail")
+                           and detail.size.height == 1, 10, "HEALTH_OK explained in one line")
+            await pilot.press("1")
+            await wait_for(pilot, lambda: app.tabs.active == "health", 5, "the Health tab")
+            sandbox.ceph("osd", "set", "noout")
+            await wait_for(pilot, lambda: app.snapshot is not None
+                           and any(c.code == "OSDMAP_FLAGS" for c in app.snapshot.health.checks), 30,
+                           "the app seeing OSDMAP_FLAGS while the Doctor is hidden")
+            await pilot.press(DOCTOR_KEY)
+            await wait_for(pilot, lambda: text_of(app, "#doctor-detail").startswith("OSDMAP_FLAGS"), 10,
+                           "OSDMAP_FLAGS selected")
+            lines = text_of(app, "#doctor-detail").rstrip("\n").count("\n") + 1
+            await wait_for(pilot, lambda: detail.size.height >= min(lines, 5), 5,
+                           f"the explanation drawn at its height ({lines} lines), not {detail.size.height}")
+    finally:
+        sandbox.ceph("osd", "unset", "noout")

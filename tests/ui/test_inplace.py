@@ -80,11 +80,13 @@ async def test_a_width_change_is_measured_again() -> None:
         assert below.region.y == live.region.y + 2
 
 
-async def test_hidden_widgets_ask_for_no_layout_and_show_the_latest_content() -> None:
+async def test_hidden_widgets_show_the_latest_content_at_its_height() -> None:
     async with two_statics() as (pilot, live, below):
         live.display = False
         await pilot.pause()
-        assert layouts_asked(live, "three\nline\ncontent") == 0  # another tab's widget: nothing to move
+        # A layout all the same (unmeasurable while hidden); it joins the one that shows the tab (panes on
+        # other tabs render when their tab is opened).
+        assert layouts_asked(live, "three\nline\ncontent") == 1
         live.display = True  # showing it lays it out with what it holds now
         await pilot.pause()
         assert below.region.y == live.region.y + 3
@@ -121,3 +123,33 @@ async def test_a_height_set_in_cells_is_neither_measured_nor_laid_out() -> None:
             assert layouts_asked(live, content) == 0
             await pilot.pause()
             assert str(live.render()) == content and below.region.y == live.region.y + 3
+
+
+class HiddenTab(App[None]):
+    """The Doctor's shape: a Static in a scroll box on one of two switched panes."""
+    CSS = "VerticalScroll { height: 1fr; } #live { height: auto; }"
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+        from textual.widgets import ContentSwitcher
+        with ContentSwitcher(initial="a"):
+            with VerticalScroll(id="a"):
+                yield Static("nothing to explain", id="live")
+            yield Static("the other tab", id="b")
+
+
+async def test_content_set_while_its_tab_is_hidden_is_laid_out_when_shown() -> None:
+    from textual.widgets import ContentSwitcher
+    app = HiddenTab()
+    async with app.run_test(size=(40, 12)) as pilot:
+        live, switcher = app.query_one("#live", Static), app.query_one(ContentSwitcher)
+        update_in_place(live, "one line")
+        await pilot.pause()
+        assert live.size.height == 1
+        switcher.current = "b"
+        await pilot.pause()
+        update_in_place(live, "\n".join(f"line {n}" for n in range(5)))  # while hidden
+        await pilot.pause()
+        switcher.current = "a"
+        await pilot.pause()
+        assert live.size.height == 5  # it stayed 1 (its box's arrangement, cached from before, was reused)

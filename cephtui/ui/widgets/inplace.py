@@ -31,11 +31,13 @@ def update_in_place(static: Static, content: VisualType) -> None:
     if static.styles.width is not None and static.styles.width.is_auto:
         static.update(content)  # sized by its content's width too: any change may move its neighbours
         return
+    if width <= 0:  # not laid out yet, or hidden: a layout is asked all the same, or showing its tab would reuse
+        _measured.pop(static, None)  # the arrangement its box cached, with the old height (the Doctor's
+        static.update(content)  # explanation stayed one line, as 'nothing to explain', until a resize). Cheap:
+        return  # a hidden pane renders when its tab is opened (ui/poller.py), and that opening lays out anyway
     static.update(content, layout=False)
-    if width <= 0:  # not laid out yet, or hidden (another tab): the layout that shows it measures it
-        _measured.pop(static, None)
-        return
     height = static.visual.get_height(static.styles, width)  # type: ignore[arg-type]  # as Widget.get_content_height does
     if _measured.get(static) != (width, height):
         _measured[static] = (width, height)
         static.refresh(layout=True)
+
