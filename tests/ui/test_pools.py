@@ -139,6 +139,17 @@ async def test_create_erasure_pool_with_a_new_profile(make_app, sandbox: Sandbox
             await next_page(pilot)
             assert w.page == "erasure"
             await type_into(app, pilot, "#wiz-profile-name", "ctp-ec21")
+            # 4+2 by host on this one-host sandbox: no PG could ever be active; refused, with CRUSH's numbers.
+            await type_into(app, pilot, "#wiz-k", "4")
+            await type_into(app, pilot, "#wiz-m", "2")
+            await set_select(app, pilot, "#wiz-domain", "host")
+            await next_page(pilot)
+            assert w.page == "erasure", w.page
+            assert ("every PG of this pool would be inactive (incomplete): its 6 chunks (k+m) each need a host of "
+                    "their own, CRUSH finds 1 host under default, so it places 1, fewer than min_size 5"
+                    in text_of(app, "#wiz-status").replace("\n", " ")), text_of(app, "#wiz-status")
+            await type_into(app, pilot, "#wiz-k", "2")
+            await type_into(app, pilot, "#wiz-m", "1")
             await set_select(app, pilot, "#wiz-domain", "osd")
             await next_page(pilot)
             assert w.page == "pgs"

@@ -46,10 +46,40 @@ def test_warnings_explain_the_risk(cmap: crush.CrushMap) -> None:
     assert poolplan.warnings(PoolPlan("p", size=3, min_size=2)) == []
     two = poolplan.warnings(PoolPlan("p", size=2, min_size=1))
     assert any("size 2" in w for w in two) and any("min_size 1" in w for w in two)
-    ec = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 1, "host", ""))
-    assert any("k+m = 3" in w and "only 2" in w for w in poolplan.warnings(ec, cmap))
-    ec_osd = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 2, "osd", ""))
-    assert not any("k+m" in w for w in poolplan.warnings(ec_osd, cmap))
+    ec = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 1, "host", ""),
+                  size=3, min_size=poolplan.ec_min_size(2, 1))
+    assert ("only 2 of its 3 chunks can be placed (2 hosts under default): every PG would be active+undersized "
+            "from the start, and could lose 0 hosts before its I/O stops, not 1") in poolplan.warnings(ec, cmap)
+    poolplan.check_placement(ec, cmap)  # undersized, yet active: allowed, said
+    ec_osd = PoolPlan("e", pool_type="erasure", application="rgw", ec_profile="x", new_profile=(2, 2, "osd", ""),
+                      size=4, min_size=3)
+    assert not any("placed" in w for w in poolplan.warnings(ec_osd, cmap))
+    poolplan.check_placement(ec_osd, cmap)
+
+
+def test_a_pool_whose_pgs_could_never_be_active_is_refused(cmap: crush.CrushMap) -> None:
+    """The issue's case: k=4 m=2 by host where CRUSH finds too few hosts (here 2 of the 6 needed, min_size 5)."""
+    ec = PoolPlan("e", pool_type="erasure", application="rbd", ec_profile="x", new_profile=(4, 2, "host", ""),
+                  size=6, min_size=poolplan.ec_min_size(4, 2))
+    with pytest.raises(ValueError, match=r"every PG of this pool would be inactive \(incomplete\): its 6 chunks "
+                                         r"\(k\+m\) each need a host of their own, CRUSH finds 2 hosts under "
+                                         r"default, so it places 2, fewer than min_size 5"):
+        poolplan.check_placement(ec, cmap)
+    # Replicated, through the rule's own root, failure domain and device class: "fast" takes the ssd OSDs (one).
+    fast = PoolPlan("r", size=3, min_size=2, rule="fast")
+    with pytest.raises(ValueError, match="its 3 copies \\(size\\) each need an osd of their own, CRUSH finds "
+                                         "1 osd under default, so it places 1, fewer than min_size 2"):
+        poolplan.check_placement(fast, cmap)
+    five = PoolPlan("r", size=5, min_size=3, rule="replicated_rule")  # any class: 4 OSDs
+    poolplan.check_placement(five, cmap)
+    assert any("only 4 of its 5 copies can be placed (4 osds under default)" in w
+               for w in poolplan.warnings(five, cmap))
+    four = PoolPlan("r", size=4, min_size=3, rule="replicated_rule")
+    assert not any("placed" in w for w in poolplan.warnings(four, cmap))
+    assert poolplan.failure_domains(cmap, "default", "osd", "nosuchclass") == 0
+    # What the map cannot say is not refused: no map, a rule it does not hold.
+    poolplan.check_placement(four, None)
+    poolplan.check_placement(PoolPlan("r", size=4, min_size=3, rule="nosuchrule"), cmap)
 
 
 def test_ec_min_size_as_pacific_sets_it() -> None:

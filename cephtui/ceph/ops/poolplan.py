@@ -65,11 +65,11 @@ def ec_min_size(k: int, m: int) -> int:
     return k + 1 if m > 1 else k
 
 
-def failure_domains(cmap: CrushMap | None, root: str, domain: str) -> int | None:
-    """How many buckets of type `domain` (or devices for osd) hold OSDs under `root`."""
+def failure_domains(cmap: CrushMap | None, root: str, domain: str, device_class: str | None = None) -> int | None:
+    """How many buckets of type `domain` (or devices for osd) hold OSDs (of `device_class`) under `root`."""
     if cmap is None or cmap.bucket(root) is None:
         return None
-    devices = {d.name for d in cmap.devices}
+    devices = {d.name for d in cmap.devices if not device_class or d.device_class == device_class}
     below = cmap.descendants(root)
     if domain in ("osd", cmap.types[0][1] if cmap.types else "osd"):
         return sum(1 for n in below if n in devices)
@@ -81,8 +81,80 @@ def failure_domains(cmap: CrushMap | None, root: str, domain: str) -> int | None
     return count
 
 
+@dataclass(frozen=True)
+class Placement:
+    """What CRUSH can do with a new pool's copies (replicated) or chunks (erasure): each needs a failure
+    domain of its own, so with fewer domains than copies some are never placed."""
+    copies: int  # size, or k+m
+    min_size: int
+    domains: int  # failure domains holding OSDs (of the rule's device class) under its root
+    domain: str
+    root: str
+    erasure: bool
+
+    @property
+    def placed(self) -> int:
+        return min(self.copies, self.domains)
+
+    def where(self) -> str:
+        return f"{self.domains} {self.domain}{'s' if self.domains != 1 else ''} under {self.root}"
+
+    def refusal(self) -> str:
+        """Why every PG would be inactive (fewer placed than min_size), or ""."""
+        if self.placed >= self.min_size:
+            return ""
+        what = "chunks (k+m)" if self.erasure else "copies (size)"
+        article = "an" if self.domain[:1] in "aeiou" else "a"
+        return (f"every PG of this pool would be inactive (incomplete): its {self.copies} {what} each need "
+                f"{article} {self.domain} of their own, CRUSH finds {self.where()}, so it places {self.placed}, fewer "
+                f"than min_size {self.min_size}.\nChoose fewer {what.split()[0]}, a smaller failure domain, or "
+                f"add {self.domain}s first")
+
+    def warning(self) -> str:
+        """Why every PG would be undersized from the start (placed but fewer than all), or ""."""
+        if self.placed >= self.copies or self.placed < self.min_size:
+            return ""
+        what = "chunks" if self.erasure else "copies"
+        return (f"only {self.placed} of its {self.copies} {what} can be placed ({self.where()}): every PG "
+                f"would be active+undersized from the start, and could lose {self.placed - self.min_size} "
+                f"{self.domain}{'s' if self.placed - self.min_size != 1 else ''} before its I/O stops, not "
+                f"{self.copies - self.min_size}")
+
+
+def placement(plan: PoolPlan, cmap: CrushMap | None, ec_root: str = "default") -> Placement | None:
+    """Where the plan's copies or chunks could go; None when the map does not say (no map, no such rule)."""
+    if cmap is None:
+        return None
+    if plan.pool_type == "replicated":
+        rule = cmap.rule(plan.rule) if plan.rule else None
+        if rule is None or not rule.root or not rule.failure_domain:
+            return None
+        root, domain, cls, copies = rule.root, rule.failure_domain, rule.device_class, plan.size
+    else:
+        if plan.new_profile is not None:
+            k, m, domain, cls = plan.new_profile
+        else:
+            prof = cmap.ec_profile(plan.ec_profile) if plan.ec_profile else None
+            if prof is None or prof.k is None or prof.m is None:
+                return None
+            k, m, domain, cls = prof.k, prof.m, prof.failure_domain or "host", prof.device_class or ""
+        root, copies = ec_root, k + m
+    n = failure_domains(cmap, root, domain, cls or None)
+    return None if n is None else Placement(copies, plan.min_size, n, domain, root, plan.pool_type != "replicated")
+
+
+def check_placement(plan: PoolPlan, cmap: CrushMap | None, ec_root: str = "default") -> None:
+    """Refuse a pool none of whose PGs could ever be active (fewer failure domains than min_size)."""
+    where = placement(plan, cmap, ec_root)
+    if where is not None and where.refusal():
+        raise ValueError(where.refusal())
+
+
 def warnings(plan: PoolPlan, cmap: CrushMap | None = None, ec_root: str = "default") -> list[str]:
     out = []
+    where = placement(plan, cmap, ec_root)
+    if where is not None and where.warning():
+        out.append(where.warning())
     if plan.pool_type == "replicated":
         if plan.size == 1:
             out.append("size 1 keeps a single copy: any disk failure loses data (Ceph also asks for "
@@ -95,11 +167,6 @@ def warnings(plan: PoolPlan, cmap: CrushMap | None = None, ec_root: str = "defau
                        "loses acknowledged writes. Keep min_size at 2.")
     elif plan.k_m is not None:
         k, m = plan.k_m
-        domain = plan.new_profile[2] if plan.new_profile else "host"
-        n = failure_domains(cmap, ec_root, domain)
-        if n is not None and k + m > n:
-            out.append(f"k+m = {k + m} chunks need {k + m} failure domains of type {domain}, but only {n} "
-                       f"exist under {ec_root}: PGs will stay incomplete until more are added.")
         if m == 1:
             out.append("m = 1 survives a single failure only; Ceph then sets min_size to k, so while a chunk "
                        "is missing, writes are accepted with no redundancy at all.")

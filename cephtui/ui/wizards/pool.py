@@ -1,8 +1,8 @@
 """The create-pool wizard: basics, protection (replication or erasure coding), placement groups.
 
 Each page checks its values before Next (a clear message, nothing sent); risky
-but legal choices (size 2, min_size 1, k+m beyond the failure domains) are
-explained on the page. The wizard returns a PoolPlan; the confirm dialog then
+but legal choices (size 2, min_size 1, more copies or chunks than failure domains) are
+explained on the page; a pool none of whose PGs could ever be active is refused. The wizard returns a PoolPlan; the confirm dialog then
 lists the exact commands and runs them step by step, with undo on a failure.
 """
 from __future__ import annotations
@@ -374,6 +374,7 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
                 self._show(self.plan.pool_type)
             elif self.page in ("replicated", "erasure"):
                 self.plan = self._collect_replicated() if self.page == "replicated" else self._collect_erasure()
+                poolplan.check_placement(self.plan, self.cmap, self.ec_root)
                 notes = poolplan.warnings(self.plan, self.cmap, self.ec_root)
                 self._show("pgs")
                 self._status(notes=notes)
