@@ -223,6 +223,19 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
             await close(pilot)
             assert pools(sandbox)["ctp-edit"]["quota_max_bytes"] == 10 * 1024 ** 3
 
+            # Size past what CRUSH can place (3 OSDs, failure domain osd): min_size 4 refused, size 4 said.
+            await pilot.press("s")
+            await wait_for(pilot, lambda: app.screen.query("#form-status"), 5, "the size form")
+            await pilot.press("ctrl+u", "4", "tab", "ctrl+u", "4")
+            await wait_for(pilot, lambda: "places 3, fewer than min_size 4" in text_of(app, "#form-status"), 5,
+                           "size 4 min_size 4 refused")
+            await pilot.press("ctrl+u", "2")
+            await wait_for(pilot, lambda: "only 3 of its 4 copies can be placed" in text_of(app, "#form-status"), 5,
+                           "size 4 min_size 2 said undersized")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not app.screen.query("#form-status"), 5, "the form closed")
+            assert pools(sandbox)["ctp-edit"]["size"] == 3
+
             await pilot.press("p")
             await pilot.press("ctrl+u", *"abc")
             assert "whole number" in text_of(app, "#form-status") or "✖" in text_of(app, "#form-status")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
@@ -267,6 +268,8 @@ class PoolsPane(Pane):
         p = self._need_pool()
         if p is None:
             return
+        crush = self.snap.crush if self.snap else None
+        plan = PoolPlan(p.name, size=p.size, min_size=p.min_size, rule=p.crush_rule)
 
         def build(v: dict[str, str]) -> list[ops.Operation]:
             size, min_size = poolplan.check_replication(v["size"], v["min_size"])
@@ -274,6 +277,8 @@ class PoolsPane(Pane):
                 raise ValueError("the size of an erasure-coded pool is k+m, fixed by its profile")
             if p.type == "erasure" and min_size < p.k:
                 raise ValueError(f"min_size below k={p.k} would let the pool serve data it cannot reconstruct")
+            if p.type == "replicated":  # more copies than its rule's failure domains can hold: never active
+                poolplan.check_placement(replace(plan, size=size, min_size=min_size), crush)
             out = []
             # Growing: raise size first so min_size never exceeds it in between; shrinking: the other way round.
             steps = [("size", size, p.size), ("min_size", min_size, p.min_size)]
@@ -289,7 +294,8 @@ class PoolsPane(Pane):
                 size, min_size = poolplan.check_replication(v["size"], v["min_size"])
             except ValueError:
                 return []
-            notes = poolplan.warnings(PoolPlan(p.name, size=size, min_size=min_size)) if p.type == "replicated" else []
+            notes = poolplan.warnings(replace(plan, size=size, min_size=min_size), crush) \
+                if p.type == "replicated" else []
             if size > p.size:
                 notes.append(f"raising size to {size} copies every object once more: expect backfill.")
             return notes
