@@ -216,7 +216,8 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await press_ready(pilot, "enter")
             assert not any(r["rule_name"] == "ct-rule" for r in sandbox.ceph("osd", "crush", "rule", "dump"))
 
-            # Rename the host bucket and back: names are not hashed, nothing moves.
+            # Rename the host bucket and back: names are not hashed, nothing moves now; but its OSDs, restarted,
+            # would place themselves by their hostname: said, and the name typed.
             host = next(r for r in app.crush_pane.hierarchy.rows if r.type_name == "host")
             await pilot.press("home")
             app.crush_pane.hierarchy.focus()
@@ -224,6 +225,11 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await pilot.press("R")
             await pilot.press("ctrl+u", *"ct-renamed", "enter")
             assert f"$ ceph osd crush rename-bucket {host.name} ct-renamed" in text_of(app, "#confirm-commands")
+            screen = app.screen
+            assert isinstance(screen, ConfirmScreen) and screen.typed == host.name
+            said = " ".join((text_of(app, "#confirm-commands") + text_of(app, "#confirm-impact")).split())
+            assert "no data moves now" in said and f"creates a new host {host.name}" in said, said
+            await pilot.press(*host.name)
             await run_confirmed(app, pilot)
             await press_ready(pilot, "enter")
             assert any(n["name"] == "ct-renamed" for n in sandbox.ceph("osd", "tree")["nodes"])

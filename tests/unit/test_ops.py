@@ -198,3 +198,15 @@ def test_the_bench_form_refuses_a_half_typed_number_as_incomplete() -> None:
     with pytest.raises(ValueError, match="seconds: 'abc' is not a number"):
         _float("abc", "seconds")
     assert _float("2.5", "seconds") == 2.5
+
+
+def test_a_bucket_rename_moves_nothing_now_and_says_what_a_restart_would_do() -> None:
+    """OSDs place themselves at their crush location on start (osd_crush_update_on_start): root=default
+    host=<hostname>. Renaming `default` or a host is typed, and says so; a rack is a plain rename."""
+    rack = ops.crush_rename_bucket("rack1", "rackA", "rack")
+    assert rack.effect == "no data moves now: CRUSH places by bucket ids, not names" and not rack.confirm_text
+    root = ops.crush_rename_bucket("default", "main", "root")
+    assert root.confirm_text == "default" and "creates a new root `default` and moves there, out of main" in \
+        root.effect and "crush_location (root=main host=…)" in root.effect
+    host = ops.crush_rename_bucket("vm", "node1", "host")
+    assert host.confirm_text == "vm" and "creates a new host vm under root default" in host.effect

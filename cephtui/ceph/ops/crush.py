@@ -30,13 +30,26 @@ def crush_move(name: str, location: Sequence[tuple[str, str]]) -> Operation:
                      impact=MOVES_DATA, crush_edit=("--move", name, *loc_edit(location)))
 
 
-def crush_rename_bucket(src: str, dst: str) -> Operation:
+def crush_rename_bucket(src: str, dst: str, bucket_type: str = "") -> Operation:
     src, dst = check_name(src, "bucket name"), check_name(dst, "new name")
     if src == dst:
         raise ValueError("the new name is the same as the old one")
-    # Names are not hashed by CRUSH: a rename moves no data. crushtool has no rename, so no edit.
+    # Names are not hashed by CRUSH: a rename moves no data now. crushtool has no rename, so no edit. But an OSD
+    # that starts places itself at its crush location (osd_crush_update_on_start, true by default), which names
+    # buckets: "root=default host=<its short hostname>" unless crush_location is set.
+    later = ""
+    if src == "default" and bucket_type in ("root", ""):
+        later = (f"every OSD that restarts with the default crush location (root=default) creates a new root "
+                 f"`default` and moves there, out of {dst} and every rule that takes it: data moves then. Set "
+                 f"crush_location (root={dst} host=…) on the OSDs first, or keep the name")
+    elif bucket_type == "host":
+        later = (f"if {src} is its OSDs' hostname, each of them that restarts creates a new host {src} under "
+                 f"root default and moves there, out of {dst}: data moves then. Set crush_location (host={dst}) "
+                 "on them first")
+    effect = "no data moves now: CRUSH places by bucket ids, not names" + (f"; but {later}" if later else "")
     return Operation(title=f"Rename bucket {src} to {dst}", prefix="osd crush rename-bucket",
-                     args=(("srcname", src), ("dstname", dst)), cli=cli_line("osd", "crush", "rename-bucket", src, dst))
+                     args=(("srcname", src), ("dstname", dst)), cli=cli_line("osd", "crush", "rename-bucket", src, dst),
+                     effect=effect, confirm_text=src if later else "")
 
 
 def crush_remove_bucket(name: str) -> Operation:

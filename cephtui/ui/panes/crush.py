@@ -255,10 +255,11 @@ class CrushPane(Pane):
 
         def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
             crush.check_rename(cmap, sel.name, v["dst"].strip())
-            return [ops.crush_rename_bucket(sel.name, v["dst"])]
+            return [ops.crush_rename_bucket(sel.name, v["dst"], sel.type_name)]
 
         self._form(f"Rename {sel.type_name} {sel.name}", [Field("dst", "New name", sel.name)], build,
-                   help="Names are not part of placement: renaming moves no data.")
+                   help="Names are not part of placement: renaming moves no data now. OSDs that restart place "
+                        "themselves by name (their crush location: root=default host=<hostname>).")
 
     def action_remove_bucket(self) -> None:
         sel = self._selected()
