@@ -163,13 +163,14 @@ def block_latency_command(client: CephClient, args: argparse.Namespace, audit: o
 def print_probe(r: ProbeResult, out: TextIO) -> None:
     """The probe's table (milliseconds; IOPS one op in flight allows), then its words."""
     print(f"{'':<8}{'p50':>10}{'p99':>10}{'p99.9':>10}{'max':>10}{'IOPS@p50':>10}{'IOPS@mean':>11}"
-          f"{'floor':>10}", file=out)
+          f"{'net floor':>10}", file=out)
     for d, floor in ((r.write, write_floor(r.floor, r.shape)), (r.read, r.floor.client_rtt)):
         if d is None:
             continue
         print(f"{d.name:<8}" + "".join(f"{v * 1000:>10.3f}" for v in (d.p50, d.p99, d.p999, d.max))
               + f"{d.iops_p50:>10.0f}{d.iops_mean:>11.0f}{floor * 1000:>10.3f}", file=out)
-    print("(latencies and floors in ms; the floor is the network's part alone)", file=out)
+    print("(in ms; net floor: the network's part alone, the network floor the words below hold each op "
+          "against)", file=out)
     print(file=out)
     for line in r.words:
         print(line, file=out)

@@ -15,7 +15,7 @@ from cephtui.ceph import ops
 from cephtui.ceph.bench.netfloor import CONNECT_TIMEOUT, handshake, measure_floor, public_addresses
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.probe import rados_probe
-from cephtui.ceph.bench.probe_result import write_floor
+from cephtui.ceph.bench.probe_result import ms, write_floor
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from tests.conftest import wait_until
 
@@ -46,7 +46,7 @@ def test_the_probe_reports_a_floor_below_its_writes_and_words_naming_it(sandbox:
     assert r.write.ops > 0 and r.read.ops > 0 and r.write.p50 <= r.write.p99 <= r.write.p999 <= r.write.max
     assert r.osd_write.ops >= r.write.ops and r.osd_read.ops >= r.read.ops  # the OSDs counted every op
     text = "\n".join(r.words)
-    assert f"The floor for a write is {write_floor(f, r.shape) * 1000:.3f} ms of network" in text
+    assert f"The network floor for a write is {ms(write_floor(f, r.shape))} (" in text
     assert "Where the time goes" in text and "TCP handshakes from this host to 3 OSDs" in text
     assert "objects were removed" in r.finish_note
     assert not [o for o in _objects(sandbox.conf) if "latency_probe" in o or o.startswith("benchmark_data")]

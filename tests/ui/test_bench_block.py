@@ -191,7 +191,7 @@ async def test_the_latency_probe_shows_its_floor_and_words_and_leaves_nothing(ma
         screen = await wait_screen(pilot, ProbeResultScreen, 120, "the probe's result")
         assert isinstance(screen, ProbeResultScreen)
         words = flat(app, "#probe-body")
-        assert "The floor for a write is" in words and "Reads: p50" in words, words
+        assert "The network floor for a write is" in words and "Reads: p50" in words, words
         assert (kind == "rbd") == ("client cache off" in words)
         assert pane.probe is None and len(pane.history) == 2  # both directions in the history
         await pilot.press("escape")

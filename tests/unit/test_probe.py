@@ -15,7 +15,15 @@ import pytest
 from cephtui.ceph.bench import netfloor
 from cephtui.ceph.bench.netfloor import NetFloor, OsdAddress, Reach
 from cephtui.ceph.bench.probe import block_plan, counters, osd_times, pool_shape, rados_plan
-from cephtui.ceph.bench.probe_result import Direction, OsdTimes, PoolShape, ProbeResult, probe_words, write_floor
+from cephtui.ceph.bench.probe_result import (
+    Direction,
+    OsdTimes,
+    PoolShape,
+    ProbeResult,
+    ms,
+    probe_words,
+    write_floor,
+)
 from cephtui.ceph.bench.results import BenchResult
 
 CAPTURED = json.loads((Path(__file__).parents[1] / "fixtures" / "probe" / "rados_probe.json").read_text())
@@ -159,10 +167,15 @@ def test_the_words_hold_each_direction_against_the_floor_and_say_where_the_time_
     text = "\n".join(words)
     assert words[0].startswith("Latency probe of pool rbd (3 replicas)") and "each write a new object" in words[0]
     floor_w = write_floor(r.floor, r.shape)
-    total = floor_w + r.osd_write.commit
-    assert f"The floor for a write is {1000 * floor_w:.3f} ms of network" in text
-    assert f"the median write takes {r.write.p50 / total:.1f}× that" in text
-    assert "The floor for a read is" in text and "the median read takes" in text
+    # One floor, the network's part, the same number as the table's `net floor`, in the words as the ratio's base.
+    assert f"The network floor for a write is {ms(floor_w)} (" in text
+    ratio = r.write.p50 / floor_w
+    assert f"the median write takes {f'{ratio:.1f}' if ratio < 10 else f'{ratio:.0f}'}× that" in text
+    assert f"of which one disk commit ≈ {ms(r.osd_write.commit)} (BlueStore's commit_lat" in text
+    floor_r = r.floor.client_rtt
+    assert f"The network floor for a read is {ms(floor_r)} (this host ↔ primary {ms(floor_r)}); the median read" \
+        in text and "plus one read" not in text
+    assert "the OSD's read and this client's part among it" in text
     assert text.count("Where the time goes") == 2 and "BlueStore's commit_lat" in text
     assert "this client ≈" in text and "TCP handshakes from this host to 3 OSDs" in text
     assert f"{r.write.iops_p50:,.0f} IOPS at the median" in text
@@ -174,7 +187,7 @@ def test_the_words_say_what_was_not_measured() -> None:
     blind = replace(r, floor=NetFloor(note="no handshake within 0.5 s from osd.0"), osd_write=OsdTimes(),
                     read=None)
     text = "\n".join(probe_words(blind))
-    assert "The network's floor could not be measured" in text
+    assert "The network floor could not be measured" in text
     assert "the OSDs' counters were not read" in text and "BlueStore's commit_lat" not in text
     assert "No handshake within 0.5 s from osd.0." in text and "Reads" not in text
     failed = replace(r, write=Direction("write", error="pool rbd is full"), read=None)
@@ -187,7 +200,7 @@ def test_a_cached_block_probe_says_its_writes_can_beat_the_floor() -> None:
     r = replace(captured_result(), kind="rbd", target="image vm1 in pool rbd", cache="writeback")
     words = probe_words(r)
     assert "client cache writeback" in words[0] and "each write a new object" not in words[0]
-    assert any("can beat the network's floor" in w for w in words)
+    assert any("can beat the network floor" in w for w in words)
     assert not any("can beat" in w for w in probe_words(replace(r, cache="off")))
 
 

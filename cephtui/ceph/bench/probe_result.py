@@ -137,8 +137,9 @@ def _share(part: float, whole: float) -> str:
 
 
 def direction_words(d: Direction, floor_net: float, legs: str, osd: OsdTimes, floor: NetFloor,
-                    disk_word: str) -> list[str]:
-    """The lines for one direction: its numbers, how far from the floor, where the mean goes."""
+                    commit: str = "") -> list[str]:
+    """The lines for one direction: its numbers, how far from the network floor (the number the table shows
+    as `net floor`: the network's part alone), what lies above it, where the mean goes."""
     if d.error and not d.ops:
         return [f"{d.name.capitalize()}s: no op completed ({d.error})."]
     head = (f"{d.name.capitalize()}s: p50 {ms(d.p50)}, p99 {ms(d.p99)}"
@@ -146,14 +147,15 @@ def direction_words(d: Direction, floor_net: float, legs: str, osd: OsdTimes, fl
             f"one op in flight allows {d.iops_p50:,.0f} IOPS at the median ({d.iops_mean:,.0f} at the mean).")
     lines = [head + (f" It ended with an error: {d.error}." if d.error else "")]
     if floor_net > 0:
+        above = max(0.0, d.p50 - floor_net)
         disk = osd.commit if d.name == "write" else 0.0
-        total = floor_net + disk
-        ratio = d.p50 / total
-        lines.append(f"The floor for a {d.name} is {ms(floor_net)} of network ({legs}){disk_word}"
-                     + (f" = {ms(total)}" if disk else "") + f"; the median {d.name} takes {_times(ratio)} that, "
-                     f"{ms(max(0.0, d.p50 - total))} above it.")
+        what = (f"of which one disk commit ≈ {ms(disk)} ({commit})" if disk else
+                "the disk commit among it (not measured)" if d.name == "write" else
+                "the OSD's read and this client's part among it (below)")
+        lines.append(f"The network floor for a {d.name} is {ms(floor_net)} ({legs}); the median {d.name} takes "
+                     f"{_times(d.p50 / floor_net)} that, {ms(above)} above it, {what}.")
     else:
-        lines.append(f"The network's floor could not be measured, so the {d.name}s cannot be held against it.")
+        lines.append(f"The network floor could not be measured, so the {d.name}s cannot be held against it.")
     lines.append(where_words(d, floor, osd))
     return lines
 
@@ -207,21 +209,19 @@ def probe_words(r: ProbeResult) -> list[str]:
     legs_w = (f"this host ↔ primary {ms(f.client_rtt)} + primary ↔ "
               f"{'shards' if r.shape.erasure else 'replicas'} {ms(f.replica_leg)} from {replica_from}"
               if copies > 1 else f"this host ↔ primary {ms(f.client_rtt)}, one copy")
-    disk_w = (f" plus one disk commit (≈ {ms(r.osd_write.commit)}, BlueStore's commit_lat during the writes)"
-              if r.osd_write.commit > 0 else " plus one disk commit (not measured)")
     lines = [f"Latency probe of {r.target} ({r.shape.text}"
              + (f", client cache {r.cache}" if r.cache else "") + "): 4 KiB, one op in flight"
              + ("; each write a new object, as `rados bench` writes." if r.kind == "rados" else ".")]
     if r.cache == "writeback":  # librbd acknowledges a cached write before any OSD has it
         lines.append("With librbd's writeback cache a write returns once it is in this host's memory, before "
-                     "any OSD has it: the writes below can beat the network's floor, and a VM with cache=none "
+                     "any OSD has it: the writes below can beat the network floor, and a VM with cache=none "
                      "never sees them.")
-    lines += direction_words(r.write, write_floor(f, r.shape), legs_w, r.osd_write, f, disk_w)
+    lines += direction_words(r.write, write_floor(f, r.shape), legs_w, r.osd_write, f,
+                             "BlueStore's commit_lat during the writes")
     if r.read is not None:
-        lines += direction_words(r.read, f.client_rtt, f"this host ↔ primary {ms(f.client_rtt)}", r.osd_read,
-                                 f, " plus one read")
+        lines += direction_words(r.read, f.client_rtt, f"this host ↔ primary {ms(f.client_rtt)}", r.osd_read, f)
     if f.measured:
-        lines.append(f"The floor: TCP handshakes from this host to {f.osds_answered} OSD"
+        lines.append(f"The network floor: TCP handshakes from this host to {f.osds_answered} OSD"
                      f"{'s' if f.osds_answered != 1 else ''} (median of each one's best {ms(f.client_rtt)}, from "
                      f"{ms(f.client_rtt_min)} to {ms(f.client_rtt_max)})"
                      + (f"; the OSDs' heartbeat pings on the back network, {f.replica_pairs} pairs: typical "

@@ -84,7 +84,7 @@ def probe_form(*, kind: str, pools: Sequence[str] = (), images: ImageList | None
 
 def probe_table(r: ProbeResult) -> Table:
     t = Table(box=None, padding=(0, 2), header_style="bold")
-    for c in ("", "p50", "p99", "p99.9", "max", "IOPS@p50", "IOPS@mean", "floor"):
+    for c in ("", "p50", "p99", "p99.9", "max", "IOPS@p50", "IOPS@mean", "net floor"):
         t.add_column(c, justify="right")
     for d, floor in ((r.write, write_floor(r.floor, r.shape)), (r.read, r.floor.client_rtt)):
         if d is None:
