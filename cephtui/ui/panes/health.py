@@ -229,9 +229,12 @@ def fullness(snap: ClusterSnapshot) -> Text | None:
     return t if t.plain else None
 
 
-def log_line(e: LogEntry) -> Text:
+def log_line(e: LogEntry, narrow: bool = False) -> Text:
+    """One entry as `ceph -w` shows it; `narrow` (a log box under 60 columns) leaves out a mon's name, which is
+    most lines' and says least, so that the text starts on the stamp's line."""
     t = Text(e.stamp[11:19] + " ", style=palette.style("muted"))
-    t.append(f"{e.name} ", style=palette.style("info"))
+    if not (narrow and e.name.startswith("mon.")):
+        t.append(f"{e.name} ", style=palette.style("info"))
     t.append(f"{e.priority} ", style=palette.style(LOG_STYLE.get(e.priority, "ok")))
     t.append(e.message, style=palette.style(LOG_STYLE.get(e.priority, "")))
     return t
@@ -256,7 +259,9 @@ class HealthPane(Pane):
                 with Vertical(id="health-capacity", classes="box"):
                     yield Static(id="health-raw")
                     yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
-            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False)
+            # min_width: RichLog draws every line at least 78 columns wide by default; in a 38-column box (an
+            # 80-column terminal) the rest of each line was cut off, leaving the stamp and the daemon
+            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False, min_width=20)
 
     def on_mount(self) -> None:
         self.query_one("#health-status").border_title = "Status"
@@ -354,7 +359,11 @@ class HealthPane(Pane):
         log = self.query_one("#health-log", RichLog)
         log.clear()
         if written:
-            log.write(Text("\n").join(log_line(e) for e in written))
+            log.write(Text("\n").join(log_line(e, self._log_narrow(log)) for e in written))
+
+    def _log_narrow(self, log: RichLog) -> bool:
+        """Under 60 columns (80-column terminals): before the first layout, half the screen is what it gets."""
+        return (log.size.width or self.app.size.width // 2) < 60
 
     def _append_log(self, snap: ClusterSnapshot) -> None:
         """Write the lines this pane has not written yet; count the ones it never can.
@@ -384,7 +393,8 @@ class HealthPane(Pane):
                                style=palette.style("muted")))
         if new:
             # One write for the batch: each write() is a render pass of its own.
-            log.write(Text("\n").join(log_line(e) for e in new))
+            narrow = self._log_narrow(log)
+            log.write(Text("\n").join(log_line(e, narrow) for e in new))
             self.log_written += len(new)
         dropped = snap.log_dropped + self._log_missed
         title = LOG_TITLE + (f" · {dropped:,} lines dropped (flood)" if dropped else "")
