@@ -38,9 +38,11 @@ if TYPE_CHECKING:  # the wizard is imported when first opened
     from cephtui.ui.wizards.pool import PoolWizard
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
-COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("pg_num", 11), ("autoscale", 12), ("apps", 16),
-           ("rule", 18), ("quota", 14), ("stored", 10), ("used", 10), ("%used", 6), ("max avail", 10),
-           ("objects", 8), ("rd/wr", 22))
+# Capacity first after the name and its protection (what `ceph df` shows, and what an admin looks for): at 160
+# columns every column up to the autoscaler fits; the rule, quota and rates are a scroll away.
+COLUMNS = (("id", 3), ("name", 22), ("type", 24), ("size", 5), ("stored", 10), ("used", 10), ("%used", 6),
+           ("max avail", 10), ("objects", 8), ("pg_num", 11), ("autoscale", 12), ("apps", 16), ("rule", 18),
+           ("quota", 14), ("rd/wr", 22))
 UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024 ** 2, "mb": 1024 ** 2, "mib": 1024 ** 2,
          "g": 1024 ** 3, "gb": 1024 ** 3, "gib": 1024 ** 3, "t": 1024 ** 4, "tb": 1024 ** 4, "tib": 1024 ** 4}
 
@@ -179,10 +181,10 @@ class PoolsPane(Pane):
             rows[p.id] = (str(p.id), Text(p.name, style="bold"), kind,
                           Text(size, style=palette.style("warn") if p.type == "replicated"
                                and (p.size < 3 or p.min_size < 2) else ""),
-                          pg, auto, ",".join(p.applications) or Text("none", style=palette.style("warn")),
-                          p.crush_rule, _quota(p),
                           human_bytes(p.stored), human_bytes(p.used), Text(percent(p.percent_used), style=style),
                           human_bytes(p.max_avail), str(p.objects),
+                          pg, auto, ",".join(p.applications) or Text("none", style=palette.style("warn")),
+                          p.crush_rule, _quota(p),
                           # Rates come from the mgr: without it they are unknown, not 0.
                           Text("mgr down", style=palette.style("warn")) if snap.mgr_down
                           else f"{human_rate(p.read_bps)} / {human_rate(p.write_bps)}")
