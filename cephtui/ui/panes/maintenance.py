@@ -49,7 +49,17 @@ RETRACE_EVERY = 1.0  # … at most this often: a running cephtui's own reads pus
 RELOAD_EVERY = 10.0  # s between two reads of the cluster's maintenance records (the removal queue's pace)
 MAINT_COLUMNS = (("target", 26), ("state", 9), ("since", 12), ("by", 18), ("set by it (exit unsets)", 40),
                  ("already set by someone else", 36))
-FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 12), ("set by", 30), ("what it does", 74))
+HELP_WIDTH = 74  # the "what it does" column; the highlighted flag's whole text is under the table
+FLAG_COLUMNS = (("flag", 13), ("scope", 12), ("state", 5), ("since", 12), ("set by", 30), ("what it does", HELP_WIDTH))
+
+
+def cut_at_word(text: str, width: int) -> str:
+    """`text` in `width` columns, ended at a word with … (never mid-word) when it is longer."""
+    if len(text) <= width:
+        return text
+    head = text[:width - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return cut.rstrip(" ,:;(") + "…"
 # Below 100 columns: what was set, and by whom, first; the rest is a left/right scroll away.
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
@@ -134,6 +144,7 @@ class MaintenancePane(Pane):
             yield VirtualTable(MAINT_COLUMNS, self._maint_cells, key=lambda m: m.id, id="maint-table")
         with Vertical(id="maint-flags-box", classes="box"):
             yield VirtualTable(FLAG_COLUMNS, self._flag_cells, key=lambda r: r.key, id="maint-flags")
+            yield Static(id="maint-flag-help")
         yield Static(id="maint-howto", classes="box")
 
     def on_mount(self) -> None:
@@ -143,6 +154,7 @@ class MaintenancePane(Pane):
         self.query_one("#maint-flags-box").border_title = "Flags (s set · u unset · enter toggle)"
         self.query_one("#maint-howto").border_title = "On the host"
         self.watch(self.mtable, "cursor", lambda _=None: self._show_howto(), init=False)
+        self.watch(self.ftable, "cursor", lambda _=None: self._show_flag_help(), init=False)
         self._refresh()
         self.reload()
         # Colleagues' maintenances reach the header on every tab, like the removal queue.
@@ -270,6 +282,7 @@ class MaintenancePane(Pane):
         parts.append("e enter maintenance · x exit · s/u set/unset a flag")
         update_in_place(self.query_one("#maint-summary", Static), " · ".join(parts))
         self._show_howto()
+        self._show_flag_help()
         self._publish()
 
     # ------------------------------------------------------------ rendering
@@ -281,12 +294,21 @@ class MaintenancePane(Pane):
                 (", ".join(mt.flag_label(k) for k in m.owned) or "-", s("info")),
                 (", ".join(mt.flag_label(k) for k in m.kept) or "-", s("muted")))
 
-    def _flag_cells(self, r: FlagRow) -> tuple[tuple[str, str], ...]:
+    @staticmethod
+    def _flag_help(r: FlagRow) -> str:
         help_ = mt.PAUSE_PARTIAL.get(r.partial) or mt.FLAG_HELP.get(r.flag, "")
         if r.scope:
-            help_ = f"only for {r.scope}: " + help_
-        elif r.flag in ops.DANGEROUS_FLAGS:
-            help_ = "⚠ " + help_
+            return f"only for {r.scope}: " + help_
+        return ("⚠ " + help_) if r.flag in ops.DANGEROUS_FLAGS else help_
+
+    def _show_flag_help(self) -> None:
+        """The highlighted flag's whole description under the table (its cell ends at a word, with …)."""
+        r = self.selected_flag()
+        text = Text(f"{r.flag}: ", style="bold") + Text(self._flag_help(r)) if r is not None else Text("")
+        update_in_place(self.query_one("#maint-flag-help", Static), text)
+
+    def _flag_cells(self, r: FlagRow) -> tuple[tuple[str, str], ...]:
+        help_ = cut_at_word(self._flag_help(r), HELP_WIDTH)
         s = palette.style
         on = r.is_set or bool(r.partial)
         state_style = s(("bold err" if r.flag in DANGER else "bold warn") if on else "muted")
