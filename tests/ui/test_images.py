@@ -416,3 +416,29 @@ async def test_the_summary_counts_only_images_that_are_still_listed(make_app, sa
         await wait_for(pilot, lambda: "cti-sum-b" not in pane.names, 20, "the removed image gone from the listing")
         summary = text_of(app, "#images-summary")
         assert f": {listed - 1} images" in summary and f"0 of {listed - 1} in use" in summary, summary
+
+
+async def test_used_size_counts_what_snapshots_hold(make_app, sandbox: Sandbox, images: list[str]) -> None:
+    """An image at 0 B whose snapshot keeps 8 MiB reads '0 B +8.00 MiB' (rbd du's head and snapshot lines),
+    and its detail says both and the total; it read '0 B'."""
+    import rados
+    images.append("cti-du")
+    rbd_plain(sandbox, "create", "--size", "16M", "rbd/cti-du")
+    rbd_plain(sandbox, "bench", "--io-type", "write", "--io-total", "8M", "--io-size", "4M", "rbd/cti-du")
+    rbd_plain(sandbox, "snap", "create", "rbd/cti-du@s1")
+    with rados.Rados(conffile=str(sandbox.conf)) as r, r.open_ioctx("rbd") as io, rbd.Image(io, "cti-du") as im:
+        im.discard(0, 16 * MiB)  # the head gives its data back; the snapshot keeps it
+    du = {i.get("snapshot"): i["used_size"] for i in rbd_cli(sandbox, "du", "rbd/cti-du")["images"]}
+    assert du["s1"] > 0, du
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        pane = await open_images(app, pilot, "cti-du")
+        ref = await select(pane, pilot, "cti-du")
+        info = pane.details[ref]
+        assert (info.used, info.snaps_used) == (du[None], du["s1"]), (info, du)
+        from cephtui.ceph.format import human_bytes
+        row = pane.vtable.get_row_at(pane.vtable.cursor)
+        assert row[2] == f"{human_bytes(du[None])} +{human_bytes(du['s1'])}", row
+        detail = " ".join(text_of(app, "#images-detail").split())
+        assert (f"{human_bytes(du[None])} used by the image itself, {human_bytes(du['s1'])} more by its snapshots "
+                f"({human_bytes(du[None] + du['s1'])} in all, as rbd du's total)") in detail, detail

@@ -116,6 +116,12 @@ class ImageInfo:
         return "fast-diff" in self.features and not self.flags & (FLAG_OBJECT_MAP_INVALID | FLAG_FAST_DIFF_INVALID)
 
     @property
+    def snaps_used(self) -> int:
+        """What its snapshots hold beyond one another and the head (`rbd du`'s snapshot lines; <TOTAL> is
+        this plus `used`): space the image's own used size leaves out."""
+        return sum(s.used or 0 for s in self.snaps)
+
+    @property
     def protected_snaps(self) -> tuple[Snap, ...]:
         return tuple(s for s in self.snaps if s.protected)
 

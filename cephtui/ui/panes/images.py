@@ -43,12 +43,12 @@ from cephtui.ui.wizards.form import Field, readable
 
 # (label, width, sort key): the key reads an ImageInfo (None: not known yet, sorted last)
 COLUMNS: tuple[tuple[str, int], ...] = (
-    ("image", 28), ("size", 10), ("used", 11), ("snaps", 12), ("watchers", 24), ("parent", 24),
+    ("image", 28), ("size", 10), ("used +snaps", 20), ("snaps", 12), ("watchers", 24), ("parent", 24),
     ("features", 40), ("object", 7), ("data pool", 12), ("children", 8), ("mirror", 9),
 )
 NARROW = (0, 1, 2, 3, 4)  # what fits in 80 columns
 SORTS: tuple[tuple[str, Callable[[ImageInfo], Any]], ...] = (
-    ("size", lambda i: i.size), ("used", lambda i: i.used if i.used is not None else -1),
+    ("size", lambda i: i.size), ("used +snaps", lambda i: i.used + i.snaps_used if i.used is not None else -1),
     ("snaps", lambda i: len(i.snaps)), ("watchers", lambda i: len(i.watchers)), ("parent", lambda i: i.parent),
     ("features", lambda i: ",".join(i.features)), ("object", lambda i: i.object_size),
     ("data pool", lambda i: i.data_pool), ("children", lambda i: len(i.children)), ("mirror", lambda i: i.mirroring),
@@ -163,7 +163,7 @@ class ImagesPane(Pane):
         """Under 100 columns: name, size, used, snapshots and watchers, in narrower columns."""
         narrow = self.size.width < 100
         if narrow:
-            self.vtable.set_columns([("image", 20), ("size", 9), ("used", 10), ("snaps", 11), ("watchers", 18)],
+            self.vtable.set_columns([("image", 18), ("size", 8), ("used +snaps", 17), ("snaps", 11), ("watchers", 14)],
                                     NARROW)
         else:
             self.vtable.set_columns(COLUMNS)
@@ -418,7 +418,11 @@ class ImagesPane(Pane):
         if info.used is None:
             used = ("scanning…" if info.ref in self._scan else "?", muted)
         else:
-            used = (human_bytes(info.used) + ("" if info.used_exact else " *"), "" if info.used_exact else muted)
+            # The head's own used size, then what its snapshots hold beyond it (rbd du's snapshot lines): an
+            # image at 0 B whose snapshot keeps 200 MiB reads "0 B +200 MiB", not "0 B".
+            extra = f" +{human_bytes(info.snaps_used)}" if info.snaps_used else ""
+            used = (human_bytes(info.used) + extra + ("" if info.used_exact else " *"),
+                    "" if info.used_exact else muted)
         snaps = "-"
         if info.snaps:
             newest = info.newest_snap
@@ -777,8 +781,12 @@ def describe(info: ImageInfo, now: dt.datetime, hints: bool = True) -> Table:
     t.add_column()
     used = "not measured" if info.used is None else human_bytes(info.used) + (
         "" if info.used_exact else " (scanned: no fast-diff)")
+    used += " used"
+    if info.used is not None and info.snaps_used:
+        used += (f" by the image itself, {human_bytes(info.snaps_used)} more by its snapshots "
+                 f"({human_bytes(info.used + info.snaps_used)} in all, as rbd du's total)")
     t.add_row("image", Text(f"{info.ref.spec}  id {info.id}", style="bold"))
-    t.add_row("size", f"{human_bytes(info.size)} provisioned, {used} used; objects of "
+    t.add_row("size", f"{human_bytes(info.size)} provisioned, {used}; objects of "
                       f"{human_bytes(info.object_size)}" + (f"; data in {info.data_pool}" if info.data_pool else ""))
     t.add_row("features", ", ".join(info.features) or "none")
     if info.parent:
