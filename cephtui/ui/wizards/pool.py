@@ -2,8 +2,9 @@
 
 Each page checks its values before Next (a clear message, nothing sent); risky
 but legal choices (size 2, min_size 1, more copies or chunks than failure domains) are
-explained on the page; a pool none of whose PGs could ever be active is refused. The wizard returns a PoolPlan; the confirm dialog then
-lists the exact commands and runs them step by step, with undo on a failure.
+explained on the page; a pool none of whose PGs could ever be active is refused. The wizard
+returns a PoolPlan; the confirm dialog then lists the exact commands and runs them step by step,
+with undo on a failure.
 """
 from __future__ import annotations
 
