@@ -208,3 +208,56 @@ def test_a_tab_a_form_and_its_name_in_one_read(terminal: Terminal, sandbox: Sand
     assert reweight(sandbox, 1) == 1.0
     assert "ct-ec21" not in sandbox.ceph("osd", "erasure-code-profile", "ls")
     assert "ct-pool" not in [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
+
+
+def test_a_wizard_step_its_enter_and_the_next_steps_keys_in_one_read(terminal: Terminal, sandbox: Sandbox) -> None:
+    """`c vmhost4 ⏎ ZZ` on the Users tab in one read: the name in step 1, `ZZ` in step 2's first field (it named
+    the user client.vmhost4ZZ); `c vmhost3 ⏎ ⏎` reaches the confirmation (it stopped at step 2)."""
+    terminal.start()
+    terminal.ready()
+    terminal.write(b"6")
+    terminal.wait(lambda s: "client.admin" in s, "the Users tab")
+    terminal.write(b"cvmhost4\rZZ")
+    shown = terminal.wait(lambda s: "client.vmhost4: step 2 of 2" in s and re.search(r"mon cap\s+▊\s+ZZ\s", s),
+                          "step 2 of client.vmhost4 with ZZ in its mon cap")
+    assert "vmhost4ZZ" not in shown, shown
+    terminal.write(b"\x1b")
+    terminal.wait(lambda s: "step 2 of 2" not in s, "the wizard closed")
+    terminal.write(b"cvmhost3\r\r")
+    shown = terminal.wait(lambda s: "$ ceph auth get-or-create client.vmhost3 mon 'profile rbd'" in s,
+                          "the confirmation of client.vmhost3")
+    terminal.write(b"\x1b")
+    terminal.wait(lambda s: "get-or-create client.vmhost3" not in s, "the confirmation cancelled")
+    users = [e["entity"] for e in sandbox.ceph("auth", "ls")["auth_dump"]]
+    assert "client.vmhost3" not in users and "client.vmhost4" not in users
+
+
+def test_a_jump_then_a_form_that_reads_first_in_one_read(terminal: Terminal, sandbox: Sandbox) -> None:
+    """`:images ⏎`, then `s mysnap ⏎` and `e 3G ⏎` each in one read: each form reads the image first, and the
+    keys behind its key wait for it (the snapshot kept its default name, and `3` switched to the OSDs tab).
+    `:pools ⏎ c poolx ⏎ 4` in one read: the wizard's second step holds size 4 (it named the pool poolx4)."""
+    subprocess.run(["rbd", "-c", str(sandbox.conf), "create", "--size", "64M", "rbd/ctk-img"], check=True,
+                   capture_output=True, timeout=60)
+    try:
+        terminal.start()
+        terminal.ready()
+        terminal.write(b":images\r")
+        terminal.wait(lambda s: "ctk-img" in s and "images · by name" in s, "the Images tab with ctk-img")
+        terminal.write(b"smysnap\r")
+        shown = terminal.wait(lambda s: "$ rbd snap create rbd/ctk-img@mysnap" in s, "the snapshot's confirmation")
+        terminal.write(b"\x1b")
+        terminal.wait(lambda s: "snap create" not in s, "the confirmation cancelled")
+        terminal.write(b"e\x153G\r")
+        shown = terminal.wait(lambda s: "$ rbd resize --size 3G rbd/ctk-img" in s, "the resize's confirmation")
+        assert "OSD tree" not in shown, shown
+        terminal.write(b"\x1b")
+        terminal.wait(lambda s: "rbd resize" not in s, "the confirmation cancelled")
+        terminal.write(b":pools\rcpoolx\r4")
+        terminal.wait(lambda s: "Create a pool — step 2 of 3" in s and re.search(r"size \(copies\)\s+▊\s+4\s", s)
+                      is not None, "the pool wizard's second step holding size 4")
+        terminal.write(b"\x1b")
+    finally:
+        subprocess.run(["rbd", "-c", str(sandbox.conf), "rm", "rbd/ctk-img"], capture_output=True, timeout=60)
+    assert not [s for s in subprocess.run(["rbd", "-c", str(sandbox.conf), "ls", "rbd"], capture_output=True,
+                                          text=True, timeout=60).stdout.split() if s == "ctk-img"]
+    assert "poolx" not in [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
