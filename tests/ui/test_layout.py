@@ -161,7 +161,7 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
             text = await until(pilot, app, lambda t: re.search(r"ctl-img\s+16\.0 MiB\s+0 B\s+-", t)
                                and "rbd/ctl-img" in t and first_key(app, "images") in t.splitlines()[-1],
                                "the image's row and detail, and the tab's keys in the footer")
-            assert re.search(r"image\s+size\s+used\s+snaps\s+watchers", text), text
+            assert re.search(r"image\s+size\s+used \+snaps\s+snaps\s+watchers", text), text
         finally:
             subprocess.run(["rbd", "-c", str(noout.conf), "rm", "rbd/ctl-img"], capture_output=True, timeout=120)
 

@@ -145,8 +145,8 @@ async def test_create_erasure_pool_with_a_new_profile(make_app, sandbox: Sandbox
             await set_select(app, pilot, "#wiz-domain", "host")
             await next_page(pilot)
             assert w.page == "erasure", w.page
-            assert ("every PG of this pool would be inactive (incomplete): its 6 chunks (k+m) each need a host of "
-                    "their own, CRUSH finds 1 host under default, so it places 1, fewer than min_size 5"
+            assert ("every PG of this pool would be inactive (incomplete): its 6 chunks (k 4 + m 2) each need a "
+                    "host of their own, CRUSH finds 1 host under default, so it places 1, fewer than min_size 5"
                     in text_of(app, "#wiz-status").replace("\n", " ")), text_of(app, "#wiz-status")
             await type_into(app, pilot, "#wiz-k", "2")
             await type_into(app, pilot, "#wiz-m", "1")

@@ -54,8 +54,10 @@ async def test_every_tab_shows_the_clis_numbers(make_app, sandbox: Sandbox) -> N
                   and all(h in t for h in hosts) and all(r in t for r in rules),
                   "the root's id and weight, the hosts and rules of `ceph osd tree` / `crush rule dump`")
         await tab("pools", lambda t: all(
+            # id, name, type, size/min_size, then the capacity columns (stored, used, %used, max avail,
+            # objects), then pg_num
             re.search(rf"│\s+{p['pool_id']}\s+{re.escape(p['pool_name'])}\s+replicated\s+{p['size']}/{p['min_size']}"
-                      rf"\s+{p['pg_num']}\s", t) for p in pools),
+                      rf"\s+\S+ \S+\s+\S+ \S+\s+\d+\.\d%\s+\S+ \S+\s+\d+\s+{p['pg_num']}\s", t) for p in pools),
                   "each pool's id, size/min_size and pg_num of `ceph osd pool ls detail`")
         await tab("users", lambda t: all(re.search(rf"│\s+{re.escape(e)}\s", t) for e in entities),
                   "every entity of `ceph auth ls`")

@@ -62,12 +62,12 @@ def test_a_pool_whose_pgs_could_never_be_active_is_refused(cmap: crush.CrushMap)
     ec = PoolPlan("e", pool_type="erasure", application="rbd", ec_profile="x", new_profile=(4, 2, "host", ""),
                   size=6, min_size=poolplan.ec_min_size(4, 2))
     with pytest.raises(ValueError, match=r"every PG of this pool would be inactive \(incomplete\): its 6 chunks "
-                                         r"\(k\+m\) each need a host of their own, CRUSH finds 2 hosts under "
+                                         r"\(k 4 \+ m 2\) each need a host of their own, CRUSH finds 2 hosts under "
                                          r"default, so it places 2, fewer than min_size 5"):
         poolplan.check_placement(ec, cmap)
     # Replicated, through the rule's own root, failure domain and device class: "fast" takes the ssd OSDs (one).
     fast = PoolPlan("r", size=3, min_size=2, rule="fast")
-    with pytest.raises(ValueError, match="its 3 copies \\(size\\) each need an osd of their own, CRUSH finds "
+    with pytest.raises(ValueError, match="its 3 copies \\(size 3\\) each need an osd of their own, CRUSH finds "
                                          "1 osd under default, so it places 1, fewer than min_size 2"):
         poolplan.check_placement(fast, cmap)
     five = PoolPlan("r", size=5, min_size=3, rule="replicated_rule")  # any class: 4 OSDs

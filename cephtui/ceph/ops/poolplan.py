@@ -91,6 +91,7 @@ class Placement:
     domain: str
     root: str
     erasure: bool
+    named: str = ""  # "3 copies (size 3)" / "6 chunks (k 4 + m 2)": the fields the refusal is about
 
     @property
     def placed(self) -> int:
@@ -103,12 +104,12 @@ class Placement:
         """Why every PG would be inactive (fewer placed than min_size), or ""."""
         if self.placed >= self.min_size:
             return ""
-        what = "chunks (k+m)" if self.erasure else "copies (size)"
+        what = "chunks" if self.erasure else "copies"
         article = "an" if self.domain[:1] in "aeiou" else "a"
-        return (f"every PG of this pool would be inactive (incomplete): its {self.copies} {what} each need "
-                f"{article} {self.domain} of their own, CRUSH finds {self.where()}, so it places {self.placed}, fewer "
-                f"than min_size {self.min_size}.\nChoose fewer {what.split()[0]}, a smaller failure domain, or "
-                f"add {self.domain}s first")
+        return (f"every PG of this pool would be inactive (incomplete): its {self.named or self.copies} each "
+                f"need {article} {self.domain} of their own, CRUSH finds {self.where()}, so it places "
+                f"{self.placed}, fewer than min_size {self.min_size}.\nChoose fewer {what}, a smaller failure "
+                f"domain, or add {self.domain}s first")
 
     def warning(self) -> str:
         """Why every PG would be undersized from the start (placed but fewer than all), or ""."""
@@ -130,6 +131,7 @@ def placement(plan: PoolPlan, cmap: CrushMap | None, ec_root: str = "default") -
         if rule is None or not rule.root or not rule.failure_domain:
             return None
         root, domain, cls, copies = rule.root, rule.failure_domain, rule.device_class, plan.size
+        named = f"{copies} copies (size {copies})"
     else:
         if plan.new_profile is not None:
             k, m, domain, cls = plan.new_profile
@@ -139,8 +141,10 @@ def placement(plan: PoolPlan, cmap: CrushMap | None, ec_root: str = "default") -
                 return None
             k, m, domain, cls = prof.k, prof.m, prof.failure_domain or "host", prof.device_class or ""
         root, copies = ec_root, k + m
+        named = f"{copies} chunks (k {k} + m {m})"
     n = failure_domains(cmap, root, domain, cls or None)
-    return None if n is None else Placement(copies, plan.min_size, n, domain, root, plan.pool_type != "replicated")
+    return None if n is None else Placement(copies, plan.min_size, n, domain, root, plan.pool_type != "replicated",
+                                            named)
 
 
 def check_placement(plan: PoolPlan, cmap: CrushMap | None, ec_root: str = "default") -> None:

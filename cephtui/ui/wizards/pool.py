@@ -105,8 +105,8 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
                     yield _row("New profile name", Input(placeholder="e.g. ec42", id="wiz-profile-name"))
                     yield _row("k (data chunks)", Input("2", id="wiz-k"))
                     yield _row("m (coding chunks)", Input("1", id="wiz-m"))
-                    yield _row("Failure domain", Select([(t, t) for t in types], value="host" if "host" in types
-                                                        else types[0], allow_blank=False, id="wiz-domain"))
+                    yield _row("Failure domain", Select([(t, t) for t in types], value=self._ec_domain(types),
+                                                        allow_blank=False, id="wiz-domain"))
                     yield _row("Device class (empty: any)", Select([(c, c) for c in classes], allow_blank=True,
                                                                    id="wiz-class"))
                     yield Static("Ceph creates a CRUSH rule named after the pool from the profile; min_size "
@@ -223,6 +223,14 @@ class PoolWizard(Dialog[Optional[PoolPlan]]):
         for n in notes:
             t.append(f"⚠ {n}\n", style=palette.style("warn"))
         self.query_one("#wiz-status", Static).update(t)
+
+    def _ec_domain(self, types: tuple[str, ...]) -> str:
+        """host, Ceph's own default, where there are hosts for the default 2+1; otherwise the OSD (a one-node
+        homelab), whose chunks CRUSH can place: the form opens on values it accepts."""
+        hosts = poolplan.failure_domains(self.cmap, self.ec_root, "host")
+        if "host" in types and (hosts is None or hosts >= 3):
+            return "host"
+        return "osd" if "osd" in types else types[0]
 
     def _collect_basics(self) -> PoolPlan:
         name = poolplan.check_name(self._value("#wiz-name"), self.existing)
