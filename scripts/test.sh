@@ -69,9 +69,10 @@ release=$(ceph --version 2>/dev/null | awk '{print $3, $5}')
 workers=${CEPHTUI_WORKERS:-3}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
-    pytest_stage "pytest unit tier" -m unit
+    # The no-cluster tiers: unit, then look (the app on replayed captures, screen snapshots; tests/look).
+    pytest_stage "pytest unit+look tiers" -m "unit or look" -n 2
     # --durations: the slowest tests, to keep tests/conftest.py's LONG_FIRST order true
-    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit" -n "$workers" --durations=20
+    pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit and not look" -n "$workers" --durations=20
 else
     pytest_stage "pytest (host: $release)" "$@"
 fi

@@ -140,7 +140,7 @@ def _fixed_words(cli: Any, sig: list[Any]) -> list[str]:
     return words
 
 
-TIERS = ("unit", "cluster", "ui")
+TIERS = ("unit", "look", "cluster", "ui")
 
 # Parallel runs (pytest-xdist, `-n N`; scripts/test.sh): each worker process has its own session sandbox,
 # and gets whole groups, one test module each by default, so a module's fixtures and the cluster state its

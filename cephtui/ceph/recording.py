@@ -37,6 +37,26 @@ class RawAnswers:
         return self.raw("mgr", prefix, args), ""
 
 
+class ReplaySurface(RawAnswers):
+    """What a client without librados offers the app besides its commands: always connected, no handle (so no
+    cluster log and no I/O), the fsid from `status`. ReplayClient's, and the look capture's recorder's, so the
+    app takes the same paths while a capture is made as while it is replayed."""
+
+    @property
+    def connected(self) -> bool:
+        return True
+
+    @property
+    def handle(self) -> Any:
+        raise error_for(errno_mod.ENOTSUP, "a recording has no librados handle (no cluster log, no I/O)")
+
+    def fsid(self) -> str:
+        return (self.mon("status") or {}).get("fsid", "")
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass
 class RecordingClient(RawAnswers):
     """Wraps a CephClient and keeps each answer's raw text (or error) by command."""
@@ -61,7 +81,7 @@ class RecordingClient(RawAnswers):
 
 
 @dataclass
-class ReplayClient(RawAnswers):
+class ReplayClient(ReplaySurface):
     """Answers exactly what was recorded, as raw bytes parsed by the client's own `loads`.
 
     Strict (tests): an unrecorded command is a KeyError, a test failure rather than a guess.
@@ -102,16 +122,3 @@ class ReplayClient(RawAnswers):
             raise KeyError(f"not recorded: {key}")
         raise error_for(errno_mod.EINVAL, f"command not in this recording: {prefix}", prefix)
 
-    @property
-    def connected(self) -> bool:
-        return True
-
-    @property
-    def handle(self) -> Any:
-        raise error_for(errno_mod.ENOTSUP, "a recording has no librados handle (no cluster log, no I/O)")
-
-    def fsid(self) -> str:
-        return (self.mon("status") or {}).get("fsid", "")
-
-    def close(self) -> None:
-        pass
