@@ -159,7 +159,7 @@ LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "test
               "tests/ui/test_faults_drain.py",
               "tests/ui/test_doctor.py", "tests/ui/test_faults_mgrdown.py", "tests/cluster/test_removal_drain.py",
               "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
-              "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py", "tests/ui/test_releases.py",
+              "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py",
               "tests/ui/test_pools.py", "tests/ui/test_faults_crush.py", "tests/ui/test_users.py",
               "tests/cluster/test_removecli.py")
 
@@ -224,8 +224,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         parts = Path(str(item.fspath)).resolve().parts
         tier = parts[-2] if len(parts) > 2 and parts[-3] == "tests" and parts[-2] in TIERS else "cluster"
         item.add_marker(tier)
-        if tier == "ui" and "sandbox" in item.fixturenames:
-            item.add_marker("cluster")
+        if tier == "ui":
+            # A UI test on the replay app (`look_app`) or marked `look` (a bare app, a replay of its own) needs
+            # no cluster: it runs with the look tier, in the fast loop after every change. Any other is in the
+            # cluster tier as well, the session sandbox's or a cluster of its own (own_sandbox).
+            no_cluster = "sandbox" not in item.fixturenames and (
+                "look_app" in item.fixturenames or item.get_closest_marker("look") is not None)
+            item.add_marker("look" if no_cluster else "cluster")
         module = item.nodeid.split("::", 1)[0]
         first = LONG_FIRST.index(module) if module in LONG_FIRST else len(LONG_FIRST)
         rank[item.nodeid] = first if parallel else TIERS.index(tier)

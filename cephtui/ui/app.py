@@ -150,6 +150,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.connected: bool | None = None
         self._polling = False
         self._poll_started = 0.0  # monotonic start of the poll in flight
+        self._poll_fetch = NOTHING_MORE
         self._timer: Timer | None = None
         self._jump_names = jumps.Names()  # names `:` completes, kept across snapshots
         self._search: dict[str, str] = {}  # tab -> the `/` search of a tab without a filter of its own

@@ -9,6 +9,7 @@ import gc
 import logging
 import sys
 import time
+from dataclasses import fields
 from typing import Any, TypeVar
 
 from rich.text import Text
@@ -50,6 +51,7 @@ class Poller(App[None]):
     refresh_interval: float
     _polling: bool
     _poll_started: float
+    _poll_fetch: Fetch  # what the running (or last) poll was asked for beyond the basics
     _timer: Timer | None
     _jump_names: jumps.Names
     _stale: set[Pane]
@@ -73,8 +75,12 @@ class Poller(App[None]):
         self._polling = True
         self._poll_started = time.monotonic()
         self.set_timer(self._stall_after, self._watchdog)  # on time, not at the next 0.5 s tick
+        self._poll_fetch = self._shown_fetch()
+        self._poll(self._poll_fetch)
+
+    def _shown_fetch(self) -> Fetch:
         shown = next((p for p in self.panes if tab_of(p) == self.tabs.active), None)
-        self._poll(shown.fetch() if shown is not None else NOTHING_MORE)
+        return shown.fetch() if shown is not None else NOTHING_MORE
 
     @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, fetch: Fetch) -> None:
@@ -145,7 +151,9 @@ class Poller(App[None]):
                 self._show(pane, message.snapshot)
             else:
                 self._stale.add(pane)
-        self._schedule(self.refresh_interval)
+        # A tab opened while this poll ran (a key typed at start, or during a slow poll) may need what it was
+        # not asked for (the OSD tree, the PG table): fetch that now, not one refresh interval later.
+        self._schedule(0 if _lacks(self._poll_fetch, self._shown_fetch()) else self.refresh_interval)
 
     # The garbage collector. Its full collections walk every tracked object with the GIL held;
     # with a big cluster's tables and Textual's render caches that froze the UI for 60-80 ms every
@@ -251,3 +259,7 @@ class Poller(App[None]):
         if self.snapshot is not None:
             self.pane(HealthPane).show(self.snapshot, stale=True)
 
+
+def _lacks(asked: Fetch, wanted: Fetch) -> bool:
+    """Whether a poll asked for `asked` left out something `wanted` needs."""
+    return any(getattr(wanted, name) and not getattr(asked, name) for name in (f.name for f in fields(Fetch)))

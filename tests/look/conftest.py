@@ -1,31 +1,15 @@
-"""The look tier: the whole app on a replayed capture, no cluster. Tests here only look.
-
-`look_app(release)` makes a CephTUI over a ReplayClient of that release's `look.json` (scripts/capture_look.py:
-every command the app sent while its tabs were walked on a real sandbox) that keeps every command it is asked
-(`app.client.sent`); after each test the fixture fails if one of them is mutating by the cluster's own command
-table, captured beside the answers. What would differ from run to run is pinned to the capture: the wall clock
-stands at the capture's time (the status bar's "data 0s old", the Health log's "live since"), the poll's
-duration is the clock's too, and the Bench tab's host panel shows the capture host's own sample.
-"""
+"""The look tier: the whole app on a replayed capture (tests/lookapp.py's `look_app`), no cluster, and its
+screen snapshots. Tests here only look."""
 from __future__ import annotations
 
-import json
 import sys
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
-from cephtui.ceph.bench import hoststats
-from cephtui.ceph.commands import CommandTable
-from cephtui.ceph.recording import ReplayClient
-from cephtui.ui.app import CephTUI
-from tests.releases import release_dirs
+from tests.lookapp import LOOK, RELEASES, frozen_clock, look_app
 
-LOOK = {d.name: d / "look.json" for d in release_dirs() if (d / "look.json").is_file()}
-RELEASES = sorted(LOOK, key=lambda name: [d.name for d in release_dirs()].index(name))
+__all__ = ["LOOK", "RELEASES", "SIZES", "frozen_clock", "look_app", "snapshots_here"]
+
 # Screen snapshots are pinned to one Python, as Harlequin pins its baselines: fonts aside, a newer Textual
 # or Rich on another Python may draw a box differently, which is not this project's regression.
 SNAPSHOT_PYTHON = (3, 11)
@@ -33,85 +17,3 @@ snapshots_here = pytest.mark.skipif(
     sys.version_info[:2] != SNAPSHOT_PYTHON,
     reason=f"screen snapshots are taken on Python {'.'.join(map(str, SNAPSHOT_PYTHON))}")
 SIZES = ((80, 24), (120, 36))
-AUDIT_LOG = "/tmp/cephtui-look/audit.log"
-
-
-@dataclass
-class SentReplay(ReplayClient):
-    """A ReplayClient that keeps what it was asked, in order: (target, prefix, args)."""
-
-    sent: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-
-    def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
-        self.sent.append((target, prefix, dict(args)))
-        return super().raw(target, prefix, args)
-
-
-def _load(release: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    data = json.loads(LOOK[release].read_text())
-    return data["commands"], data["meta"]
-
-
-@pytest.fixture
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[float], None]]:
-    """`freeze(t)`: time.time() answers t, and the functions that read the wall clock when given no time
-    (localtime, gmtime, strftime) read t too, in UTC; monotonic time still runs (asyncio and Textual need it)."""
-    real_localtime, real_gmtime, real_strftime = time.localtime, time.gmtime, time.strftime
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-
-    def freeze(t: float) -> None:
-        monkeypatch.setattr(time, "time", lambda: t)
-        monkeypatch.setattr(time, "localtime", lambda secs=None: real_localtime(t if secs is None else secs))
-        monkeypatch.setattr(time, "gmtime", lambda secs=None: real_gmtime(t if secs is None else secs))
-        monkeypatch.setattr(time, "strftime", lambda fmt, tt=None: real_strftime(fmt, real_localtime(t)
-                                                                                  if tt is None else tt))
-
-    yield freeze
-    monkeypatch.undo()
-    time.tzset()
-
-
-@pytest.fixture
-def look_app(frozen_clock: Callable[[float], None],
-             monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CephTUI]]:
-    """`look_app(release, **settings)`: the app on that release's look capture, clock and host pinned."""
-    made: list[tuple[SentReplay, CommandTable]] = []
-
-    def make(release: str = "pacific", **settings: Any) -> CephTUI:
-        if release not in LOOK:
-            pytest.skip(f"no look capture for {release} (scripts/capture_look.py)")
-        commands, meta = _load(release)
-        # The Activity tab names the audit log: one path for every run (nothing here writes to it).
-        monkeypatch.setenv("CEPHTUI_AUDIT_LOG", AUDIT_LOG)
-        frozen_clock(meta["taken_at"])
-        # The poll's duration (status bar) from a clock that stands still while the snapshot is built.
-        from cephtui.ceph.snapshot import builder
-        monkeypatch.setattr(builder, "time", _StillMonotonic())
-        samples = [hoststats.HostSample(**{**s, "nics": tuple(hoststats.NicRate(**n) for n in s["nics"]),
-                                           "per_core_percent": tuple(s["per_core_percent"]),
-                                           "disks": tuple(s["disks"])}) for s in meta["host_samples"]]
-        monkeypatch.setattr(hoststats.HostSampler, "sample", lambda self: samples[-1])
-        client = SentReplay(commands, strict=False)
-        made.append((client, CommandTable(meta["command_descriptions"])))
-        return CephTUI(client, **{"refresh": 3600, "history": False, **settings})
-
-    yield make
-    for client, table in made:
-        # By what the table says of each: a command this cluster does not know (Debian Reef's mgr runs no
-        # Python modules, so `osd pool autoscale-status` is unknown there) was refused, not a write.
-        wrote = sorted({prefix for _, prefix, _ in client.sent
-                        if (info := table.get(prefix)) is not None and info.mutating})
-        assert not wrote, f"a test that only looks sent mutating commands: {wrote}"
-
-
-class _StillMonotonic:
-    """The `time` module as the snapshot builder sees it in the look tier: the wall clock frozen by
-    frozen_clock, a monotonic clock that stands still (a poll takes 0 ms)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(time, name)
-
-    @staticmethod
-    def monotonic() -> float:
-        return 0.0

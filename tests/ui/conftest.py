@@ -6,7 +6,10 @@ import pytest
 
 from cephtui.ui.app import CephTUI
 from tests.conftest import Sandbox
+from tests.lookapp import frozen_clock, look_app
 from tests.ui.helpers import app_factory
+
+__all__ = ["frozen_clock", "look_app"]  # the replay app's fixtures, for the modules that only look
 
 
 @pytest.fixture

@@ -3,14 +3,11 @@ from __future__ import annotations
 
 import time
 
-from textual.command import CommandPalette
-from textual.widgets import Input, TabbedContent
+from textual.widgets import TabbedContent
 
-from cephtui.ui.help import HelpScreen
 from cephtui.ui.widgets.statusbar import StatusBar
-from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, cells, palette_shows, plain, text_of, wait_for, wait_screen
+from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
 
 
 async def test_health_pane_shows_ok_and_osd_counts(make_app, sandbox: Sandbox) -> None:
@@ -108,49 +105,6 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             await wait_for(pilot, lambda: "1/1 in quorum" in text_of(app, "#health-services"), 10, "quorum again")
     finally:
         sandbox.heal()
-
-
-async def test_pg_table_filter(make_app, sandbox: Sandbox) -> None:
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await wait_for(pilot, lambda: app.query_one("#pgs-table", VirtualTable).row_count > 0, 15, "the PG table")
-        table = app.query_one("#pgs-table", VirtualTable)
-        total = len(app.snapshot.pg_table)
-        assert table.row_count == total == sandbox.ceph("pg", "stat")["pg_summary"]["num_pgs"]
-        rbd_id = next(p.id for p in app.snapshot.capacity.pools if p.name == "rbd")
-
-        await pilot.press("slash")
-        assert isinstance(app.focused, Input)
-        await pilot.press(*f"{rbd_id}.")
-        await wait_for(pilot, lambda: table.row_count == 32, 5, "only the rbd pool's 32 PGs")
-        assert all(pgid.startswith(f"{rbd_id}.") for pgid in cells(app, "#pgs-table", 0))
-        assert "32 of" in str(app.query_one("#pgs-table-box").border_subtitle)
-
-        await pilot.press(*" zzz")
-        await wait_for(pilot, lambda: table.row_count == 0, 5, "no rows for a filter that matches nothing")
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: table.row_count == total, 5, "all rows back after escape")
-        # pgids sort numerically, as `ceph pg ls` lists them
-        ids = cells(app, "#pgs-table", 0)
-        assert ids.index(f"{rbd_id}.a") < ids.index(f"{rbd_id}.10")
-
-
-async def test_help_and_command_palette(make_app) -> None:
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
-        await pilot.press("ctrl+p")
-        await wait_screen(pilot, CommandPalette)
-        await pilot.press(*"Go to Bench")
-        await wait_for(pilot, lambda: palette_shows(app, "Go to Bench"), 10, "the palette's search done")
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette), 5, "the palette closed")
-        await pilot.pause()
-        assert app.query_one(TabbedContent).active == "bench"
 
 
 async def test_dead_mgr_is_a_state_not_a_disconnect(make_app, sandbox: Sandbox) -> None:

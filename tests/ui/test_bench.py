@@ -111,28 +111,6 @@ async def test_live_run_fills_sparklines_and_stops_early_with_partial_results(ma
     assert audit[-1]["cli"] == "rados bench -p rbd 30 write -t 16 -b 65536 --no-hints" and audit[-1]["ok"]
 
 
-@pytest.mark.parametrize("values,message", [
-    ({"seconds": "abc"}, "seconds: 'abc' is not a number"),
-    ({"seconds": "-3"}, "seconds must be between"),
-    ({"threads": "0"}, "threads (concurrent ops) must be between 1 and 1024"),
-    ({"op_size": "4X"}, "not a size"),
-    ({"op_size": "4K", "object_size": "6K"}, "multiple of the op size"),
-    ({"run_name": "two words"}, "run name"),
-])
-async def test_bad_input_is_refused_and_nothing_runs(make_app: Any, sandbox: Sandbox, own_history: Path,
-                                                     values: dict[str, str], message: str) -> None:
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        pane = await open_bench(app, pilot)
-        await open_screen(pilot, "b", FormScreen)
-        form = await fill(app, pilot, values)
-        assert message in text_of(app, "#form-status")
-        await click(pilot, "#form-ok")
-        await pilot.pause()  # the press handled: the form refused it
-        assert app.screen is form and pane.engine is None and not pane.phase
-    assert not own_history.exists() and bench_objects(sandbox) == []
-
-
 async def test_compare_and_export_two_real_runs(make_app: Any, sandbox: Sandbox, tmp_path: Path) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -1,7 +1,8 @@
-"""The config file's [bench] defaults in the Bench tab's new-run form, through Pilot on the real cluster."""
+"""The config file's [bench] defaults in the Bench tab's new-run form, through Pilot on a replayed capture (no
+cluster: the form only shows them, nothing is run)."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -9,12 +10,10 @@ import pytest
 from textual.widgets import Select
 
 from cephtui.ceph.bench.params import MiB
-from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.config.load import parse_config
 from cephtui.config.model import BenchDefaults
 from cephtui.ui.app import CephTUI
 from cephtui.ui.wizards.form import FormScreen
-from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, show_tab, wait_for
 
 CONFIG = """\
@@ -35,13 +34,6 @@ def own_history(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.setenv("CEPHTUI_DATA_DIR", str(tmp_path))
 
 
-@pytest.fixture
-def client(sandbox: Sandbox) -> Iterator[CephClient]:
-    c = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
-    yield c
-    c.close()
-
-
 async def open_form(app: CephTUI, latency: bool = False) -> tuple[dict[str, str], str]:
     """The new-run form's values as it opens, and the rados bench command they stand for."""
     async with app.run_test(size=SIZE) as pilot:
@@ -60,26 +52,26 @@ async def open_form(app: CephTUI, latency: bool = False) -> tuple[dict[str, str]
         return values, ops[-1].cli
 
 
-async def test_new_run_form_shows_the_configured_defaults(client: CephClient) -> None:
+async def test_new_run_form_shows_the_configured_defaults(look_app: Callable[..., CephTUI]) -> None:
     defaults = parse_config(CONFIG).bench
     assert defaults == BenchDefaults(pool="rbd", seconds=7, threads=3, block_size=64 * 1024, object_size=128 * 1024,
                                      op_timeout=12, cleanup=False)
-    v, cli = await open_form(CephTUI(client=client, refresh=1.0, bench_defaults=defaults))
+    v, cli = await open_form(look_app(bench_defaults=defaults))
     assert (v["pool"], v["mode"], v["seconds"], v["threads"], v["op_size"], v["object_size"], v["cleanup"],
             v["op_timeout"]) == ("rbd", "write", "7", "3", "64KiB", "128KiB", "no", "12")
     assert cli == "rados bench -p rbd 7 write -t 3 -b 65536 -O 131072 --no-cleanup --no-hints"
 
 
-async def test_without_a_config_the_form_keeps_rados_bench_defaults(client: CephClient) -> None:
-    v, cli = await open_form(CephTUI(client=client, refresh=1.0))
+async def test_without_a_config_the_form_keeps_rados_bench_defaults(look_app: Callable[..., CephTUI]) -> None:
+    v, cli = await open_form(look_app())
     assert (v["pool"], v["seconds"], v["threads"], v["op_size"], v["object_size"], v["cleanup"], v["op_timeout"]) == (
         "rbd", "10", "16", "4MiB", "", "yes", "30")
     assert cli == "rados bench -p rbd 10 write -t 16 -b 4194304 --no-hints"
 
 
-async def test_the_latency_key_opens_the_probe_form_on_an_existing_pool(client: CephClient) -> None:
+async def test_the_latency_key_opens_the_probe_form_on_an_existing_pool(look_app: Callable[..., CephTUI]) -> None:
     defaults = BenchDefaults(pool="no-such-pool", seconds=5, threads=8, block_size=MiB, op_timeout=9)
-    app = CephTUI(client=client, refresh=1.0, bench_defaults=defaults)
+    app = look_app(bench_defaults=defaults)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
         await show_tab(pilot, "8", "bench")
@@ -92,12 +84,12 @@ async def test_the_latency_key_opens_the_probe_form_on_an_existing_pool(client: 
         assert form.values() == {"pool": "rbd", "seconds": "10"}
 
 
-async def test_read_only_from_the_config_says_where_it_comes_from(client: CephClient) -> None:
+async def test_read_only_from_the_config_says_where_it_comes_from(look_app: Callable[..., CephTUI]) -> None:
     """A refusal names the config file's line and the flag that overrides it, not a flag never typed."""
     settings = parse_config("read_only = true\n", path="/etc/x/config.toml")
     assert settings.read_only and settings.source("read_only").startswith("file")
     why = f"read_only = true in /etc/x/config.toml ({settings.source('read_only')}); --read-write overrides it"
-    app = CephTUI(client=client, refresh=1, read_only=True, read_only_why=why)
+    app = look_app(read_only=True, read_only_why=why)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
         await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")

@@ -108,24 +108,6 @@ async def test_add_host_move_osd_preview_equals_reality(make_app, sandbox: Sandb
         sandbox.heal()
 
 
-async def test_remove_refusals_before_sending(make_app, sandbox: Sandbox) -> None:
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await open_crush(app, pilot)
-        # The cursor starts on the root: not empty, so removal is refused with Ceph's reason.
-        await pilot.press("home", "x")
-        await wait_for(pilot, lambda: app._notifications, 5, "the refusal")
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert any("not empty" in n.message and "ENOTEMPTY" in n.message for n in app._notifications)
-        # The only rule is used by pools: refused, naming them.
-        app.crush_pane.query_one("#crush-rules").focus()
-        app.clear_notifications()
-        await pilot.press("X")
-        await wait_for(pilot, lambda: app._notifications, 5, "the refusal")
-        assert not isinstance(app.screen, ConfirmScreen)
-        assert any("in use by pool" in n.message and "rbd" in n.message for n in app._notifications)
-
-
 async def test_text_editor_refuses_a_syntax_error(make_app, sandbox: Sandbox) -> None:
     version = sandbox.ceph("osd", "dump")["crush_version"]
     app = make_app()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
 from textual import work
 from textual.app import App
 from textual.screen import ModalScreen
@@ -11,6 +12,8 @@ from textual.widgets import Static
 
 from cephtui.ui.flows import flow_running, in_thread
 from tests.ui.helpers import wait_for
+
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
 
 
 class Ask(ModalScreen[str]):

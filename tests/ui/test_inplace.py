@@ -6,11 +6,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
 
 from cephtui.ui.widgets.inplace import update_in_place
+
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
 
 
 class TwoStatics(App[None]):

@@ -7,6 +7,7 @@ import time
 from types import SimpleNamespace
 from weakref import WeakSet
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
@@ -16,6 +17,8 @@ from cephtui.ui.compat import FooterKey
 from cephtui.ui.poller import COUNT_EVERY, RECLAIM_EVERY
 from cephtui.ui.widgets.footer import CephFooter
 from tests.ui.helpers import wait_for
+
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
 
 
 class Pane(Static, can_focus=True):

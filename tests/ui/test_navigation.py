@@ -1,5 +1,5 @@
-"""Moving around as in k9s and less, on the real sandbox: `:` jump, `/` search, `n`/`N`, `g`/`G`, `q`, `?`,
-the palette reaching every tab's actions, and the mouse."""
+"""Moving around as in k9s and less, on a replayed capture (no cluster: moving only looks): `:` jump, `/`
+search, `n`/`N`, `g`/`G`, `q`, `?`, the palette reaching every tab's actions, and the mouse."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +11,6 @@ from cephtui.ui.app import TABS, CephTUI, pane_bindings
 from cephtui.ui.help import HelpScreen
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.pool import PoolWizard
-from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, click, palette_shows, wait_for
 
 
@@ -30,8 +29,8 @@ async def jump(pilot: Any, text: str) -> None:
     await pilot.pause()  # what the jump posted is handled
 
 
-async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> None:
-    app = make_app()
+async def test_jump_search_and_match_keys(look_app: Any) -> None:
+    app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
         # :osd.2 -> the OSDs tab, cursor on osd.2 (its data arrives after the tab is shown)
@@ -55,26 +54,18 @@ async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> No
         assert cursor_name(app, "#osds-table") == "osd.0"
         await pilot.press("N")
         assert cursor_name(app, "#osds-table") == "osd.2"
-        # :rbd -> Pools, cursor on rbd; `/` on a tab without a filter searches its rows. The other pool is
-        # the mgr's own (device_health_metrics on Pacific, .mgr since Quincy) or, where the mgr made none
-        # (Debian's Reef: its modules cannot run), one made here.
-        pools = [p["pool_name"] for p in sandbox.ceph("osd", "pool", "ls", "detail")]
-        other = next((p for p in pools if p != "rbd"), None)
-        if other is None:
-            other = "ctt-nav-other"
-            sandbox.ceph("osd", "pool", "create", other, "1")
-        try:
-            await jump(pilot, "rbd")
-            assert app.tabs.active == "pools"
-            await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
-                           == "rbd", 10, "the cursor on rbd")
-            await pilot.press("slash", *other.lstrip("."), "enter")
-            await wait_for(pilot, lambda: cursor_name(app, "#pools-table", 1) == other, 5, f"the cursor on {other}")
-            await pilot.press("n")  # the only match: stays, and says it wrapped
-            assert cursor_name(app, "#pools-table", 1) == other
-        finally:
-            if other == "ctt-nav-other":
-                sandbox.ceph("osd", "pool", "delete", other, other, "--yes-i-really-really-mean-it")
+        # :rbd -> Pools, cursor on rbd; `/` on a tab without a filter searches its rows (the capture's other
+        # pool is the VM pool scripts/capture_look.py made).
+        pools = [p["pool_name"] for p in app.client.mon("osd pool ls", detail="detail")]
+        other = next(p for p in pools if p != "rbd")
+        await jump(pilot, "rbd")
+        assert app.tabs.active == "pools"
+        await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
+                       == "rbd", 10, "the cursor on rbd")
+        await pilot.press("slash", *other, "enter")
+        await wait_for(pilot, lambda: cursor_name(app, "#pools-table", 1) == other, 5, f"the cursor on {other}")
+        await pilot.press("n")  # the only match: stays, and says it wrapped
+        assert cursor_name(app, "#pools-table", 1) == other
         app.clear_notifications()
         await pilot.press("slash", *"no-such-pool", "enter", "n")
         await wait_for(pilot, lambda: app._notifications, 5, "what n says")
@@ -86,7 +77,7 @@ async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> No
                        .startswith("client.admin") or "client.admin" in cells(app, "#users-table", 0)[
                            app.users_pane.vtable.cursor], 10, "the cursor on client.admin")
         # rbd's last PG: pool 1 on Pacific, 2 where the mgr made .mgr first (Quincy and later)
-        rbd_id = next(p["pool_id"] for p in sandbox.ceph("osd", "pool", "ls", "detail") if p["pool_name"] == "rbd")
+        rbd_id = next(p["pool_id"] for p in app.client.mon("osd pool ls", detail="detail") if p["pool_name"] == "rbd")
         pgid = f"{rbd_id}.1f"
         await jump(pilot, pgid)
         assert app.tabs.active == "pgs"
@@ -98,8 +89,8 @@ async def test_jump_search_and_match_keys(make_app: Any, sandbox: Sandbox) -> No
         await wait_for(pilot, lambda: "0 of 3" in str(app.query_one("#osds-box").border_subtitle), 5, "no OSDs")
 
 
-async def test_q_closes_then_quits_and_help_shows_the_tab_keys(make_app: Any) -> None:
-    app = make_app()
+async def test_q_closes_then_quits_and_help_shows_the_tab_keys(look_app: Any) -> None:
+    app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3", "question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -124,8 +115,8 @@ async def test_q_closes_then_quits_and_help_shows_the_tab_keys(make_app: Any) ->
         await wait_for(pilot, lambda: not app.is_running, 5, "the app quit")
 
 
-async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox) -> None:
-    app = make_app()
+async def test_palette_reaches_every_tab_action(look_app: Any) -> None:
+    app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         titles = {c.title for c in app.get_system_commands(app.screen)}
         count = 0
@@ -144,11 +135,11 @@ async def test_palette_reaches_every_tab_action(make_app: Any, sandbox: Sandbox)
         assert app.tabs.active == "pools"
 
 
-async def test_mouse_tabs_rows_and_double_click(make_app: Any, sandbox: Sandbox) -> None:
+async def test_mouse_tabs_rows_and_double_click(look_app: Any) -> None:
     from cephtui.ui.panes.pools import PoolDetailScreen
     from cephtui.ui.screens.osd_detail import OSDDetailScreen
 
-    app = make_app()
+    app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         await click(pilot, "#--content-tab-osds")
         assert app.tabs.active == "osds"
@@ -190,12 +181,12 @@ def burst(app: CephTUI, text: str) -> None:
         app.post_message(events.Key(key, ch))
 
 
-async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(make_app: Any, sandbox: Sandbox) -> None:
+async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(look_app: Any) -> None:
     from textual.widgets import Input
 
     from cephtui.ui.widgets.confirm import ConfirmScreen
 
-    app = make_app()
+    app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
         await pilot.press("3")

@@ -161,46 +161,6 @@ async def test_no_preview_needs_a_second_confirmation(make_app, sandbox: Sandbox
         assert "refused" in text_of(app, "#confirm-result")
 
 
-async def test_filter_sort_and_detail(make_app, sandbox: Sandbox) -> None:
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await open_osds(app, pilot)
-        vt = app.osds_pane.vtable
-        total = vt.row_count
-        await pilot.press("slash", *"osd.1")
-        await wait_for(pilot, lambda: [r.node.name for r in vt.rows if r.is_osd] == ["osd.1"], 5, "only osd.1")
-        assert len(vt.rows) == 3  # root > host > osd.1
-        await pilot.press("ctrl+u", *"down")
-        await wait_for(pilot, lambda: vt.row_count == 0, 5, "no down OSDs")
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: vt.row_count == total, 5, "the whole tree again")
-
-        await pilot.press("z")  # fold every host: only buckets remain, with their counts
-        await wait_for(pilot, lambda: vt.row_count > 0 and not any(r.is_osd for r in vt.rows), 5, "hosts folded")
-        assert "▸" in "".join(plain(vt.get_row_at(i)[0]) for i in range(vt.row_count))
-        await pilot.press("z")
-        await wait_for(pilot, lambda: vt.row_count == total, 5, "hosts unfolded")
-        await cursor_to(app, pilot, 1)
-        await pilot.press("minus")  # on an OSD: folds its host and moves the cursor there
-        await wait_for(pilot, lambda: vt.row_count == total - 3, 5, "the host of osd.1 folded")
-        assert not vt.rows[vt.cursor].is_osd and app.osds_pane.targets() == (0, 1, 2)
-        await pilot.press("plus")
-        await wait_for(pilot, lambda: vt.row_count == total, 5, "unfolded again")
-
-        await pilot.press("s")  # by utilisation: a flat list, fullest first
-        await wait_for(pilot, lambda: all(r.is_osd for r in vt.rows) and vt.row_count == 3, 5, "a flat list")
-        utils = [r.node.utilization for r in vt.rows]
-        assert utils == sorted(utils, reverse=True)
-
-        await cursor_to(app, pilot, 0)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: "osd_objectstore" not in text_of(app, "#detail-extra")
-                       and "bluestore" in text_of(app, "#detail-extra"), 10, "the OSD's metadata")
-        detail = text_of(app, "#detail-extra")
-        assert "active+clean" in detail and "pg ls-by-osd" in detail
-        assert sandbox.ceph("osd", "metadata", "0")["hostname"] in detail
-
-
 async def test_missing_tools_say_so_and_need_a_second_yes(make_app, sandbox: Sandbox, monkeypatch) -> None:
     weight = f"{tree_osd(sandbox, 0)['crush_weight']:.6f}"  # the same weight: accepted, nothing moves
     app = make_app()

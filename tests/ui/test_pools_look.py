@@ -9,6 +9,8 @@ from cephtui.ui.app import CephTUI
 from tests.releases import release_dirs
 from tests.ui.helpers import wait_for
 
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
+
 HEALTHY = [d / "healthy.json" for d in release_dirs() if (d / "healthy.json").is_file()]
 
 

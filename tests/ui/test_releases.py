@@ -15,6 +15,8 @@ from cephtui.ui.app import TABS, CephTUI
 from tests.releases import answer, release_dirs
 from tests.ui.helpers import SIZE, tab_presses, text_of, wait_for
 
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
+
 CAPTURES = [pytest.param(d / f"{name}.json", id=f"{d.name}-{name}") for d in release_dirs()
             for name in ("healthy", "osd_down", "full") if (d / f"{name}.json").is_file()]
 

@@ -21,6 +21,8 @@ from cephtui.ui.app import CephTUI
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.ui.helpers import SIZE, wait_for
 
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 OSDS, PGS = 2000, 40_000
 

@@ -1,9 +1,10 @@
-"""Themes through Pilot on the real cluster: the configured theme at start, switching from the palette, the
-user's own theme files, and the colours actually drawn (segments' styles, not the code's intentions)."""
+"""Themes through Pilot on a replayed capture (no cluster: colours only look): the configured theme at
+start, switching from the palette, the user's own theme files, and the colours actually drawn (segments' styles,
+not the code's intentions)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from cephtui.ui.app import CephTUI
-from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, app_factory, palette_shows, wait_for, wait_screen
+from tests.ui.helpers import SIZE, palette_shows, wait_for, wait_screen
 
 ROLE = {"OK": "success", "WARN": "warning", "ERR": "error"}
 
@@ -59,9 +59,8 @@ def notes(app: CephTUI) -> str:
 
 
 @pytest.fixture
-def themed_app(sandbox: Sandbox) -> Iterator[object]:
-    with app_factory(sandbox.conf) as make:
-        yield lambda theme=None: make(theme=theme)
+def themed_app(look_app: Callable[..., CephTUI]) -> Callable[..., CephTUI]:
+    return lambda theme=None: look_app(theme=theme)
 
 
 async def first_snapshot(app: CephTUI, pilot: Pilot) -> None:

@@ -9,6 +9,8 @@ from cephtui.ceph.snapshot.models import PGBrief
 from cephtui.ui.panes.pgs import PG_COLUMNS, locate_pg, pg_cells
 from cephtui.ui.widgets.virtualtable import VirtualTable
 
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
+
 ROWS = [PGBrief(f"1.{i:x}", "active+clean", (i % 7, (i + 1) % 7), (i % 7, (i + 1) % 7), i % 7, i % 7)
         for i in range(100_000)]
 

@@ -18,6 +18,8 @@ from cephtui.ui.screens.crush_editor import DiscardScreen
 from cephtui.ui.widgets.dialog import YesNoDialog
 from tests.ui.helpers import click, wait_for, wait_screen
 
+pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)
+
 DIALOGS: dict[str, tuple[Callable[[], YesNoDialog], str, str, str]] = {
     # name: (the dialog, its yes button, its no button, the button that has the focus as it opens)
     "preflight": (lambda: PreflightScreen("ok-to-stop says no", Text("why")), "preflight-continue",
