@@ -192,9 +192,11 @@ def test_a_tab_a_form_and_its_name_in_one_read(terminal: Terminal, sandbox: Sand
     terminal.write(b"4")
     terminal.wait(lambda s: "replicated_rule" in s and "osd.2" in s, "the CRUSH tab with its map")
     terminal.write(b"ect-ec21")
-    shown = terminal.wait(lambda s: "Create an erasure-code profile" in s and "ct-ec21" in s,
-                          "the EC profile form holding ct-ec21")
-    assert "erasure-code-profile set ct-ec21 " in shown, shown
+    # The preview follows the field one message later (Input.Changed): wait for both, then the field holds
+    # exactly what was typed (a lost or misplaced key shows there).
+    shown = terminal.wait(lambda s: "Create an erasure-code profile" in s and "erasure-code-profile set ct-ec21 " in s,
+                          "the EC profile form and its preview holding ct-ec21")
+    assert re.search(r"Profile name\s+▊\s+ct-ec21\s", shown), shown
     terminal.write(b"\x1b")
     terminal.wait(lambda s: "Create an erasure-code profile" not in s, "the form closed")
     # The reweight form, its opening key and the value in one read: the confirmation offers what was typed.
