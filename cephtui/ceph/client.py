@@ -348,6 +348,14 @@ class CephClient:
         except CephError:
             return "more mon caps"
 
+    @property
+    def live(self) -> bool:
+        return True  # a real cluster now (cluster.Cluster: a replay answers what was recorded)
+
+    def mgr_refusal(self) -> str | None:
+        """Why a mgr command may not leave now (the gate: mgr down, one left unanswered), or None."""
+        return self.mgr_gate.refusal()
+
     def waiting(self) -> tuple[str, float] | None:
         """The command waited on longest right now and for how many seconds, or None."""
         inflight = list(self._inflight.values())

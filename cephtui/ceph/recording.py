@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec, error_for, loads
+from cephtui.ceph.client import MGR_PREFIXES, CephClient, CephError, ConnectionSpec, error_for, loads
+from cephtui.ceph.commands import CommandTable
+from cephtui.ceph.releases import Release
 
 
 def command_key(target: str, prefix: str, args: dict[str, Any]) -> str:
@@ -38,9 +40,17 @@ class RawAnswers:
 
 
 class ReplaySurface(RawAnswers):
-    """What a client without librados offers the app besides its commands: always connected, no handle (so no
-    cluster log and no I/O), the fsid from `status`. ReplayClient's, and the look capture's recorder's, so the
-    app takes the same paths while a capture is made as while it is replayed."""
+    """The rest of cluster.Cluster for a client without librados: always connected, never read-only, no
+    handle (so no cluster log and no I/O) and no daemon to tell, nothing waited on, the fsid from `status`.
+    ReplayClient's, and the look capture's recorder's, so the app takes the same paths while a capture is
+    made as while it is replayed."""
+
+    spec: ConnectionSpec = ConnectionSpec(name="client.replay")
+    read_only: bool = False
+
+    @property
+    def live(self) -> bool:
+        return False  # recorded answers: nothing new to record into history
 
     @property
     def connected(self) -> bool:
@@ -55,6 +65,40 @@ class ReplaySurface(RawAnswers):
 
     def close(self) -> None:
         pass
+
+    def commands(self) -> CommandTable:
+        # Not recorded: a caller takes this as it takes a mon that is away (cannot tell).
+        raise error_for(errno_mod.ENOTSUP, "a recording has no command table", "get_command_descriptions")
+
+    def is_mgr_command(self, prefix: str) -> bool:
+        return prefix in MGR_PREFIXES
+
+    def required_cap(self, prefix: str) -> str:
+        return "more mon caps"
+
+    def waiting(self) -> tuple[str, float] | None:
+        return None  # answers come at once
+
+    def mgr_refusal(self) -> str | None:
+        return None
+
+    def mon_releases(self) -> list[Release]:
+        return []
+
+    def release_skew(self) -> str | None:
+        return None
+
+    def _no_tell(self, where: str) -> Any:
+        raise error_for(errno_mod.ENOTSUP, f"a recording cannot tell {where}", where)
+
+    def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any:
+        return self._no_tell(f"osd.{osd} {prefix}")
+
+    def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any:
+        return self._no_tell(f"mon.{mon} {prefix}")
+
+    def tell_mgr(self, prefix: str, **args: Any) -> Any:
+        return self._no_tell(f"mgr {prefix}")
 
 
 @dataclass

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.history.model import INTERVAL
 from cephtui.ceph.secrets import redact
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
@@ -115,7 +115,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
     ]
 
 
-    def __init__(self, client: CephClient, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
+    def __init__(self, client: Cluster, refresh: float = 2.0, cluster: str = "ceph", osd_stop_cmd: str = "",
                  workflow_store: WorkflowStore | None = None, read_only: bool = False, theme: str | None = None,
                  bench_defaults: BenchDefaults | None = None, read_only_why: str = "",
                  config_file: str | None = None, history: bool = True,
@@ -170,7 +170,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self._reclaimed_at = time.monotonic()
         self._counted_at = 0.0  # when the frozen set was last counted (poller._freeze)
         # A replay (tests, demos) records nothing: only a real cluster's answers go into the history.
-        self.history = History(self, record=history and isinstance(client, CephClient), prometheus=prometheus)
+        self.history = History(self, record=history and client.live, prometheus=prometheus)
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:

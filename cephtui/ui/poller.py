@@ -19,7 +19,8 @@ from textual.timer import Timer
 from textual.widgets import Static, TabbedContent
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, CephError, CephTimeout
+from cephtui.ceph.client import CephError, CephTimeout
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
 from cephtui.ceph.snapshot.models import ClusterSnapshot
@@ -38,7 +39,7 @@ COUNT_EVERY = 10.0  # seconds: the least time between two counts of the frozen s
 
 
 class Poller(App[None]):
-    client: CephClient
+    client: Cluster
     builder: SnapshotBuilder
     cluster_log: ClusterLog
     audit: ops.AuditLog
@@ -117,11 +118,11 @@ class Poller(App[None]):
             self.statusbar.show_mgr_stall("")
             return
         waited = time.monotonic() - self._poll_started
-        waiting = getattr(self.client, "waiting", lambda: None)()
+        waiting = self.client.waiting()
         if waited < self._stall_after - 0.05 or waiting is None:
             return
         prefix, seconds = waiting
-        if getattr(self.client, "is_mgr_command", lambda p: False)(prefix):
+        if self.client.is_mgr_command(prefix):
             self.statusbar.show_mgr_stall(f"the mgr has not answered `{prefix}` for {seconds:.0f}s")
         elif self.connected is not False or self.statusbar.error.startswith("no answer"):
             self.connected = False

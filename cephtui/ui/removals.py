@@ -12,7 +12,7 @@ from textual import work
 from textual.app import App
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.workflows.queue import driven_elsewhere, indicator, queue_rows
 from cephtui.ceph.workflows.removal import KIND, Removal
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
@@ -25,7 +25,7 @@ log = logging.getLogger("cephtui")
 
 
 class Removals(App[None]):
-    client: CephClient
+    client: Cluster
     audit: ops.AuditLog
     statusbar: StatusBar
     read_only: bool

@@ -18,8 +18,10 @@ until they have a quorum again (its lease runs out, mon_lease 5 s; the election 
 mon, mon_election_timeout 5 s), and again while the revived mon rejoins and is elected. Any client's
 command waits then, the `ceph` CLI's too, and no client can shorten it; measured here 9.7-14.7 s on a
 loaded 2-core machine. So for leader kills the oldest age and the count above 10 s are reported, not
-asserted. The counts are printed (run with -s to see them). Seeded: CEPHTUI_KILL_SEED replays a run;
-CEPHTUI_KILLS changes the count (30 by default, as the issue asks).
+asserted. The counts are printed (run with -s to see them). Seeded: CEPHTUI_KILL_SEED replays a run.
+
+CEPHTUI_KILLS is the count: 6 by default (CI: every place, the headless loop alone and two long outages,
+about a minute per daemon); `scripts/soak.sh kills` runs the 30 of issue 28 (about ten minutes each).
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ from tests.ui.helpers import SIZE, wait_for
 
 pytestmark = pytest.mark.cluster  # its own 3-mon sandbox
 
-KILLS = int(os.environ.get("CEPHTUI_KILLS", "30"))
+KILLS = int(os.environ.get("CEPHTUI_KILLS", "6"))
 SEED = int(os.environ.get("CEPHTUI_KILL_SEED", str(time.time_ns() % 1_000_000)))
 OLDEST = 10.0  # seconds: no client op of cephtui's may wait at a mon longer (issue 28)
 # Every 5th outage is held this long after the kill, so that an op stuck for OLDEST would be seen aged.
@@ -273,7 +275,7 @@ async def kill_many(box: Sandbox, daemon_of: str, tmp_path: Path) -> None:
         assert sampler.oldest <= OLDEST and not sampler.over_10s, sampler.report()
 
 
-@pytest.mark.timeout(1800)  # 30 outages of 5-15 s each, and the mgr's restart after each
+@pytest.mark.timeout(1800)  # the soak's 30 outages of 5-15 s each, and the mgr's restart after each
 async def test_the_mgr_killed_at_random_moments_leaves_nothing_at_the_mon(box3: Sandbox, tmp_path: Path) -> None:
     await kill_many(box3, "mgr.x", tmp_path)
     # The mon reports held ops as SLOW_OPS once a mgr is back: none, ever, in the cluster log.

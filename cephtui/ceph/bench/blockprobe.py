@@ -20,6 +20,7 @@ from cephtui.ceph.bench.image import create_image, image_create_op, image_remove
 from cephtui.ceph.bench.params import BenchError, MiB
 from cephtui.ceph.bench.probe import PROBE_SECONDS, LatencyProbe, ProbeRunner, block_plan
 from cephtui.ceph.bench.results import Sample
+from cephtui.ceph.cluster import Cluster
 
 PROBE_IMAGE_SIZE = 256 * MiB  # small enough to fill in seconds, 64 objects: the reads spread over the PGs
 
@@ -27,7 +28,7 @@ PROBE_IMAGE_SIZE = 256 * MiB  # small enough to fill in seconds, 64 objects: the
 class TempProbeImage:
     """The probe's own image: created and filled before the probe, removed by `finish` after it."""
 
-    def __init__(self, client: Any, audit: ops.AuditLog, pool: str, runner: ProbeRunner, cache: str,
+    def __init__(self, client: Cluster, audit: ops.AuditLog, pool: str, runner: ProbeRunner, cache: str,
                  on_step: Callable[[str, ops.Operation], None] | None = None) -> None:
         self.client, self.audit, self.pool, self.runner, self.cache = client, audit, pool, runner, cache
         self.on_step = on_step
@@ -87,7 +88,7 @@ class BlockProbe(LatencyProbe):
         self.temp = temp
 
     def run(self) -> Any:
-        if getattr(self.client, "read_only", False):
+        if self.client.read_only:
             raise BenchError("read-only mode: the latency probe writes (then reads what it wrote)")
         if self.temp is not None:
             self._phase("creating and filling the probe's temporary image")

@@ -27,9 +27,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Optional, Protocol
+from typing import Any, Optional
 
 from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.cluster import Tells
 from cephtui.ceph.coerce import as_float, as_int
 
 KiB = 1024
@@ -153,12 +154,6 @@ def parse_bench_reply(osd: int, reply: Any) -> OSDBenchResult:
     return OSDBenchResult(osd, written, block, elapsed, bps, iops)
 
 
-class OSDTeller(Protocol):
-    """What the runner needs from a client (CephClient; a fake in unit tests)."""
-
-    def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any: ...
-
-
 ProgressFn = Callable[[int, int, Optional[int], Optional[OSDBenchResult]], None]
 
 
@@ -186,7 +181,7 @@ class OSDBench:
     (done, total, osd, None) as an OSD starts and (done + 1, total, None, result) when it ends.
     """
 
-    def __init__(self, client: OSDTeller, osds: Iterable[int], params: OSDBenchParams | None = None, *,
+    def __init__(self, client: Tells, osds: Iterable[int], params: OSDBenchParams | None = None, *,
                  on_progress: ProgressFn | None = None) -> None:
         self.client = client
         self.osds: tuple[int, ...] = tuple(dict.fromkeys(osds))  # each OSD once, in the given order

@@ -37,6 +37,7 @@ from cephtui.ceph.bench.probe_result import (
 from cephtui.ceph.bench.removal import cleanup_run
 from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.bench.service import BenchRun
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.coerce import as_dict, as_float, as_int, as_str
 
 PROBE_SECONDS = 10.0
@@ -156,7 +157,7 @@ class LatencyProbe:
     `on_phase(text)` is called before each step ("measuring the network's floor", "random writes", ...);
     `run_one(params)` runs one direction and returns its BenchResult (BenchError when it could not start)."""
 
-    def __init__(self, client: Any, plan: ProbePlan, run_one: Callable[[Any], BenchResult], *,
+    def __init__(self, client: Cluster, plan: ProbePlan, run_one: Callable[[Any], BenchResult], *,
                  on_phase: Callable[[str], None] | None = None, stop_run: Callable[[], None] | None = None,
                  cache: str = "") -> None:
         self.client = client
@@ -181,7 +182,7 @@ class LatencyProbe:
 
     def run(self) -> ProbeResult:
         plan, client = self.plan, self.client
-        if getattr(client, "read_only", False):  # the engine writes through its own handle: refuse here
+        if client.read_only:  # the engine writes through its own handle: refuse here
             raise BenchError("read-only mode: the latency probe writes (then reads and removes what it wrote)")
         dump = client.mon("osd dump")
         shape = pool_shape(dump, plan.pool, lambda name: client.mon("osd erasure-code-profile get", name=name))

@@ -15,9 +15,10 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Commands
 from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush.crushtool import NONE_OSD
@@ -26,12 +27,6 @@ from cephtui.ceph.ops import Operation
 from cephtui.ceph.snapshot.parse import _pg_stats_list
 
 PG_DUMP_LIMIT = 50_000  # above this, estimate bytes per PG from `df` instead of a full `pg dump`
-
-
-class PreviewSource(Protocol):
-    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
-    def mon(self, prefix: str, **args: Any) -> Any: ...
-    def mgr(self, prefix: str, **args: Any) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -264,7 +259,7 @@ def mapping_key(dump: dict[str, Any]) -> tuple[Any, ...]:
     return (dump.get("crush_version"), osds, pools, upmaps)
 
 
-def staleness(client: PreviewSource, p: Preview) -> str | None:
+def staleness(client: Commands, p: Preview) -> str | None:
     """None while the osdmap still maps PGs as it did for the preview; else what changed, in words."""
     dump = client.mon("osd dump") or {}
     key = mapping_key(dump)
@@ -392,13 +387,13 @@ def compare(osdmap: bytes, old_crush: bytes | None, new_crush: bytes, *, mark_ou
 
 # ------------------------------------------------------------------ against a live cluster
 
-def fetch_osdmap(client: PreviewSource) -> tuple[bytes, int]:
+def fetch_osdmap(client: Commands) -> tuple[bytes, int]:
     out, outs = client.mon_raw("osd getmap")
     m = re.search(r"epoch\s+(\d+)", outs or "")
     return out, int(m.group(1)) if m else 0
 
 
-def pg_sizes(client: PreviewSource, total_pgs: int) -> tuple[dict[str, int] | None, dict[int, int] | None, str | None]:
+def pg_sizes(client: Commands, total_pgs: int) -> tuple[dict[str, int] | None, dict[int, int] | None, str | None]:
     """(pg_bytes, pool_bytes, note): per-PG bytes from `pg dump` on small clusters, else `df`."""
     try:
         if total_pgs <= PG_DUMP_LIMIT:
@@ -413,7 +408,7 @@ def pg_sizes(client: PreviewSource, total_pgs: int) -> tuple[dict[str, int] | No
         return None, None, f"no byte estimate: {e}"
 
 
-def preview_map(client: PreviewSource, new_crush: bytes, notes: Sequence[str] = (),
+def preview_map(client: Commands, new_crush: bytes, notes: Sequence[str] = (),
                 osdmap: tuple[bytes, bytes] | None = None) -> Preview:
     """Preview installing `new_crush`. `osdmap` = (osdmap, its crush) when already fetched."""
     if osdmap is None:
@@ -432,7 +427,7 @@ def osd_weights(ops: Sequence[Operation]) -> dict[int, float]:
     return out
 
 
-def preview(client: PreviewSource, ops: Sequence[Operation]) -> Preview:
+def preview(client: Commands, ops: Sequence[Operation]) -> Preview:
     """Preview a sequence of operations, applied in order to an offline copy of the current map."""
     om, _ = fetch_osdmap(client)
     old = crushtool.export_crush(om)
@@ -440,14 +435,14 @@ def preview(client: PreviewSource, ops: Sequence[Operation]) -> Preview:
     return _with_bytes(client, om, old, new, None, notes, osd_weights(ops))
 
 
-def preview_out(client: PreviewSource, osd_id: int) -> Preview:
+def preview_out(client: Commands, osd_id: int) -> Preview:
     """Preview marking one OSD out."""
     om, _ = fetch_osdmap(client)
     old = crushtool.export_crush(om)
     return _with_bytes(client, om, old, old, None, (), {int(osd_id): 0.0})
 
 
-def _with_bytes(client: PreviewSource, om: bytes, old: bytes, new: bytes, mark_out: int | None,
+def _with_bytes(client: Commands, om: bytes, old: bytes, new: bytes, mark_out: int | None,
                 notes: Sequence[str], weights: dict[int, float] | None = None) -> Preview:
     t0 = time.monotonic()
     notes = list(notes)

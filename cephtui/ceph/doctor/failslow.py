@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
 from cephtui.ceph.client import CephError, CephMgrDown
+from cephtui.ceph.cluster import Commands
 from cephtui.ceph.doctor.model import Affected, Explanation, Finding, FixOffer
 from cephtui.ceph.history.failslow import (
     PING_SLOW_MS,
@@ -46,14 +47,6 @@ class Gathered:
     note: str  # one line for the notes: where the window came from, or why there is none
 
 
-class Asker(Protocol):
-    """The part of CephClient used here."""
-
-    def mon(self, prefix: str, **args: Any) -> Any: ...
-
-    def mgr(self, prefix: str, **args: Any) -> Any: ...
-
-
 def recorded_frames(data_dir: Path, fsid: str, want: float, now: float) -> tuple[list[OsdFrame], str, str]:
     """(frames, label, why-not) from the local history store, if a recorder wrote it within FRESH seconds and
     it covers at least `want` seconds; else ([], "", why)."""
@@ -80,7 +73,7 @@ def recorded_frames(data_dir: Path, fsid: str, want: float, now: float) -> tuple
     return frames, label, ""
 
 
-def sample_frames(client: Asker, seconds: float, sleep: Callable[[float], None] = time.sleep,
+def sample_frames(client: Commands, seconds: float, sleep: Callable[[float], None] = time.sleep,
                   clock: Callable[[], float] = time.time) -> list[OsdFrame]:
     """`osd perf` every INTERVAL (the mgr's stats period: asking faster reads the same numbers again) for
     `seconds`, first frame at once. Raises CephError (CephMgrDown when the mgr is down)."""
@@ -92,7 +85,7 @@ def sample_frames(client: Asker, seconds: float, sleep: Callable[[float], None] 
     return frames
 
 
-def gather(client: Asker, fsid: str, checks: Iterable[HealthCheck], version: str, data_dir: Path,
+def gather(client: Commands, fsid: str, checks: Iterable[HealthCheck], version: str, data_dir: Path,
            seconds: float = SAMPLE_SECONDS, pings: Callable[[], Any] | None = None) -> Gathered:
     """The ranking over recorded history when there is current history, else over `seconds` sampled here.
     `pings`: the mgr's `dump_osd_network` (heartbeat_reader), read after the frames, so its 1-minute averages

@@ -2,9 +2,10 @@
 insecurely (`ceph tell mon.ID sessions`: each session's `global_id_status`). Those would be locked out."""
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Tells
 from cephtui.ceph.coerce import as_dict, as_list, as_str, dicts
 from cephtui.ceph.doctor.model import Precheck
 
@@ -27,11 +28,7 @@ def insecure_sessions(d: Any) -> tuple[int, list[str]]:
     return len(sessions), bad
 
 
-class MonTeller(Protocol):
-    def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any: ...
-
-
-def precheck(client: MonTeller, quorum: tuple[str, ...]) -> Precheck:
+def precheck(client: Tells, quorum: tuple[str, ...]) -> Precheck:
     """Every monitor in quorum asked for its sessions (sessions are per monitor): the fix is blocked while
     any names a client that still reclaims insecurely, as switching it off would lock that client out."""
     lines: list[str] = []

@@ -13,9 +13,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Commands
 from cephtui.ceph.coerce import as_dict, as_float, as_str, dicts
 from cephtui.ceph.history.model import INTERVAL, PG_STATE_PREFIX, OsdFrame, Sample
 from cephtui.ceph.history.store import HistoryError, HistoryStore
@@ -36,12 +37,6 @@ LOG_LAST = 100  # `log last N` per sample: more than a busy cluster logs in INTE
 # info and up, every channel: the cluster's changes and the audit channel's "who ran what" (`osd set noout`
 # from client.admin), not the mgr's pgmap line every 2 s at debug (43,000 a day, nothing a timeline needs).
 LOG_LEVEL = "info"
-
-
-class Asker(Protocol):
-    def mon(self, prefix: str, **args: Any) -> Any: ...
-
-    def mgr(self, prefix: str, **args: Any) -> Any: ...
 
 
 def cluster_values(status: Any) -> dict[str, float]:
@@ -76,7 +71,7 @@ def pool_values(stats: Any) -> dict[str, dict[str, float]]:
 
 @dataclass
 class Recorder:
-    client: Asker
+    client: Commands
     _used: dict[int, float] = field(default_factory=dict)
     _df_at: float = -1e9
     _log_seen: set[tuple[str, int, str]] = field(default_factory=set)
@@ -113,7 +108,7 @@ class Recorder:
                       pools=pools, checks=checks, log=entries)
 
 
-def run(client: Asker, store_for: Callable[[str], HistoryStore], stop: threading.Event,
+def run(client: Commands, store_for: Callable[[str], HistoryStore], stop: threading.Event,
         on_sample: Callable[[Sample, bool], None] = lambda s, new: None,
         on_error: Callable[[str], None] = lambda why: None, interval: float = INTERVAL) -> None:
     """Record until `stop` is set, at each INTERVAL boundary of the wall clock (so two recorders ask at the

@@ -15,6 +15,7 @@ from typing import Any
 
 from cephtui.ceph.bench.params import BenchError, parse_size
 from cephtui.ceph.client import CephError, CephReadOnly
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images.model import FEATURE_NAMES, ImageInfo, ImageRef, Place, TrashEntry
 from cephtui.ceph.images.reader import bytes_past, open_ioctx, read_image, require_rbd
@@ -283,9 +284,9 @@ def build_remove(info: ImageInfo) -> Operation:
 
 # ------------------------------------------------------------------ running
 
-def execute(client: Any, op: Operation) -> str:
+def execute(client: Cluster, op: Operation) -> str:
     """Run one image operation through librbd; its message for the dialog. Raises CephError."""
-    if getattr(client, "read_only", False):
+    if client.read_only:
         raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `{op.cli}` was not sent", op.prefix)
     mod = require_rbd()
     a = dict(op.args)

@@ -32,7 +32,6 @@ from cephtui.ceph.ops.core import (
     SAFE,
     AuditLog,
     Operation,
-    Runner,
     explain_refusal,
     run,
 )
@@ -111,7 +110,6 @@ __all__ = [
     "NAME_RE",
     "Operation",
     "POOL_NAME_RE",
-    "Runner",
     "SAFE",
     "auth_caps",
     "auth_del",

@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly, CephTimeout
+from cephtui.ceph.cluster import Commands
 from cephtui.ceph.mgrline import Carried
 from cephtui.ceph.private import open_append
 from cephtui.ceph.secrets import redact, redact_value
@@ -54,10 +55,6 @@ class Operation:
     def previewable(self) -> bool:
         """Changes CRUSH or OSD weights: the PG-movement preview can compute what it moves."""
         return self.crush_edit is not None or self.osd_weights is not None
-
-
-class Runner(Protocol):
-    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
 
 
 # ------------------------------------------------------------------ audit log
@@ -140,7 +137,7 @@ def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: st
     return None
 
 
-def run(client: Runner, op: Operation, audit: AuditLog | None = None) -> str:
+def run(client: Commands, op: Operation, audit: AuditLog | None = None) -> str:
     """Send the operation; return the monitor's message. Raises CephError (audited) when refused."""
     try:
         if op.run_by is not None:

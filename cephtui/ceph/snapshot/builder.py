@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from cephtui.ceph.client import CephError, CephMgrDown, CephPermissionError, CephTimeout
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.mgrgate import NO_MGR
 from cephtui.ceph.snapshot import osdmap, osdtree, parse, pgdump
 from cephtui.ceph.snapshot import pools as pools_mod
@@ -41,25 +42,13 @@ MGR_SERVED = ("pg stat", "pg dump", "pg dump_stuck", "osd df", "osd perf", "osd 
               "osd pool autoscale-status")
 
 
-class CommandSource(Protocol):
-    """What the builder needs of a client: CephClient, or a replay of recorded answers."""
-
-    def mon(self, prefix: str, **args: Any) -> Any: ...
-
-    def mgr(self, prefix: str, **args: Any) -> Any: ...
-
-    def mon_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
-
-    def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]: ...
-
-
 class LogSource(Protocol):
     def drain(self) -> list[LogEntry]: ...
 
 
 @dataclass
 class SnapshotBuilder:
-    client: CommandSource
+    client: Cluster
     log: LogSource | None = None
     _osd_epoch: int = -1
     _ratios: Ratios = field(default_factory=Ratios)
@@ -157,8 +146,7 @@ class SnapshotBuilder:
         mgr = self._mgr or parse.parse_mgr(mgr_stat or status.get("mgrmap") or {})
         if mgr_stat and not mgr_stat.get("available"):
             mgr = replace(mgr, available=False)  # the cached `mgr dump` predates the mgr's death
-        gate = getattr(c, "mgr_gate", None)
-        held = gate.refusal() if gate is not None else None  # e.g. a mgr command left unanswered at the mon
+        held = c.mgr_refusal()  # e.g. a mgr command left unanswered at the mon
         if held is not None or not mgr.available:
             silent.add("mgr")
 
@@ -242,9 +230,8 @@ class SnapshotBuilder:
         )
 
     def _denied(self, prefix: str) -> str:
-        who = getattr(getattr(self.client, "spec", None), "name", "") or "this identity"
-        required_cap = getattr(self.client, "required_cap", None)
-        cap = required_cap(prefix) if required_cap is not None else "more mon caps"
+        who = self.client.spec.name or "this identity"
+        cap = self.client.required_cap(prefix)
         return f"{who} may not run `{prefix}` (access denied): it needs {cap}"
 
     def expire(self) -> None:

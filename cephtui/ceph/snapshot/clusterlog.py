@@ -11,7 +11,8 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.snapshot.models import LogEntry
 from cephtui.ceph.snapshot.parse import parse_log
 
@@ -37,7 +38,7 @@ class ClusterLog:
     can say how many lines it never got instead of silently skipping them.
     """
 
-    def __init__(self, client: CephClient, level: str = "info", backfill: int = 50, keep: int = 1000) -> None:
+    def __init__(self, client: Cluster, level: str = "info", backfill: int = 50, keep: int = 1000) -> None:
         self._client = client
         self._level = level
         self._backfill = backfill

@@ -18,6 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
+from cephtui.ceph.cluster import Cluster
+
 DEFAULT_SETTING = "default=/var/log/ceph/$cluster.$channel.log cluster=/var/log/ceph/$cluster.log"
 WINDOW_BYTES = 4 << 20  # read at most this much of the file per lookup
 TAIL_BYTES = 4 << 20  # a lookup with no time to aim at reads this much from the end
@@ -45,14 +47,14 @@ def channel_file(setting: str, channel: str, cluster: str) -> str:
     return path.replace("$cluster", cluster).replace("$channel", channel)
 
 
-def locate(client: Any, channel: str = "audit") -> tuple[Path | None, str]:
+def locate(client: Cluster, channel: str = "audit") -> tuple[Path | None, str]:
     """Where the mons write `channel` of the cluster log: (path, "") or (None, why not). Asks the config
     database (`config get mon.ID`) for the mon on this host, else the first one; a value set only in a
     mon's ceph.conf is not seen there, and the default is then what is looked at."""
     import socket
 
     from cephtui.ceph.client import CephError
-    cluster = str(getattr(getattr(client, "spec", None), "cluster", "") or "ceph")
+    cluster = client.spec.cluster or "ceph"
     try:
         names = [str(m.get("name")) for m in (client.mon("mon dump") or {}).get("mons", []) if isinstance(m, dict)]
     except CephError:

@@ -373,7 +373,7 @@ class MaintenanceStore:
         keeps only other clusters' records, and is renamed to .migrated when none is left."""
         if not self.legacy.exists() or (self.workflows.in_cluster and not self.workflows.fsid()):
             return ""  # nothing to migrate, or not connected yet (whose records are ours is unknown)
-        if getattr(self.workflows.client, "read_only", False):
+        if self.workflows.client is not None and self.workflows.client.read_only:
             return ""  # --read-only writes nothing: a later cephtui that may write migrates them
         records, history, error = read_legacy(self.legacy)
         if error:

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.private import replace_text
 from cephtui.ceph.secrets import redact_value
 from cephtui.paths import login, state_dir
@@ -60,11 +61,11 @@ class WorkflowConflict(Exception):
 class WorkflowStore:
     """The cluster's queue (config-key) with `<state dir>/workflows/<kind>-<id>.json` as the cache."""
 
-    def __init__(self, root: Path | None = None, client: Any = None) -> None:
+    def __init__(self, root: Path | None = None, client: Cluster | None = None) -> None:
         self.root = (root or state_dir()) / "workflows"
         self.client = client
         self.problem = ""  # why the last cluster read or write fell back to the cache; "" when it did not
-        self.me = whoami(getattr(getattr(client, "spec", None), "name", ""))
+        self.me = whoami(client.spec.name if client is not None else "")
         self._known: set[str] = set()  # ids seen in the queue or saved here: not new, no conflict check
         self._fsid = ""
         self._metas: dict[str, dict[str, Any]] = {}  # id -> META as last read or written
@@ -81,6 +82,13 @@ class WorkflowStore:
     @property
     def in_cluster(self) -> bool:
         return self.client is not None
+
+    @property
+    def _cluster(self) -> Cluster:
+        """The client, where only a store kept in the cluster gets (callers check `in_cluster` first)."""
+        if self.client is None:
+            raise RuntimeError("this workflow store keeps no queue in a cluster")
+        return self.client
 
     def fsid(self) -> str:
         if not self._fsid and self.client is not None:
@@ -105,7 +113,7 @@ class WorkflowStore:
     def _cluster_dump(self, kind: str) -> dict[str, dict[str, Any]]:
         """Every stored workflow of `kind` in the cluster, by id; CephError when it cannot be read."""
         prefix = f"{PREFIX}/{kind}/"
-        raw = self.client.mon("config-key dump", key=prefix)
+        raw = self._cluster.mon("config-key dump", key=prefix)
         out: dict[str, dict[str, Any]] = {}
         for k, v in (raw or {}).items() if isinstance(raw, dict) else ():
             if not isinstance(k, str) or not k.startswith(prefix):
@@ -120,12 +128,12 @@ class WorkflowStore:
 
     def _cluster_put(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
         text = cluster_text(data)
-        self.client.mon_raw("config-key set", inbuf=text.encode(), key=self.key(kind, wf_id))
+        self._cluster.mon_raw("config-key set", inbuf=text.encode(), key=self.key(kind, wf_id))
 
     def _cluster_rm(self, kind: str, wf_id: str) -> None:
         from cephtui.ceph.client import CephError
         try:
-            self.client.mon_raw("config-key rm", key=self.key(kind, wf_id))
+            self._cluster.mon_raw("config-key rm", key=self.key(kind, wf_id))
         except CephError as e:
             if e.errno != errno_mod.ENOENT:
                 raise
@@ -205,7 +213,7 @@ class WorkflowStore:
             self._remember(cache)
             return [cache[k] for k in sorted(cache)]
         self.problem = ""
-        writable = not getattr(self.client, "read_only", False)  # --read-only: read the queue, never change it
+        writable = self.client is None or not self.client.read_only  # --read-only: read the queue, never change it
         merged: dict[str, dict[str, Any]] = dict(remote)
         for wf_id, d in remote.items():  # the cache keeps the whole queue, colleagues' too, for when the mon is away
             c = cache.get(wf_id)

@@ -21,7 +21,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.ops import pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import PoolPlan
@@ -77,7 +78,7 @@ class PoolDetailScreen(Dialog[None]):
     PoolDetailScreen > VerticalScroll { width: 90; }
     """
 
-    def __init__(self, client: CephClient, pool: PoolInfo) -> None:
+    def __init__(self, client: Cluster, pool: PoolInfo) -> None:
         super().__init__()
         self.client = client
         self.pool = pool

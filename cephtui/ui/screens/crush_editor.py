@@ -17,7 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static, TextArea
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
 from cephtui.ui.handle import cephtui_app
@@ -80,7 +81,7 @@ class CrushEditorScreen(Screen[None]):
     CrushEditorScreen #editor-status { height: auto; }
     """
 
-    def __init__(self, client: CephClient) -> None:
+    def __init__(self, client: Cluster) -> None:
         super().__init__()
         self.client = client
         self.original = ""

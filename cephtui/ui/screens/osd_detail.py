@@ -13,7 +13,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephClient, CephError
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.snapshot.osdtree import OSDInfo
 from cephtui.ui import palette
@@ -35,7 +36,7 @@ class OSDDetailScreen(Dialog[None]):
     OSDDetailScreen > VerticalScroll { width: 110; }
     """
 
-    def __init__(self, client: CephClient, osd: OSDInfo) -> None:
+    def __init__(self, client: Cluster, osd: OSDInfo) -> None:
         super().__init__()
         self.client = client
         self.osd = osd

@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops as ops_mod
 from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
 from cephtui.ui.widgets.dialog import Dialog
@@ -101,7 +102,7 @@ class ConfirmScreen(Dialog[Outcome]):
     ConfirmScreen #confirm-result { height: auto; margin-top: 1; }
     """
 
-    def __init__(self, client: ops_mod.Runner, operations: Sequence[ops_mod.Operation],
+    def __init__(self, client: Cluster, operations: Sequence[ops_mod.Operation],
                  audit: ops_mod.AuditLog | None = None, explain: RenderableType | str = "",
                  preview: Callable[[], RenderableType] | None = None,
                  undo: Callable[[Sequence[ops_mod.Operation]], list[ops_mod.Operation]] | None = None,
@@ -275,10 +276,8 @@ class ConfirmScreen(Dialog[Outcome]):
                 results.append((op, True, message))
             except CephError as e:
                 # Refused for caps: name the identity and the cap, from the cluster's command table.
-                required_cap = getattr(self.client, "required_cap", None)
-                hint = ops_mod.explain_refusal(
-                    op, e, identity=getattr(getattr(self.client, "spec", None), "name", ""),
-                    cap=required_cap(op.prefix) if required_cap is not None and e.errno == 13 else "")
+                hint = ops_mod.explain_refusal(op, e, identity=self.client.spec.name,
+                                               cap=self.client.required_cap(op.prefix) if e.errno == 13 else "")
                 results.append((op, False, f"{e.message} [errno {e.errno}]" + (f"\n{hint}" if hint else "")))
                 break  # later steps assume the earlier ones happened
             except Exception as e:

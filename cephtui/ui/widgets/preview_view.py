@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool, preview
 from cephtui.ceph.format import human_bytes
 from cephtui.ui import palette
@@ -62,7 +62,7 @@ def render(p: preview.Preview) -> RenderableType:
 class PreviewJob:
     """A preview to compute in the confirm dialog's thread; keeps the result for whoever asks later."""
 
-    def __init__(self, compute: Callable[[], preview.Preview], client: CephClient | None = None) -> None:
+    def __init__(self, compute: Callable[[], preview.Preview], client: Cluster | None = None) -> None:
         self._compute = compute
         self._client = client
         self.result: preview.Preview | None = None
@@ -86,12 +86,12 @@ class PreviewJob:
         return preview.staleness(self._client, self.result) if self.result is not None and self._client else None
 
 
-def preview_for(client: CephClient, operations: Sequence[ops.Operation]) -> PreviewJob | None:
+def preview_for(client: Cluster, operations: Sequence[ops.Operation]) -> PreviewJob | None:
     """A preview for operations that change CRUSH or OSD weights (in/out/reweight); None for the others."""
     if not any(op.previewable for op in operations):
         return None
     return PreviewJob(lambda: preview.preview(client, operations), client)
 
 
-def preview_map_for(client: CephClient, compiled: bytes) -> PreviewJob:
+def preview_map_for(client: Cluster, compiled: bytes) -> PreviewJob:
     return PreviewJob(lambda: preview.preview_map(client, compiled), client)
