@@ -241,7 +241,9 @@ class KeysInOrder(App[Any]):
             # Handed on now, the next key reaches the pane, or the bare screen before its on_mount focused the
             # field, or the step being closed (`e` then `ct-ec21` in one read made the form `t-ec21`; `Enter Z`
             # in a wizard's first step gave its name field the Z). It waits, in order, until that is over.
-            self._settling = self.run_worker(self._settle(), name="keys-wait-for-screen", group="keys",
+            # The coroutine function, not a coroutine: a worker cancelled before it starts (the app exiting)
+            # then leaves no coroutine that was never awaited (Python's RuntimeWarning in the suite's logs).
+            self._settling = self.run_worker(self._settle, name="keys-wait-for-screen", group="keys",
                                              exit_on_error=False)
             return
         self._hand_on()
