@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cephtui.cli.table import NAMES
+
 # Where distributions install python3-rados: Debian/Ubuntu, then RHEL/Fedora/openSUSE (lib64 on 64-bit).
 DISTRO_SITE_GLOBS = (
     "/usr/lib/python3/dist-packages",
@@ -29,8 +31,8 @@ INSTALL_HINT = ("It comes with Ceph from your distribution, not from PyPI: on De
                 "on openSUSE `zypper install python3-rados`.")
 _TAG = re.compile(r"^rados\.cpython-(\d)(\d+)[-.]")
 _NO_CHECK = ("-h", "--help", "--version")
-# cli.COMMANDS (not imported: this runs before anything heavy); tests/unit checks that the two agree.
-HEADLESS_COMMANDS = ("snapshot", "bench", "config", "remove", "rbd", "doctor", "record")
+# The command table's names (cephtui/cli/table.py imports nothing heavy: this runs before librados is found).
+HEADLESS_COMMANDS = NAMES
 # The connection options that take a value: `cephtui --id rbd` is the TUI as client.rbd, not `cephtui rbd`.
 _VALUED = frozenset(("-c", "--conf", "--id", "-n", "--name", "-k", "--keyring", "--cluster", "-m", "--mon-host",
                      "--osd-stop-cmd", "--refresh", "--timeout", "--connect-timeout", "--prometheus"))
@@ -153,6 +155,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not any(a in _NO_CHECK for a in args):
             print(missing_rados_message(e), file=sys.stderr)
             return 1
-    from cephtui.cli import main as cli_main
+    from cephtui.cli.dispatch import main as cli_main
 
     return cli_main(argv)

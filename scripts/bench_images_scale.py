@@ -51,7 +51,7 @@ from capturelib import SANDBOX  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
 from cephtui.ceph.images.model import ImageRef, Place  # noqa: E402
 from cephtui.ceph.images.reader import list_names, read_image  # noqa: E402
-from cephtui.rbdcli import READERS  # noqa: E402
+from cephtui.cli.rbd_ls import READERS  # noqa: E402
 
 MiB = 1 << 20
 PREFIX = "scale-"

@@ -161,7 +161,8 @@ import importlib, sys
 site = sys.argv[1]
 sys.path.insert(0, site)
 # cephtui's entry points, and the textual modules its first screen loads at run time (not on import)
-NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.recordcli", "cephtui.ui.app",
+from cephtui.cli.table import COMMANDS  # every headless command's module: each start builds their parsers
+NAMES = ["cephtui.launcher", "cephtui.cli.dispatch", *(f"cephtui.cli.{c.module}" for c in COMMANDS), "cephtui.ui.app",
          "cephtui.ui.screens.timeline", "cephtui.typeahead",
          "textual.drivers.linux_driver"]
 for name in NAMES:
@@ -211,7 +212,8 @@ site.addsitedir(sp)  # the lazy zip's .pth too
 sys.path.insert(0, sp)
 # cephtui's entry points and its first screen; the rest are what the first paint loads at run time
 # (from sys.modules after a first paint on 3.11).
-NAMES = ["cephtui.launcher", "cephtui.cli", "cephtui.removecli", "cephtui.rbdcli", "cephtui.recordcli", "cephtui.ui.app",
+from cephtui.cli.table import COMMANDS  # every headless command's module: each start builds their parsers
+NAMES = ["cephtui.launcher", "cephtui.cli.dispatch", *(f"cephtui.cli.{c.module}" for c in COMMANDS), "cephtui.ui.app",
          "cephtui.ui.screens.timeline", "cephtui.typeahead",
          "textual.drivers.linux_driver", "textual.drivers.headless_driver", "textual.pilot",
          "textual.scrollbar", "textual.layouts.factory", "textual.layouts.horizontal",

@@ -24,7 +24,7 @@ from cephtui.ceph.bench.image import (
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.rbdengine import FADVISE_RANDOM, FADVISE_SEQUENTIAL, BlockEngine
 from cephtui.ceph.bench.results import BenchResult, Sample
-from cephtui.cli import parse_command_line
+from cephtui.cli.dispatch import parse_command_line
 from cephtui.ui.screens.bench_views import final_text
 from tests.unit.test_bench import _result
 from tests.unit.test_bench_hot_path import LateWaker
@@ -346,7 +346,7 @@ def test_bench_rbd_is_a_mode_of_bench_and_plain_bench_is_unchanged() -> None:
                                      "--io-pattern", "rand", "--cache", "writeback", "--json"])
     assert (args.kind, args.temp_image, args.io_type, args.io_pattern, args.cache, args.json) == (
         "rbd", "1G", "read", "rand", "writeback", True)
-    from cephtui.benchcli import block_params_from_args
+    from cephtui.cli.bench_rbd import block_params_from_args
     p = block_params_from_args(args)
     assert (p.temp_image_size, p.io_size, p.io_total, p.cache) == (1 << 30, 4096, 1 << 30, "writeback")
 
@@ -360,7 +360,7 @@ def test_bench_rbd_is_a_mode_of_bench_and_plain_bench_is_unchanged() -> None:
      "--temp-image creates an image"),
 ])
 def test_bench_rbd_usage_errors(argv: list[str], msg: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from cephtui.cli import main
+    from cephtui.cli.dispatch import main
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 2 and msg in capsys.readouterr().err
@@ -368,11 +368,11 @@ def test_bench_rbd_usage_errors(argv: list[str], msg: str, capsys: pytest.Captur
 
 def test_without_python3_rbd_the_block_mode_names_the_package(monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    from cephtui import benchcli
     from cephtui.ceph.bench import rbdengine
+    from cephtui.cli import bench_rbd
     monkeypatch.setattr(rbdengine, "rbd", None)
     _, args, _ = parse_command_line(["bench", "rbd", "--pool", "rbd", "--temp-image", "1G"])
-    assert benchcli.rbd_bench_command(object(), object(), args) == 1  # type: ignore[arg-type]
+    assert bench_rbd.rbd_bench_command(object(), object(), args) == 1  # type: ignore[arg-type]
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "apt install python3-rbd" in err and "dnf install python3-rbd" in err
     with pytest.raises(BenchError, match="apt install python3-rbd"):

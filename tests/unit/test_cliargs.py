@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cephtui import cli
 from cephtui.ceph.releases import local_release
+from cephtui.cli import dispatch as cli
+from cephtui.cli import table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -112,7 +113,7 @@ def test_each_command_has_its_own_help() -> None:
     assert "--pg-table" in snapshot and "--pool" not in snapshot
     top = help_of("--help")
     assert "--conf" in top and "--mon-host" in top and "--pool" not in top
-    for name in cli.COMMANDS:
+    for name in table.NAMES:
         assert name in top
 
 

@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from cephtui import cli
 from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
 from cephtui.ceph.client import CephClient
+from cephtui.cli import dispatch as cli
 from cephtui.config.example import EXAMPLE
 from cephtui.config.load import load_config, parse_config
 from cephtui.config.locate import line_of, locate_keys

@@ -16,7 +16,7 @@ from cephtui.ceph.ops import health as health_ops
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.models import HealthCheck
-from cephtui.doctorcli import finding_json
+from cephtui.cli.doctor import finding_json
 from tests.releases import release_params
 
 
@@ -252,7 +252,7 @@ def test_headless_doctor_names_the_crash_reports(fx: Path, capsys: pytest.Captur
     groups them) and fix commands with those ids, never `ceph crash info <id>`; in JSON too."""
     import argparse
 
-    from cephtui.doctorcli import doctor_command
+    from cephtui.cli.doctor import doctor_command
 
     meta = json.loads(fx.read_text())["meta"]
     if not meta["crash_id"]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph.images import perf
-from cephtui.rbdcli import rbd_bytes
+from cephtui.cli.rbd_ls import rbd_bytes
 from tests.conftest import FIXTURES
 
 CAPTURE = json.loads((FIXTURES / "images" / "perf_stats.json").read_text())

@@ -6,7 +6,7 @@ import pytest
 from cephtui.ceph.format import human_bytes, human_duration
 from cephtui.ceph.snapshot.models import IORates, PGBrief, Recovery
 from cephtui.ceph.snapshot.pgfilter import PGFilter, pgid_key
-from cephtui.cli import parse_command_line
+from cephtui.cli.dispatch import parse_command_line
 
 PG = PGBrief("3.1a", "active+undersized+degraded", (0, 1), (0, 1), 0, 0)
 PG13 = PGBrief("13.4", "active+clean", (2, 1, 0), (2, 1, 0), 2, 2)

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from cephtui import cli
 from cephtui.ceph.workflows.queue import indicator, queue_rows
 from cephtui.ceph.workflows.removal import OVERRIDES, Removal
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_plan import drain_cost, planned_commands
 from cephtui.ceph.workflows.store import WorkflowStore
-from cephtui.removecli import _apply_options
+from cephtui.cli import dispatch as cli
+from cephtui.cli.remove import _apply_options
 from cephtui.ui.wizards.removal_form import drain_notes
 
 
@@ -127,7 +127,7 @@ def test_pgs_left_is_the_live_count_of_the_step_and_none_when_finished() -> None
 
 
 def test_headless_status_prints_a_dash_for_finished(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cephtui.removecli import status_command
+    from cephtui.cli.remove import status_command
 
     store = WorkflowStore(tmp_path)
     done = Removal(osds=[5], status="done", step="done", progress={"pgs_on_osds": 18})

@@ -18,7 +18,7 @@ from cephtui.ceph.workflows.store import (
     WorkflowStore,
     cluster_text,
 )
-from cephtui.removecli import parse_osd_names
+from cephtui.cli.remove import parse_osd_names
 
 DAY = 86400.0
 

@@ -24,7 +24,8 @@ import time
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephError, ConnectionSpec
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.coerce import as_dict, as_float, as_str, dicts
 from cephtui.ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
 from cephtui.ceph.workflows.removal import KIND, OVERRIDES, Removal, StopCommandError
@@ -33,9 +34,15 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_plan import DRAIN_MODES, default_drain, drain_cost, plan_lines
 from cephtui.ceph.workflows.removal_stop import check_stop_template
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
+from cephtui.cli.args import UsageError
+from cephtui.cli.table import Invocation
 
 log = logging.getLogger(__name__)
 EXIT = {"done": 0, "failed": 1, "blocked": 3, "aborted": 4}
+
+
+HELP = "remove or replace OSDs headless, resumable"
+DESCRIPTION = "The OSDs tab's removal wizard, headless; its state in the cluster's queue."
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +65,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--status", action="store_true", help="list the removal queue, like `ceph orch osd rm status`")
     g.add_argument("--interval", type=float, default=2.0, metavar="S", help="seconds between polls (default: 2)")
     g.add_argument("--json", action="store_true", help="with --status: print JSON")
+
+
+def adjust(args: argparse.Namespace) -> None:
+    """Its --osd-stop-cmd, or the global one (both given: the same, or refused)."""
+    mine = args.remove_osd_stop_cmd
+    if mine is not None and args.osd_stop_cmd is not None and mine != args.osd_stop_cmd:
+        raise UsageError("--osd-stop-cmd given twice, differently (before and after `remove`)")
+    args.osd_stop_cmd = mine if mine is not None else args.osd_stop_cmd
+
+
+def run(inv: Invocation) -> int:
+    return remove_command(inv.client, inv.spec, inv.args, inv.settings.osd_stop_cmd,
+                          read_only=inv.settings.read_only)
 
 
 def _ts(t: float | None = None) -> str:
@@ -165,7 +185,7 @@ def _apply_options(state: Removal, args: argparse.Namespace) -> None:
         raise ValueError(str(e)) from None
 
 
-def remove_command(client: CephClient, spec: ConnectionSpec, args: argparse.Namespace, stop_cmd: str,
+def remove_command(client: Cluster, spec: ConnectionSpec, args: argparse.Namespace, stop_cmd: str,
                    read_only: bool = False) -> int:
     from cephtui.ceph.secrets import log_to_file
     log_to_file()  # an internal error goes there (secrets masked), not as a traceback on the terminal
@@ -231,7 +251,7 @@ def _conflict(store: WorkflowStore, ids: list[int], others: list[dict[str, Any]]
     return conflict_text(ids, others)
 
 
-def print_plan(client: CephClient, r: Removal) -> None:
+def print_plan(client: Cluster, r: Removal) -> None:
     """The plan and the preflight (read-only checks), before any typed confirmation is judged. The commands are
     the engine's own operations (removal_plan): what is printed here is what the audit log will show."""
     names = " ".join(f"osd.{i}" for i in r.osds)
@@ -252,7 +272,7 @@ def print_plan(client: CephClient, r: Removal) -> None:
     print(f"To run it: cephtui remove {names} ... --yes-i-typed {names}", flush=True)
 
 
-def _hosts(client: CephClient, osds: list[int]) -> dict[int, str]:
+def _hosts(client: Cluster, osds: list[int]) -> dict[int, str]:
     """Each OSD's host (`osd metadata`), for a stop template's {host}; an OSD without metadata is left out."""
     hosts = {}
     for i in osds:
@@ -263,7 +283,7 @@ def _hosts(client: CephClient, osds: list[int]) -> dict[int, str]:
     return hosts
 
 
-def _crush_weights(client: CephClient) -> dict[int, float]:
+def _crush_weights(client: Cluster) -> dict[int, float]:
     try:
         nodes = dicts(as_dict(client.mon("osd tree")).get("nodes"))
     except CephError:
@@ -271,7 +291,7 @@ def _crush_weights(client: CephClient) -> dict[int, float]:
     return {n["id"]: as_float(n.get("crush_weight")) for n in nodes if type(n.get("id")) is int and n["id"] >= 0}
 
 
-def resume(client: CephClient, store: WorkflowStore, audit: ops.AuditLog, args: argparse.Namespace) -> int:
+def resume(client: Cluster, store: WorkflowStore, audit: ops.AuditLog, args: argparse.Namespace) -> int:
     queue = store.load_all(KIND)
     if store.problem:
         print(f"warning: {store.problem}", file=sys.stderr)

@@ -8,17 +8,39 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cephtui.ceph.client import CephClient, CephError
-from cephtui.ceph.doctor.crashes import Crash, crash_fix_offers, crash_json, new_crash_lines, parse_crash_ls
-from cephtui.ceph.doctor.diagnose import diagnose
-from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather, heartbeat_reader
-from cephtui.ceph.doctor.failslow import findings as failslow_findings
-from cephtui.ceph.doctor.mgrgone import mgr_unreachable
-from cephtui.ceph.doctor.model import Finding
-from cephtui.ceph.history.failslow import FailSlowReport, report_json
-from cephtui.paths import data_dir
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
+from cephtui.cli.table import Invocation
+
+if TYPE_CHECKING:  # the Doctor is imported when it runs (cephtui/cli/table.py: keep the parsers cheap)
+    from cephtui.ceph.doctor.crashes import Crash
+    from cephtui.ceph.doctor.model import Finding
+    from cephtui.ceph.history.failslow import FailSlowReport
+
+HELP = "explain every raised health check and how to fix it"
+DESCRIPTION = ("Every raised health check with what it means, what it names on this cluster (OSDs, hosts, pools, "
+               "PGs) and the commands that fix it. Read-only. Exit status: 0 healthy (or only muted checks), 3 a "
+               "warning, 4 an error; 1 cannot connect, 2 usage.")
+
+
+def add_arguments(d: argparse.ArgumentParser) -> None:
+    d.add_argument("--json", action="store_true", help="print JSON, for scripts and tickets")
+    d.add_argument("--muted", action="store_true", help="also explain muted checks")
+    d.add_argument("--window", type=float, metavar="S",
+                   help="fail-slow (OSDs far slower than their peers): seconds of `osd perf` to sample when no "
+                        "recorder has been writing history (default: 30; 0 skips the ranking)")
+
+
+def check(inv: Invocation) -> None:
+    if inv.args.window is not None and not 0 <= inv.args.window <= 3600:
+        inv.parser.error("doctor --window takes seconds from 0 (skip the fail-slow ranking) to 3600")
+
+
+def run(inv: Invocation) -> int:
+    return doctor_command(inv.client, inv.args)
+
 
 # Exit status by the worst check that counts (muted ones do not), after 1 (cannot connect) and 2 (usage).
 EXIT = {"HEALTH_OK": 0, "HEALTH_WARN": 3, "HEALTH_ERR": 4}
@@ -30,6 +52,8 @@ CRASH_CODES = ("RECENT_CRASH", "RECENT_MGR_MODULE_CRASH")
 
 
 def finding_json(f: Finding, crashes: Sequence[Crash] | None = None) -> dict[str, Any]:
+    from cephtui.ceph.doctor.crashes import crash_json
+
     e, a = f.explanation, f.affected
     out: dict[str, Any] = {
         "code": f.code, "severity": f.check.severity, "summary": f.check.summary, "count": f.check.count,
@@ -56,6 +80,8 @@ def _wrap(text: str, indent: str) -> str:
 
 
 def print_finding(f: Finding, crashes: Sequence[Crash] | None = None) -> None:
+    from cephtui.ceph.doctor.crashes import new_crash_lines
+
     e = f.explanation
     muted = ""
     if f.mute is not None:
@@ -95,7 +121,12 @@ def print_finding(f: Finding, crashes: Sequence[Crash] | None = None) -> None:
     print()
 
 
-def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
+def doctor_command(client: Cluster, args: argparse.Namespace) -> int:
+    from cephtui.ceph.doctor.crashes import crash_fix_offers
+    from cephtui.ceph.doctor.diagnose import diagnose
+    from cephtui.ceph.doctor.failslow import findings as failslow_findings
+    from cephtui.ceph.doctor.mgrgone import mgr_unreachable
+    from cephtui.ceph.history.failslow import report_json
     from cephtui.ceph.snapshot.builder import SnapshotBuilder
 
     snap = SnapshotBuilder(client).build(osd_tree=True, pools=True)
@@ -135,9 +166,12 @@ def doctor_command(client: CephClient, args: argparse.Namespace) -> int:
     return EXIT.get(worst, 3)
 
 
-def _failslow(client: CephClient, snap: Any, args: argparse.Namespace) -> tuple[FailSlowReport | None, str]:
+def _failslow(client: Cluster, snap: Any, args: argparse.Namespace) -> tuple[FailSlowReport | None, str]:
     """The fail-slow ranking (recorded history, else `osd perf` sampled for --window seconds) and one note
     saying where its window came from, or why there is none. Never raises: a dead mgr is a note."""
+    from cephtui.ceph.doctor.failslow import SAMPLE_SECONDS, gather, heartbeat_reader
+    from cephtui.paths import data_dir
+
     seconds = SAMPLE_SECONDS if args.window is None else args.window
     if seconds <= 0:
         return None, "fail-slow: not judged (--window 0)"
@@ -150,8 +184,10 @@ def _failslow(client: CephClient, snap: Any, args: argparse.Namespace) -> tuple[
     return got.report, got.note
 
 
-def _crashes(client: CephClient, findings: Sequence[Finding]) -> tuple[tuple[Crash, ...] | None, str]:
+def _crashes(client: Cluster, findings: Sequence[Finding]) -> tuple[tuple[Crash, ...] | None, str]:
     """The crash reports, read only when a crash check is raised; (None, why) when the mgr cannot say."""
+    from cephtui.ceph.doctor.crashes import parse_crash_ls
+
     if not any(f.code in CRASH_CODES for f in findings):
         return None, ""
     try:

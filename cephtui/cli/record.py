@@ -7,17 +7,41 @@ import sys
 import threading
 import time
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from cephtui.ceph.client import CephClient, CephError
-from cephtui.ceph.history import recorder
-from cephtui.ceph.history.model import INTERVAL, Sample
-from cephtui.ceph.history.store import HistoryError, HistoryStore, history_path
-from cephtui.paths import data_dir
+from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
+from cephtui.cli.table import Invocation
+
+if TYPE_CHECKING:  # the recorder is imported when it runs (cephtui/cli/table.py: keep the parsers cheap)
+    from cephtui.ceph.history.model import Sample
+
+HELP = "keep the cluster's history while nobody has the UI open"
+DESCRIPTION = ("Record what the UI's history shows (cluster IO and recovery, PG states, health checks raised and "
+               "cleared, the cluster log, per-OSD latency and usage, per-pool IO) every 5 s into "
+               "$CEPHTUI_DATA_DIR/history/FSID.sqlite (else $XDG_DATA_HOME/cephtui/history), until SIGTERM or "
+               "Ctrl-C. Read-only on the cluster. Safe beside an open UI or another recorder on the same file: a 5-s "
+               "interval is recorded once. Exit status: 0 stopped; 1 cannot connect or cannot write the history "
+               "file.")
 
 REPORT_EVERY = 600.0  # seconds between two "still recording" lines
 
 
-def record_command(client: CephClient, args: argparse.Namespace) -> int:
+def add_arguments(h: argparse.ArgumentParser) -> None:
+    h.add_argument("--once", action="store_true", help="record one sample and exit (for a cron job)")
+    h.add_argument("--quiet", action="store_true", help="print only errors")
+
+
+def run(inv: Invocation) -> int:
+    return record_command(inv.client, inv.args)
+
+
+def record_command(client: Cluster, args: argparse.Namespace) -> int:
+    from cephtui.ceph.history import recorder
+    from cephtui.ceph.history.model import INTERVAL
+    from cephtui.ceph.history.store import HistoryError, HistoryStore, history_path
+    from cephtui.paths import data_dir
+
     base = data_dir()
     if args.once:
         try:
