@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -12,7 +11,7 @@ from cephtui.ceph.bench.params import DEFAULT_METADATA, MODES, BenchError, Bench
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.cluster import Cluster
 from cephtui.cli import bench_rbd
-from cephtui.cli.running import run_in_thread, run_probe
+from cephtui.cli.running import run_and_report, run_probe
 from cephtui.cli.table import Invocation
 from cephtui.config.model import Settings
 
@@ -151,18 +150,8 @@ def bench_command(client: Cluster, spec: ConnectionSpec, args: argparse.Namespac
 
     run = BenchRun(client, params, audit, temp=temp, history=None if args.no_save else BenchHistory(),
                    on_step=step, on_sample=sample)
-    outcome = run_in_thread(run, err)
-    for problem in outcome.problems:
-        print(f"cephtui bench: {problem}", file=err)
-    result = outcome.result
-    if result is None:
-        return 1
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, indent=2, default=str)
-        print()
-    else:
-        print_summary(result, sys.stdout)
-    return 0 if result.ok else 1
+    return run_and_report(run, "cephtui bench", args.json, lambda r: r.to_dict(),
+                          lambda r: print_summary(r, sys.stdout))
 
 
 def latency_command(client: Cluster, args: argparse.Namespace, audit: ops.AuditLog) -> int:

@@ -4,7 +4,6 @@ and which of `bench`'s options belong to which mode. The block mode of the `benc
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -13,7 +12,7 @@ from cephtui.ceph.bench.blockparams import CACHE_MODES, IO_PATTERNS, IO_TYPES, B
 from cephtui.ceph.bench.params import BenchError, parse_size
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.cluster import Cluster
-from cephtui.cli.running import run_in_thread, run_probe
+from cephtui.cli.running import run_and_report, run_probe
 from cephtui.cli.table import Invocation
 
 if TYPE_CHECKING:  # imported when a run starts (cephtui/cli/table.py: keep the parsers cheap)
@@ -160,23 +159,16 @@ def rbd_bench_command(client: Cluster, spec: ConnectionSpec, args: argparse.Name
 
     run = BenchRun(client, params, audit, history=None if args.no_save else BenchHistory(), on_step=step,
                    on_sample=sample, confirmed_image=args.yes_i_really_mean_it, read_only=read_only)
-    outcome = run_in_thread(run, err)
-    for problem in outcome.problems:
-        print(f"cephtui bench rbd: {problem}", file=err)
-    result = outcome.result
-    if result is None:
-        return 1
-    if args.json:
-        json.dump(totals_dict(result), sys.stdout, indent=2, default=str)
-        print()
-    else:
+
+    def text(result: Any) -> None:
         for line in total_lines(result):
             print(line)
         if result.stopped:
             print("Stopped early: partial results.")
         if result.error:
             print(f"ERROR: {result.error}")
-    return 0 if result.ok else 1
+
+    return run_and_report(run, "cephtui bench rbd", args.json, totals_dict, text)
 
 
 def _note_leftovers(spec: ConnectionSpec, pool: str, out: TextIO) -> None:

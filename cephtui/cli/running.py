@@ -24,6 +24,25 @@ def run_in_thread(run: BenchRun, out: TextIO) -> RunOutcome:
     return outcome
 
 
+def run_and_report(run: BenchRun, who: str, as_json: bool, as_dict: Callable[[Any], Any],
+                   print_text: Callable[[Any], None]) -> int:
+    """A run to its end (Ctrl-C stops it), its problems said, then its result as JSON or as text; the exit status:
+    0 done, 1 failed or no result."""
+    err = sys.stderr
+    outcome = run_in_thread(run, err)
+    for problem in outcome.problems:
+        print(f"{who}: {problem}", file=err)
+    result = outcome.result
+    if result is None:
+        return 1
+    if as_json:
+        json.dump(as_dict(result), sys.stdout, indent=2, default=str)
+        print()
+    else:
+        print_text(result)
+    return 0 if result.ok else 1
+
+
 def in_thread(fn: Callable[[], Any], stop: Callable[[], None], out: TextIO) -> Any:
     """`fn()` in a thread (Ctrl-C calls `stop()`); its result, or its exception raised here."""
     box: dict[str, Any] = {}
