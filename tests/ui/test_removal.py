@@ -105,15 +105,15 @@ def with_osds(box: Sandbox, want: set[int], size: int | None) -> None:
         box.tool("forget", str(box.dir), f"osd.{osd}")
     for osd in sorted(want - have):
         box.tool("recreate", str(box.dir), f"osd.{osd}")
-    resized = False
     if size is not None:
         for pool in box.ceph("osd", "pool", "ls", "detail"):
             if pool["size"] != size:
                 box.ceph("osd", "pool", "set", pool["pool_name"], "size", str(size))
-                resized = True
-    if have != want or resized:
-        box.heal()
-        wait_until(lambda: set(osd_ids(box)) == want and all_clean(box), 300, f"osds {sorted(want)}, all clean")
+    # Always, also when nothing changed here: the test before may have left backfill running (a drain it
+    # cancelled moves the data back), and a removal started then is refused ("PGs are already degraded or
+    # moving"). `heal` waits for HEALTH_OK on PG stats sent after the last osdmap change (the mgr's pgmap lags).
+    box.heal()
+    wait_until(lambda: set(osd_ids(box)) == want and all_clean(box), 300, f"osds {sorted(want)}, all clean")
 
 
 @pytest.fixture

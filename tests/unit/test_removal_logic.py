@@ -280,6 +280,23 @@ def test_readers_see_the_state_as_last_saved_never_a_step_half_done(tmp_path: Pa
     assert engine.published.log == shown.log != state.log
 
 
+def test_moving_pgs_with_every_copy_warn_and_degraded_ones_block() -> None:
+    """The balancer's upmap remaps a few PGs at random moments on a default cluster (a CI run's removal was
+    refused by it): every copy is in place, so the plan says so and goes on; a PG short of a copy, or one that
+    cannot finish moving, still blocks."""
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 1]}
+    for state in ("active+remapped+backfilling", "active+remapped+backfill_wait", "active+clean+remapped"):
+        level, detail = _pgs_check([clean, {"pgid": "1.3", "state": state, "acting": [0, 1]}])
+        assert level == "warn" and "1 PG(s) are being moved with every copy in place" in detail, (state, detail)
+    for state in ("active+undersized+degraded", "active+recovering+degraded", "active+remapped+backfill_toofull",
+                  "active+undersized+degraded+remapped+backfilling"):
+        level, detail = _pgs_check([clean, {"pgid": "1.3", "state": state, "acting": [0, 1]}])
+        assert level == "block" and "already degraded" in detail, (state, detail)
+    level, detail = _pgs_check([{"pgid": "1.3", "state": "active+remapped+backfilling", "acting": [0, 1]},
+                                {"pgid": "1.4", "state": "active+undersized+degraded", "acting": [0]}])
+    assert level == "block" and "1 PG(s) are already degraded (and 1 moving)" in detail, detail
+
+
 def test_pg_is_clean_allows_only_background_work() -> None:
     from cephtui.ceph.workflows.removal_checks import pg_is_clean
 

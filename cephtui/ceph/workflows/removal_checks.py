@@ -142,6 +142,17 @@ def pg_is_clean(state: str) -> bool:
     return {"active", "clean"} <= parts and parts <= {"active", "clean"} | CLEAN_EXTRAS
 
 
+# A PG in only these states is being moved (remapped: the balancer's upmap, a weight change) with every copy
+# still in its acting set: misplaced objects, not degraded ones. backfill_toofull, undersized, degraded and
+# recovering are not in it: those lack a copy, or cannot finish.
+MOVING = frozenset({"active", "clean", "remapped", "backfilling", "backfill_wait"}) | CLEAN_EXTRAS
+
+
+def pg_is_moving(state: str) -> bool:
+    parts = set(state.split("+"))
+    return "active" in parts and bool({"remapped", "backfilling", "backfill_wait"} & parts) and parts <= MOVING
+
+
 def unclean_summary(pgmap: dict[str, Any]) -> str:
     """'3 peering, 2 active+recovering+degraded' from a status pgmap; '' when every PG is clean."""
     bad = [f"{_i(x.get('count'))} {as_str(x.get('state_name'))}" for x in dicts(pgmap.get("pgs_by_state"))
@@ -234,7 +245,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
     bad_here: list[str] = []
     bad_elsewhere: list[str] = []
     settling: list[str] = []
-    degraded = 0
+    degraded = moving = 0
     for pg in pgs:
         state = as_str(pg.get("state")).split("+")
         if any(b in state for b in BAD_PG_STATES):
@@ -250,6 +261,8 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                 settling.append(str(pg.get("pgid")))
             else:
                 bad_elsewhere.append(str(pg.get("pgid")))
+        elif pg_is_moving(as_str(pg.get("state"))):
+            moving += 1
         elif not pg_is_clean(as_str(pg.get("state"))):
             degraded += 1
     if stale and not bad_elsewhere:
@@ -264,13 +277,20 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         checks.append(Check("pgs", "block", f"{len(bad_elsewhere)} PG(s) not active on other OSDs "
                             f"({', '.join(bad_elsewhere[:5])}{' …' if len(bad_elsewhere) > 5 else ''}); "
                             "removing an OSD now could make it worse", override="pgs"))
-    elif degraded and set(osds) - set(up):
-        checks.append(Check("pgs", "warn", f"{degraded} PG(s) are degraded or moving, as expected with "
+    elif (degraded or moving) and set(osds) - set(up):
+        checks.append(Check("pgs", "warn", f"{degraded + moving} PG(s) are degraded or moving, as expected with "
                             f"{', '.join(f'osd.{i}' for i in osds if i not in up)} (being removed) down: the drain "
                             "recovers them from their other copies"))
     elif degraded:
-        checks.append(Check("pgs", "block", f"{degraded} PG(s) are already degraded or moving; their redundancy "
-                            "is reduced, and a drain now would reduce it further", override="pgs"))
+        checks.append(Check("pgs", "block", f"{degraded} PG(s) are already degraded"
+                            f"{f' (and {moving} moving)' if moving else ''}; their redundancy is reduced, and a "
+                            "drain now would reduce it further", override="pgs"))
+    elif moving:
+        # Seen at random moments on a default cluster: the mgr's balancer (upmap mode, on by default) remaps a
+        # few PGs. Nothing lacks a copy, and the stop waits for every PG active+clean anyway.
+        checks.append(Check("pgs", "warn", f"{moving} PG(s) are being moved with every copy in place (remapped: "
+                            "the balancer, or a weight change); the drain adds its own moves, and nothing is "
+                            "stopped before every PG is active+clean again"))
     elif bad_here:
         checks.append(Check("pgs", "warn", f"{len(bad_here)} PG(s) are down with these OSDs "
                             f"({', '.join(bad_here[:5])}{' …' if len(bad_here) > 5 else ''}): if they have no other "
