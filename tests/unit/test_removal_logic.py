@@ -288,13 +288,27 @@ def test_moving_pgs_with_every_copy_warn_and_degraded_ones_block() -> None:
     for state in ("active+remapped+backfilling", "active+remapped+backfill_wait", "active+clean+remapped"):
         level, detail = _pgs_check([clean, {"pgid": "1.3", "state": state, "acting": [0, 1]}])
         assert level == "warn" and "1 PG(s) are being moved with every copy in place" in detail, (state, detail)
-    for state in ("active+undersized+degraded", "active+recovering+degraded", "active+remapped+backfill_toofull",
-                  "active+undersized+degraded+remapped+backfilling"):
+    for state in ("active+undersized+degraded", "active+undersized+degraded+recovering",
+                  "active+remapped+backfill_toofull", "active+undersized+degraded+remapped+backfilling"):
         level, detail = _pgs_check([clean, {"pgid": "1.3", "state": state, "acting": [0, 1]}])
         assert level == "block" and "already degraded" in detail, (state, detail)
     level, detail = _pgs_check([{"pgid": "1.3", "state": "active+remapped+backfilling", "acting": [0, 1]},
                                 {"pgid": "1.4", "state": "active+undersized+degraded", "acting": [0]}])
     assert level == "block" and "1 PG(s) are already degraded (and 1 moving)" in detail, detail
+
+
+def test_a_copy_recovering_after_a_remap_is_a_wait_that_blocks_if_it_lasts() -> None:
+    """A balancer's upmap with two copies: the PG recovers the moved copy for seconds (active+recovering+degraded,
+    every OSD up; a CI run's replacement was refused by it). A wait, as peering is; the engine makes it a `pgs`
+    blocker if it lasts SETTLE_TIMEOUT; and with an OSD being removed already down it is what the drain repairs."""
+    clean = {"pgid": "1.0", "state": "active+clean", "acting": [0, 1]}
+    for state in ("active+recovering+degraded", "active+recovery_wait+degraded", "active+recovering"):
+        level, detail = _pgs_check([clean, {"pgid": "1.15", "state": state, "acting": [0, 1]}])
+        assert level == "wait" and "bringing one copy up to date right now" in detail and "(1.15)" in detail, detail
+    # A PG truly short of a copy beside it: that one decides.
+    level, _ = _pgs_check([{"pgid": "1.15", "state": "active+recovering+degraded", "acting": [0, 1]},
+                           {"pgid": "1.16", "state": "active+undersized+degraded", "acting": [0]}])
+    assert level == "block"
 
 
 def test_pg_is_clean_allows_only_background_work() -> None:

@@ -153,6 +153,14 @@ def pg_is_moving(state: str) -> bool:
     return "active" in parts and bool({"remapped", "backfilling", "backfill_wait"} & parts) and parts <= MOVING
 
 
+def pg_is_recovering(state: str) -> bool:
+    """Active, a full acting set (not undersized), one copy being brought up to date: what a balancer's upmap
+    or an OSD's return does for a few seconds (seen: 8-16 s of active+recovering+degraded on a sandbox)."""
+    parts = set(state.split("+"))
+    return "active" in parts and bool({"recovering", "recovery_wait"} & parts) and "undersized" not in parts \
+        and parts <= MOVING | {"recovering", "recovery_wait", "degraded"}
+
+
 def unclean_summary(pgmap: dict[str, Any]) -> str:
     """'3 peering, 2 active+recovering+degraded' from a status pgmap; '' when every PG is clean."""
     bad = [f"{_i(x.get('count'))} {as_str(x.get('state_name'))}" for x in dicts(pgmap.get("pgs_by_state"))
@@ -246,6 +254,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
     bad_elsewhere: list[str] = []
     settling: list[str] = []
     degraded = moving = 0
+    recovering: list[str] = []
     for pg in pgs:
         state = as_str(pg.get("state")).split("+")
         if any(b in state for b in BAD_PG_STATES):
@@ -263,6 +272,8 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                 bad_elsewhere.append(str(pg.get("pgid")))
         elif pg_is_moving(as_str(pg.get("state"))):
             moving += 1
+        elif pg_is_recovering(as_str(pg.get("state"))):
+            recovering.append(str(pg.get("pgid")))
         elif not pg_is_clean(as_str(pg.get("state"))):
             degraded += 1
     if stale and not bad_elsewhere:
@@ -273,16 +284,23 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         checks.append(Check("pgs", "wait", f"{len(settling)} PG(s) are peering or not yet created right now "
                             f"({', '.join(settling[:5])}{' …' if len(settling) > 5 else ''}); checking again "
                             "once they have settled"))
+    elif recovering and not bad_elsewhere and not degraded and not set(osds) - set(up):
+        # A wait, as peering is: the engine makes it a `pgs` blocker if it lasts (a recovery that stalls).
+        checks.append(Check("pgs", "wait", f"{len(recovering)} PG(s) are bringing one copy up to date right now, "
+                            "every OSD of theirs up, as after a remap or an OSD's return "
+                            f"({', '.join(recovering[:5])}{' …' if len(recovering) > 5 else ''}); checking again "
+                            "once they have settled"))
     elif bad_elsewhere:
         checks.append(Check("pgs", "block", f"{len(bad_elsewhere)} PG(s) not active on other OSDs "
                             f"({', '.join(bad_elsewhere[:5])}{' …' if len(bad_elsewhere) > 5 else ''}); "
                             "removing an OSD now could make it worse", override="pgs"))
-    elif (degraded or moving) and set(osds) - set(up):
-        checks.append(Check("pgs", "warn", f"{degraded + moving} PG(s) are degraded or moving, as expected with "
+    elif (degraded or moving or recovering) and set(osds) - set(up):
+        checks.append(Check("pgs", "warn", f"{degraded + moving + len(recovering)} PG(s) are degraded or moving, "
+                            "as expected with "
                             f"{', '.join(f'osd.{i}' for i in osds if i not in up)} (being removed) down: the drain "
                             "recovers them from their other copies"))
-    elif degraded:
-        checks.append(Check("pgs", "block", f"{degraded} PG(s) are already degraded"
+    elif degraded or recovering:
+        checks.append(Check("pgs", "block", f"{degraded + len(recovering)} PG(s) are already degraded"
                             f"{f' (and {moving} moving)' if moving else ''}; their redundancy is reduced, and a "
                             "drain now would reduce it further", override="pgs"))
     elif moving:
