@@ -190,7 +190,8 @@ def test_a_tab_a_form_and_its_name_in_one_read(terminal: Terminal, sandbox: Sand
     terminal.wait(lambda s: "Create a pool" not in s, "the wizard closed")
     # CRUSH reads its map when its tab opens (`e` before that says so): the tab first, then the burst.
     terminal.write(b"4")
-    terminal.wait(lambda s: "replicated_rule" in s and "osd.2" in s, "the CRUSH tab with its map")
+    terminal.wait(lambda s: "replicated_rule" in s and "osd.2" in s and "Add bucket" in s.splitlines()[-1],
+                  "the CRUSH tab with its map, focused")
     terminal.write(b"ect-ec21")
     # The preview follows the field one message later (Input.Changed): wait for both, then the field holds
     # exactly what was typed (a lost or misplaced key shows there).
@@ -218,7 +219,9 @@ def test_a_wizard_step_its_enter_and_the_next_steps_keys_in_one_read(terminal: T
     terminal.start()
     terminal.ready()
     terminal.write(b"6")
-    terminal.wait(lambda s: "client.admin" in s, "the Users tab")
+    # The footer follows the focus a frame after the tab's content (the pane takes the focus after its
+    # TabActivated): a key typed between the two reaches no pane. Wait for what the footer says, as a person sees.
+    terminal.wait(lambda s: "client.admin" in s and "Create user" in s.splitlines()[-1], "the Users tab, focused")
     terminal.write(b"cvmhost4\rZZ")
     shown = terminal.wait(lambda s: "client.vmhost4: step 2 of 2" in s and re.search(r"mon cap\s+▊\s+ZZ\s", s),
                           "step 2 of client.vmhost4 with ZZ in its mon cap")
