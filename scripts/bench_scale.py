@@ -57,6 +57,8 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
     from textual.worker import WorkerState
 
     from cephtui.ui.app import CephTUI
+    from cephtui.ui.panes.osds import OSDsPane
+    from cephtui.ui.panes.pgs import PGsPane
     from cephtui.ui.widgets.filterinput import FilterInput
     from cephtui.ui.widgets.virtualtable import VirtualTable
 
@@ -131,7 +133,7 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
                 phase[0] = f"refresh {tab}"
                 n = ready[0]
                 t0 = time.perf_counter()
-                app._schedule(0)  # what the refresh timer does (the r key also re-asks for stuck PGs)
+                app.poller.schedule(0)  # what the refresh timer does (the r key also re-asks for stuck PGs)
                 times.append((await settled(lambda n=n: ready[0] > n) - t0) * 1000)
                 polls.append(app.snapshot.poll_ms if app.snapshot else 0.0)
                 phase[0] = f"idle {tab}"
@@ -140,8 +142,8 @@ async def measure(client: Any, t_start: float, refreshes: int, filters: bool) ->
             out[f"poll_{tab}"] = polls
             out[f"block_{tab}"] = max([g for g, p in gaps if p == f"refresh {tab}"], default=0.0)
         if filters:
-            for tab, box_id, pane, text in (("pgs", "#pgs-table-box", app.pgs_pane, "degraded"),
-                                            ("osds", "#osds-box", app.osds_pane, "host12")):
+            for tab, box_id, pane, text in (("pgs", "#pgs-table-box", app.pane(PGsPane), "degraded"),
+                                            ("osds", "#osds-box", app.pane(OSDsPane), "host12")):
                 app.action_show_tab(tab)
                 await pilot.pause(0.3)
                 pane.action_focus_filter()

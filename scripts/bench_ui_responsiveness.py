@@ -38,6 +38,7 @@ from cephtui.ceph.bench.engine import run_bench  # noqa: E402
 from cephtui.ceph.bench.params import BenchParams  # noqa: E402
 from cephtui.ceph.bench.remote import run_remote  # noqa: E402
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ui.panes.bench import BenchPane  # noqa: E402
 
 BEAT = 0.02
 BLOCK_REF_IOPS = 1500  # sizes native rbd bench's --io-total to last about as long as the run (cache off, here)
@@ -87,7 +88,7 @@ async def measure(conf: str, pool: str, seconds: float, op_size: int, engine: st
             await proc.wait()
         phase[0] = "idle2"
         await pilot.pause(2)
-        pane = app.bench_pane
+        pane = app.pane(BenchPane)
         phase[0] = "bench"
         cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
         if block:  # a temporary image, random writes, cache off, for `seconds`

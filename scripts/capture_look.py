@@ -72,7 +72,7 @@ def host_samples() -> list[dict[str, Any]]:
 
 async def walk(recorder: AppRecorder) -> None:
     from cephtui.ui.app import CephTUI
-    from cephtui.ui.registry import TABS
+    from cephtui.ui.tabs import TABS
     from tests.look.settle import keys_for
     from tests.look.walk import DIALOGS
 

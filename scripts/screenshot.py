@@ -35,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ui.panes.bench import BenchPane  # noqa: E402
+from cephtui.ui.panes.maintenance import MaintenancePane  # noqa: E402
 
 SANDBOX = ROOT / "scripts" / "sandbox.py"
 SIZE = (120, 36)  # reads well on GitHub's README width
@@ -256,7 +258,7 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             log("osd.2 into maintenance (the Maintenance tab's own form), then stopped")
             await pilot.press(str(TABS.index("maintenance") + 1))
             await pilot.pause(0.5)
-            app.maintenance_pane.action_enter_maintenance()
+            app.pane(MaintenancePane).action_enter_maintenance()
             await form(pilot, app, {"target": "osd.2", "flags": "noscrub nodeep-scrub"})
             await confirm_run(pilot, app)
             await asyncio.to_thread(sandbox, "kill", str(box), "osd.2")
@@ -286,12 +288,12 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             await wait_for(pilot, lambda: clean(app), "active+clean", 180)
             await pilot.press(str(TABS.index("maintenance") + 1))
             await until(pilot, app, lambda t: "osd.2" in t, "the maintenance row")
-            app.maintenance_pane.action_exit_maintenance()
+            app.pane(MaintenancePane).action_exit_maintenance()
             await confirm_run(pilot, app)
 
             log("per-OSD bench, a latency probe, a 4 MiB write run")
             await pilot.press(str(TABS.index("bench") + 1))
-            bench = app.bench_pane
+            bench = app.pane(BenchPane)
             bench.action_osd_bench()
             await form(pilot, app, {"osds": "all", "total": "128M", "block": "4M"})
             await bench_confirm(pilot, app)

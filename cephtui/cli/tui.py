@@ -29,7 +29,7 @@ def run_tui(client: Cluster, spec: ConnectionSpec, refresh: float, osd_stop_cmd:
     finally:
         # Whatever ended the app (q, ctrl+q, an error): a removal it drove is paused in the cluster's queue, not
         # left `running` with nothing driving it. The UI is gone, so waiting on the cluster here blocks nobody.
-        app.pause_driven_removals("cephtui ended")
+        app.removals.pause_driven("cephtui ended")
     return 0
 
 
@@ -70,7 +70,7 @@ class Hangup:
                 pass
         if self.app is not None:
             try:  # before the exit timer: the pause is bounded by the client's own op timeouts
-                self.app.pause_driven_removals(f"cephtui got {signal.Signals(signum).name}")
+                self.app.removals.pause_driven(f"cephtui got {signal.Signals(signum).name}")
             except Exception:
                 pass
         timer = threading.Timer(2.0, os._exit, args=(128 + signum,))

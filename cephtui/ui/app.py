@@ -1,6 +1,8 @@
-"""CephTUI: the app shell. It lays out the tabs of ui/registry.py and wires the keys, themes, help and
-command palette to them; the poller (ui/poller.py), the removal queue (ui/removals.py) and moving
-around (ui/navigation.py) are its mixins. Panes reach it as `self.cephtui` (ui/pane.py).
+"""CephTUI: the app shell. It lays out the tabs of ui/tabs.py with the panes of ui/registry.py and wires the
+keys, themes, help and command palette to them. Its parts are objects it owns, each with its own state: the
+poller (ui/poller.py), the tabs' panes (ui/tab_panes.py), moving around (ui/navigation.py), the removal queue
+(ui/removals.py) and the history (ui/history.py). Panes, screens and wizards see it only as the AppServices
+of ui/services.py (`self.services` in a pane), never as this class.
 """
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import RenderableType
 from textual import events, work
@@ -18,18 +20,17 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane, TextArea
 
 from cephtui.ceph import ops
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.history.model import INTERVAL
 from cephtui.ceph.secrets import redact
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
-from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ceph.workflows.removal_engine import RemovalEngine
+from cephtui.ceph.workflows.maintenance import MaintenanceStore
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.config.model import BenchDefaults
 from cephtui.ui import jump as jumps
@@ -37,23 +38,19 @@ from cephtui.ui import navigation as nav
 from cephtui.ui import palette
 from cephtui.ui.compat import KeysInOrder, node_bindings, parse_action
 from cephtui.ui.history import JUDGE_EVERY, FailSlowReady, History, HistoryReady
-from cephtui.ui.navigation import Moving
+from cephtui.ui.messages import PollFailed, SnapshotReady
+from cephtui.ui.navigation import Navigation
 from cephtui.ui.pane import NOTHING_MORE, Pane, tab_of
-from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
-from cephtui.ui.panes.crush import CrushPane
-from cephtui.ui.panes.doctor import DoctorPane
-from cephtui.ui.panes.health import HealthPane
-from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.panes.pgs import PGsPane
-from cephtui.ui.panes.pools import PoolsPane
-from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.poller import RECLAIM_EVERY, Poller
-from cephtui.ui.readonly import WHY, mutating_action
-from cephtui.ui.registry import NUMBER_KEYS, number_key
-from cephtui.ui.registry import TABS as REGISTRY
-from cephtui.ui.removals import Removals
+from cephtui.ui.readonly import WHY, mutating_action, refusal
+from cephtui.ui.registry import PANES
+from cephtui.ui.removals import RemovalQueue
+from cephtui.ui.services import serve
+from cephtui.ui.tab_panes import TabPanes
+from cephtui.ui.tabs import NUMBER_KEYS, number_key
+from cephtui.ui.tabs import TABS as REGISTRY
 from cephtui.ui.themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
 from cephtui.ui.widgets.confirm import ConfirmScreen, Outcome
 from cephtui.ui.widgets.dialog import close_like_escape
@@ -61,6 +58,7 @@ from cephtui.ui.widgets.footer import CephFooter
 from cephtui.ui.widgets.preview_view import preview_for
 from cephtui.ui.widgets.promptbar import PromptBar
 from cephtui.ui.widgets.statusbar import StatusBar
+from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
@@ -80,7 +78,10 @@ def pane_bindings(pane: Widget) -> list[Binding]:
     return list(seen.values())
 
 
-class CephTUI(KeysInOrder, Removals, Poller, Moving):
+W = TypeVar("W", bound=Widget)
+
+
+class CephTUI(KeysInOrder):
     CSS_PATH = Path(__file__).parent / "app.tcss"  # absolute: subclasses live elsewhere
     TITLE = "cephtui"
     # Every screen (dialogs too) carries one class of each: app.tcss fits 80x24 and fills 200x60 by them.
@@ -135,42 +136,67 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         self.osd_stop_cmd = osd_stop_cmd  # e.g. "ssh {host} systemctl stop ceph-osd@{id}"; "" = systemd here/manual
         # The removal queue lives in the cluster (config-key), the local file is its cache; read by a worker.
         self.workflow_store = workflow_store or WorkflowStore(client=client)
-        self.removals: dict[str, RemovalEngine] = {}
-        self.removal_queue: list[dict[str, Any]] = []
-        self._queue_loading = False
-        self._ticking = False
+        self.maintenance_store = MaintenanceStore(self.workflow_store)  # the Maintenance tab's records
         self.client = client
         self.refresh_interval = refresh
         self.cluster_name = cluster
         self.cluster_log = ClusterLog(client)
         self.builder = SnapshotBuilder(client, log=self.cluster_log)
-        self.snapshot: ClusterSnapshot | None = None
         self.audit = ops.AuditLog(entity=client.spec.name)
         self.last_outcome: Outcome | None = None
-        self.connected: bool | None = None
-        self._polling = False
-        self._poll_started = 0.0  # monotonic start of the poll in flight
-        self._poll_fetch = NOTHING_MORE
-        self._timer: Timer | None = None
-        self._jump_names = jumps.Names()  # names `:` completes, kept across snapshots
-        self._search: dict[str, str] = {}  # tab -> the `/` search of a tab without a filter of its own
         # Made here, not queried later: panes use them from their own on_mount (before the app's), and
         # while a modal or the palette is up, queries see that screen instead.
         self.statusbar = StatusBar(self.cluster_name, id="statusbar")
         self.tabs = TabbedContent(initial=REGISTRY[0].key, id="tabs")
         self._narrow_labels = False  # the tabs' labels are the short ones (on_resize)
-        self.panes: tuple[Pane, ...] = tuple(t.pane(id=t.pane_id) for t in REGISTRY)
-        self.always_shown = tuple(p for p, t in zip(self.panes, REGISTRY) if t.always_shown)
+        panes = tuple(PANES[t.key](id=t.pane_id) for t in REGISTRY)
+        self.tab_panes = TabPanes(self, self.tabs, panes,
+                                  tuple(p for p, t in zip(panes, REGISTRY) if t.always_shown))
+        self.poller = Poller(self, client, self.builder, self.cluster_log, self.statusbar, refresh,
+                             wanted=self.tab_panes.wanted, lost=self._lost)
+        self.nav = Navigation(self, self.tabs, self.tab_panes, self.keys_wait_for)
+        self._removals = RemovalQueue(self, client, self.workflow_store, self.audit, self.statusbar,
+                                      read_only=lambda: (self.read_only, self.read_only_why),
+                                      osd_stop_cmd=lambda: self.osd_stop_cmd)
         self._quit_armed = 0.0  # monotonic time of a `q` that asked "a run is going: again to quit"
-        self._stale = set()  # panes whose tab was hidden when the last snapshot came: shown when opened
-        self._opened_later: dict[Pane, Callable[[], None]] = {}  # hidden panes' news of their own (when_opened)
-        self._tab_opening: str | None = None  # a tab switched to whose pane has not taken the focus yet
-        self._graveyard = []
-        self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
-        self._reclaimed_at = time.monotonic()
-        self._counted_at = 0.0  # when the frozen set was last counted (poller._freeze)
         # A replay (tests, demos) records nothing: only a real cluster's answers go into the history.
-        self.history = History(self, record=history and client.live, prometheus=prometheus)
+        self.history = History(self, client, snapshot=lambda: self.snapshot,
+                               osds_shown=lambda: self.tabs.active == tab_of(self.pane(OSDsPane)),
+                               attached=self._read_history, record=history and client.live, prometheus=prometheus)
+        serve(self, self)  # what panes, screens and wizards see of this app (ui/services.py)
+
+    # ------------------------------------------------------------ the parts' state, as widgets and tests read it
+    @property
+    def snapshot(self) -> ClusterSnapshot | None:
+        return self.poller.snapshot
+
+    @property
+    def connected(self) -> bool | None:
+        return self.poller.connected
+
+    @property
+    def panes(self) -> tuple[Pane, ...]:
+        return self.tab_panes.panes
+
+    @property
+    def active_pane(self) -> Pane:
+        return self.tab_panes.active
+
+    @property
+    def active_tab(self) -> str:
+        return self.tabs.active
+
+    @property
+    def removals(self) -> RemovalQueue:
+        return self._removals
+
+    @property
+    def prompt(self) -> PromptBar:
+        return self.nav.prompt
+
+    def pane(self, cls: type[W]) -> W:
+        """The one pane of that class (the registry has one tab per pane class)."""
+        return next(p for p in self.tab_panes.panes if isinstance(p, cls))
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -178,7 +204,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         with self.tabs:
             for i, (tab, pane) in enumerate(zip(REGISTRY, self.panes), 1):
                 with TabPane(tab.label(i), id=tab.key):
-                    # Shown in every tab's body while the mon does not answer (see _set_stale).
+                    # Shown in every tab's body while the mon does not answer (TabPanes.set_stale).
                     yield Static("", classes="stale-banner")
                     yield pane
         yield PromptBar()
@@ -195,17 +221,16 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
 
     def on_mount(self) -> None:
         self.statusbar.read_only = self.read_only
-        self._reclaimed_at = time.monotonic()
         self._setup_themes()
-        self._schedule(0)
-        self.set_interval(0.5, self._watchdog)
-        self.set_interval(2.0, self.tick_workflows)
-        self.set_interval(600, self._reclaim)
-        self._load_queue(offer=True)  # then offers to resume an interrupted removal
-        for note in self.startup_notes:  # e.g. this librados older than the cluster (cli.run_tui)
+        self.poller.schedule(0)
+        self.set_interval(0.5, self.poller.watchdog)
+        self.set_interval(2.0, self._removals.tick)
+        self.set_interval(600, self.poller.reclaim)
+        self._removals.load(offer=True)  # then offers to resume an interrupted removal
+        for note in self.startup_notes:  # e.g. this librados older than the cluster (cli/tui.py)
             self.notify(note, title="Releases", severity="warning", timeout=20)
-        self.set_interval(10.0, self._load_queue)
-        self.set_interval(1.0, self._show_removal_indicator)
+        self.set_interval(10.0, self._removals.load)
+        self.set_interval(1.0, self._removals.show_indicator)
         self.history.start()
         self.set_interval(INTERVAL, self._read_history)
         self.set_interval(JUDGE_EVERY, self.history.judge)
@@ -248,87 +273,83 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
             return  # the start-up theme, applied in _setup_themes
         palette.set_theme(theme)
         self.statusbar.refresh_text()
-        visible = self.tabs.active
-        for pane in self.panes:
-            try:
-                pane.retheme()  # draw again what it keeps between snapshots, in the new colours
-            except Exception as e:  # a pane left in the old colours is no reason to stop
-                log.exception("re-colouring %s failed", pane.id)
-                self.notify(f"could not re-colour {pane.id}: {e!r}", severity="error")
-            shown = tab_of(pane) == visible or pane in self.always_shown
-            if shown and self.snapshot is not None:
-                self._show(pane, self.snapshot)
-            elif not shown:
-                self._stale.add(pane)
+        self.tab_panes.retheme(self.snapshot)
         self.notify(f"Theme {theme.name} for this session; to keep it, set theme = \"{theme.name}\" in "
                     f"{display_path(Path(self.config_file) if self.config_file else user_config_file())}",
                     timeout=8)
 
-    # ------------------------------------------------------------ the typed handle's shortcuts (tests, scripts)
-    @property
-    def health_pane(self) -> HealthPane:
-        return self.pane(HealthPane)
+    # ------------------------------------------------------------ polling
+    def on_snapshot_ready(self, message: SnapshotReady) -> None:
+        snap = message.snapshot
+        self.poller.arrived(snap)
+        self.nav.names = jumps.names_from(snap, self.nav.names)  # for `:` completion
+        self.tab_panes.set_stale("", snap)
+        self.audit.cluster = snap.fsid
+        self.tab_panes.show_snapshot(snap)
+        self.poller.next_poll()
 
-    @property
-    def pgs_pane(self) -> PGsPane:
-        return self.pane(PGsPane)
+    def on_poll_failed(self, message: PollFailed) -> None:
+        self.poller.failed(message.error)
 
-    @property
-    def osds_pane(self) -> OSDsPane:
-        return self.pane(OSDsPane)
+    def _lost(self, why: str) -> None:
+        """The monitors do not answer: every tab goes stale under a banner."""
+        self.tab_panes.set_stale(why, self.snapshot)
 
-    @property
-    def crush_pane(self) -> CrushPane:
-        return self.pane(CrushPane)
-
-    @property
-    def pools_pane(self) -> PoolsPane:
-        return self.pane(PoolsPane)
-
-    @property
-    def users_pane(self) -> UsersPane:
-        return self.pane(UsersPane)
-
-    @property
-    def maintenance_pane(self) -> MaintenancePane:
-        return self.pane(MaintenancePane)
-
-    @property
-    def bench_pane(self) -> BenchPane:
-        return self.pane(BenchPane)
-
-    @property
-    def activity_pane(self) -> ActivityPane:
-        return self.pane(ActivityPane)
+    def pop_screen(self) -> Any:
+        result = super().pop_screen()
+        self.set_timer(1.0, self.poller.reclaim)  # after the dialog's own teardown
+        return result
 
     # ------------------------------------------------------------ tabs
-    def when_opened(self, pane: Pane, draw: Callable[[], None]) -> None:
+    def when_opened(self, pane: Widget, draw: Callable[[], None]) -> None:
         """A hidden pane has news of its own (not a snapshot's): `draw` runs when its tab opens."""
-        self._opened_later[pane] = draw
+        if isinstance(pane, Pane):
+            self.tab_panes.when_opened(pane, draw)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        stale = [p for p in self._stale if p.parent is event.pane]
-        if stale and self.snapshot is not None:
-            self._show(stale[0], self.snapshot)
-        for later in [p for p in self._opened_later if p.parent is event.pane]:
-            self._opened_later.pop(later)()
-        pane = next((p for p in self.panes if p.parent is event.pane), None)
-        if pane is None:
-            self._tab_opening = None
-            return
-        # After the tab's own focus handling, so digits switch tabs instead of typing in the filter.
-        self.call_after_refresh(self._focus_opened, pane)
+        pane = self.tab_panes.opened(event.pane, self.snapshot)
+        self.nav.tab_activated(pane)
         # What a tab fetches only while shown (its table): fill it now, not at the next tick.
-        if pane.fetch() != NOTHING_MORE and not self._polling:
-            self._schedule(0)
+        if pane is not None and pane.fetch() != NOTHING_MORE:
+            self.poller.poll_now()
 
-    def _focus_opened(self, pane: Pane) -> None:
-        pane.focus_table()
-        # Behind the focus callback that focus_table queued: the keys held for this tab go on after it.
-        self.call_later(self._tab_opened)
+    def show_tab(self, key: str) -> None:
+        self.nav.show_tab(key)
 
-    def _tab_opened(self) -> None:
-        self._tab_opening = None
+    def action_show_tab(self, key: str) -> None:
+        self.nav.show_tab(key)
+
+    def bury(self, rows: list[object]) -> None:
+        self.poller.bury(rows)
+
+    # ------------------------------------------------------------ moving (ui/navigation.py)
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("jump", "search"):  # priority bindings: the main screen only, never over typing
+            return len(self.screen_stack) == 1 and not isinstance(self.focused, (Input, TextArea))
+        return True
+
+    def action_jump(self) -> None:
+        self.nav.open_jump()
+
+    def action_search(self) -> None:
+        self.nav.search()
+
+    def on_prompt_bar_changed(self, message: PromptBar.Changed) -> None:
+        self.nav.search_changed(message)
+
+    def action_next_match(self, step: int) -> None:
+        self.nav.next_match(step)
+
+    def action_edge(self, where: int) -> None:
+        self.nav.edge(where)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a DataTable (or a click on its highlighted row) is the pane's `enter`: the table's own
+        enter binding would otherwise swallow it (the Pools tab's settings view never opened from its table)."""
+        self.nav.open_row(event.data_table)
+
+    def on_virtual_table_activated(self, event: VirtualTable.Activated) -> None:
+        self.nav.open_row(event.table)  # a double click
 
     # ------------------------------------------------------------ actions
     async def run_action(self, action: Any, default_namespace: Any = None, namespaces: Any = None) -> bool:
@@ -345,25 +366,32 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
 
     def action_refresh_now(self) -> None:
         self.builder.expire()
-        if not self._polling:
-            self._schedule(0)
+        self.poller.poll_now()
+
+    def refresh_now(self) -> None:
+        self.action_refresh_now()
+
+    def refuse_if_read_only(self, what: str) -> bool:
+        """In --read-only mode say why `what` cannot be done and return True."""
+        if self.read_only:
+            self.notify(refusal(what, self.read_only_why), severity="warning", timeout=6)
+        return self.read_only
 
     def on_prompt_bar_done(self, message: PromptBar.Done) -> None:
         if message.mode == "search":
-            self._search[self.tabs.active] = "" if message.cancelled else message.text.strip()
-            self._focus_pane()
+            self.nav.searched(message.text, message.cancelled)
         elif message.cancelled:
-            self._focus_pane()
+            self.nav.focus_pane()
         else:
             self._jump(message.text)
 
     def _jump(self, text: str) -> None:
         snap = self.snapshot
         j = jumps.resolve(text, [p.name for p in snap.capacity.pools] if snap is not None else (),
-                          self._jump_names.buckets)
+                          self.nav.names.buckets)
         if j.error:
             self.notify(j.error, severity="warning", timeout=5)
-            self._focus_pane()
+            self.nav.focus_pane()
         elif j.command == "quit":
             self.call_later(self.action_close_or_quit)
         elif j.command == "help":
@@ -375,16 +403,16 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
                 self.notify(f"No theme called '{j.arg}'. Themes: {', '.join(sorted(self.available_themes))}",
                             severity="warning", timeout=8)
         else:
-            self.action_show_tab(j.tab)
-            pane = self.active_pane
+            self.nav.show_tab(j.tab)
+            pane = self.tab_panes.active
             box = nav.filter_of(pane)
             if box is not None and (j.filter or box.value):
                 box.value = j.filter  # the filter posts Applied: the pane filters its table
             if j.note:
                 self.notify(j.note, timeout=6)
-            self.call_after_refresh(self._focus_pane)
+            self.call_after_refresh(self.nav.focus_pane)
             if j.reveal:
-                self._reveal(pane, j.reveal, time.monotonic() + 10)
+                self.nav.reveal(pane, j.reveal, time.monotonic() + 10)
 
     async def action_close_or_quit(self) -> None:
         """`q`: close what is on top (a dialog, the prompt); on the main screen, quit."""
@@ -401,11 +429,11 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
             self.notify("A benchmark is running: q again within 3 s stops it and quits.", severity="warning",
                         timeout=3)
             return
-        self.quit_with_removals(ask=True)  # asks while this cephtui drives a removal, and pauses it
+        self._removals.quit(ask=True)  # asks while this cephtui drives a removal, and pauses it
 
     async def action_quit(self) -> None:
         """ctrl+q: quit at once, but a removal this cephtui drives is paused in the cluster's queue first."""
-        self.quit_with_removals(ask=False)
+        self._removals.quit(ask=False)
 
     def confirm_operations(self, operations: list[ops.Operation], explain: RenderableType | str = "",
                            preview: Callable[[], RenderableType] | None = None,
@@ -465,7 +493,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
 
         if isinstance(self.screen, HelpScreen):
             return
-        sections = {tab.key: tab_section(tab, [(self.get_key_display(b), b.action, b.description, b.tooltip)
+        sections = {tab.key: tab_section(tab, type(pane), [(self.get_key_display(b), b.action, b.description, b.tooltip)
                                                for b in pane_bindings(pane)], self.read_only)
                     for tab, pane in zip(REGISTRY, self.panes)}
         self.push_screen(HelpScreen(self.tabs.active, sections))
@@ -501,26 +529,22 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
         return redact(super().export_screenshot(title=title, simplify=simplify))
 
     # ------------------------------------------------------------ history
-    def _history_shown(self) -> bool:
-        return self.tabs.active in (tab_of(self.pane(HealthPane)), tab_of(self.pane(OSDsPane)))
-
     def _read_history(self) -> None:
         if self.snapshot is not None:
             self.history.attach(self.snapshot.fsid)
-        if self._history_shown():
+        if self.tab_panes.history_shown():
             self.history.read()
 
     def on_history_ready(self, message: HistoryReady) -> None:
         self.history.done(message.view)
         try:
-            self.pane(HealthPane).show_history(message.view, self.history.window_name)
-            self.pane(OSDsPane).show_history(message.view)
+            self.tab_panes.show_history(message.view, self.history.window_name)
         except NoMatches:  # a read that ends while the app closes: its panes are being taken down
             pass
 
     def jump_to_osds(self, ids: tuple[int, ...]) -> None:
         """The OSDs tab sorted by latency, these OSDs marked: their latency now and its trend beside their peers'."""
-        self.action_show_tab("osds")
+        self.nav.show_tab("osds")
         pane = self.pane(OSDsPane)
         pane.marked = set(ids)
         pane.sort_mode = "latency"
@@ -529,8 +553,7 @@ class CephTUI(KeysInOrder, Removals, Poller, Moving):
     def on_fail_slow_ready(self, message: FailSlowReady) -> None:
         self.history.judged(message)
         try:
-            for pane in (self.pane(DoctorPane), self.pane(OSDsPane)):
-                pane.show_failslow(message.report, message.note)
+            self.tab_panes.show_failslow(message.report, message.note)
         except NoMatches:  # a ranking that ends while the app closes
             pass
 

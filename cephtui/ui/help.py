@@ -10,7 +10,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
-from cephtui.ui.registry import TABS, Tab
+from cephtui.ui.pane import Pane
+from cephtui.ui.tabs import TABS, Tab
 from cephtui.ui.widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.
@@ -40,16 +41,16 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def tab_section(tab: Tab, keys: Sequence[KeyRow], read_only: bool = False) -> str:
+def tab_section(tab: Tab, pane: type[Pane], keys: Sequence[KeyRow], read_only: bool = False) -> str:
     """One tab's keys (their words: the pane's ACTION_HELP, else the tooltip, else the footer label) and
     its HELP prose."""
     lines = [f"## {tab.title} tab", "", "| key | does |", "|---|---|"]
     for key, action, label, tooltip in keys:
-        text = tab.pane.ACTION_HELP.get(action) or tooltip or label
+        text = pane.ACTION_HELP.get(action) or tooltip or label
         lines.append(f"| `{_cell(key)}` | {_cell(text)} |")
     if not keys:
         lines.append("| | this tab only shows; the keys below work here |")
-    lines += ["", tab.pane.HELP]
+    lines += ["", pane.HELP]
     if read_only:
         lines += ["", "cephtui runs with `--read-only`: keys that would change the cluster are dimmed and say why."]
     return "\n".join(lines)

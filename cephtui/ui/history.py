@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any
 
+from textual.app import App
 from textual.message import Message
 
 from cephtui.ceph.client import CephError
+from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.doctor.failslow import FRESH, heartbeat_reader, heartbeat_signals
 from cephtui.ceph.history import recorder
 from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, signals_from_checks
@@ -24,10 +27,8 @@ from cephtui.ceph.history.model import INTERVAL, HistorySource
 from cephtui.ceph.history.prometheus import PrometheusError, PrometheusSource, find_prometheus
 from cephtui.ceph.history.store import HistoryError, HistoryStore
 from cephtui.ceph.history.view import WINDOWS, HistoryView, build_view, cursor_step
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.paths import data_dir
-
-if TYPE_CHECKING:
-    from cephtui.ui.app import CephTUI
 
 log = logging.getLogger("cephtui")
 
@@ -52,10 +53,19 @@ JUDGE_MIN = 60.0  # recorded seconds before a first judgement
 
 
 class History:
-    """Owned by the app: what the history panes read (view, window, cursor) and the threads behind them."""
+    """Owned by the app: what the history panes read (view, window, cursor) and the threads behind them.
 
-    def __init__(self, app: CephTUI, record: bool = True, prometheus: str = "") -> None:
+    `snapshot` gives the app's last snapshot, `osds_shown` whether a view read now should carry the per-OSD
+    trends (the OSDs tab is open), `attached` is called on the UI thread once the store is open."""
+
+    def __init__(self, app: App[Any], client: Cluster, snapshot: Callable[[], ClusterSnapshot | None],
+                 osds_shown: Callable[[], bool], attached: Callable[[], None], record: bool = True,
+                 prometheus: str = "") -> None:
         self.app = app
+        self.client = client
+        self._snapshot = snapshot
+        self._osds_shown = osds_shown
+        self._attached = attached
         self.record = record
         # The cluster's own Prometheus: --prometheus / the config file, else found in the cluster's settings
         # (find_prometheus, asked once from the recorder's thread); it has weeks that were never recorded here.
@@ -104,13 +114,13 @@ class History:
         def record() -> None:
             if self._look_for_prometheus:
                 try:
-                    url = find_prometheus(self.app.client)
+                    url = find_prometheus(self.client)
                 except CephError as e:  # no `config get` caps: the local history only
                     log.info("prometheus not looked up: %s", e.message)
                     url = None
                 if url and self.prometheus is None:
                     self.prometheus = PrometheusSource(url)
-            recorder.run(self.app.client, store_for, self._stop, on_error=said)
+            recorder.run(self.client, store_for, self._stop, on_error=said)
 
         self._thread = threading.Thread(target=record, name="history-recorder", daemon=True)
         self._thread.start()
@@ -139,7 +149,7 @@ class History:
                 self._attaching = False
             if self.store is not None:
                 try:
-                    app.call_from_thread(app._read_history)
+                    app.call_from_thread(self._attached)
                 except RuntimeError:  # the app closed meanwhile
                     pass
 
@@ -169,10 +179,7 @@ class History:
             self._again = True
             return
         self._reading = True
-        from cephtui.ui.pane import tab_of
-        from cephtui.ui.panes.osds import OSDsPane
-
-        want_osds = osds if osds is not None else self.app.tabs.active == tab_of(self.app.pane(OSDsPane))
+        want_osds = osds if osds is not None else self._osds_shown()
         window, cursor = self.window, self.cursor
         app = self.app
 
@@ -199,11 +206,11 @@ class History:
     def judge(self) -> None:
         """Rank the OSDs over the recorded history in a thread (the same ranking as `cephtui doctor`), so the
         Doctor and OSDs tabs name a disk that drags the cluster down even while Ceph raises nothing."""
-        store, snap = self.store, self.app.snapshot
+        store, snap = self.store, self._snapshot()
         if store is None or snap is None or self._judging or not self.record:
             return
         self._judging = True
-        client, checks, app = self.app.client, snap.health.checks, self.app
+        client, checks, app = self.client, snap.health.checks, self.app
 
         def work() -> None:
             report, note = None, ""

@@ -15,7 +15,7 @@ from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Check
 from cephtui.ceph.workflows.store import META, WorkflowStore, conflict_text
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 
 log = logging.getLogger("cephtui")
 
@@ -23,11 +23,11 @@ log = logging.getLogger("cephtui")
 async def refresh_holds(node: DOMNode) -> None:
     """Read the cluster's removal queue and maintenance records now, on a thread (a colleague may have started
     one a moment ago); the last read stays when the mons do not answer (the stores say why)."""
-    app = cephtui_app(node)
+    app = services_of(node)
 
     def read() -> None:
-        app.removal_queue = app.workflow_store.load_all(REMOVAL)
-        app.maintenance_pane.store.load()
+        app.removals.queue = app.workflow_store.load_all(REMOVAL)
+        app.maintenance_store.load()
 
     try:
         await in_thread(node, read, "read the removal queue and maintenance records", form_follows=True)
@@ -39,17 +39,17 @@ def holders(node: DOMNode, osds: list[int], kinds: tuple[str, ...] = (REMOVAL, M
     """The unfinished workflows of `kinds` holding any of `osds`, as last read (this session's removals at
     their last saved state, whole: RemovalEngine.published), each a stored workflow with its kind, for
     conflict_text."""
-    app = cephtui_app(node)
+    app = services_of(node)
     queue: list[dict[str, Any]] = []
     if REMOVAL in kinds:
-        by_id = {d.get("id"): d for d in app.removal_queue}
-        for wf_id, engine in app.removals.items():
+        by_id = {d.get("id"): d for d in app.removals.queue}
+        for wf_id, engine in app.removals.engines.items():
             meta = dict(by_id.get(wf_id, {}).get(META) or {})
             meta.setdefault("started_by", app.workflow_store.me)
             by_id[wf_id] = {**engine.published.to_json(), META: {**meta, "driven_by": app.workflow_store.me}}
         queue += [{**d, META: {**(d.get(META) or {}), "kind": REMOVAL}} for d in by_id.values()]
     if MAINTENANCE in kinds:
-        queue += [maintenance_json(m) for m in app.maintenance_pane.store.records if m.active]
+        queue += [maintenance_json(m) for m in app.maintenance_store.records if m.active]
     return app.workflow_store.conflicts(REMOVAL, osds, queue=queue)
 
 

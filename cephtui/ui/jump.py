@@ -1,6 +1,6 @@
 """`:` jumps, k9s style: a tab by name, or straight to an OSD, PG, pool, user or bucket.
 
-Pure: what a typed line means (the tab names come from ui/registry.py). The app does it (switch tab,
+Pure: what a typed line means (the tab names come from ui/tabs.py). The app does it (switch tab,
 filter, put the cursor on a row).
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cephtui.ui.registry import TABS
+from cephtui.ui.tabs import TABS
 
 # Tab key -> what an admin may type for it (the first is the tab's own name), from the tab registry.
 TAB_NAMES: dict[str, tuple[str, ...]] = {t.key: (t.key, *t.aliases) for t in TABS}

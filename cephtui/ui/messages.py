@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 
 
 class SnapshotReady(Message):

@@ -1,30 +1,34 @@
 """The contract every tab's pane keeps; the app, `?`, the palette, `:` and --read-only rely on it alone.
 
 A pane is one tab's body. The app calls, on the UI thread:
-  show(snap)     with every snapshot while the tab is shown (and always for the registry's
-                 always_shown tabs); a hidden tab gets the latest snapshot when it is opened.
-  retheme()      after a theme change: draw again, in the new colours, what the pane keeps between snapshots.
-  focus_table()  when the tab is opened: focus what its keys act on.
-  fetch()        before each poll while the tab is shown: the snapshot parts it needs (costly ones only
-                 while shown).
-  is_match()     for `n`/`N` with the pane's own filter: does a table row match it.
+  show(snap)       with every snapshot while the tab is shown (and always for the always_shown tabs of
+                   ui/tabs.py); a hidden tab gets the latest snapshot when it is opened.
+  show_stale(snap) instead, while the monitors do not answer (and once when they stop): draw `snap` as last
+                   seen, never as current; False (the default) where the pane looks the same either way.
+  show_history(view, window)  with each history view read (ui/history.py) while a SHOWS_HISTORY tab is open.
+  show_failslow(report, note) with each fail-slow ranking (every JUDGE_EVERY seconds).
+  retheme()        after a theme change: draw again, in the new colours, what the pane keeps between snapshots.
+  focus_table()    when the tab is opened: focus what its keys act on.
+  fetch()          before each poll while the tab is shown: the snapshot parts it needs (costly ones only
+                   while shown).
+  is_match()       for `n`/`N` with the pane's own filter: does a table row match it.
 Class attributes: BINDINGS (the keys: footer, `?` and the palette list them), MUTATING (actions that
 change the cluster: dimmed and refused in --read-only mode), HELP (the prose under the tab's keys in
-`?`) and ACTION_HELP (longer words for an action than its footer label, for `?` and the palette).
-The running app is `self.cephtui`, typed.
+`?`), ACTION_HELP (longer words for an action than its footer label, for `?` and the palette) and
+SHOWS_HISTORY (the history view is read while the tab is open).
+The app's services are `self.services` (ui/services.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.containers import Vertical
 
-from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ui.handle import cephtui_app
-
-if TYPE_CHECKING:
-    from cephtui.ui.app import CephTUI
+from cephtui.ceph.history.failslow import FailSlowReport
+from cephtui.ceph.history.view import HistoryView
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ui.services import AppServices, services_of
 
 
 @dataclass(frozen=True)
@@ -50,19 +54,30 @@ class Pane(Vertical):
     MUTATING: ClassVar[dict[str, str]] = {}  # action -> what it changes ("marking OSDs out")
     HELP: ClassVar[str] = ""
     ACTION_HELP: ClassVar[dict[str, str]] = {}
+    SHOWS_HISTORY: ClassVar[bool] = False
 
     @property
-    def cephtui(self) -> CephTUI:
-        """The running app, typed: its services (client, audit, confirm_operations …) without getattr."""
-        return cephtui_app(self)
+    def services(self) -> AppServices:
+        """The running app's services (client, audit, confirm_operations …), typed."""
+        return services_of(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.MUTATING and self.cephtui.read_only:
+        if action in self.MUTATING and self.services.read_only:
             return None  # None: the footer shows the key dimmed, the app refuses it and says why
         return True
 
     def show(self, snap: ClusterSnapshot) -> None:
         raise NotImplementedError(f"{type(self).__name__}.show")
+
+    def show_stale(self, snap: ClusterSnapshot) -> bool:
+        """Nothing shown differently while the monitors are away: show() draws `snap` (under the stale banner)."""
+        return False
+
+    def show_history(self, view: HistoryView | None, window: str) -> None:
+        """No history shown here."""
+
+    def show_failslow(self, report: FailSlowReport | None, note: str) -> None:
+        """No fail-slow ranking shown here."""
 
     def retheme(self) -> None:
         """Nothing kept between snapshots: the next show() draws in the new colours."""
@@ -79,6 +94,6 @@ class Pane(Vertical):
 
 
 def tab_of(pane: Pane) -> str:
-    """The key of the tab holding `pane` (its TabPane's id; see ui/registry.py)."""
+    """The key of the tab holding `pane` (its TabPane's id; see ui/tabs.py)."""
     parent = pane.parent
     return (parent.id or "") if parent is not None else ""

@@ -1,7 +1,8 @@
-"""The poller: one worker thread asks the cluster, the UI thread shows what came back, and the
-garbage a big cluster's snapshots leave is freed where it costs nothing (see the note above bury).
+"""The poller, owned by the app: one worker thread asks the cluster, the UI thread shows what came back, and
+the garbage a big cluster's snapshots leave is freed where it costs nothing (see the note above bury).
 
-A mixin of CephTUI (ui/app.py): the attributes annotated below are set in CephTUI.__init__/on_mount.
+It posts SnapshotReady / PollFailed to the app, whose handlers hand them back here (`arrived`, `failed`)
+before the tabs' panes draw them (ui/tab_panes.py).
 """
 from __future__ import annotations
 
@@ -9,81 +10,71 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any
 
-from rich.text import Text
-from textual import work
 from textual.app import App
 from textual.timer import Timer
-from textual.widgets import Static, TabbedContent
 
-from cephtui.ceph import ops
 from cephtui.ceph.client import CephError, CephTimeout
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.clusterlog import ClusterLog
-from cephtui.ceph.snapshot.models import ClusterSnapshot
-from cephtui.ui import jump as jumps
 from cephtui.ui.messages import PollFailed, SnapshotReady
-from cephtui.ui.pane import NOTHING_MORE, Fetch, Pane, tab_of
-from cephtui.ui.panes.health import HealthPane
+from cephtui.ui.pane import NOTHING_MORE, Fetch
 from cephtui.ui.widgets.statusbar import StatusBar
 
 log = logging.getLogger("cephtui")
-
-P = TypeVar("P", bound=Pane)
 
 RECLAIM_EVERY = 30.0  # seconds: the least time between two full collections prompted by frozen garbage
 COUNT_EVERY = 10.0  # seconds: the least time between two counts of the frozen set once a reclaim may be due
 
 
-class Poller(App[None]):
-    client: Cluster
-    builder: SnapshotBuilder
-    cluster_log: ClusterLog
-    audit: ops.AuditLog
-    statusbar: StatusBar
-    tabs: TabbedContent
-    panes: tuple[Pane, ...]
-    always_shown: tuple[Pane, ...]  # rendered at every snapshot, shown or not (ui/registry.py)
-    snapshot: ClusterSnapshot | None
-    connected: bool | None
-    refresh_interval: float
-    _polling: bool
-    _poll_started: float
-    _poll_fetch: Fetch  # what the running (or last) poll was asked for beyond the basics
-    _timer: Timer | None
-    _jump_names: jumps.Names
-    _stale: set[Pane]
-    _graveyard: list[ClusterSnapshot | list[object]]
-    _frozen_at_reclaim: int
-    _reclaimed_at: float
-    _counted_at: float
+class Poller:
+    def __init__(self, app: App[Any], client: Cluster, builder: SnapshotBuilder, cluster_log: ClusterLog,
+                 statusbar: StatusBar, refresh_interval: float, wanted: Callable[[], Fetch],
+                 lost: Callable[[str], None]) -> None:
+        self.app = app
+        self.client = client
+        self.builder = builder
+        self.cluster_log = cluster_log
+        self.statusbar = statusbar
+        self.refresh_interval = refresh_interval
+        self._wanted = wanted  # what the shown tab needs of a poll
+        self._lost = lost  # the monitors do not answer (why): the tabs go stale
+        self.snapshot: ClusterSnapshot | None = None
+        self.connected: bool | None = None
+        self.polling = False
+        self.started = 0.0  # monotonic start of the poll in flight
+        self.asked = NOTHING_MORE  # what the running (or last) poll was asked for beyond the basics
+        self._timer: Timer | None = None
+        self._graveyard: list[ClusterSnapshot | list[object]] = []
+        self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
+        self._reclaimed_at = time.monotonic()
+        self._counted_at = 0.0  # when the frozen set was last counted (_freeze)
 
-    def pane(self, cls: type[P]) -> P:
-        """The one pane of that class (the registry has one tab per pane class)."""
-        return next(p for p in self.panes if isinstance(p, cls))
-
-    def _schedule(self, delay: float) -> None:
+    def schedule(self, delay: float) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.set_timer(max(delay, 0.01), self._start_poll)
+        self._timer = self.app.set_timer(max(delay, 0.01), self._start)
 
-    def _start_poll(self) -> None:
-        if self._polling:
+    def poll_now(self) -> None:
+        """A poll now unless one runs (then its snapshot comes soon anyway)."""
+        if not self.polling:
+            self.schedule(0)
+
+    def _start(self) -> None:
+        if self.polling:
             return
-        self._polling = True
-        self._poll_started = time.monotonic()
-        self.set_timer(self._stall_after, self._watchdog)  # on time, not at the next 0.5 s tick
-        self._poll_fetch = self._shown_fetch()
-        self._poll(self._poll_fetch)
+        self.polling = True
+        self.started = time.monotonic()
+        self.app.set_timer(self.stall_after, self.watchdog)  # on time, not at the next 0.5 s tick
+        self.asked = fetch = self._wanted()
+        self.app.run_worker(lambda: self._poll(fetch), thread=True, exclusive=True, group="poll",
+                            exit_on_error=False)
 
-    def _shown_fetch(self) -> Fetch:
-        shown = next((p for p in self.panes if tab_of(p) == self.tabs.active), None)
-        return shown.fetch() if shown is not None else NOTHING_MORE
-
-    @work(thread=True, exclusive=True, group="poll", exit_on_error=False)
     def _poll(self, fetch: Fetch) -> None:
         """Runs in a worker thread: the only place the app waits on the cluster."""
         self._free_buried()
@@ -96,16 +87,16 @@ class Poller(App[None]):
             snap = self.builder.build(pg_table=fetch.pg_table, osd_tree=fetch.osd_tree, shadow=fetch.shadow,
                                       crush=fetch.crush, pools=fetch.pools, users=fetch.users)
         except CephTimeout as e:
-            self.post_message(PollFailed(f"monitor not answering ({e.message})"))
+            self.app.post_message(PollFailed(f"monitor not answering ({e.message})"))
         except CephError as e:
-            self.post_message(PollFailed(f"{e.prefix}: {e.message}" if e.prefix else e.message))
+            self.app.post_message(PollFailed(f"{e.prefix}: {e.message}" if e.prefix else e.message))
         except Exception as e:  # never let a surprise end the app with a traceback
             log.exception("poll failed")
-            self.post_message(PollFailed(f"internal error: {e!r}"))
+            self.app.post_message(PollFailed(f"internal error: {e!r}"))
         else:
-            self.post_message(SnapshotReady(snap))
+            self.app.post_message(SnapshotReady(snap))
 
-    def _watchdog(self) -> None:
+    def watchdog(self) -> None:
         """Say "disconnected" within two refresh intervals, not after librados' op timeout.
 
         A poll waiting on a mon that does not answer would otherwise show nothing until the
@@ -114,12 +105,12 @@ class Poller(App[None]):
         interval after the mon went away, that is under two intervals. A hung mgr command is
         not a lost cluster: the mon still answers, so that is a note, not "disconnected".
         """
-        if not self._polling:
+        if not self.polling:
             self.statusbar.show_mgr_stall("")
             return
-        waited = time.monotonic() - self._poll_started
+        waited = time.monotonic() - self.started
         waiting = self.client.waiting()
-        if waited < self._stall_after - 0.05 or waiting is None:
+        if waited < self.stall_after - 0.05 or waiting is None:
             return
         prefix, seconds = waiting
         if self.client.is_mgr_command(prefix):
@@ -127,41 +118,42 @@ class Poller(App[None]):
         elif self.connected is not False or self.statusbar.error.startswith("no answer"):
             self.connected = False
             self.statusbar.show_failure(f"no answer from the monitors for {seconds:.0f}s (`{prefix}`)")
-            self._set_stale(f"no answer for {seconds:.0f}s")
+            self._lost(f"no answer for {seconds:.0f}s")
 
     @property
-    def _stall_after(self) -> float:
+    def stall_after(self) -> float:
         return max(0.9 * self.refresh_interval, 0.5)
 
-    def on_snapshot_ready(self, message: SnapshotReady) -> None:
-        self._polling = False
+    def arrived(self, snap: ClusterSnapshot) -> None:
+        """A snapshot came (on the UI thread): it is the current one; the next poll is scheduled."""
+        self.polling = False
         self.statusbar.show_mgr_stall("")
         if self.snapshot is not None:
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
-        self.call_after_refresh(self._freeze)  # see the note above _show
-        self.snapshot, self.connected = message.snapshot, True
-        self._jump_names = jumps.names_from(message.snapshot, self._jump_names)  # for `:` completion
-        self._set_stale("")
-        self.audit.cluster = message.snapshot.fsid
-        self.statusbar.show_snapshot(message.snapshot)
-        # Only the pane on screen renders now (and the two that keep state for the status bar
-        # and forms); the others render this snapshot when their tab is opened.
-        visible = self.tabs.active
-        for pane in self.panes:
-            if tab_of(pane) == visible or pane in self.always_shown:
-                self._show(pane, message.snapshot)
-            else:
-                self._stale.add(pane)
-        # A tab opened while this poll ran (a key typed at start, or during a slow poll) may need what it was
-        # not asked for (the OSD tree, the PG table): fetch that now, not one refresh interval later.
-        self._schedule(0 if _lacks(self._poll_fetch, self._shown_fetch()) else self.refresh_interval)
+        self.app.call_after_refresh(self._freeze)  # see the note above bury
+        self.snapshot, self.connected = snap, True
+        self.statusbar.show_snapshot(snap)
+
+    def next_poll(self) -> None:
+        """After the panes drew a snapshot. A tab opened while the poll ran (a key typed at start, or during a slow
+        poll) may need what it was not asked for (the OSD tree, the PG table): fetch that now, not one refresh
+        interval later."""
+        self.schedule(0 if _lacks(self.asked, self._wanted()) else self.refresh_interval)
+
+    def failed(self, error: str) -> None:
+        self.polling = False
+        self.statusbar.show_mgr_stall("")
+        self.connected = False
+        self.statusbar.show_failure(error)
+        self._lost(error)
+        self.schedule(self.refresh_interval)
 
     # The garbage collector. Its full collections walk every tracked object with the GIL held;
     # with a big cluster's tables and Textual's render caches that froze the UI for 60-80 ms every
     # few refreshes (scripts/bench_scale.py). So after each snapshot is painted, gc.freeze() moves
     # what is alive out of those scans. Frozen objects are still freed as soon as they are dropped;
     # only garbage in reference cycles (a closed dialog's widgets, a tab's replaced render caches,
-    # Textual's spent messages) waits for _reclaim, which runs after a dialog closes, every ten
+    # Textual's spent messages) waits for reclaim, which runs after a dialog closes, every ten
     # minutes, and once the frozen set has grown by a quarter since the last one (see _freeze).
 
     def bury(self, rows: list[object]) -> None:
@@ -206,59 +198,14 @@ class Poller(App[None]):
         if not self._frozen_at_reclaim:  # the first paint: what is frozen now is the baseline
             self._frozen_at_reclaim = frozen
         elif frozen > max(self._frozen_at_reclaim * 5 // 4, self._frozen_at_reclaim + 20_000):
-            self._reclaim()
+            self.reclaim()
 
-    def _reclaim(self) -> None:
+    def reclaim(self) -> None:
         gc.unfreeze()
         gc.collect()
         gc.freeze()
         self._frozen_at_reclaim = gc.get_freeze_count()
         self._reclaimed_at = time.monotonic()
-
-    def pop_screen(self) -> Any:
-        result = super().pop_screen()
-        self.set_timer(1.0, self._reclaim)  # after the dialog's own teardown
-        return result
-
-    def _show(self, pane: Pane, snap: ClusterSnapshot) -> None:
-        self._stale.discard(pane)
-        try:
-            if isinstance(pane, HealthPane) and self.tabs.has_class("-stale"):
-                pane.show(snap, stale=True)  # opened while the mon is away: no green from old data
-                return
-            pane.show(snap)
-        except Exception as e:
-            log.exception("rendering %s failed", pane.id)
-            self.notify(f"could not render {pane.id}: {e!r}", severity="error")
-
-    def on_poll_failed(self, message: PollFailed) -> None:
-        self._polling = False
-        self.statusbar.show_mgr_stall("")
-        self.connected = False
-        self.statusbar.show_failure(message.error)
-        self._set_stale(message.error)
-        self._schedule(self.refresh_interval)
-
-    def _set_stale(self, why: str) -> None:
-        """Mon gone ("" = back): every tab's body is dimmed under a banner, and the Health pane
-        stops showing the last HEALTH_OK and quorum in green, as if they were current."""
-        # The tabs live on the app's first screen, whatever is on top; none while the app is being
-        # torn down (a poll that ends during exit must not raise).
-        found = self.screen_stack[0].query("#tabs") if self.screen_stack else None
-        if not found:
-            return
-        tabs = found.first()
-        if not why:
-            if tabs.has_class("-stale"):
-                tabs.remove_class("-stale")
-            return
-        age = f", data {time.time() - self.snapshot.taken_at:.0f} s old" if self.snapshot is not None else ""
-        text = f"⚠ STALE: disconnected from the monitors ({why}){age}; shown as last seen"
-        for banner in self.query(".stale-banner").results(Static):
-            banner.update(Text(text))
-        tabs.add_class("-stale")
-        if self.snapshot is not None:
-            self.pane(HealthPane).show(self.snapshot, stale=True)
 
 
 def _lacks(asked: Fetch, wanted: Fetch) -> bool:

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo
 from tests.conftest import Sandbox
 

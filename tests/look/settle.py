@@ -8,7 +8,7 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import Worker, WorkerState
 
-from cephtui.ui.registry import NUMBER_KEYS, TABS, number_key
+from cephtui.ui.tabs import NUMBER_KEYS, TABS, number_key
 
 QUIET_ROUNDS = 5  # consecutive looks with nothing running and nothing new asked of the cluster
 

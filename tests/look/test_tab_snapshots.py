@@ -11,7 +11,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from cephtui.ui.panes.bench import BenchPane
-from cephtui.ui.registry import TABS
+from cephtui.ui.tabs import TABS
 from tests.look.conftest import RELEASES, SIZES, snapshots_here
 from tests.look.settle import keys_for, settle
 

@@ -26,7 +26,7 @@ from textual.widget import Widget
 from cephtui.ceph.client import CephClient, ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.pane import Pane
-from cephtui.ui.registry import NUMBER_KEYS, number_key
+from cephtui.ui.tabs import NUMBER_KEYS, number_key
 from tests.conftest import TRANSIENT
 
 SIZE = (160, 48)

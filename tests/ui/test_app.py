@@ -5,6 +5,7 @@ import time
 
 from textual.widgets import TabbedContent
 
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.widgets.statusbar import StatusBar
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, plain, text_of, wait_for
@@ -70,7 +71,7 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             def disconnected() -> bool:
                 if "disconnected" not in plain(bar.content):
                     return False
-                seen["polling"] = app._polling
+                seen["polling"] = app.poller.polling
                 return True
             await wait_for(pilot, disconnected, 20, "the disconnected state")
             # Not after librados' 5 s op timeout: the watchdog says so while the poll still waits.
@@ -80,12 +81,12 @@ async def test_mon_down_keeps_ui_alive_and_reconnects(make_app, sandbox: Sandbox
             tabs = app.query_one(TabbedContent)
             for key, tab in (("2", "pgs"), ("1", "health"), ("2", "pgs")):
                 # A fresh poll waiting on the dead mon (its op timeout is 5 s): the key is handled while it waits.
-                await wait_for(pilot, lambda: app._polling and time.monotonic() - app._poll_started < 1, 20,
+                await wait_for(pilot, lambda: app.poller.polling and time.monotonic() - app.poller.started < 1, 20,
                                "a poll waiting on the dead mon")
-                poll = app._poll_started
+                poll = app.poller.started
                 await pilot.press(key)
                 assert tabs.active == tab
-                assert app._polling and app._poll_started == poll, "the key waited for the poll to end"
+                assert app.poller.polling and app.poller.started == poll, "the key waited for the poll to end"
             # The last data stays, dimmed under a STALE banner in every tab's body; the Health pane shows
             # no last HEALTH_OK or quorum as if current (issue 16 item 8).
             assert "last seen: 3/3 up" in text_of(app, "#health-services")
@@ -128,7 +129,7 @@ async def test_dead_mgr_is_a_state_not_a_disconnect(make_app, sandbox: Sandbox) 
             await pilot.press("3")
             await wait_for(pilot, lambda: "usage and latency unavailable" in text_of(app, "#osds-summary"), 30,
                            "the OSDs tab saying usage comes from the mgr")
-            assert app.osds_pane.vtable.row_count > 0  # the tree itself, from the mon
+            assert app.pane(OSDsPane).vtable.row_count > 0  # the tree itself, from the mon
             sandbox.revive("mgr.x")
             await wait_for(pilot, lambda: app.snapshot.mgr.available and not app.snapshot.notes, 60,
                            "the mgr back and no notes")

@@ -11,6 +11,7 @@ from textual.widgets import Input, TabbedContent
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.help import HelpScreen
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.ui.helpers import SIZE, cells, palette_shows, wait_for, wait_screen
 
@@ -73,9 +74,9 @@ async def test_a_tab_opened_during_the_first_poll_is_filled_at_once(look_app: Lo
 
     app.client.raw = held  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app._polling, 10, "the first poll under way")
+        await wait_for(pilot, lambda: app.poller.polling, 10, "the first poll under way")
         await pilot.press("3")
         await wait_for(pilot, lambda: app.tabs.active == "osds", 5, "the OSDs tab")
         assert app.snapshot is None
         gate.set()
-        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree, without a refresh")
+        await wait_for(pilot, lambda: app.pane(OSDsPane).vtable.row_count > 0, 15, "the OSD tree, without a refresh")

@@ -41,7 +41,7 @@ async def open_bench(app: CephTUI, pilot: Pilot, pool: str | None = None) -> Ben
     """The Bench tab, shown; with `pool`, once its forms can offer that pool."""
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await show_tab(pilot, "8", "bench")
-    pane = app.bench_pane
+    pane = app.pane(BenchPane)
     if pool is not None:
         await wait_for(pilot, lambda: pool in pane._pool_names(), 10, f"the pool {pool} in the form")
     return pane

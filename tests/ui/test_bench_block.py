@@ -14,6 +14,7 @@ from textual.widgets import Select
 
 from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, short_host
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
@@ -86,7 +87,7 @@ async def test_a_write_to_an_image_needs_its_name_typed_then_runs_like_rbd_bench
         assert cli in flat(app, "#bench-confirm-body") and "overwritten" in flat(app, "#bench-confirm-body")
         assert isinstance(confirm, BenchConfirmScreen)
         await click(pilot, "#bench-confirm-run")
-        pane = app.bench_pane
+        pane = app.pane(BenchPane)
         await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None, 60, "the block run")
         r = pane.last_result
         assert r is not None and r.ok and r.ops == 1024, r.error
@@ -116,7 +117,7 @@ async def test_a_temporary_image_is_made_for_the_run_and_removed(make_app: Any, 
         name = next(w for w in body.split() if w.startswith(f"rbd/{TEMP_IMAGE_PREFIX}"))
         assert f"rbd rm {name}" in body  # the removal is shown before anything runs
         await click(pilot, "#bench-confirm-run")
-        pane = app.bench_pane
+        pane = app.pane(BenchPane)
         await wait_for(pilot, lambda: pane.last_result is not None and pane.engine is None and not pane.phase, 60,
                        "the run and the image's removal")
         assert pane.last_result is not None and pane.last_result.ok, pane.last_result.error
@@ -161,7 +162,7 @@ async def test_the_image_form_refuses_bad_input_and_nothing_runs(make_app: Any, 
             assert message in flat(app, "#form-status"), values
             await click(pilot, "#form-ok")
             assert app.screen is form
-        assert app.bench_pane.bench_run is None and app.bench_pane.last_result is None  # nothing ran
+        assert app.pane(BenchPane).bench_run is None and app.pane(BenchPane).last_result is None  # nothing ran
     assert images(ioctx) == before
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.bench.pool import temp_pool_name
 from cephtui.ceph.bench.remote import RemoteEngine
+from cephtui.ui.panes.bench import BenchPane
 from tests.cluster.test_bench_worker import gone
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, show_tab, wait_for
@@ -37,7 +38,7 @@ async def test_q_q_during_a_temp_pool_run_stops_the_worker_and_deletes_the_pool(
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
             await show_tab(pilot, "8", "bench")
-            pane = app.bench_pane
+            pane = app.pane(BenchPane)
             pane._start(BenchParams(pool=temp_pool_name(), seconds=300, op_size=4096), True)
             await wait_for(pilot, lambda: isinstance(pane.engine, RemoteEngine) and pane.engine.progress().samples,
                            60, "the run's first second")

@@ -13,6 +13,8 @@ from cephtui.ceph.bench.params import MiB
 from cephtui.config.load import parse_config
 from cephtui.config.model import BenchDefaults
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.wizards.form import FormScreen
 from tests.ui.helpers import SIZE, show_tab, wait_for
 
@@ -39,7 +41,7 @@ async def open_form(app: CephTUI, latency: bool = False) -> tuple[dict[str, str]
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
         await show_tab(pilot, "8", "bench")
-        pane = app.bench_pane
+        pane = app.pane(BenchPane)
         # The action, not its key: the key binding is being renamed.
         pane.action_latency_run() if latency else pane.action_new_run()
         # mounted, not only composed: a Select takes its initial value in its own Mount handler
@@ -75,7 +77,7 @@ async def test_the_latency_key_opens_the_probe_form_on_an_existing_pool(look_app
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
         await show_tab(pilot, "8", "bench")
-        app.bench_pane.action_latency_run()
+        app.pane(BenchPane).action_latency_run()
         await wait_for(pilot, lambda: isinstance(app.screen, FormScreen) and app.screen.query("#field-seconds")
                        and all(w.is_mounted for w in app.screen.query(Select)), 5, "the probe form, mounted")
         form = app.screen
@@ -92,7 +94,7 @@ async def test_read_only_from_the_config_says_where_it_comes_from(look_app: Call
     app = look_app(read_only=True, read_only_why=why)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("3")
-        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
+        await wait_for(pilot, lambda: app.pane(OSDsPane).vtable.row_count > 0, 15, "the OSD tree")
         app.clear_notifications()
         await pilot.press("o")
         await wait_for(pilot, lambda: app._notifications, 5, "what o says")

@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, Select, TextArea
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.screens.crush_editor import CrushEditorScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -30,7 +31,7 @@ def all_clean(sandbox: Sandbox) -> bool:
 async def open_crush(app: CephTUI, pilot: Pilot) -> None:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("4")
-    await wait_for(pilot, lambda: app.crush_pane.hierarchy.row_count > 0, 15, "the CRUSH hierarchy")
+    await wait_for(pilot, lambda: app.pane(CrushPane).hierarchy.row_count > 0, 15, "the CRUSH hierarchy")
 
 
 async def submit_form(app: CephTUI, pilot: Pilot, selects: dict[str, str]) -> None:
@@ -75,7 +76,7 @@ async def test_add_host_move_osd_preview_equals_reality(make_app, sandbox: Sandb
             screen = await run_confirmed(app, pilot)
             assert "No PG changes its up set" in text_of(app, "#confirm-preview")
             await pilot.press("enter")
-            await wait_for(pilot, lambda: any(r.name == "ct-host2" for r in app.crush_pane.hierarchy.rows), 10,
+            await wait_for(pilot, lambda: any(r.name == "ct-host2" for r in app.pane(CrushPane).hierarchy.rows), 10,
                            "the new bucket in the hierarchy")
 
             # Move osd.2 under it: the preview predicts which PGs change their up set.
@@ -175,7 +176,8 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await press_ready(pilot, "enter")
             profile = sandbox.ceph("osd", "erasure-code-profile", "get", "ct-ec21")
             assert (profile["k"], profile["m"], profile["crush-failure-domain"]) == ("2", "1", "osd")
-            await wait_for(pilot, lambda: app.crush_pane.cmap is not None and app.crush_pane.cmap.rule("ct-ec21")
+            crush = app.pane(CrushPane)
+            await wait_for(pilot, lambda: crush.cmap is not None and crush.cmap.rule("ct-ec21")
                            is not None, 10, "the EC rule in the pane")
             await pilot.press("e")
             await pilot.press(*"ct-ec21")
@@ -183,7 +185,7 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
             await pilot.press("escape")
 
             # Remove the unused replicated rule: the name must be typed.
-            rules = app.crush_pane.query_one("#crush-rules")
+            rules = app.pane(CrushPane).query_one("#crush-rules")
             rules.focus()
             row = next(i for i, r in enumerate(rules.rows) if str(r.value) == "ct-rule")
             rules.move_cursor(row=row)
@@ -200,10 +202,10 @@ async def test_rules_ec_profiles_rename_and_typed_removal(make_app, sandbox: San
 
             # Rename the host bucket and back: names are not hashed, nothing moves now; but its OSDs, restarted,
             # would place themselves by their hostname: said, and the name typed.
-            host = next(r for r in app.crush_pane.hierarchy.rows if r.type_name == "host")
+            host = next(r for r in app.pane(CrushPane).hierarchy.rows if r.type_name == "host")
             await pilot.press("home")
-            app.crush_pane.hierarchy.focus()
-            await pilot.press("home", *["down"] * app.crush_pane.hierarchy.rows.index(host))
+            app.pane(CrushPane).hierarchy.focus()
+            await pilot.press("home", *["down"] * app.pane(CrushPane).hierarchy.rows.index(host))
             await pilot.press("R")
             await pilot.press("ctrl+u", *"ct-renamed", "enter")
             assert f"$ ceph osd crush rename-bucket {host.name} ct-renamed" in text_of(app, "#confirm-commands")

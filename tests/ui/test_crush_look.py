@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.lookapp import RELEASES
 from tests.ui.helpers import SIZE, wait_for
@@ -27,7 +28,7 @@ async def test_remove_refusals_before_sending(look_app: LookApp, release: str) -
         assert not isinstance(app.screen, ConfirmScreen)
         assert any("not empty" in n.message and "ENOTEMPTY" in n.message for n in app._notifications)
         # The only rule is used by pools: refused, naming them.
-        app.crush_pane.query_one("#crush-rules").focus()
+        app.pane(CrushPane).query_one("#crush-rules").focus()
         app.clear_notifications()
         await pilot.press("X")
         await wait_for(pilot, lambda: app._notifications, 5, "the refusal")

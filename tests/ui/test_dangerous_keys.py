@@ -9,6 +9,8 @@ from textual.pilot import Pilot
 from cephtui.ceph import ops
 from cephtui.ceph.snapshot.osdtree import BucketInfo
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.maintenance import MaintenancePane
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, text_of, wait_for
@@ -42,7 +44,7 @@ async def test_pause_is_typed_to_set_and_undone_from_the_flags_manager(make_app,
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
             await pilot.press("7")
-            pane = app.maintenance_pane
+            pane = app.pane(MaintenancePane)
             await wait_for(pilot, lambda: pane.ftable.row_count >= 12, 5, "the flags table")
             first = pane.selected_flag()
             assert first is not None and first.flag not in ops.DANGEROUS_FLAGS  # the cursor starts harmless
@@ -90,7 +92,7 @@ async def test_out_on_the_root_needs_its_name_shows_a_preview_and_changes_nothin
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
         await pilot.press("3")
-        pane = app.osds_pane
+        pane = app.pane(OSDsPane)
         await wait_for(pilot, lambda: pane.vtable.row_count > 0, 15, "the OSD tree")
         await pilot.press("home")
         root = pane.current_row()

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
-from cephtui.ui.registry import TABS, number_key
+from cephtui.ui.tabs import TABS, number_key
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until

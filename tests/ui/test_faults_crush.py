@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from textual.widgets import Button
 
+from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, cells, click, text_of, wait_for
@@ -49,7 +51,7 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
         await run_confirmed(app, pilot)
         await pilot.press("enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "Enter to close the dialog")
-        await wait_for(pilot, lambda: any(r.name == "ctf-host" for r in app.crush_pane.hierarchy.rows), 10,
+        await wait_for(pilot, lambda: any(r.name == "ctf-host" for r in app.pane(CrushPane).hierarchy.rows), 10,
                        "the new bucket")
 
         # 1. The preview is computed, then osd.1 dies before the operator presses Run.
@@ -104,7 +106,8 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
                            "degraded PGs in the PGs tab")
             await pilot.press("3")
             await wait_for(pilot, lambda: any(r.is_osd and r.node.id == 1 and r.node.status == "down"
-                                              for r in app.osds_pane.vtable.rows), 30, "osd.1 down in the OSDs tab")
+                                              for r in app.pane(OSDsPane).vtable.rows), 30,
+                           "osd.1 down in the OSDs tab")
         finally:
             sandbox.revive("osd.1")
 
@@ -121,7 +124,8 @@ async def test_osd_dies_between_preview_and_apply_and_during_the_movement(make_a
             print("\nPG states with osd.0 down mid-movement:", cells(app, "#pgs-states", 2))
             await pilot.press("3")
             await wait_for(pilot, lambda: any(r.is_osd and r.node.id == 0 and r.node.status == "down"
-                                              for r in app.osds_pane.vtable.rows), 30, "osd.0 down in the OSDs tab")
+                                              for r in app.pane(OSDsPane).vtable.rows), 30,
+                           "osd.0 down in the OSDs tab")
         finally:
             sandbox.revive("osd.0")
         # And it ends: with every OSD back, the movement completes.

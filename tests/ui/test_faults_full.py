@@ -189,7 +189,7 @@ async def test_removal_wizard_preflight_refuses_on_a_full_cluster(full_box: Sand
         shown = " ".join(text_of(app, "#plan-checks").split())
         assert "capacity" in shown and "the cluster is full now" in shown
         await pilot.press(*"osd.1", "enter")
-        assert isinstance(app.screen, PlanScreen) and not app.removals
+        assert isinstance(app.screen, PlanScreen) and not app.removals.engines
         assert "capacity must be fixed first" in plan_error(plan)
     osd1 = next(o for o in full_box.ceph("osd", "dump")["osds"] if o["osd"] == 1)
     assert osd1["in"] == 1 and osd1["up"] == 1  # nothing was done

@@ -43,7 +43,7 @@ import pytest
 from cephtui.ceph.client import MGR_PREFIXES, CephClient, ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
-from cephtui.ui.registry import number_key
+from cephtui.ui.tabs import number_key
 from tests.conftest import Sandbox, own_sandbox, wait_until
 from tests.ui.helpers import SIZE, wait_for
 

@@ -10,6 +10,7 @@ import time
 from cephtui.ceph.workflows.maintenance import clock_time
 from cephtui.paths import login
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.maintenance import MaintenancePane
 from tests.cluster.test_flag_origin import until_log_last_forgets
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, wait_for
@@ -19,7 +20,7 @@ CLI = "client.admin at 127.0.0.1"
 
 
 def row_of(app: CephTUI, flag: str):  # type: ignore[no-untyped-def]
-    return next(r for r in app.maintenance_pane.ftable.rows if r.key == (flag, ""))
+    return next(r for r in app.pane(MaintenancePane).ftable.rows if r.key == (flag, ""))
 
 
 async def test_setters_and_times_survive_a_restart(make_app, sandbox: Sandbox) -> None:

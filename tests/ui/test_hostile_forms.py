@@ -42,6 +42,11 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient
 from cephtui.paths import audit_log_path
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.panes.pools import PoolsPane
+from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.screens.crush_editor import CrushEditorScreen, DiscardScreen
 from cephtui.ui.screens.removal import PlanScreen
@@ -557,24 +562,24 @@ def form_walk(tab: str, ready: Callable[[CephTUI], bool], keys: tuple[str, ...],
 
 
 def osds_ready(app: CephTUI) -> bool:
-    return app.osds_pane.table_data is not None and bool(app.osds_pane.targets())
+    return app.pane(OSDsPane).table_data is not None and bool(app.pane(OSDsPane).targets())
 
 
 def crush_ready(app: CephTUI) -> bool:
-    return app.crush_pane.cmap is not None and app.crush_pane.hierarchy.row_count > 0
+    return app.pane(CrushPane).cmap is not None and app.pane(CrushPane).hierarchy.row_count > 0
 
 
 def pools_ready(app: CephTUI) -> bool:
-    p = app.pools_pane
+    p = app.pane(PoolsPane)
     return p.snap is not None and p.snap.crush is not None and p.table.row_count > 0 and p.selected() is not None
 
 
 def users_ready(app: CephTUI) -> bool:
-    return app.users_pane.entities is not None and app.users_pane.selected() is not None
+    return app.pane(UsersPane).entities is not None and app.pane(UsersPane).selected() is not None
 
 
 def bench_ready(app: CephTUI) -> bool:
-    return app.bench_pane.snap is not None
+    return app.pane(BenchPane).snap is not None
 
 
 FORMS: dict[str, Callable[[Walk], Awaitable[None]]] = {

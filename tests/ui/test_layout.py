@@ -25,9 +25,10 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.compat import screen_frame
-from cephtui.ui.registry import NUMBER_KEYS, number_key
-from cephtui.ui.registry import TABS as REGISTRY
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
+from cephtui.ui.tabs import NUMBER_KEYS, number_key
+from cephtui.ui.tabs import TABS as REGISTRY
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
@@ -167,7 +168,7 @@ async def test_80x24_every_tab_and_the_dialogs(make_app, noout: Sandbox, audit_l
         # Dialogs: a confirm dialog with a CRUSH-map preview keeps its buttons on screen.
         await pilot.press(TAB_KEYS["osds"])
         await until(pilot, app, lambda t: re.search(osd_row.format(0), t), "osd.0")
-        table = app.osds_pane.vtable
+        table = app.pane(OSDsPane).vtable
         target = next(i for i, r in enumerate(table.rows) if r.is_osd and r.node.id == 0)
         await pilot.press("home", *["down"] * target)
         sent = len(audit_lines(audit_log))

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from textual.widgets import Sparkline
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.wizards.form import FormScreen
 from tests.ui.test_layout import BIG, PG_ROW, TAB_KEYS, on_screen, screen_text, until
 
@@ -33,18 +35,18 @@ async def test_200x60_uses_the_room(look_app: LookApp) -> None:
         text = await until(pilot, app, lambda t: re.search(r"osd\.2\s+hdd\s+up in", t), "the OSD rows")
         assert re.search(r"name\s+class\s+status\s+weight\s+reweight\s+pri-aff\s+size\s+used\s+avail\s+%use\s+var"
                          r"\s+pgs\s+lat c/a\s+trend\s+flags", text), text
-        assert app.osds_pane.vtable.region.bottom >= BIG[1] - 3
+        assert app.pane(OSDsPane).vtable.region.bottom >= BIG[1] - 3
 
         # Bench: taller sparklines.
         await pilot.press(TAB_KEYS["bench"])
         await until(pilot, app, lambda t: "Live" in t, "the bench pane")
-        sparks = app.bench_pane.query(Sparkline)
+        sparks = app.pane(BenchPane).query(Sparkline)
         assert sparks and all(s.region.height == 3 for s in sparks)
 
         # In between (36 rows, the screenshots' size): the longest form (ten fields) keeps its buttons.
         await pilot.resize_terminal(120, 36)
         await until(pilot, app, lambda t: "Live" in t and app.screen.has_class("-medium"), "the resize")
-        app.bench_pane.action_new_run()
+        app.pane(BenchPane).action_new_run()
         await until(pilot, app, lambda t: "New benchmark run" in t and "Next" in t, "the new-run form")
         assert isinstance(app.screen, FormScreen)
         for button in ("#form-ok", "#form-cancel"):

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from cephtui.ceph.workflows.maintenance import KIND
 from cephtui.ceph.workflows.store import PREFIX
 from cephtui.ui.app import CephTUI
-from cephtui.ui.panes.maintenance import PreflightScreen
+from cephtui.ui.panes.maintenance import MaintenancePane, PreflightScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.wizards.form import FormScreen
@@ -62,7 +62,7 @@ def cleanup(sandbox: Sandbox, host: str) -> None:
 async def open_tab(app: CephTUI, pilot: Pilot) -> None:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("7")
-    await wait_for(pilot, lambda: app.maintenance_pane.ftable.row_count >= 12, 5, "the flags table")
+    await wait_for(pilot, lambda: app.pane(MaintenancePane).ftable.row_count >= 12, 5, "the flags table")
 
 
 async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
@@ -140,7 +140,7 @@ async def test_enter_and_exit_restore_exactly_their_own_flags(make_app, sandbox:
             assert "nodeep-scrub" in flags  # someone else's flag survives
             await wait_for(pilot, lambda: "maintenance:" not in bar_text(app), 10, "the maintenance off the banner")
             assert "nodeep-scrub since" in bar_text(app)
-            assert app.maintenance_pane.mtable.row_count == 0
+            assert app.pane(MaintenancePane).mtable.row_count == 0
             assert one(stored(sandbox), lambda r: r["id"] == record["id"])["state"] == "done"
     finally:
         cleanup(sandbox, host)
@@ -154,7 +154,7 @@ async def test_flags_manager_sets_and_unsets_with_confirmation(make_app, sandbox
         async with app.run_test(size=SIZE) as pilot:
             await open_tab(app, pilot)
             assert "⚑" not in bar_text(app)
-            pane = app.maintenance_pane
+            pane = app.pane(MaintenancePane)
             row = next(i for i, r in enumerate(pane.ftable.rows) if r.flag == "norebalance" and not r.scope)
             await pilot.press("home", *["down"] * row)
             assert pane.selected_flag() is not None and pane.selected_flag().flag == "norebalance"
@@ -237,15 +237,15 @@ async def test_osd_maintenance_with_a_stopped_osd(make_app, sandbox: Sandbox, st
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the exit dialog")
             assert "osd.0 still down" in text_of(app, "#confirm-commands")
             await pilot.press("escape")  # start it first, as the dialog says
-            assert app.maintenance_pane.mtable.row_count == 1
-            assert app.maintenance_pane.selected_maintenance().state == "active"
+            assert app.pane(MaintenancePane).mtable.row_count == 1
+            assert app.pane(MaintenancePane).selected_maintenance().state == "active"
 
             sandbox.revive("osd.0")
             await wait_for(pilot, lambda: app.snapshot.osds.up == 3, 60, "osd.0 up again")
             await pilot.press("x")
             await confirm_and_run(app, pilot, "$ ceph osd unset-group noout osd.0")
             wait_until(lambda: "noout" not in osd_state(sandbox, 0), 15, "noout gone from osd.0 in the osdmap")
-            assert app.maintenance_pane.mtable.row_count == 0
+            assert app.pane(MaintenancePane).mtable.row_count == 0
     finally:
         sandbox.ceph("osd", "unset-group", "noout", "osd.0")
         cleanup(sandbox, host)

@@ -7,7 +7,7 @@ import pytest
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ui.app import CephTUI
-from cephtui.ui.panes.maintenance import HELP_WIDTH, cut_at_word
+from cephtui.ui.panes.maintenance import HELP_WIDTH, MaintenancePane, cut_at_word
 from tests.releases import release_dirs
 from tests.ui.helpers import text_of, wait_for
 
@@ -29,7 +29,7 @@ async def test_flag_descriptions_end_at_a_word_and_the_selected_one_is_whole() -
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 30, "the first snapshot")
         await pilot.press("7")
-        pane = app.maintenance_pane
+        pane = app.pane(MaintenancePane)
         await wait_for(pilot, lambda: pane.ftable.row_count > 0, 15, "the flags")
         rows = pane.ftable.rows
         cut = 0

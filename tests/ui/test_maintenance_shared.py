@@ -16,6 +16,7 @@ from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import PlanScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
@@ -57,9 +58,9 @@ async def enter_osd_maintenance(app: CephTUI, pilot: Pilot, osd: int) -> None:
 async def try_removal_form(app: CephTUI, pilot: Pilot, osd: int) -> FormScreen:
     """X on osd.N in the OSDs tab: the form, as it opens."""
     await pilot.press("3")
-    await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.osds_pane.vtable.rows), 15,
+    await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.pane(OSDsPane).vtable.rows), 15,
                    f"osd.{osd} in the tree")
-    rows = app.osds_pane.vtable.rows
+    rows = app.pane(OSDsPane).vtable.rows
     await pilot.press("home", *["down"] * next(i for i, r in enumerate(rows) if r.is_osd and r.node.id == osd))
     await pilot.press("X")
     return await wait_screen(pilot, FormScreen, 10, "the removal form")

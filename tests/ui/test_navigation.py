@@ -9,6 +9,9 @@ from textual.widgets import Markdown
 
 from cephtui.ui.app import TABS, CephTUI, pane_bindings
 from cephtui.ui.help import HelpScreen
+from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.panes.pools import PoolsPane
+from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.ui.helpers import SIZE, cells, click, palette_shows, wait_for
@@ -36,13 +39,14 @@ async def test_jump_search_and_match_keys(look_app: Any) -> None:
         # :osd.2 -> the OSDs tab, cursor on osd.2 (its data arrives after the tab is shown)
         await jump(pilot, "osd.2")
         assert app.tabs.active == "osds"
-        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count and cursor_name(app, "#osds-table") == "osd.2",
+        await wait_for(pilot, lambda: app.pane(OSDsPane).vtable.row_count
+                       and cursor_name(app, "#osds-table") == "osd.2",
                        10, "the cursor on osd.2")
         # g / G: first and last row
         await pilot.press("g")
-        assert app.osds_pane.vtable.cursor == 0
+        assert app.pane(OSDsPane).vtable.cursor == 0
         await pilot.press("G")
-        assert app.osds_pane.vtable.cursor == app.osds_pane.vtable.row_count - 1
+        assert app.pane(OSDsPane).vtable.cursor == app.pane(OSDsPane).vtable.row_count - 1
         # A filter keeps the buckets around the OSDs it matches; n / N step over OSDs only, wrapping.
         await pilot.press("slash", *"up", "enter")
         await wait_for(pilot, lambda: "3 of 3" in str(app.query_one("#osds-box").border_subtitle), 5, "the filter")
@@ -60,7 +64,7 @@ async def test_jump_search_and_match_keys(look_app: Any) -> None:
         other = next(p for p in pools if p != "rbd")
         await jump(pilot, "rbd")
         assert app.tabs.active == "pools"
-        await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
+        await wait_for(pilot, lambda: app.pane(PoolsPane).table.row_count >= 2 and cursor_name(app, "#pools-table", 1)
                        == "rbd", 10, "the cursor on rbd")
         await pilot.press("slash", *other, "enter")
         await wait_for(pilot, lambda: cursor_name(app, "#pools-table", 1) == other, 5, f"the cursor on {other}")
@@ -73,9 +77,9 @@ async def test_jump_search_and_match_keys(look_app: Any) -> None:
         # :client.admin -> Users, cursor on it; a PG id -> the PG table filtered to it.
         await jump(pilot, "client.admin")
         assert app.tabs.active == "users"
-        await wait_for(pilot, lambda: app.users_pane.vtable.row_count and cursor_name(app, "#users-table")
+        await wait_for(pilot, lambda: app.pane(UsersPane).vtable.row_count and cursor_name(app, "#users-table")
                        .startswith("client.admin") or "client.admin" in cells(app, "#users-table", 0)[
-                           app.users_pane.vtable.cursor], 10, "the cursor on client.admin")
+                           app.pane(UsersPane).vtable.cursor], 10, "the cursor on client.admin")
         # rbd's last PG: pool 1 on Pacific, 2 where the mgr made .mgr first (Quincy and later)
         rbd_id = next(p["pool_id"] for p in app.client.mon("osd pool ls", detail="detail") if p["pool_name"] == "rbd")
         pgid = f"{rbd_id}.1f"
@@ -96,7 +100,7 @@ async def test_q_closes_then_quits_and_help_shows_the_tab_keys(look_app: Any) ->
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.query_one(Markdown).source
         # every key of the OSDs tab, from its bindings, and none of the Pools tab's
-        for binding in pane_bindings(app.osds_pane):
+        for binding in pane_bindings(app.pane(OSDsPane)):
             assert f"`{app.get_key_display(binding)}`" in text
         assert "toggle per-OSD noout" in text and "create-pool wizard" not in text
         await pilot.press("a")
@@ -143,7 +147,7 @@ async def test_mouse_tabs_rows_and_double_click(look_app: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await click(pilot, "#--content-tab-osds")
         assert app.tabs.active == "osds"
-        table = app.osds_pane.vtable
+        table = app.pane(OSDsPane).vtable
         await wait_for(pilot, lambda: table.row_count >= 5, 15, "the OSD tree")
         names = cells(app, "#osds-table", 0)
         row = next(i for i, n in enumerate(names) if n.endswith("osd.1"))
@@ -155,7 +159,7 @@ async def test_mouse_tabs_rows_and_double_click(look_app: Any) -> None:
         # the footer keys are buttons too: `?` opens the help
         await click(pilot, "#--content-tab-pools")
         assert app.tabs.active == "pools"
-        await wait_for(pilot, lambda: app.pools_pane.table.row_count >= 1, 15, "the pools")
+        await wait_for(pilot, lambda: app.pane(PoolsPane).table.row_count >= 1, 15, "the pools")
         await pilot.press("enter")  # the table's own enter used to swallow this
         await wait_for(pilot, lambda: isinstance(app.screen, PoolDetailScreen), 5, "the pool settings on enter")
         await pilot.press("q")
@@ -190,9 +194,10 @@ async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(look
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
         await pilot.press("3")
-        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0 and app.focused is app.osds_pane.vtable,
+        osds = app.pane(OSDsPane)
+        await wait_for(pilot, lambda: osds.vtable.row_count > 0 and app.focused is osds.vtable,
                        10, "the OSD table, focused")
-        app.osds_pane.vtable.cursor = 0  # root default: `o` here opens "mark out" for every OSD
+        app.pane(OSDsPane).vtable.cursor = 0  # root default: `o` here opens "mark out" for every OSD
         # No enter in the burst: had a key leaked, enter would press Run in that dialog.
         burst(app, ":osd.2")
         await wait_for(pilot, lambda: app.prompt.value == "osd.2" or len(app.screen_stack) > 1, 10,

@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 
 from cephtui.ceph import ops
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
@@ -50,17 +51,17 @@ async def open_osds(app: CephTUI, pilot: Pilot, at: int | None = None) -> None:
     """The OSDs tab with its tree; with `at`, the cursor then walked to that OSD."""
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("3")
-    await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 0, 15, "the OSD tree")
+    await wait_for(pilot, lambda: app.pane(OSDsPane).vtable.row_count > 0, 15, "the OSD tree")
     if at is not None:
         await cursor_to(app, pilot, at)
 
 
 async def cursor_to(app: CephTUI, pilot: Pilot, osd: int) -> None:
     """Walk the cursor down to the OSD's row, as a person would."""
-    rows = app.osds_pane.vtable.rows
+    rows = app.pane(OSDsPane).vtable.rows
     target = next(i for i, r in enumerate(rows) if r.is_osd and r.node.id == osd)
     await pilot.press("home", *["down"] * target)
-    assert app.osds_pane.targets() == (osd,)
+    assert app.pane(OSDsPane).targets() == (osd,)
 
 
 async def confirm_and_run(app: CephTUI, pilot: Pilot, expect_cli: str) -> str:
@@ -110,8 +111,8 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
             result = await confirm_and_run(app, pilot, "$ ceph osd out 2")
             the_mons_words(sandbox, result, out_cmd, "marked out osd.2", "osd.2 is already out", seen[0])
             assert tree_osd(sandbox, 2)["reweight"] == 0
-            await wait_for(pilot, lambda: "out" in plain(app.osds_pane.vtable.get_row_at(
-                app.osds_pane.vtable.cursor)[2]), 10, "osd.2 shown out")
+            await wait_for(pilot, lambda: "out" in plain(app.pane(OSDsPane).vtable.get_row_at(
+                app.pane(OSDsPane).vtable.cursor)[2]), 10, "osd.2 shown out")
 
             await pilot.press("i")
             result = await confirm_and_run(app, pilot, "$ ceph osd in 2")
@@ -131,8 +132,8 @@ async def test_mark_out_in_and_reweight(make_app, sandbox: Sandbox, audit_log: P
             await pilot.press("ctrl+u", *"0.5", "enter")
             await confirm_and_run(app, pilot, "$ ceph osd reweight 2 0.5")
             assert abs(tree_osd(sandbox, 2)["reweight"] - 0.5) < 1e-4
-            await wait_for(pilot, lambda: "0.50000" in plain(app.osds_pane.vtable.get_row_at(
-                app.osds_pane.vtable.cursor)[4]), 10, "the new reweight in the tree")
+            await wait_for(pilot, lambda: "0.50000" in plain(app.pane(OSDsPane).vtable.get_row_at(
+                app.pane(OSDsPane).vtable.cursor)[4]), 10, "the new reweight in the tree")
             assert [e["cli"] for e in audit_lines(audit_log)][-3:] == [
                 "ceph osd out 2", "ceph osd in 2", "ceph osd reweight 2 0.5"]
     finally:
@@ -188,7 +189,8 @@ async def test_device_class_change_removes_the_old_class_first(make_app, sandbox
                 "$ ceph osd crush set-device-class ssd osd.2")
             await confirm_and_run(app, pilot, "set-device-class ssd osd.2")
             assert tree_osd(sandbox, 2)["device_class"] == "ssd"
-            await wait_for(pilot, lambda: plain(app.osds_pane.vtable.get_row_at(app.osds_pane.vtable.cursor)[1])
+            vtable = app.pane(OSDsPane).vtable
+            await wait_for(pilot, lambda: plain(vtable.get_row_at(vtable.cursor)[1])
                            .strip() == "ssd", 10, "the new class in the tree")
     finally:
         sandbox.ceph("osd", "crush", "rm-device-class", "osd.2")
@@ -207,7 +209,7 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
             await open_osds(app, pilot, at=0)
             await pilot.press("space")  # marks osd.0, cursor moves on to osd.1
             await pilot.press("space")
-            assert app.osds_pane.targets() == (0, 1)
+            assert app.pane(OSDsPane).targets() == (0, 1)
             await pilot.press("f")
             # Two OSDs: their names are typed; the dialog says why no PG-movement preview is needed.
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirm dialog")
@@ -216,7 +218,7 @@ async def test_marked_osds_get_per_osd_noout_and_lose_it(make_app, sandbox: Sand
             await pilot.press(*"osd.0 osd.1")
             await confirm_and_run(app, pilot, "$ ceph osd add-noout 0 1")
             assert noout_osds(sandbox) == [0, 1]
-            await wait_for(pilot, lambda: [o.id for o in app.osds_pane.table_data.osds if "noout" in o.flags]
+            await wait_for(pilot, lambda: [o.id for o in app.pane(OSDsPane).table_data.osds if "noout" in o.flags]
                            == [0, 1], 10, "noout shown on both")
             await pilot.press("f")  # all marked have it: the same key takes it away
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 5, "the confirm dialog")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.osds import OSDsPane
 from tests.ui.helpers import SIZE, plain, text_of, wait_for
 from tests.ui.test_osds import cursor_to, open_osds
 
@@ -14,7 +15,7 @@ async def test_filter_sort_and_detail(look_app: LookApp) -> None:
     app = look_app()
     async with app.run_test(size=SIZE) as pilot:
         await open_osds(app, pilot)
-        vt = app.osds_pane.vtable
+        vt = app.pane(OSDsPane).vtable
         total = vt.row_count
         await pilot.press("slash", *"osd.1")
         await wait_for(pilot, lambda: [r.node.name for r in vt.rows if r.is_osd] == ["osd.1"], 5, "only osd.1")
@@ -32,7 +33,7 @@ async def test_filter_sort_and_detail(look_app: LookApp) -> None:
         await cursor_to(app, pilot, 1)
         await pilot.press("minus")  # on an OSD: folds its host and moves the cursor there
         await wait_for(pilot, lambda: vt.row_count == total - 3, 5, "the host of osd.1 folded")
-        assert not vt.rows[vt.cursor].is_osd and app.osds_pane.targets() == (0, 1, 2)
+        assert not vt.rows[vt.cursor].is_osd and app.pane(OSDsPane).targets() == (0, 1, 2)
         await pilot.press("plus")
         await wait_for(pilot, lambda: vt.row_count == total, 5, "unfolded again")
 

@@ -8,6 +8,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.pools import PoolsPane
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
@@ -27,8 +28,8 @@ def drop(sandbox: Sandbox, *names: str) -> None:
 async def open_pools(app: CephTUI, pilot: Pilot) -> None:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("5")
-    await wait_for(pilot, lambda: app.pools_pane.table.row_count > 0 and app.pools_pane.snap is not None
-                   and app.pools_pane.snap.crush is not None, 15, "the pool table")
+    await wait_for(pilot, lambda: app.pane(PoolsPane).table.row_count > 0 and app.pane(PoolsPane).snap is not None
+                   and app.pane(PoolsPane).snap.crush is not None, 15, "the pool table")
 
 
 async def new_wizard(app: CephTUI, pilot: Pilot) -> PoolWizard:
@@ -124,7 +125,8 @@ async def test_create_replicated_pool_with_the_wizard(make_app, sandbox: Sandbox
             p = pools(sandbox)["ctp-rep"]
             assert (p["size"], p["min_size"], p["pg_num"], p["pg_autoscale_mode"]) == (3, 2, 16, "warn")
             assert list(p["application_metadata"]) == ["rbd"]
-            await wait_for(pilot, lambda: any(x.name == "ctp-rep" for x in app.pools_pane.pools), 10, "the new pool")
+            await wait_for(pilot, lambda: any(x.name == "ctp-rep" for x in app.pane(PoolsPane).pools), 10,
+                           "the new pool")
     finally:
         drop(sandbox, "ctp-rep")
 
@@ -209,13 +211,13 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_pools(app, pilot)
-            table = app.pools_pane.table
-            await wait_for(pilot, lambda: any(p.name == "ctp-edit" for p in app.pools_pane.pools), 10, "the pool")
+            table = app.pane(PoolsPane).table
+            await wait_for(pilot, lambda: any(p.name == "ctp-edit" for p in app.pane(PoolsPane).pools), 10, "the pool")
             row = next(i for i, r in enumerate(table.ordered_rows)
-                       if app.pools_pane.pools and str(r.key.value) == str(pools(sandbox)["ctp-edit"]["pool_id"]))
+                       if app.pane(PoolsPane).pools and str(r.key.value) == str(pools(sandbox)["ctp-edit"]["pool_id"]))
             table.move_cursor(row=row)
             await pilot.pause()  # the cursor moved
-            assert app.pools_pane.selected().name == "ctp-edit"
+            assert app.pane(PoolsPane).selected().name == "ctp-edit"
 
             await pilot.press("Q")
             await pilot.press("ctrl+u", *"10G", "enter")
@@ -293,7 +295,7 @@ async def test_wizard_pg_num_power_of_two_share_and_the_clusters_autoscale_defau
     try:
         async with app.run_test(size=SIZE) as pilot:
             await open_pools(app, pilot)
-            osds = app.pools_pane.snap.osds.in_
+            osds = app.pane(PoolsPane).snap.osds.in_
             w = await to_pg_page(app, pilot, "ctp-odd")
             # The share starts at an even split with the one data pool (rbd), not at 100 %.
             assert w.query_one("#wiz-share", Input).value == "50"

@@ -6,6 +6,7 @@ import pytest
 
 from cephtui.ceph.recording import ReplayClient
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.pools import PoolsPane
 from tests.releases import release_dirs
 from tests.ui.helpers import wait_for
 
@@ -20,7 +21,7 @@ async def test_capacity_columns_fit_at_160_columns() -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await wait_for(pilot, lambda: app.snapshot is not None, 30, "the first snapshot")
         await pilot.press("5")
-        table = app.pools_pane.table
+        table = app.pane(PoolsPane).table
         await wait_for(pilot, lambda: table.row_count > 0, 15, "the pools")
         await pilot.pause()
         widths, shown = 0, []

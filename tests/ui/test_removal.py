@@ -20,6 +20,7 @@ from textual.widgets import Checkbox, Input, Select, Static
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
 from cephtui.ui.wizards.form import FormScreen
 from tests.cluster import drainlab
@@ -173,9 +174,9 @@ async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
     before the form's OK, so that the plan's first preflight meets whatever it did at once."""
     await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
     await pilot.press("3")
-    await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.osds_pane.vtable.rows), 15,
+    await wait_for(pilot, lambda: any(r.is_osd and r.node.id == osd for r in app.pane(OSDsPane).vtable.rows), 15,
                    f"osd.{osd} in the tree")
-    rows = app.osds_pane.vtable.rows
+    rows = app.pane(OSDsPane).vtable.rows
     await pilot.press("home", *["down"] * next(i for i, r in enumerate(rows) if r.is_osd and r.node.id == osd))
     await pilot.press("X")
     form = app.screen
@@ -200,7 +201,7 @@ async def start_wizard(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove
                        stop: str | None = None, shell: bool = False) -> RemovalEngine:
     plan = await open_plan(app, pilot, osd, mode, stop, shell)
     await pilot.press(*"osd.x", "enter")  # a wrong name starts nothing
-    assert isinstance(app.screen, PlanScreen) and not app.removals
+    assert isinstance(app.screen, PlanScreen) and not app.removals.engines
     for name in overrides:
         plan.query_one(f"#override-{name}", Checkbox).value = True
     await pilot.press("ctrl+u", *f"osd.{osd}", "enter")
@@ -321,7 +322,7 @@ async def test_another_osd_down_refuses_until_overridden(box: Sandbox, checksums
             assert {"osds-down", "ok-to-stop", "pgs"} <= blockers, plan.checks
             assert "osd.0 is down already" in next(c.detail for c in plan.checks or () if c.name == "osds-down")
             await pilot.press(*"osd.3", "enter")
-            assert isinstance(app.screen, PlanScreen) and not app.removals
+            assert isinstance(app.screen, PlanScreen) and not app.removals.engines
             assert "Blocked by" in plan_error(plan) and "Nothing was done" in plan_error(plan)
             assert next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 3)["in"] == 1  # untouched
             await pilot.press("escape")
@@ -429,7 +430,7 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
             check = next(c for c in plan.checks or () if c.name == "pool sizes")
             assert check.level == "block" and "ctr-three (size 3)" in check.detail and not check.override
             await pilot.press(*"osd.1", "enter")
-            assert isinstance(app.screen, PlanScreen) and not app.removals
+            assert isinstance(app.screen, PlanScreen) and not app.removals.engines
             assert "pool sizes must be fixed first" in plan_error(plan)
             assert next(o for o in box.ceph("osd", "dump")["osds"] if o["osd"] == 1)["in"] == 1  # untouched
     finally:

@@ -48,7 +48,7 @@ async def test_colleagues_paused_removal_in_header_queue_and_refused_twice(sandb
         await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen), 15, "the resume offer")
         await pilot.press("escape")  # later: it stays paused
         await wait_for(pilot, lambda: not isinstance(app.screen, ResumeScreen), 5, "the offer closed")
-        assert app.removals[theirs.id].state.status == "paused"
+        assert app.removals.engines[theirs.id].state.status == "paused"
         await wait_for(pilot, lambda: app.statusbar.removals == ("removing osd.1: paused (wait_safe)", "warn"), 5,
                        "the header indicator")
         assert "⇄ removing osd.1: paused (wait_safe)" in text_of(app, "#statusbar")  # what is drawn
@@ -68,15 +68,15 @@ async def test_colleagues_paused_removal_in_header_queue_and_refused_twice(sandb
         assert "Cancel" in str(app.screen.query_one("#resume-later", Button).label)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, RemovalScreen), 5, "back on the workflow")
-        assert app.removals[theirs.id].state.status == "paused"
+        assert app.removals.engines[theirs.id].state.status == "paused"
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: len(app.screen_stack) == 1, 5, "the main screen")
 
         # Another removal on osd.1 is refused by the cluster's queue; nothing of it is stored.
-        app.start_removal(Removal(osds=[1, 2]))
+        app.removals.start(Removal(osds=[1, 2]))
         await wait_for(pilot, lambda: any("already in workflow " + theirs.id in str(n.message)
                                           for n in app._notifications), 5, "the refusal")
-        assert list(app.removals) == [theirs.id] and len(app.screen_stack) == 1
+        assert list(app.removals.engines) == [theirs.id] and len(app.screen_stack) == 1
     stored = sandbox.ceph("config-key", "dump", f"{PREFIX}/{KIND}/")
     assert list(stored) == [f"{PREFIX}/{KIND}/{theirs.id}"]
     assert json.loads(stored[f"{PREFIX}/{KIND}/{theirs.id}"])["status"] == "paused"

@@ -65,12 +65,13 @@ async def resume_offered(app: CephTUI, pilot: Any, wf_id: str) -> Any:
     """Resume the workflow offered at start; back on the main screen once it runs here."""
     await wait_screen(pilot, ResumeScreen, 20, "the resume offer")
     await click(pilot, "#resume-go")
-    await wait_for(pilot, lambda: wf_id in app.removals and app.removals[wf_id].state.status == "running", 10,
+    engines = app.removals.engines
+    await wait_for(pilot, lambda: wf_id in engines and engines[wf_id].state.status == "running", 10,
                    "the removal running here")
     await wait_screen(pilot, RemovalScreen)
     await pilot.press("escape")
     await wait_for(pilot, lambda: len(app.screen_stack) == 1, 5, "the main screen")
-    return app.removals[wf_id]
+    return app.removals.engines[wf_id]
 
 
 def osd_df_pgs(sandbox: Sandbox, osd: int) -> int:

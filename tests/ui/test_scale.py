@@ -18,6 +18,7 @@ from cephtui.ceph.snapshot import parse
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.pgfilter import PGFilter
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.pgs import PGsPane
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.ui.helpers import SIZE, wait_for
 
@@ -89,7 +90,7 @@ async def test_the_app_at_scale(recording: Path) -> None:
         await pilot.press("slash", *"degraded")
         await wait_for(pilot, lambda: table.row_count == degraded, 10, "the degraded PGs")
         assert all("degraded" in table.get_row_at(i)[1] for i in range(table.row_count))
-        app.pgs_pane.action_clear_filter()  # back to the table, as escape does
+        app.pane(PGsPane).action_clear_filter()  # back to the table, as escape does
         await wait_for(pilot, lambda: table.row_count == PGS, 10, "all PGs again")
 
         await pilot.press("3")

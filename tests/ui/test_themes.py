@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.osds import OSDsPane
 from tests.ui.helpers import SIZE, palette_shows, wait_for, wait_screen
 
 ROLE = {"OK": "success", "WARN": "warning", "ERR": "error"}
@@ -44,7 +45,7 @@ def colour_of(widget: Widget, text: str, background: bool = False) -> str:
 
 def osd_status_colour(app: CephTUI) -> str:
     """The colour of an OSD's 'up in' status cell, on a row that is not the cursor's."""
-    table = app.osds_pane.vtable
+    table = app.pane(OSDsPane).vtable
     for y in range(1, table.size.height):
         if y - 1 + table.scroll_offset.y == table.cursor:
             continue
@@ -83,7 +84,7 @@ async def test_configured_theme_then_switch_from_the_palette(themed_app, tmp_pat
         assert colour_of(app.statusbar, "● connected") == theme_colour(app, "cephtui-light", "success")
 
         await pilot.press("3")
-        await wait_for(pilot, lambda: app.osds_pane.vtable.row_count > 3, 15, "the OSD tree")
+        await wait_for(pilot, lambda: app.pane(OSDsPane).vtable.row_count > 3, 15, "the OSD tree")
         await pilot.pause()
         assert osd_status_colour(app) == theme_colour(app, "cephtui-light", "success")
         summary = app.query_one("#osds-summary")

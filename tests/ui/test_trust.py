@@ -17,8 +17,12 @@ from textual.widgets import DataTable
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient, CephError, CephReadOnly, ConnectionSpec
 from cephtui.ui.app import TABS, CephTUI
+from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.panes.pgs import PGsPane
+from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.readonly import GuardedActions
-from cephtui.ui.registry import NUMBER_KEYS, number_key
+from cephtui.ui.tabs import NUMBER_KEYS, number_key
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, plain, show_tab, text_of, wait_for, wait_screen
@@ -79,7 +83,7 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
             assert any("marking OSDs out" in n.message for n in app._notifications)
             # The command palette's entries for the tabs' actions take the same guard.
             app.clear_notifications()
-            app._pane_action("bench", app.bench_pane, "new_run")
+            app._pane_action("bench", app.pane(BenchPane), "new_run")
             await wait_for(pilot, lambda: app._notifications, 5, "what the palette's new run says")
             assert app.screen is app.screen_stack[0]
             assert any("Read-only mode" in n.message for n in app._notifications)
@@ -96,9 +100,9 @@ async def test_read_only_mode_sends_nothing_and_says_why(sandbox: Sandbox, audit
             assert not isinstance(unknown.value, CephReadOnly)
             # Reading still works on every tab.
             await pilot.press("2")
-            await wait_for(pilot, lambda: app.pgs_pane.query_one("#pgs-table").row_count > 0, 15, "the PG table")
+            await wait_for(pilot, lambda: app.pane(PGsPane).query_one("#pgs-table").row_count > 0, 15, "the PG table")
             await pilot.press("6")
-            await wait_for(pilot, lambda: app.users_pane.entities, 15, "the users")
+            await wait_for(pilot, lambda: app.pane(UsersPane).entities, 15, "the users")
             await pilot.press("9")
             await wait_for(pilot, lambda: "read-only session" in text_of(app, "#activity-summary"), 10,
                            "the activity summary")
@@ -145,7 +149,7 @@ async def test_least_privilege_identities_say_which_cap_is_missing(sandbox: Sand
                 summary = text_of(app, "#users-summary")
                 assert f"{name} may not run `auth ls`" in summary and "mon 'allow rx'" in summary
                 await open_osds(app, pilot)
-                assert app.osds_pane.table_data is not None and len(app.osds_pane.table_data.osds) == 3
+                assert app.pane(OSDsPane).table_data is not None and len(app.pane(OSDsPane).table_data.osds) == 3
                 # A mutating action: the mon's refusal, and which cap it needs.
                 await cursor_to(app, pilot, 1)
                 await pilot.press("o")

@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.screens.users_keys import ExportKeyringScreen, KeyScreen
 from cephtui.ui.widgets.confirm import ConfirmScreen
 from cephtui.ui.wizards.form import FormScreen
@@ -42,7 +43,7 @@ def notifications(app: CephTUI) -> str:
 
 def pane_text(app: CephTUI) -> str:
     """Everything the Users pane renders: table rows, summary, detail, plus a screenshot of the whole screen."""
-    pane = app.users_pane
+    pane = app.pane(UsersPane)
     vt = pane.vtable
     rows = "\n".join(" ".join(vt.get_row_at(i)) for i in range(vt.row_count))
     parts = [rows, plain(pane.query_one("#users-summary").content), plain(pane.query_one("#users-detail").content)]
@@ -52,9 +53,9 @@ def pane_text(app: CephTUI) -> str:
 async def open_users(app: CephTUI, pilot: Pilot, wait_entity: str | None = None) -> None:
     await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
     await pilot.press("6")
-    await wait_for(pilot, lambda: app.users_pane.entities is not None, 15, "the users")
+    await wait_for(pilot, lambda: app.pane(UsersPane).entities is not None, 15, "the users")
     if wait_entity:
-        await wait_for(pilot, lambda: any(e.name == wait_entity for e in app.users_pane.entities or ()), 15,
+        await wait_for(pilot, lambda: any(e.name == wait_entity for e in app.pane(UsersPane).entities or ()), 15,
                        f"{wait_entity} in the pane")
 
 
@@ -69,11 +70,11 @@ async def open_create_form(app: CephTUI, pilot: Pilot) -> FormScreen:
 
 async def select(app: CephTUI, pilot: Pilot, name: str) -> None:
     """Walk the cursor to the entity's row, as a person would."""
-    rows = app.users_pane.vtable.rows
+    rows = app.pane(UsersPane).vtable.rows
     target = next(i for i, r in enumerate(rows) if r.entity is not None and r.entity.name == name)
-    app.users_pane.vtable.focus()
+    app.pane(UsersPane).vtable.focus()
     await pilot.press("home", *["down"] * target)
-    selected = app.users_pane.selected()
+    selected = app.pane(UsersPane).selected()
     assert selected is not None and selected.name == name
 
 
@@ -131,7 +132,7 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
                                               "osd": "profile rbd pool=rbd"}
 
             # Export its keyring through the UI: a new file, mode 0600.
-            await wait_for(pilot, lambda: any(e.name == user for e in app.users_pane.entities or ()), 15,
+            await wait_for(pilot, lambda: any(e.name == user for e in app.pane(UsersPane).entities or ()), 15,
                            "the new user in the pane")
             await select(app, pilot, user)
             await pilot.press("x")
@@ -256,7 +257,7 @@ async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbo
         async with app.run_test(size=SIZE) as pilot:
             await open_users(app, pilot, wait_entity=user)
             await select(app, pilot, user)
-            assert "allow r pool=rbd" in plain(app.users_pane.query_one("#users-detail").content)
+            assert "allow r pool=rbd" in plain(app.pane(UsersPane).query_one("#users-detail").content)
 
             await pilot.press("e")
             form = app.screen
@@ -279,7 +280,8 @@ async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbo
             assert caps_of(sandbox, user) == {"mon": "allow r", "mgr": "allow r"}
 
             # Delete: the typed name is required.
-            await wait_for(pilot, lambda: any(e.name == user and e.cap("mgr") for e in app.users_pane.entities or ()),
+            users = app.pane(UsersPane)
+            await wait_for(pilot, lambda: any(e.name == user and e.cap("mgr") for e in users.entities or ()),
                            15, "the new caps in the pane")
             await select(app, pilot, user)
             await pilot.press("D")
@@ -295,7 +297,7 @@ async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbo
             assert confirm.outcome.ok
             assert not entity_exists(sandbox, user)
             await press_ready(pilot, "enter")
-            await wait_for(pilot, lambda: all(e.name != user for e in app.users_pane.entities or ()), 15,
+            await wait_for(pilot, lambda: all(e.name != user for e in app.pane(UsersPane).entities or ()), 15,
                            "the user gone from the pane")
     finally:
         drop_entity(sandbox, user)
@@ -336,9 +338,9 @@ async def test_deleting_own_identity_or_daemon_keys_needs_force(make_app, sandbo
 
         # Daemons can be hidden; the separator stays and says how to show them.
         await pilot.press("d")
-        assert all(r.entity is None or not r.entity.is_daemon for r in app.users_pane.vtable.rows)
-        assert any("d shows them" in " ".join(app.users_pane.vtable.get_row_at(i))
-                   for i in range(app.users_pane.vtable.row_count))
+        assert all(r.entity is None or not r.entity.is_daemon for r in app.pane(UsersPane).vtable.rows)
+        assert any("d shows them" in " ".join(app.pane(UsersPane).vtable.get_row_at(i))
+                   for i in range(app.pane(UsersPane).vtable.row_count))
     assert entity_exists(sandbox, "osd.0") and entity_exists(sandbox, "client.admin")
 
 
@@ -350,7 +352,7 @@ async def test_key_is_not_shown_until_revealed(make_app, sandbox: Sandbox, audit
         await select(app, pilot, "client.admin")
         await pilot.pause()  # the detail drawn for the selected row
         assert key not in pane_text(app)
-        assert all(key not in repr(e) for e in app.users_pane.entities or ())
+        assert all(key not in repr(e) for e in app.pane(UsersPane).entities or ())
 
         await pilot.press("k")
         screen = app.screen
@@ -368,7 +370,7 @@ async def test_key_is_not_shown_until_revealed(make_app, sandbox: Sandbox, audit
 
         # The filter narrows by name or cap text.
         await pilot.press("slash", *"bootstrap-osd")
-        await wait_for(pilot, lambda: [r.entity.name for r in app.users_pane.vtable.rows if r.entity]
+        await wait_for(pilot, lambda: [r.entity.name for r in app.pane(UsersPane).vtable.rows if r.entity]
                        == ["client.bootstrap-osd"], 5, "the filtered table")
     reveal = [x for x in audit_lines(audit_log) if x["command"].get("prefix") == "auth get-key"]
     assert reveal and key not in json.dumps(reveal)

@@ -1,17 +1,19 @@
 """The tab registry and the pane contract: one list the app, `:`, `?` and the palette read, and panes
-that reach the app only through its typed handle."""
+that reach the app only through its services (ui/services.py)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
 from textual.binding import Binding
 
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.jump import TAB_NAMES, resolve
 from cephtui.ui.pane import NOTHING_MORE, Pane
-from cephtui.ui.registry import NUMBER_KEYS, number_key, tab
-from cephtui.ui.registry import TABS as REGISTRY
+from cephtui.ui.registry import PANES
+from cephtui.ui.tabs import NUMBER_KEYS, number_key, tab
+from cephtui.ui.tabs import TABS as REGISTRY
 
 UI = Path(__file__).resolve().parents[2] / "cephtui" / "ui"
 
@@ -23,9 +25,10 @@ def _actions(pane: type[Pane]) -> set[str]:
 
 def test_one_registry_every_pane_a_pane() -> None:
     assert len({t.key for t in REGISTRY}) == len({t.title for t in REGISTRY}) == len(REGISTRY)
-    assert len({t.pane for t in REGISTRY}) == len(REGISTRY)  # app.pane(cls) finds one
-    assert all(issubclass(t.pane, Pane) and t.pane is not Pane for t in REGISTRY)
-    assert all("show" in vars(t.pane) for t in REGISTRY)  # the one member without a default
+    assert list(PANES) == [t.key for t in REGISTRY]  # a pane for every tab, in the tabs' order
+    assert len(set(PANES.values())) == len(REGISTRY)  # app.pane(cls) finds one
+    assert all(issubclass(p, Pane) and p is not Pane for p in PANES.values())
+    assert all("show" in vars(p) for p in PANES.values())  # the one member without a default
     assert TABS == tuple((t.key, t.title) for t in REGISTRY)
     assert tab("osds").pane_id == "osds-pane"
 
@@ -50,17 +53,18 @@ def test_number_keys_jump_names_and_help_follow_the_registry() -> None:
 def test_help_and_read_only_name_real_actions() -> None:
     """ACTION_HELP and MUTATING keyed by an action the pane has no key for would be stale text."""
     for t in REGISTRY:
-        actions = _actions(t.pane)
-        assert set(t.pane.ACTION_HELP) <= actions, (t.key, set(t.pane.ACTION_HELP) - actions)
-        assert set(t.pane.MUTATING) <= actions, (t.key, set(t.pane.MUTATING) - actions)
-        assert t.pane.HELP, f"{t.key}: no HELP prose for `?`"
+        pane = PANES[t.key]
+        actions = _actions(pane)
+        assert set(pane.ACTION_HELP) <= actions, (t.key, set(pane.ACTION_HELP) - actions)
+        assert set(pane.MUTATING) <= actions, (t.key, set(pane.MUTATING) - actions)
+        assert pane.HELP, f"{t.key}: no HELP prose for `?`"
 
 
 def test_fetch_defaults_to_nothing_more() -> None:
     assert Pane().fetch() == NOTHING_MORE  # a tab that only shows costs the poll nothing extra
 
 
-def test_panes_reach_the_app_only_through_the_typed_handle() -> None:
+def test_panes_reach_the_app_only_through_its_services() -> None:
     reach_in = re.compile(r"getattr\((self\.)?app\b|app: Any\b|\.app\.\w+.*type: ignore\[[^]]*attr-defined")
     found = [f"{p.relative_to(UI)}:{n}: {line.strip()}" for p in sorted(UI.rglob("*.py"))
              for n, line in enumerate(p.read_text().splitlines(), 1) if reach_in.search(line)]
@@ -74,3 +78,30 @@ def test_every_tab_label_fits_80_columns_when_narrow() -> None:
     labels = [t.label(i) for i, t in enumerate(REGISTRY, 1)]
     assert labels[9] == "Doctor 0"
     assert labels[10:] == ["Images"]  # past the number row: no key in its label, reached by `:images`
+
+
+async def test_services_are_the_apps_and_nothing_else() -> None:
+    """A widget in a CephTUI finds the app's services; in any other app it is told so (a TypeError), never
+    handed an object that lacks them."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    from cephtui.ui.services import services_of
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static(id="s")
+
+    async with Bare().run_test() as pilot:
+        with pytest.raises(TypeError, match="offers no cephtui services"):
+            services_of(pilot.app.query_one("#s"))
+
+
+def test_the_stale_and_history_parts_of_the_contract() -> None:
+    """Only the panes that would show old data as current draw differently while the monitors are away, and the
+    history is read for the tabs that show it."""
+    stale = {key for key, p in PANES.items() if p.show_stale is not Pane.show_stale}
+    assert stale == {"health"}
+    assert {key for key, p in PANES.items() if p.SHOWS_HISTORY} == {"health", "osds"}
+    shows_history = {key for key, p in PANES.items() if p.show_history is not Pane.show_history}
+    assert shows_history == {"health", "osds"}

@@ -10,7 +10,8 @@ from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.entities import extract
 from cephtui.ceph.doctor.model import Affected, Explanation, Finding
 from cephtui.ceph.format import percent
-from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import HealthCheck
 
 Lookup = Callable[[str], "Explanation | None"]
 CONTEXT_MAX = 12  # lines of cluster context per finding: past that, "… and N more"

@@ -11,7 +11,8 @@ from cephtui.ceph import ops
 from cephtui.ceph.doctor import reclaim
 from cephtui.ceph.doctor.model import Affected, FixOffer, Precheck
 from cephtui.ceph.ops.health import config_set
-from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, ClusterSnapshot, HealthCheck
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, HealthCheck
 
 APPLICATIONS = ("rbd", "cephfs", "rgw")  # the usual ones; any other name is a custom application
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cephtui.ceph.doctor.model import Explanation, Finding
-from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import HealthCheck
 
 CODE = "CEPHTUI_MGR_UNREACHABLE"
 

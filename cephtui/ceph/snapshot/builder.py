@@ -18,9 +18,9 @@ from cephtui.ceph.mgrgate import NO_MGR
 from cephtui.ceph.snapshot import osdmap, osdtree, parse, pgdump
 from cephtui.ceph.snapshot import pools as pools_mod
 from cephtui.ceph.snapshot import users as users_mod
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.models import (
     ROUTINE_FLAGS,
-    ClusterSnapshot,
     FlagState,
     LogEntry,
     MgrSummary,

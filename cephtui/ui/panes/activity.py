@@ -84,7 +84,7 @@ class ActivityPane(Pane):
 
     @property
     def audit(self) -> ops.AuditLog:
-        return self.cephtui.audit
+        return self.services.audit
 
     def entries(self) -> list[dict[str, Any]]:
         audit = self.audit
@@ -102,9 +102,9 @@ class ActivityPane(Pane):
     def _poll_entries(self) -> None:
         # Hidden, the table waits for its tab: a new row changes its size, and a size change lays out the whole
         # screen, which the tab on show (a live bench) would pay for a table nobody sees.
-        if tab_of(self) != self.cephtui.tabs.active:
+        if tab_of(self) != self.services.active_tab:
             if len(self.entries()) != self._shown:
-                self.cephtui.when_opened(self, self.refresh_entries)
+                self.services.when_opened(self, self.refresh_entries)
             return
         self.refresh_entries()
 
@@ -130,7 +130,7 @@ class ActivityPane(Pane):
         parts = [f"audit log: [b]{escape(str(audit.path))}[/] (0600, every session)" if audit is not None else ""]
         if audit is not None and audit.write_error:
             parts.append(palette.markup("bold err", f"⚠ not written: {escape(audit.write_error)}"))
-        if self.cephtui.read_only:
+        if self.services.read_only:
             parts.append(palette.markup("bold warn", "read-only session: nothing is sent"))
         parts.append("c copy · C copy all · e export as a script")
         update_in_place(self.query_one("#activity-summary", Static), " · ".join(p for p in parts if p))

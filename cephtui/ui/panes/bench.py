@@ -38,7 +38,7 @@ from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
 from cephtui.ceph.client import CephError
 from cephtui.ceph.images.listing import RBD_MISSING, list_images, rbd_available
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
@@ -177,7 +177,7 @@ class BenchPane(Pane):
 
     # ------------------------------------------------------------ live view
     def _visible(self) -> bool:
-        return self.cephtui.tabs.active == "bench"
+        return self.services.active_tab == "bench"
 
     def _tick(self) -> None:
         """Every quarter second, one part of the live view in turn: the progress (twice a second), the
@@ -250,7 +250,7 @@ class BenchPane(Pane):
     def _load_history(self) -> None:
         loaded = self.history_store.load()
         try:
-            fsid = self.cephtui.client.fsid()  # librados' own copy: no round trip
+            fsid = self.services.client.fsid()  # librados' own copy: no round trip
         except Exception:  # not connected yet: the first snapshot brings it (show)
             fsid = ""
         self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped, fsid)
@@ -360,7 +360,7 @@ class BenchPane(Pane):
         """The probe's form (a pool, or an image), the commands it amounts to, Run or Cancel, the probe in a
         worker thread (x stops it), then its table and words."""
         kind = self.kind
-        images = await asyncio.to_thread(list_images, self.cephtui.client) if kind == "rbd" else None
+        images = await asyncio.to_thread(list_images, self.services.client) if kind == "rbd" else None
         if images is not None and not images.rbd_pools and not images.images:
             self._say("✖ " + (" ".join(images.problems) or "no pool has the rbd application"), "bold err")
             return
@@ -369,7 +369,7 @@ class BenchPane(Pane):
             return
         choice = choice_of(form.submitted_values)
         self.last_probe = choice
-        app = self.cephtui
+        app = self.services
         on_phase = lambda text: self.app.call_from_thread(self._set_phase, text)  # noqa: E731
         on_start = lambda engine: self.app.call_from_thread(self._engine_attached, engine)  # noqa: E731
         common = dict(seconds=choice.seconds, on_phase=on_phase, on_start=on_start)
@@ -445,7 +445,7 @@ class BenchPane(Pane):
     @work(exit_on_error=False, group="bench", description="block bench run")
     async def _block_flow(self, pick: str = "") -> None:
         """The image picker (listed off the UI thread), the form, the plan (watchers checked), Run or Cancel."""
-        images = await asyncio.to_thread(list_images, self.cephtui.client)
+        images = await asyncio.to_thread(list_images, self.services.client)
         if not images.rbd_pools and not images.images:
             self._say("✖ " + (" ".join(images.problems) or "no pool has the rbd application: "
                               "`rbd pool init POOL` tags one"), "bold err")
@@ -465,7 +465,7 @@ class BenchPane(Pane):
     async def _offer_leftovers(self, pools: Sequence[str]) -> None:
         """Temporary images that killed runs left (their process is gone, nobody watches them): offered for
         removal, each `rbd rm` shown and audited, before the form."""
-        spec = self.cephtui.client.spec
+        spec = self.services.client.spec
 
         def find() -> list[Leftover]:
             from cephtui.ceph.bench.rbdengine import BlockSession, rbd
@@ -495,7 +495,7 @@ class BenchPane(Pane):
                 "Their runs are gone (their process no longer exists, and nobody has them open). Cancel keeps "
                 "them; `cephtui bench rbd --pool P --cleanup-temp` removes them later.")):
             return
-        audit = self.cephtui.audit
+        audit = self.services.audit
         removed: list[str] = []
         problems: list[str] = []
         for pool in dict.fromkeys(left.pool for left in removable):
@@ -543,7 +543,7 @@ class BenchPane(Pane):
         """The form (not for a repeat), the plan with the cluster's numbers, Run or Cancel, the run."""
         if repeat is None:
             # Defaults: this session's last run, else the config file's [bench] (cephtui.config.BenchDefaults).
-            d = self.cephtui.bench_defaults or BenchDefaults()
+            d = self.services.bench_defaults or BenchDefaults()
             form, params_of = run_form(last=self._last_rados_params(),
                                        defaults=d, pools=self._pool_names(), temp_name=temp_pool_name(),
                                        osds_in=self.snap.osds.in_ if self.snap else 1)
@@ -585,7 +585,7 @@ class BenchPane(Pane):
         self._run_flow(repeat=(p, temp), ask=False)
 
     def _bench_run(self, p: BenchParams | BlockParams, temp: bool, confirmed_image: str = "") -> BenchRun:
-        app = self.cephtui
+        app = self.services
         client, audit = app.client, app.audit
         return BenchRun(client, p, audit, temp=temp, history=self.history_store, confirmed_image=confirmed_image,
                         read_only=app.read_only,
@@ -687,7 +687,7 @@ class BenchPane(Pane):
 
     @work(thread=True, exit_on_error=False, group="osd-bench", description="per-OSD bench")
     def _osd_worker(self, p: OSDBenchParams, ids: tuple[int, ...] | None) -> None:
-        app = self.cephtui
+        app = self.services
         failure = ""
         client = None
         try:

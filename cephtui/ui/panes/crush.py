@@ -22,7 +22,7 @@ from textual.widgets import Static
 from cephtui.ceph import ops
 from cephtui.ceph.crush import model as crush
 from cephtui.ceph.crush.model import CrushMap
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
@@ -206,7 +206,7 @@ class CrushPane(Pane):
             self.app.notify("The CRUSH map has not been read yet.", severity="warning")
             return
 
-        self.cephtui.form_then_confirm(title, fields, lambda v: build(cmap, v), help)
+        self.services.form_then_confirm(title, fields, lambda v: build(cmap, v), help)
 
     def _bucket_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.cmap.real_buckets()) if self.cmap else ()
@@ -272,7 +272,7 @@ class CrushPane(Pane):
         except ValueError as e:
             self.app.notify(str(e), severity="error", timeout=10)
             return
-        self.cephtui.confirm_operations([op])
+        self.services.confirm_operations([op])
 
     def action_new_rule(self) -> None:
         roots = tuple(b.name for b in self.cmap.roots()) if self.cmap else ()
@@ -319,9 +319,9 @@ class CrushPane(Pane):
         except ValueError as e:
             self.app.notify(str(e), severity="error", timeout=10)
             return
-        self.cephtui.confirm_operations([op])
+        self.services.confirm_operations([op])
 
     def action_edit_text(self) -> None:
         from cephtui.ui.screens.crush_editor import CrushEditorScreen
 
-        self.app.push_screen(CrushEditorScreen(self.cephtui.client))
+        self.app.push_screen(CrushEditorScreen(self.services.client))

@@ -24,7 +24,7 @@ from cephtui.ceph.doctor.failslow import findings as failslow_findings
 from cephtui.ceph.doctor.model import Finding
 from cephtui.ceph.history.failslow import FailSlowReport
 from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_plan, reweight_by_utilization
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.flows import in_thread
@@ -194,7 +194,7 @@ class DoctorPane(Pane):
         if (found, note) == (self.failslow, self.failslow_note):
             return
         self.failslow, self.failslow_note = found, note
-        snap = self.cephtui.snapshot
+        snap = self.services.snapshot
         if snap is not None and self.is_mounted:
             self.show(snap)
 
@@ -261,11 +261,11 @@ class DoctorPane(Pane):
         if view == "osd_bench":  # the per-OSD bench on the suspects and their peers, in the Bench tab's form
             from cephtui.ui.panes.bench import BenchPane
 
-            self.cephtui.action_show_tab("bench")
-            self.cephtui.pane(BenchPane).osd_bench_for(tuple(int(t) for t in f.fixes[0].targets))
+            self.services.show_tab("bench")
+            self.services.pane(BenchPane).osd_bench_for(tuple(int(t) for t in f.fixes[0].targets))
             return
         if view == "osd_perf_history":  # the OSDs tab filtered to the suspects: their latency and its trend
-            self.cephtui.jump_to_osds(tuple(int(t) for t in f.fixes[0].targets))
+            self.services.jump_to_osds(tuple(int(t) for t in f.fixes[0].targets))
             return
         if view == "config":
             self.action_config(f.explanation.options[0] if f.explanation and f.explanation.options else "")
@@ -294,20 +294,20 @@ class DoctorPane(Pane):
                 return
             operations = list(given)
         warnings = await self._would_not_reach(operations)
-        snap, client = self.cephtui.snapshot, self.cephtui.client
+        snap, client = self.services.snapshot, self.services.client
         if snap is not None and (checked := await in_thread(self, lambda: fixes.precheck(f.fixes[0], client, snap),
                                                              f"{f.code}: checks before the fix", form_follows=True)):
             if checked.blocked:
                 self.app.notify("\n".join(checked.lines), severity="error", timeout=15)
                 return
             warnings = [*checked.lines, *warnings]
-        await self.cephtui.ask_confirm(operations, explain="\n".join([title, *warnings]))
+        await self.services.ask_confirm(operations, explain="\n".join([title, *warnings]))
 
     async def _reweight(self) -> None:
         """The dry run first (`osd test-reweight-by-utilization`, changes nothing); its proposal, if any, goes
         to the confirmation as the real command, with the PG movement previewed from the proposed weights."""
         dry = reweight_by_utilization(dry_run=True)
-        client = self.cephtui.client
+        client = self.services.client
         try:
             out, outs = await in_thread(self, lambda: client.mgr_raw(dry.prefix, **dict(dry.args)), dry.cli)
         except CephError as e:
@@ -322,12 +322,12 @@ class DoctorPane(Pane):
         lines = [f"The dry run ({dry.cli}) proposes:"] + [f"  osd.{o}: reweight {old:.4f} → {new:.4f}"
                                                           for o, old, new in plan]
         lines.append("The real command decides again from the usage at the moment it runs.")
-        await self.cephtui.ask_confirm([real], explain="\n".join(lines))
+        await self.services.ask_confirm([real], explain="\n".join(lines))
 
     async def _would_not_reach(self, operations: list[Any]) -> list[str]:
         """For `config set`: the daemons that run the option from ceph.conf or an override, where the new
         database value would change nothing (asked with `config show`, off the UI thread)."""
-        snap = self.cephtui.snapshot
+        snap = self.services.snapshot
         out: list[str] = []
         for op in operations:
             if op.prefix != "config set" or snap is None:
@@ -335,7 +335,7 @@ class DoctorPane(Pane):
             args = dict(op.args)
             for daemon in daemons_for(args["who"], snap.mons.quorum, snap.mgr.active):
                 try:
-                    running = await in_thread(self, partial(read_running, self.cephtui.client, daemon),
+                    running = await in_thread(self, partial(read_running, self.services.client, daemon),
                                               f"config show {daemon}")
                 except CephError as e:
                     out.append(f"could not check what {daemon} runs: {e.message}")
@@ -352,7 +352,7 @@ class DoctorPane(Pane):
         fields = [Field("ttl", "For how long (30m, 4h, 7d; empty: until unmuted)", value="4h"),
                   Field("sticky", "Sticky: stay muted when the check clears and comes back", value="no",
                         choices=("no", "yes"))]
-        self.cephtui.form_then_confirm(
+        self.services.form_then_confirm(
             f"Mute {f.code}", fields,
             lambda v: [health_mute(f.code, v.get("ttl", ""), v.get("sticky") == "yes")],
             help="A muted check no longer turns the cluster's status to WARN or ERR. A mute that is not sticky "
@@ -365,7 +365,7 @@ class DoctorPane(Pane):
         if f.mute is None and not f.check.muted:
             self.app.notify(f"{f.code} is not muted.")
             return
-        self.cephtui.confirm_operations([health_unmute(f.code)])
+        self.services.confirm_operations([health_unmute(f.code)])
 
     def action_crashes(self) -> None:
         from cephtui.ui.screens.crashes import CrashScreen

@@ -13,10 +13,12 @@ from textual.widgets import RichLog, Static
 
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.history.view import HistoryView
-from cephtui.ceph.snapshot.models import ClusterSnapshot, HealthCheck, LogEntry, Ratios
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import HealthCheck, LogEntry, Ratios
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
+from cephtui.ui.tabs import number_key, place_of
 from cephtui.ui.widgets.spark import spark_line
 from cephtui.ui.widgets.statusbar import health_badge
 from cephtui.ui.widgets.tables import sync_static, sync_table
@@ -241,6 +243,7 @@ def log_line(e: LogEntry, narrow: bool = False) -> Text:
 
 
 class HealthPane(Pane):
+    SHOWS_HISTORY = True  # sparklines of the history window
     HELP = ("Cluster name and fsid, the health badge (OK / WARN / ERR), the connection state and the age of the data "
             "shown are in the header. When the monitors stop answering, the last data stays on screen with its age "
             "and cephtui keeps retrying; it recovers by itself.")
@@ -271,10 +274,8 @@ class HealthPane(Pane):
         hist.border_title = "History"
         hist.add_class("-empty")  # until there is a history to show (none in a replay)
         self.query_one("#health-checks-box").border_title = "Health checks"
-        from cephtui.ui.registry import TABS, number_key  # the registry imports every pane, this one too
-
-        doctor = next(i for i, t in enumerate(TABS, 1) if t.key == "doctor")
-        self.query_one("#health-checks-box").border_subtitle = f"{number_key(doctor)}: Doctor explains and fixes"
+        self.query_one("#health-checks-box").border_subtitle = \
+            f"{number_key(place_of('doctor'))}: Doctor explains and fixes"
         self.query_one("#health-capacity").border_title = "Capacity"
         self.query_one("#health-log").border_title = LOG_TITLE
         pools = self.query_one("#health-pools", DataTable)
@@ -285,6 +286,10 @@ class HealthPane(Pane):
         self._log_missed = 0  # entries this pane never wrote (hidden during a flood, or over LOG_WRITE_MAX)
         self.log_written = 0  # entries written (for scripts/bench_logflood.py)
         self._log_started = False
+
+    def show_stale(self, snap: ClusterSnapshot) -> bool:
+        self.show(snap, stale=True)
+        return True
 
     def show(self, snap: ClusterSnapshot, stale: bool = False) -> None:
         if stale:  # the mon is away: the last status and quorum in grey, never a green "HEALTH_OK"
@@ -351,7 +356,7 @@ class HealthPane(Pane):
 
     def retheme(self) -> None:
         """The log keeps lines as drawn: draw the ones the last snapshot still holds again, in the new colours."""
-        snap = self.cephtui.snapshot
+        snap = self.services.snapshot
         if snap is None or self._log_upto is None:
             return
         first = snap.log_total - len(snap.log) + 1

@@ -9,15 +9,13 @@ known. An image without fast-diff has its used size measured by scanning, later,
 """
 from __future__ import annotations
 
-import datetime as dt
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -27,16 +25,18 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
-from cephtui.ceph.format import human_bytes, human_duration, human_rate
+from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
-from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, naive_utc, utcnow
+from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, utcnow
 from cephtui.ceph.images.tasks import Task, list_tasks
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import FORM_FOLLOWS
 from cephtui.ui.pane import Pane
+from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.widgets.filterinput import FilterInput
+from cephtui.ui.widgets.image_info import age, describe
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from cephtui.ui.wizards.form import Field, readable
@@ -60,13 +60,6 @@ LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
 DETAILS_STALE = 30.0  # an image's details are read again after this long, if on screen
 IO_EVERY = 5.0  # mgr_stats_period's default, until the cluster's own value is read
 PENDING = "…"
-
-
-def age(when: dt.datetime | None, now: dt.datetime) -> str:
-    when = naive_utc(when)
-    if when is None:
-        return "?"
-    return human_duration(max((now - when).total_seconds(), 0))
 
 
 class ImagesPane(Pane):
@@ -191,7 +184,7 @@ class ImagesPane(Pane):
                               VirtualTable)
 
     def show(self, snap: ClusterSnapshot) -> None:
-        audited = len(self.cephtui.audit.session) if self.cephtui.audit is not None else 0
+        audited = len(self.services.audit.session) if self.services.audit is not None else 0
         changed = audited != self._audited
         self._audited = audited
         if changed:  # something changed through cephtui: the rows on screen are read again (the rest keep
@@ -214,7 +207,7 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-list", exit_on_error=False)
     def _list(self, place: Place | None) -> None:
-        client = self.cephtui.client
+        client = self.services.client
         try:
             places, problems = reader.places(client)
             if place is None or place not in places:
@@ -302,7 +295,7 @@ class ImagesPane(Pane):
         return list(rows[top:top + max(vt.size.height, 1) + 1])
 
     def _want_visible(self) -> None:
-        if self.mode != "images" or not self.names or self.cephtui.tabs.active != "images":
+        if self.mode != "images" or not self.names or self.services.active_tab != "images":
             return  # a hidden tab reads nothing
         now = time.monotonic()
         want = [r for r in self._visible() if r not in self.failed and r not in self._asked
@@ -318,7 +311,7 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-details", exclusive=False, exit_on_error=False)
     def _read_details(self) -> None:
-        client = self.cephtui.client
+        client = self.services.client
         hosts = self._hosts(client)
         while True:
             with self._wanted_lock:
@@ -375,7 +368,7 @@ class ImagesPane(Pane):
     @work(thread=True, group="images-scan", exclusive=True, exit_on_error=False)
     def _scan_used(self) -> None:
         """Used sizes of images without fast-diff: every object asked (as `rbd du` does): slow, one at a time."""
-        client = self.cephtui.client
+        client = self.services.client
         hosts = self._hosts(client)
         while self._scan:
             ref = self._scan.pop(0)
@@ -390,7 +383,7 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-fill", exit_on_error=False)
     def _fill(self, refs: list[ImageRef]) -> None:
-        client = self.cephtui.client
+        client = self.services.client
         hosts = self._hosts(client)
         try:
             with ThreadPoolExecutor(4) as pool:
@@ -534,7 +527,7 @@ class ImagesPane(Pane):
     # ------------------------------------------------------------ timers
     def _tick(self) -> None:
         self._now = utcnow()
-        if self.mode == "io" and self.cephtui.tabs.active == "images" \
+        if self.mode == "io" and self.services.active_tab == "images" \
                 and time.monotonic() - self._io_polled > (self.stats_period or IO_EVERY):
             self._io_polled = time.monotonic()
             self._poll_io(self.place.spec if self.place else "", self.io_key)
@@ -547,12 +540,12 @@ class ImagesPane(Pane):
     def _poll_io(self, pool_spec: str, key: str) -> None:
         if self.stats_period is None:  # the mgr's stats period: asking more often shows the same numbers
             try:
-                self.stats_period = max(1.0, float(self.cephtui.client.mon("config get", who="mgr",
+                self.stats_period = max(1.0, float(self.services.client.mon("config get", who="mgr",
                                                                             key="mgr_stats_period")))
             except (CephError, TypeError, ValueError):
                 self.stats_period = IO_EVERY
         try:
-            report, problem = perf.image_stats(self.cephtui.client, pool_spec, key), ""
+            report, problem = perf.image_stats(self.services.client, pool_spec, key), ""
         except CephMgrDown as e:
             report, problem = None, f"mgr down: no per-image IO ({e.message})"
         except CephTimeout as e:
@@ -602,7 +595,7 @@ class ImagesPane(Pane):
         self.read_at.clear()
         self.failed.clear()
         self.reload()
-        self.cephtui.action_refresh_now()
+        self.services.refresh_now()
 
     def action_clear_filter(self) -> None:
         self.query_one("#images-filter", FilterInput).clear_filter()
@@ -672,8 +665,8 @@ class ImagesPane(Pane):
         if ref is None:
             self.app.notify("Select an image first.", severity="warning")
             return
-        self.cephtui.action_show_tab("bench")
-        self.cephtui.bench_pane.bench_image(ref.spec)
+        self.services.show_tab("bench")
+        self.services.pane(BenchPane).bench_image(ref.spec)
 
     # ------------------------------------------------------------ operations
     def _fresh(self, then: Callable[..., None], extents: bool = False) -> None:
@@ -689,7 +682,7 @@ class ImagesPane(Pane):
     @work(thread=True, group="images-fresh", exit_on_error=False, name=FORM_FOLLOWS,
           description="read the image again")
     def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
-        client = self.cephtui.client
+        client = self.services.client
         got = self._read_one(client, ref, self._hosts(client), du="scan")
         if got[1] is None:
             self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
@@ -710,14 +703,14 @@ class ImagesPane(Pane):
             self.app.notify(readable(str(e)), title="Refused: nothing was sent", severity="error", timeout=12)
             return
         # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
-        self.cephtui.confirm_operations([op], explain=describe(info, self._now) if info is not None else "")
+        self.services.confirm_operations([op], explain=describe(info, self._now) if info is not None else "")
 
     def action_create(self) -> None:
         if self.place is None:
             self.app.notify("No pool with the rbd application to create an image in.", severity="warning")
             return
         place = self.place
-        self.cephtui.form_then_confirm(
+        self.services.form_then_confirm(
             f"Create an image in {place.spec}",
             [Field("name", "name"), Field("size", "size (e.g. 10G)", "10G"),
              Field("object_size", "object size (empty: 4M)", placeholder="4M"),
@@ -732,14 +725,14 @@ class ImagesPane(Pane):
         self._fresh(self._resize_form, extents=True)
 
     def _resize_form(self, info: ImageInfo, extents: tuple[tuple[int, int], ...] | None = None) -> None:
-        self.cephtui.form_then_confirm(
+        self.services.form_then_confirm(
             f"Resize {info.ref.spec} ({human_bytes(info.size)}, {human_bytes(info.used or 0)} used)",
             [Field("size", "new size", human_bytes(info.size).replace(" ", "").replace("iB", ""))],
             lambda v: [image_ops.build_resize(info, v["size"], extents)],
             help="Growing is plain. Shrinking discards everything past the new end: the name is asked for.")
 
     def action_snapshot(self) -> None:
-        self._fresh(lambda info: self.cephtui.form_then_confirm(
+        self._fresh(lambda info: self.services.form_then_confirm(
             f"Snapshot {info.ref.spec}",
             [Field("snap", "snapshot name", utcnow().strftime("snap-%Y%m%d-%H%M"))],
             lambda v: [image_ops.build_snap_create(info, v["snap"])]))
@@ -763,7 +756,7 @@ class ImagesPane(Pane):
         if e is None:
             self.app.notify("Open the trash (t) and select an image first.", severity="warning")
             return
-        self.cephtui.form_then_confirm(
+        self.services.form_then_confirm(
             f"Restore {e.place}/{e.name} from the trash", [Field("name", "restore as", e.name)],
             lambda v: [image_ops.build_trash_restore(e, v["name"])])
 
@@ -772,44 +765,3 @@ class ImagesPane(Pane):
             return
         place, trash = self.place, self.trash
         self._confirm(lambda: image_ops.build_trash_purge(place, trash, utcnow()))
-
-
-def describe(info: ImageInfo, now: dt.datetime, hints: bool = True) -> Table:
-    """The selected image, as `rbd info`, `rbd du`, `rbd snap ls` and `rbd status` would say it."""
-    t = Table.grid(padding=(0, 2))
-    t.add_column(style="bold", width=10)
-    t.add_column()
-    used = "not measured" if info.used is None else human_bytes(info.used) + (
-        "" if info.used_exact else " (scanned: no fast-diff)")
-    used += " used"
-    if info.used is not None and info.snaps_used:
-        used += (f" by the image itself, {human_bytes(info.snaps_used)} more by its snapshots "
-                 f"({human_bytes(info.used + info.snaps_used)} in all, as rbd du's total)")
-    t.add_row("image", Text(f"{info.ref.spec}  id {info.id}", style="bold"))
-    t.add_row("size", f"{human_bytes(info.size)} provisioned, {used}; objects of "
-                      f"{human_bytes(info.object_size)}" + (f"; data in {info.data_pool}" if info.data_pool else ""))
-    t.add_row("features", ", ".join(info.features) or "none")
-    if info.parent:
-        t.add_row("parent", f"clone of {info.parent}" + (" (f flattens it)" if hints else ""))
-    if info.children:
-        t.add_row("children", ", ".join(info.children[:6]) + (" …" if len(info.children) > 6 else ""))
-    if info.snaps:
-        snaps = ", ".join(f"{s.name}{' (protected)' if s.protected else ''}" for s in info.snaps[-6:])
-        newest = info.newest_snap
-        t.add_row("snapshots", f"{len(info.snaps)}: {snaps}; newest {age(newest.timestamp if newest else None, now)} "
-                               "old" + (" (enter: all, with their operations)" if hints else ""))
-    if info.watchers:
-        t.add_row("watchers", Text("; ".join(w.describe() for w in info.watchers) + ": in use (a VM, a mapped device)",
-                                   style=palette.style("bold warn")))
-    else:
-        t.add_row("watchers", Text("none: no client has it open", style=palette.style("muted")))
-    if info.mirroring:
-        t.add_row("mirroring", info.mirroring)
-    if info.problem:
-        t.add_row("note", Text(info.problem, style=palette.style("warn")))
-    return t
-
-
-def snapshot_lines(info: ImageInfo, now: dt.datetime) -> Sequence[tuple[str, ...]]:
-    return [(s.name, human_bytes(s.size), "yes" if s.protected else "", age(s.timestamp, now),
-             human_bytes(s.used) if s.used is not None else "?") for s in info.snaps]

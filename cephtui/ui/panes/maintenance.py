@@ -25,7 +25,8 @@ from textual.widgets import Button, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
-from cephtui.ceph.snapshot.models import ClusterSnapshot, FlagState
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import flag_origin as fo
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
@@ -149,7 +150,7 @@ class MaintenancePane(Pane):
 
     def on_mount(self) -> None:
         self.query_one("#maint-active-box").border_title = "Maintenance in progress (e enter · x exit)"
-        self.store = mt.MaintenanceStore(self.cephtui.workflow_store)
+        self.store = self.services.maintenance_store  # the app's: the removal forms read it too (ui/holds.py)
         self.query_one("#maint-active-box").border_subtitle = "kept in the cluster (config-key)"
         self.query_one("#maint-flags-box").border_title = "Flags (s set · u unset · enter toggle)"
         self.query_one("#maint-howto").border_title = "On the host"
@@ -217,8 +218,8 @@ class MaintenancePane(Pane):
         found: dict[mt.FlagKey, fo.FlagOrigin] = {}
         try:
             if self._osdmaps is None:
-                self._osdmaps = fo.OsdmapHistory(self.cephtui.client)
-            found = fo.origins(self.cephtui.client, keys, self.cephtui.audit.path, self.fsid or "", self._osdmaps)
+                self._osdmaps = fo.OsdmapHistory(self.services.client)
+            found = fo.origins(self.services.client, keys, self.services.audit.path, self.fsid or "", self._osdmaps)
         except Exception:  # a bug here must not stop the flags table
             log.exception("looking up who set the flags failed")
         finally:
@@ -265,8 +266,8 @@ class MaintenancePane(Pane):
         return True
 
     def _publish(self) -> None:
-        self.cephtui.statusbar.set_maintenances(tuple(self.active()))
-        self.cephtui.statusbar.set_flag_origins(dict(self.origins))
+        self.services.statusbar.set_maintenances(tuple(self.active()))
+        self.services.statusbar.set_flag_origins(dict(self.origins))
 
     def _refresh(self) -> None:
         active = self.active()
@@ -393,7 +394,7 @@ class MaintenancePane(Pane):
         if on and row.flag in DANGER:
             explain += "\nDo not leave it set unattended: u on this row unsets it."
         explain = explain.strip()
-        self.cephtui.confirm_operations([op], explain=explain)
+        self.services.confirm_operations([op], explain=explain)
 
     # ------------------------------------------------------------ enter
     def action_enter_maintenance(self) -> None:
@@ -404,7 +405,7 @@ class MaintenancePane(Pane):
 
     async def _read_maps(self) -> tuple[Any, Any] | None:
         """`osd tree` and `osd dump`, off the UI thread; None (and said why) when the mons do not answer."""
-        client = self.cephtui.client
+        client = self.services.client
         try:
             return await in_thread(self, lambda: (client.mon("osd tree"), client.mon("osd dump")),
                                    "fetch osd tree and osd dump", form_follows=True)
@@ -473,7 +474,8 @@ class MaintenancePane(Pane):
         explain.append("\n" + mplan.enter_explanation(m))
         explain.append("\nThen stop the daemons on the host (the Maintenance tab shows how).",
                        style=palette.style("muted"))
-        outcome = await self.cephtui.ask_confirm(operations, explain=explain, before_run=self._record_first(m, written))
+        outcome = await self.services.ask_confirm(operations, explain=explain,
+                                                  before_run=self._record_first(m, written))
         if outcome is None:
             return
         entered = mplan.finish_enter(m, outcome.results, outcome.ran)
@@ -508,7 +510,7 @@ class MaintenancePane(Pane):
 
     def _ok_to_stop(self, osds: Sequence[int]) -> tuple[bool, str]:
         """(ok, what the mgr said); never raises: a failed question is a no (runs on a thread)."""
-        client = self.cephtui.client
+        client = self.services.client
         try:
             return True, mplan.ok_to_stop_summary(client.mgr("osd ok-to-stop", ids=[str(i) for i in osds]))
         except CephError as e:
@@ -560,7 +562,7 @@ class MaintenancePane(Pane):
                            "Start the daemons first unless you mean it.", style=palette.style("bold warn"))
         exiting = replace(m, state="exiting").log("exit planned: " + "; ".join(op.cli for op in plan.operations))
         written: list[bool] = []
-        outcome = await self.cephtui.ask_confirm(list(plan.operations), explain=explain,
+        outcome = await self.services.ask_confirm(list(plan.operations), explain=explain,
                                                  before_run=self._record_first(exiting, written))
         if outcome is None or not outcome.ran or not written:
             return  # cancelled: nothing was written, the record stays as it was

@@ -16,7 +16,7 @@ from cephtui.ceph.format import human_bytes
 from cephtui.ceph.history.failslow import OWN_PAST, FailSlowReport
 from cephtui.ceph.history.failslow_words import compared_with
 from cephtui.ceph.history.view import HistoryView
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
 from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
@@ -67,6 +67,7 @@ def _w(x: float) -> str:
 
 
 class OSDsPane(Pane):
+    SHOWS_HISTORY = True  # latency trends beside each OSD
     HELP = ("The removal wizard: preflight (capacity after the move, ok-to-stop, other PGs, flags that stall "
             "recovery), drain (mark out, or CRUSH weight 0), wait until `ceph osd safe-to-destroy` says yes, stop "
             "the daemon (`--osd-stop-cmd`, the orchestrator, systemd here, or you), destroy (replacement) or purge, "
@@ -231,7 +232,9 @@ class OSDsPane(Pane):
         self._summary()
         self.vtable.refresh()
 
-    def show_history(self, view: HistoryView) -> None:
+    def show_history(self, view: HistoryView | None, window: str) -> None:
+        if view is None:
+            return
         self.history_view = view if view.osd_trend or view.at is not None else None
         box = self.query_one("#osds-box")
         at = view.at
@@ -345,7 +348,7 @@ class OSDsPane(Pane):
     def action_shadow(self) -> None:
         self.show_shadow = not self.show_shadow
         self._summary()
-        self.cephtui.action_refresh_now()
+        self.services.refresh_now()
 
     def action_collapse(self) -> None:
         """Fold the bucket under the cursor; on an OSD (or a folded bucket), fold its parent."""
@@ -428,7 +431,7 @@ class OSDsPane(Pane):
         except ValueError as e:
             self.app.notify(str(e), severity="error")
             return
-        self.cephtui.confirm_operations(operations)
+        self.services.confirm_operations(operations)
 
     def action_out(self) -> None:
         self._act(lambda ids: [ops.osd_out(ids)])
@@ -457,7 +460,7 @@ class OSDsPane(Pane):
         def guarded(values: dict[str, str]) -> list[ops.Operation]:
             return ops.require_names(build(values), ids, bucket)
 
-        self.cephtui.form_then_confirm(title, fields, guarded, help)
+        self.services.form_then_confirm(title, fields, guarded, help)
 
     def action_reweight(self) -> None:
         ids = self.targets()
@@ -520,7 +523,7 @@ class OSDsPane(Pane):
             Field("mode", "What", "remove", choices=("remove", "replace")),
             Field("drain", "Drain by", default_drain(replace=False), choices=DRAIN_MODES),
             Field("stop", "Stop command ({id} = OSD id; empty: systemd here, else you stop it)",
-                  self.cephtui.osd_stop_cmd),
+                  self.services.osd_stop_cmd),
             Field("shell", "Run the stop command through /bin/sh (&&, pipes)", "no", choices=("no", "yes")),
         ], build, ids, help="remove: osd purge (id gone). replace: osd destroy (id and CRUSH position kept for the "
                             "new disk). Drain: crush0 sets the CRUSH weight to 0 (the default for a removal: nothing "
@@ -540,8 +543,8 @@ class OSDsPane(Pane):
         v = form.submitted_values
         plan = Removal(osds=list(ids), replace=v["mode"] == "replace", drain_mode=v["drain"],
                        stop_template=v["stop"].strip(), stop_shell=v["shell"] == "yes")
-        if await self.app.push_screen_wait(PlanScreen(plan, self.cephtui.client)):
-            self.cephtui.start_removal(plan)
+        if await self.app.push_screen_wait(PlanScreen(plan, self.services.client)):
+            self.services.removals.start(plan)
 
     @work(group="osd-holds", description="read the workflow queues for the removal form")
     async def _recheck_holds(self, form: FormScreen) -> None:
@@ -562,4 +565,4 @@ class OSDsPane(Pane):
             return
         from cephtui.ui.screens.osd_detail import OSDDetailScreen
 
-        self.app.push_screen(OSDDetailScreen(self.cephtui.client, row.node))  # type: ignore[arg-type]
+        self.app.push_screen(OSDDetailScreen(self.services.client, row.node))  # type: ignore[arg-type]

@@ -12,7 +12,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
 from cephtui.ceph.format import human_duration, human_rate, percent
-from cephtui.ceph.snapshot.models import ClusterSnapshot, PGBrief, StuckPG
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
+from cephtui.ceph.snapshot.models import PGBrief, StuckPG
 from cephtui.ceph.snapshot.pgfilter import PGColumns, PGFilter, pgid_key
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
@@ -224,7 +225,7 @@ class PGsPane(Pane):
         old = table.rows
         table.set_rows(rows)
         if isinstance(old, list) and len(old) > 10_000:  # a big filter result: freed off the UI thread
-            self.cephtui.bury(old)
+            self.services.bury(old)
         box = self.query_one("#pgs-table-box")
         # the typed text, cut and with control characters made visible
         note = f" match '{readable(flt.text, 60)}'" if flt.text.strip() else ""

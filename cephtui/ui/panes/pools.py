@@ -26,7 +26,7 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.ops import pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import PoolPlan
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
@@ -232,7 +232,7 @@ class PoolsPane(Pane):
     # ------------------------------------------------------------ actions
     def _form(self, title: str, fields: list[Field], build: Callable[[dict[str, str]], list[ops.Operation]],
               help: str = "", warn: Callable[[dict[str, str]], Sequence[str]] | None = None) -> None:
-        self.cephtui.form_then_confirm(title, fields, build, help, warn)
+        self.services.form_then_confirm(title, fields, build, help, warn)
 
     def _need_pool(self) -> PoolInfo | None:
         p = self.selected()
@@ -246,7 +246,7 @@ class PoolsPane(Pane):
         snap = self.snap
         osd_count = snap.osds.in_ if snap else 1
 
-        client = self.cephtui.client
+        client = self.services.client
         self._create(PoolWizard([p.name for p in self.pools], osd_count, snap.crush if snap else None,
                                 [(p.pg_num_target, p.size) for p in self.pools],
                                 shares=[pgcalc.PoolShare(p.name, p.used, p.target_ratio) for p in self.pools],
@@ -260,12 +260,12 @@ class PoolsPane(Pane):
             return
         notes = poolplan.warnings(plan, snap.crush if snap else None)
         explain = Text("\n".join(f"⚠ {n}" for n in notes), style=palette.style("warn")) if notes else ""
-        await self.cephtui.ask_confirm(poolplan.plan_ops(plan), explain=explain, undo=poolplan.undo_ops)
+        await self.services.ask_confirm(poolplan.plan_ops(plan), explain=explain, undo=poolplan.undo_ops)
 
     def action_detail(self) -> None:
         p = self._need_pool()
         if p is not None:
-            self.app.push_screen(PoolDetailScreen(self.cephtui.client, p))
+            self.app.push_screen(PoolDetailScreen(self.services.client, p))
 
     def action_size(self) -> None:
         p = self._need_pool()
@@ -398,4 +398,4 @@ class PoolsPane(Pane):
             return
         explain = Text(f"{p.name} holds {p.objects} objects, {human_bytes(p.stored)}; all of it is destroyed.",
                        style=palette.style("bold err"))
-        self.cephtui.confirm_operations([ops.pool_delete(p.name)], explain=explain)
+        self.services.confirm_operations([ops.pool_delete(p.name)], explain=explain)

@@ -23,7 +23,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
 from cephtui.ui.pane import Fetch, Pane
@@ -142,7 +142,7 @@ class UsersPane(Pane):
 
     @property
     def me(self) -> str:
-        return str(self.cephtui.client.spec.name)
+        return str(self.services.client.spec.name)
 
     # ------------------------------------------------------------ rendering
     @staticmethod
@@ -250,7 +250,7 @@ class UsersPane(Pane):
 
     @property
     def _audit(self) -> ops.AuditLog | None:
-        return self.cephtui.audit
+        return self.services.audit
 
     # ------------------------------------------------------------ filter / view
     @on(FilterInput.Applied, "#users-filter")
@@ -288,7 +288,7 @@ class UsersPane(Pane):
 
     @work(group="user-wizard", description="new cephx user")
     async def _new_user(self, pools: Sequence[str], existing: set[str]) -> None:
-        name = await create_user(self.cephtui, pools, existing)
+        name = await create_user(self, pools, existing)
         if name is not None:
             self._select_next = name
             self.app.notify(f"Created {name}. Select it and press x to export its keyring (mode 0600).",
@@ -302,12 +302,12 @@ class UsersPane(Pane):
     @work(group="user-wizard", description="edit caps")
     async def _edit_caps(self, e: AuthEntity) -> None:
         """The caps form, then old and new side by side in the confirm dialog."""
-        result = await edit_caps_form(e, self.cephtui)
+        result = await edit_caps_form(e, self)
         if not result:
             return
         new = dict(zip(result[0].command["caps"][::2], result[0].command["caps"][1::2]))
         explain = caps_diff(e.name, e.caps_dict, new, is_self=e.name == self.me, is_daemon=e.is_daemon)
-        await self.cephtui.ask_confirm(result, explain=explain)
+        await self.services.ask_confirm(result, explain=explain)
 
     def action_reveal_key(self) -> None:
         e = self._need_selected()
@@ -315,7 +315,7 @@ class UsersPane(Pane):
             return
         from cephtui.ui.screens.users_keys import KeyScreen
 
-        self.app.push_screen(KeyScreen(self.cephtui.client, e.name, self._audit))
+        self.app.push_screen(KeyScreen(self.services.client, e.name, self._audit))
 
     def action_export_keyring(self) -> None:
         e = self._need_selected()
@@ -323,7 +323,7 @@ class UsersPane(Pane):
             return
         from cephtui.ui.screens.users_keys import ExportKeyringScreen, default_keyring_path
 
-        self._export(ExportKeyringScreen(self.cephtui.client, e.name,
+        self._export(ExportKeyringScreen(self.services.client, e.name,
                                          default_keyring_path(e.name), self._audit), e.name)
 
     @work(group="user-wizard", description="export a keyring")
@@ -359,4 +359,4 @@ class UsersPane(Pane):
         elif force:
             explain = Text(f"{e.name} is an ordinary client: a plain delete (D) would do.",
                            style=palette.style("muted"))
-        self.cephtui.confirm_operations([op], explain=explain)
+        self.services.confirm_operations([op], explain=explain)

@@ -28,7 +28,7 @@ from cephtui.ceph.doctor.balance import (
 from cephtui.ceph.ops.health import balancer_active, balancer_optimize, balancer_rm
 from cephtui.ui import palette
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
 
@@ -56,7 +56,7 @@ class BalanceScreen(Dialog[None]):
 
     @property
     def client(self) -> Any:
-        return cephtui_app(self).client
+        return services_of(self).client
 
     async def _ask(self, what: str, fn: Any) -> Any:
         try:
@@ -104,7 +104,7 @@ class BalanceScreen(Dialog[None]):
     async def action_dry_run(self) -> None:
         """`balancer optimize` refuses while the balancer is on: off (if on), optimize into a plan, read the
         plan's moves, then the plan dropped and the balancer put back as it was, each step confirmed."""
-        app = cephtui_app(self)
+        app = services_of(self)
         box = self.query_one("#balance-dry-run", Static)
         was_on = self.active
         first = ([balancer_active(False)] if was_on else []) + [balancer_optimize(DRY_RUN_PLAN)]
@@ -140,4 +140,4 @@ class BalanceScreen(Dialog[None]):
         if not todo:
             self.app.notify("The autoscaler suggests no pg_num change.")
             return
-        cephtui_app(self).confirm_operations([ops.pool_set(p.name, "pg_num", p.final) for p in todo])
+        services_of(self).confirm_operations([ops.pool_set(p.name, "pg_num", p.final) for p in todo])

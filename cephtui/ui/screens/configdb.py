@@ -28,7 +28,7 @@ from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 from cephtui.ui.wizards.form import Field, FormScreen
@@ -82,12 +82,12 @@ class ConfigScreen(Dialog[None]):
 
     @property
     def client(self) -> Any:
-        return cephtui_app(self).client
+        return services_of(self).client
 
     def _watched(self) -> list[str]:
         """The daemons whose running values are checked against the database: the mons in quorum and the
         active mgr (a handful of small mgr answers, never every OSD)."""
-        snap = cephtui_app(self).snapshot
+        snap = services_of(self).snapshot
         if snap is None:
             return []
         return [f"mon.{m}" for m in snap.mons.quorum] + ([f"mgr.{snap.mgr.active}"] if snap.mgr.active else [])
@@ -172,7 +172,7 @@ class ConfigScreen(Dialog[None]):
 
     @work(group="config-flow", exclusive=True, exit_on_error=False)
     async def _confirm_then_reload(self, operations: list[Any], explain: str = "") -> None:
-        outcome = await cephtui_app(self).ask_confirm(operations, explain=explain)
+        outcome = await services_of(self).ask_confirm(operations, explain=explain)
         if outcome is not None and outcome.ran:
             self.action_reload()
 
@@ -192,7 +192,7 @@ class ConfigScreen(Dialog[None]):
         operations = await self.app.push_screen_wait(form)
         if operations:
             name = form.submitted_values.get("name", "")
-            await cephtui_app(self).ask_confirm(operations, explain=self._explain(name))
+            await services_of(self).ask_confirm(operations, explain=self._explain(name))
             self.action_reload()
 
     def action_remove(self) -> None:

@@ -18,7 +18,7 @@ from cephtui.ceph.ops.health import crash_archive, crash_archive_all, crash_rm
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 
@@ -59,7 +59,7 @@ class CrashScreen(Dialog[None]):
 
     @property
     def client(self) -> Any:
-        return cephtui_app(self).client
+        return services_of(self).client
 
     @work(group="crash-load", exclusive=True, exit_on_error=False)
     async def action_reload(self) -> None:
@@ -121,7 +121,7 @@ class CrashScreen(Dialog[None]):
 
     @work(group="crash-flow", exclusive=True, exit_on_error=False)
     async def _confirm_then_reload(self, operations: list[Any]) -> None:
-        outcome = await cephtui_app(self).ask_confirm(operations)
+        outcome = await services_of(self).ask_confirm(operations)
         if outcome is not None and outcome.ran:
             self.action_reload()
 

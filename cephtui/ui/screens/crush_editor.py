@@ -21,7 +21,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import YesNoDialog
 from cephtui.ui.widgets.preview_view import PreviewJob, preview_map_for
 from cephtui.ui.wizards.form import readable
@@ -220,7 +220,7 @@ class CrushEditorScreen(Screen[None]):
 
     @work(group="crush-editor-flow", description="apply the map")
     async def _apply(self, op: ops.Operation, preview: PreviewJob) -> None:
-        outcome = await cephtui_app(self).ask_confirm(
+        outcome = await services_of(self).ask_confirm(
             [op], explain="The edited map replaces the running one as a whole.", preview=preview)
         if getattr(outcome, "ok", False):
             self._reload()  # the edits are the cluster's now: nothing to ask

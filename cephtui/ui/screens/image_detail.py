@@ -17,9 +17,9 @@ from cephtui.ceph.images import reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, utcnow
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.handle import cephtui_app
-from cephtui.ui.panes.images import describe, snapshot_lines
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.widgets.image_info import describe, snapshot_lines
 from cephtui.ui.wizards.form import Builder, Field, readable
 
 SNAP_COLUMNS = ("snapshot", "size", "protected", "age", "used")
@@ -63,11 +63,11 @@ class ImageDetailScreen(Dialog[None]):
 
     def _refused(self, action: str) -> bool:
         """--read-only: say why (as the tabs do) instead of opening a form that could never be sent."""
-        return cephtui_app(self).refuse_if_read_only(self.MUTATING[action])
+        return services_of(self).refuse_if_read_only(self.MUTATING[action])
 
     @work(thread=True, group="image-detail", exclusive=True, exit_on_error=False)
     def reload(self) -> None:
-        client = cephtui_app(self).client
+        client = services_of(self).client
         try:
             info: ImageInfo | None = reader.read_image(client.handle, self.ref, du="scan",
                                                        hosts=reader.host_names(client))
@@ -115,7 +115,7 @@ class ImageDetailScreen(Dialog[None]):
     async def _ask(self, op: ops.Operation) -> None:
         # The operation's effect is the dialog's Impact line; the image as it is now goes under the command.
         now = utcnow()
-        await cephtui_app(self).ask_confirm([op], explain=describe(self.info, now, hints=False) if self.info else "")
+        await services_of(self).ask_confirm([op], explain=describe(self.info, now, hints=False) if self.info else "")
         self.reload()
 
     def action_snap_create(self) -> None:
@@ -133,7 +133,7 @@ class ImageDetailScreen(Dialog[None]):
         from cephtui.ui.wizards.form import FormScreen
         operations = await self.app.push_screen_wait(FormScreen(title, fields, build))
         if operations:
-            await cephtui_app(self).ask_confirm(operations)
+            await services_of(self).ask_confirm(operations)
         self.reload()
 
     def action_snap_remove(self) -> None:
@@ -180,7 +180,7 @@ class ImageDetailScreen(Dialog[None]):
     def _with_children(self, snap: str, then: Callable[[tuple[str, ...]], None]) -> None:
         """The clones of one snapshot, read just before: they stop an unprotect or a removal."""
         try:
-            kids = reader.snap_children(cephtui_app(self).client.handle, self.ref, snap)
+            kids = reader.snap_children(services_of(self).client.handle, self.ref, snap)
         except Exception as e:
             self.app.call_from_thread(self.app.notify, f"Cannot read the clones of {snap}: {e}", severity="error")
             return

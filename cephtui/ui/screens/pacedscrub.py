@@ -18,8 +18,8 @@ from cephtui.ceph.format import human_duration
 from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
 
@@ -51,7 +51,7 @@ class PacedScrubScreen(Dialog[None]):
 
     @work(group="paced-scrub", exclusive=True, exit_on_error=False)
     async def _flow(self) -> None:
-        app = cephtui_app(self)
+        app = services_of(self)
         body = self.query_one("#paced-body", Static)
         try:
             plan = await in_thread(self, lambda: plan_overdue(app.client, self.deep, self.named, self.count),
@@ -69,7 +69,7 @@ class PacedScrubScreen(Dialog[None]):
         if app.refuse_if_read_only(f"{self.verb} of {len(plan)} PGs"):
             self.dismiss()
             return
-        if not await app.push_screen_wait(BenchConfirmScreen(f"Paced {self.verb} of {len(plan)} PGs", operations,
+        if not await self.app.push_screen_wait(BenchConfirmScreen(f"Paced {self.verb} of {len(plan)} PGs", operations,
                                                              explain)):
             self.dismiss()
             return
@@ -79,13 +79,13 @@ class PacedScrubScreen(Dialog[None]):
 
         def progress(pacer: ScrubPacer, note: str) -> None:
             self.pacer = pacer
-            app.call_from_thread(body.update, self._progress(pacer, len(plan), note))
+            self.app.call_from_thread(body.update, self._progress(pacer, len(plan), note))
 
         pacer = await in_thread(self, lambda: run_paced(client, plan, self.deep, audit, progress,
                                                          self.stopping.is_set), "paced scrub")
         self.running = False
         body.update(self._progress(pacer, len(plan), "stopped" if self.stopping.is_set() else "finished"))
-        app.action_refresh_now()
+        app.refresh_now()
 
     def _progress(self, pacer: ScrubPacer, total: int, note: str) -> Text:
         t = Text(f"{len(pacer.done)} of {total} PGs {self.verb}bed"

@@ -29,8 +29,8 @@ from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop
 from cephtui.ui import palette
-from cephtui.ui.handle import cephtui_app
 from cephtui.ui.holds import held_checks
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
@@ -141,7 +141,7 @@ class PlanScreen(Dialog[bool]):
             checks, error = preflight(self.client, self.plan.osds), ""
         except CephError as e:
             checks, error = [], f"the preflight could not ask the cluster: {e.message}"
-        checks += held_checks(cephtui_app(self).workflow_store, self.plan.osds)  # a removal or maintenance, anyone's
+        checks += held_checks(services_of(self).workflow_store, self.plan.osds)  # a removal or maintenance, anyone's
         self.app.call_from_thread(self.call_later, self._show, checks, error)
 
     async def _show(self, checks: list[Check], error: str) -> None:
@@ -302,7 +302,7 @@ class RemovalScreen(Screen[None]):
             self.app.run_worker(self.engine.pause, thread=True, group="workflow-control")
         elif not self.state.finished:
             if self.state.step in BEFORE_STOP:  # the stop is still ahead: its method may change now
-                configured = cephtui_app(self).osd_stop_cmd or ""
+                configured = services_of(self).osd_stop_cmd or ""
                 self._ask_and_resume(ResumeScreen(self.state, configured, interrupted=False))
             else:
                 self._resume_with(None)
@@ -320,7 +320,7 @@ class RemovalScreen(Screen[None]):
                 self.engine.resume()
             else:
                 self.engine.resume(choice.template, choice.shell)
-            self.app.call_from_thread(cephtui_app(self).tick_workflows)
+            self.app.call_from_thread(services_of(self).removals.tick)
         self.app.run_worker(go, thread=True, group="workflow-control")
 
     def action_abort(self) -> None:
@@ -331,7 +331,7 @@ class RemovalScreen(Screen[None]):
             self.render_state()
             return
         self.confirm_abort = False
-        cephtui_app(self).abort_workflow(self.engine)
+        services_of(self).removals.abort(self.engine)
 
     def action_close(self) -> None:
         self.dismiss(None)

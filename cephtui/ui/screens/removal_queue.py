@@ -1,6 +1,6 @@
 """Every OSD removal/replacement in the cluster's queue, like `ceph orch osd rm status`.
 
-The rows come from the app (`removal_rows()`): the cluster's queue as last read by a worker, with
+The rows come from the app (`removals.rows()`): the cluster's queue as last read by a worker, with
 this session's own workflows at their live state. Enter opens one: this session's, or one paused,
 blocked or failed elsewhere (taken over here, still paused: `p` on its screen resumes it). One that
 another cephtui is driving right now is only shown: pause it there first.
@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 from cephtui.ceph.workflows.queue import driven_elsewhere
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 
 STATUS_ROLE = {"running": "ok", "paused": "warn", "blocked": "bold err", "failed": "bold err", "done": "muted",
                "aborted": "muted"}
@@ -54,7 +54,7 @@ class RemovalQueueScreen(Screen[None]):
         table.focus()
 
     def render_rows(self) -> None:
-        rows = cephtui_app(self).removal_rows()
+        rows = services_of(self).removals.rows()
         table = self.query_one(DataTable)
         if [r["id"] for r in rows] != [r["id"] for r in self._rows]:
             keep = self._rows[table.cursor_row]["id"] if self._rows and 0 <= table.cursor_row < len(self._rows) \
@@ -85,7 +85,7 @@ class RemovalQueueScreen(Screen[None]):
 
     def render_detail(self) -> None:
         r = self.selected()
-        problem = cephtui_app(self).workflow_store.problem
+        problem = services_of(self).workflow_store.problem
         t = Text()
         if problem:
             t.append(f"⚠ {problem}\n", style=palette.style("warn"))
@@ -94,10 +94,10 @@ class RemovalQueueScreen(Screen[None]):
                      style=palette.style("muted"))
         else:
             t.append(f"{r['kind']} {', '.join(r['osds'])} · {r['status']} at {r['step']}", style="bold")
-            local = r["id"] in cephtui_app(self).removals
+            local = r["id"] in services_of(self).removals.engines
             if local:
                 t.append(" · in this cephtui", style=palette.style("ok"))
-            elif driven_elsewhere(r, cephtui_app(self).workflow_store.me):
+            elif driven_elsewhere(r, services_of(self).workflow_store.me):
                 t.append(f" · driven by {r['driven_by'] or 'another cephtui'} "
                          f"(updated {time.time() - r['updated']:.0f} s ago): shown only", style=palette.style("warn"))
             if r["waiting_for"]:
@@ -113,7 +113,7 @@ class RemovalQueueScreen(Screen[None]):
     def action_open(self) -> None:
         r = self.selected()
         if r is not None:
-            cephtui_app(self).open_removal(r["id"])
+            services_of(self).removals.open(r["id"])
 
     def action_close(self) -> None:
         self.dismiss(None)

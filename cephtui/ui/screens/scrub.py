@@ -24,7 +24,7 @@ from cephtui.ceph.ops.health import pg_repair, pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 
@@ -81,7 +81,7 @@ class ScrubScreen(Dialog[None]):
 
     @property
     def client(self) -> Any:
-        return cephtui_app(self).client
+        return services_of(self).client
 
     @work(group="scrub-load", exclusive=True, exit_on_error=False)
     async def action_reload(self) -> None:
@@ -135,7 +135,7 @@ class ScrubScreen(Dialog[None]):
 
     @work(group="scrub-flow", exclusive=True, exit_on_error=False)
     async def _confirm_then_reload(self, operations: list[Any], explain: str = "") -> None:
-        outcome = await cephtui_app(self).ask_confirm(operations, explain=explain)
+        outcome = await services_of(self).ask_confirm(operations, explain=explain)
         if outcome is not None and outcome.ran:
             self.action_reload()
 

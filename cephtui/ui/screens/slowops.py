@@ -17,7 +17,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.slowops import SlowOp, group, named_osds, parse_ops, perf_outliers
 from cephtui.ui import palette
 from cephtui.ui.flows import in_thread
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
 DUMPS = (("dump_blocked_ops", False), ("dump_ops_in_flight", False), ("dump_historic_slow_ops", True))
@@ -54,7 +54,7 @@ class SlowOpsScreen(Dialog[None]):
 
     @work(group="slowops-load", exclusive=True, exit_on_error=False)
     async def action_reload(self) -> None:
-        app = cephtui_app(self)
+        app = services_of(self)
         client = app.client
         body = self.query_one("#slowops-body", Static)
         if not self.osds:

@@ -18,7 +18,7 @@ from cephtui.ceph.history.model import HealthEvent, HistorySource
 from cephtui.ceph.snapshot.parse import parse_stamp
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.handle import cephtui_app
+from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
 SPAN = 7 * 86400  # the events listed: the last week
@@ -133,7 +133,7 @@ class TimelineScreen(Dialog[None]):
         table = self.query_one("#timeline-table", DataTable)
         if not self.events or not 0 <= table.cursor_row < len(self.events):
             return
-        app = cephtui_app(self)
+        app = services_of(self)
         app.history.cursor = self.events[table.cursor_row].t
         app.history.read()
         self.dismiss(None)

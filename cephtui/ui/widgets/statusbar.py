@@ -6,7 +6,7 @@ import time
 from rich.text import Text
 from textual.widgets import Static
 
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.workflows.flag_origin import FlagOrigin
 from cephtui.ceph.workflows.maintenance import FlagKey, Maintenance
 from cephtui.ceph.workflows.maintenance_banner import banner_items, banner_short, fit_banner

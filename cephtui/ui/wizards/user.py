@@ -14,22 +14,21 @@ services that lose their caps in the error colour.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+from textual.dom import DOMNode
 from textual.widgets import Select
 
 from cephtui.ceph import ops
 from cephtui.ceph.ops import caps as caps_mod
-from cephtui.ceph.snapshot.models import ClusterSnapshot
+from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
+from cephtui.ui.services import services_of
 from cephtui.ui.wizards.form import Field, FormScreen
-
-if TYPE_CHECKING:
-    from cephtui.ui.app import CephTUI
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
     ("rbd", "RBD client (profile rbd on chosen pools)"),
@@ -150,11 +149,14 @@ class TemplateForm(FormScreen):
         return super()._validate()
 
 
-async def create_user(app: CephTUI, pools: Sequence[str], existing: set[str], template: str = "rbd") -> str | None:
+async def create_user(node: DOMNode, pools: Sequence[str], existing: set[str],
+                      template: str = "rbd") -> str | None:
     """Template and name, then the caps per service, then the confirmation dialog with the command.
 
-    A flow (await it from a worker): the new user's name once the monitor created it, else None.
+    A flow (await it from a worker of `node`, the Users pane): the new user's name once the monitor created it,
+    else None.
     """
+    services = services_of(node)
     pools = tuple(pools)
     default_pool = "rbd" if "rbd" in pools else (pools[0] if pools else "")
     fields = [
@@ -182,16 +184,16 @@ async def create_user(app: CephTUI, pools: Sequence[str], existing: set[str], te
                               cli=f"ceph auth get-or-create {name} …(caps in the next step)")]
 
     first = TemplateForm("New cephx user: step 1 of 2, name and template", fields, step1, help=help)
-    if not await app.push_screen_wait(first):
+    if not await node.app.push_screen_wait(first):
         return None
     name, template, caps = chosen(first.submitted_values)
 
     def step2(v: dict[str, str]) -> list[ops.Operation]:
-        return [ops.auth_get_or_create(name, validated_caps(v, mon_release(app)))]
+        return [ops.auth_get_or_create(name, validated_caps(v, mon_release(services)))]
 
     help = (f"Template: {TEMPLATE_LABELS.get(template, template)}. Edit any cap; an empty field gives no "
             "access to that service. Every cap is checked as Ceph's parser would before anything is sent.")
-    result = await app.push_screen_wait(FormScreen(
+    result = await node.app.push_screen_wait(FormScreen(
         f"New cephx user {name}: step 2 of 2, capabilities",
         [Field(svc, f"{svc} cap", caps.get(svc, ""), placeholder=PLACEHOLDERS[svc]) for svc in ops.CAP_SERVICES],
         step2, help=help))
@@ -202,7 +204,7 @@ async def create_user(app: CephTUI, pools: Sequence[str], existing: set[str], te
         ("The monitor creates a new secret key for ", ""), (created, "bold"),
         (". cephtui does not show it here: select the user and press k to reveal it or x to export "
          "its keyring to a file (mode 0600).", ""))
-    outcome = await app.ask_confirm(result, explain=explain)
+    outcome = await services.ask_confirm(result, explain=explain)
     return created if getattr(outcome, "ok", False) else None
 
 
@@ -253,12 +255,13 @@ def caps_diff(entity: str, old: Mapping[str, str], new: Mapping[str, str], is_se
     return Group(*notes)
 
 
-async def edit_caps_form(entity: AuthEntity, app: CephTUI) -> list[ops.Operation] | None:
-    """The caps form (await it from a worker): the `auth caps` operation, or None when cancelled."""
+async def edit_caps_form(entity: AuthEntity, node: DOMNode) -> list[ops.Operation] | None:
+    """The caps form (await it from a worker of `node`): the `auth caps` operation, or None when cancelled."""
+    services = services_of(node)
     old = entity.caps_dict
 
     def build(v: dict[str, str]) -> list[ops.Operation]:
-        new = validated_caps(v, mon_release(app))
+        new = validated_caps(v, mon_release(services))
         if new == {s: c for s, c in old.items() if s in ops.CAP_SERVICES} and set(old) <= set(ops.CAP_SERVICES):
             raise ValueError("no change: edit a cap first")
         return [ops.auth_caps(entity.name, new)]
@@ -266,4 +269,4 @@ async def edit_caps_form(entity: AuthEntity, app: CephTUI) -> list[ops.Operation
     fields = [Field(svc, f"{svc} cap", old.get(svc, ""), placeholder=PLACEHOLDERS[svc]) for svc in ops.CAP_SERVICES]
     help = ("Ceph replaces ALL caps at once: a service left empty loses its caps. The next screen shows old "
             "and new side by side.")
-    return await app.push_screen_wait(FormScreen(f"Edit the caps of {entity.name}", fields, build, help=help))
+    return await node.app.push_screen_wait(FormScreen(f"Edit the caps of {entity.name}", fields, build, help=help))
