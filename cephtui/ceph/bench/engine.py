@@ -30,11 +30,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-from cephtui.ceph.bench.diagnosis import Diagnosis, diagnose_run, diagnose_stall, explain_errno, osd_dump, write_refusal
-from cephtui.ceph.bench.enginecore import EngineCore
+from cephtui.ceph.bench.diagnosis import Diagnosis, diagnose_run, explain_errno, osd_dump, write_refusal
+from cephtui.ceph.bench.enginecore import EngineCore, with_cluster_notes
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.params import MiB as MiB  # imported from here by cephtui.config.model
 from cephtui.ceph.bench.removal import remove_object_forced, remove_objects
@@ -385,15 +384,6 @@ def run_bench(spec: ConnectionSpec, params: BenchParams, *, on_start: Callable[[
             on_start(engine)
         result = engine.run()
         session.abandoned = engine.abandoned
-        if result.errno == errno_mod.ETIMEDOUT:
-            why = engine.diagnosis.text if engine.diagnosis is not None else diagnose_stall(session.handle,
-                                                                                            params.pool)
-            if why:
-                result = replace(result, error=f"{result.error}. The osdmap says: {why}")
-        try:
-            result = replace(result, cluster=session.handle.get_fsid())
-        except Exception:
-            pass
-        return result
+        return with_cluster_notes(result, session.handle, params.pool, engine.diagnosis)
     finally:
         session.close()

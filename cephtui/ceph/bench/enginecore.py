@@ -4,7 +4,8 @@
 Both run alike: the completion callbacks record each op and issue the slot's next one (no thread hop
 per op), and the thread that called `run()` only samples once a second and watches for a hang. This
 holds that second part: the live counters and the engine's state around them, the sampling loop with
-its hang watch, progress, and the result's figures (as `rados bench` sums a run up).
+its hang watch, progress, the result's figures (as `rados bench` sums a run up), and what the cluster
+adds to a finished run.
 
 Everything here runs once a second or once a run, never per op. The per-op code (claim the next op,
 issue it, complete it) stays in each engine, written for its binding: it is what is measured against
@@ -14,14 +15,16 @@ the same lock.
 """
 from __future__ import annotations
 
+import errno as errno_mod
 import math
 import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from cephtui.ceph.bench.diagnosis import Diagnosis, diagnose_stall
 from cephtui.ceph.bench.params import MiB
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.stats import percentile, stddev
@@ -197,3 +200,16 @@ class EngineCore(Generic[P]):
             latency_p999=percentile(lats, 99.9), samples=t.samples, stopped=self._stop.is_set(),
             error=error, errno=code, **own)
 
+
+def with_cluster_notes(result: BenchResult, handle: Any, pool: str, diagnosis: Diagnosis | None = None) -> BenchResult:
+    """A finished run with what its cluster says of it: why its ops timed out (the engine's diagnosis, or
+    the osdmap as it is now), and the cluster's fsid."""
+    if result.errno == errno_mod.ETIMEDOUT:
+        why = diagnosis.text if diagnosis is not None else diagnose_stall(handle, pool)
+        if why:
+            result = replace(result, error=f"{result.error}. The osdmap says: {why}")
+    try:
+        result = replace(result, cluster=handle.get_fsid())
+    except Exception:
+        pass
+    return result

@@ -26,14 +26,13 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from threading import get_ident
 from typing import Any
 
 from cephtui.ceph.bench.blockparams import CACHE_CONF, BlockParams
-from cephtui.ceph.bench.diagnosis import diagnose_stall, explain_errno
+from cephtui.ceph.bench.diagnosis import explain_errno
 from cephtui.ceph.bench.engine import BenchSession
-from cephtui.ceph.bench.enginecore import EngineCore
+from cephtui.ceph.bench.enginecore import EngineCore, with_cluster_notes
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.client import ConnectionSpec
@@ -259,14 +258,6 @@ def run_block_bench(spec: ConnectionSpec, params: BlockParams, *,
         finally:
             if not session.abandoned:
                 image.close()
-        if result.errno == errno_mod.ETIMEDOUT:
-            why = diagnose_stall(session.handle, params.pool)
-            if why:
-                result = replace(result, error=f"{result.error}. The osdmap says: {why}")
-        try:
-            result = replace(result, cluster=session.handle.get_fsid())
-        except Exception:
-            pass
-        return result
+        return with_cluster_notes(result, session.handle, params.pool)
     finally:
         session.close()
