@@ -10,39 +10,40 @@ it, and the other way round (the format: bench/wire.py). MB/s means MiB/s.
 Per-second samples feed the same summary fields as `rados bench`, plus latency
 percentiles, which it lacks.
 
-Design: a dispatcher thread takes one of N slots (a semaphore) and submits an
-op; the completion callback (librados' finisher thread) records the latency and
-frees the slot. Measured here, this matches native at 4 MiB; waiting on the
-oldest op instead reached only ~0.8. A separate librados handle carries its own
-osd op timeout, so every op completes (or fails with ETIMEDOUT) in bounded time:
-a run can end in an error, never in a hang.
+Design: N slots, one op in flight in each: the completion callback (librados'
+finisher thread) records the op's latency and issues the slot's next op, with no
+thread hop per op. (The first design, a dispatcher thread taking slots from a
+semaphore, matched native at 4 MiB where waiting on the oldest op reached only
+~0.8; issuing from the callback costs about a fifth less client CPU per 4 KiB op.)
+The calling thread only samples once a second and watches for a hang: that part,
+the live counters, progress and the result's figures are shared with the block
+engine (bench/enginecore.py); the per-op code is this module's. A separate
+librados handle carries its own osd op timeout, so every op completes (or fails
+with ETIMEDOUT) in bounded time: a run can end in an error, never in a hang.
 """
 from __future__ import annotations
 
 import errno as errno_mod
 import math
-import os
 import random
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cephtui.ceph.bench.diagnosis import Diagnosis, diagnose_run, diagnose_stall, explain_errno, osd_dump, write_refusal
-from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
+from cephtui.ceph.bench.diagnosis import Diagnosis, diagnose_run, explain_errno, osd_dump, write_refusal
+from cephtui.ceph.bench.enginecore import EngineCore, with_cluster_notes
+from cephtui.ceph.bench.params import BenchError, BenchParams
+from cephtui.ceph.bench.params import MiB as MiB  # imported from here by cephtui.config.model
 from cephtui.ceph.bench.removal import remove_object_forced, remove_objects
-from cephtui.ceph.bench.results import BenchResult, Progress, Sample
-from cephtui.ceph.bench.stats import percentile, stddev
-from cephtui.ceph.bench.threadstate import ThreadStatePins
+from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.bench.wire import (
     METADATA,
     Contents,
     Metadata,
     decode_metadata,
     encode_metadata,
-    hostname,
     object_name,
     object_prefix,
 )
@@ -59,8 +60,6 @@ get_ident = threading.get_ident
 # Up to this size a write builds each op afresh (about half a microsecond at 4 KiB); above it, copying
 # the op would cost more than rewriting the header of a reused buffer (wire.Contents.lend).
 SMALL_OP = 64 * 1024
-# The second boundaries are t0 + 1.0 + 1.0 ..., the end t0 + seconds: equal up to a rounding error.
-SAMPLE_SLACK = 1e-6
 
 
 class _Slot:
@@ -85,45 +84,24 @@ class _Slot:
         self.engine._complete(self, ret)
 
 
-@dataclass
-class _Live:
-    started: int = 0
-    finished: int = 0
-    failed: int = 0
-    lat_sum: float = 0.0
-    first_errno: int = 0
-    verify_errors: int = 0
-    latencies: list[float] = field(default_factory=list)  # the per-second figures are read from here
-
-
-class BenchEngine:
+class BenchEngine(EngineCore[BenchParams]):
     """One run. Call `run()` from a worker thread; `stop()` and `progress()` from anywhere."""
 
     def __init__(self, ioctx: Any, params: BenchParams, *, host: str | None = None, pid: int | None = None,
                  on_sample: Callable[[Sample], None] | None = None,
                  diagnose: Callable[[], Diagnosis] | None = None) -> None:
+        # total_ops: a seq run's count of objects to read, known from the metadata once run() reads it
+        super().__init__(params, op_size=params.op_size, total_ops=0, host=host, pid=pid,
+                         on_sample=on_sample)
         self.io = ioctx
         self._diagnose = diagnose  # asked once when ops time out: why (full pool, down OSD ...)
         self.diagnosis: Diagnosis | None = None
         self.timed_out: list[str] = []  # the first objects whose ops timed out: `osd map` says where they wait
-        self.p = params
-        self.host = host or hostname()
-        self.pid = pid or os.getpid()
-        self.on_sample = on_sample
-        self._stop = threading.Event()
         self._open = True  # False once stopped or failed: no new ops (one attribute read per op)
-        self._lock = threading.Lock()
-        self._live = _Live()
-        self._samples: list[Sample] = []
-        self._phase = "running"
-        self._t0 = 0.0
-        self._total_ops = 0
         self._limit = sys.maxsize  # ops to issue at most (a seq run: as many as were written)
         self._random = False
-        self._sampled = 0  # latencies already in a sample
-        self._idle = threading.Event()  # set when the run is over and nothing is in flight
         self._next = 0  # the next op index (write, seq)
-        self._end = 0.0
+        self._end = 0.0  # no op is claimed before run() sets the time limit
         self._rng = random.Random()
         self._rand_range = 0
         self._prefix = ""
@@ -132,27 +110,12 @@ class BenchEngine:
         self._issue: Callable[[_Slot, int], None] = self._issue_write
         self._name_stem = ""  # the objects' names up to their number
         self._small_ops = True
-        self._last_completion = 0.0
-        self._run_op_size = params.op_size
-        self.abandoned = False  # ops never came back: the handle must not be shut down under them
-        self._pins = ThreadStatePins()
-        self._pinned = self._pins.threads
 
     # ---- control
     def stop(self) -> None:
         """Stop issuing ops; in-flight ones finish and the partial result is reported."""
         self._open = False
         self._stop.set()
-
-    def progress(self) -> Progress:
-        with self._lock:
-            live = self._live
-            elapsed = time.monotonic() - self._t0 if self._t0 else 0.0
-            return Progress(
-                phase=self._phase, elapsed=elapsed, seconds=self.p.seconds, started=live.started,
-                finished=live.finished, failed=live.failed, in_flight=live.started - live.finished - live.failed,
-                avg_latency=live.lat_sum / live.finished if live.finished else 0.0,
-                samples=tuple(self._samples), total_ops=self._total_ops, op_size=self._run_op_size)
 
     # ---- the run
     def run(self) -> BenchResult:
@@ -167,7 +130,7 @@ class BenchEngine:
             self._total_ops = meta.num_ops if p.mode == "seq" else 0
         else:
             op_size, obj_size = p.op_size, p.objsize
-        self._run_op_size = op_size
+        self._op_size = op_size
         self._prefix, self._per_object = prefix, max(1, obj_size // op_size)
         self._contents = Contents(op_size)
         self._name_stem = object_name(prefix, 0)[:-1]
@@ -182,31 +145,10 @@ class BenchEngine:
         for _ in range(p.threads):
             if not self._submit():
                 break
-        next_sample = self._t0 + 1.0
-        hung = False
-        # This thread only samples once a second and watches for a hang: ops are issued
+        # From here this thread only samples once a second and watches for a hang: ops are issued
         # from the completion callbacks (no thread hop per op: about a fifth less client CPU per 4 KiB op here).
-        while not self._idle.wait(max(0.0, min(0.25, next_sample - time.monotonic()))):
-            now = time.monotonic()
-            if now >= next_sample:
-                self._take_sample(int(round(next_sample - self._t0)))
-                next_sample += 1.0
-            if now >= self._end or self._stop.is_set() or self._live.first_errno:
-                with self._lock:
-                    self._phase = "draining"
-            if now - self._last_completion > p.op_timeout + 5:
-                hung = True
-                break
-        self.abandoned = hung
-        # Ended by its time limit (not stopped, no error, objects left to read): the ops in flight at the limit
-        # complete within milliseconds and set idle, which on a loaded host comes before this thread wakes for
-        # the limit's own second: that second's sample is taken now, as it would have been on time.
-        if not hung and not self._stop.is_set() and not self._live.first_errno and self._next < self._limit:
-            while next_sample <= self._end + SAMPLE_SLACK:
-                self._take_sample(int(round(next_sample - self._t0)))
-                next_sample += 1.0
-        # rados bench's total time includes the wait for the last ops
-        elapsed = (self._last_completion if not hung else time.monotonic()) - self._t0
+        hung = self._sample_until_idle()
+        elapsed = self._elapsed(hung)
 
         if (hung or self._live.first_errno == errno_mod.ETIMEDOUT) and self._diagnose is not None:
             try:
@@ -218,9 +160,11 @@ class BenchEngine:
         cleanup_note = None
         if p.mode == "write":
             cleanup_note = self._cleanup(hung)
-        with self._lock:
-            self._phase = "done"
+        self._set_phase("done")
         return self._result(started_at, prefix, elapsed, op_size, obj_size, hung, cleanup_note)
+
+    def _ops_left(self) -> bool:
+        return self._next < self._limit
 
     def _submit(self) -> bool:
         """Open a slot and issue its first op unless the run is over; False: no op was issued."""
@@ -263,7 +207,7 @@ class BenchEngine:
         # Naming inlined (here and in _issue_read): each Python call per op shows at 4 KiB.
         per = self._per_object
         slot.objname = objname = f"{self._name_stem}{index // per}"
-        offset = self._run_op_size * (index % per)
+        offset = self._op_size * (index % per)
         contents = self._contents
         if self._small_ops:  # a fresh op costs less than rewriting a shared buffer's header through ctypes
             slot.start = monotonic()
@@ -281,7 +225,7 @@ class BenchEngine:
         slot.objname = objname = f"{self._name_stem}{index // per}"
         slot.index = index
         slot.start = monotonic()
-        self.io.aio_read(objname, self._run_op_size, self._run_op_size * (index % per), oncomplete=slot.read_done)
+        self.io.aio_read(objname, self._op_size, self._op_size * (index % per), oncomplete=slot.read_done)
 
     def _verify(self, index: int, ret: int, data: bytes | None) -> None:
         if ret >= 0 and self.p.verify and not self._contents.header_ok(index, data or b""):
@@ -310,22 +254,6 @@ class BenchEngine:
             if get_ident() not in self._pinned:
                 self._pins.pin()
             self._send(slot, index)
-
-    def _take_sample(self, sec: int) -> None:
-        with self._lock:
-            live = self._live
-            lats = live.latencies[self._sampled:]  # this second's ops
-            self._sampled += len(lats)
-            finished, in_flight = live.finished, live.started - live.finished - live.failed
-        ops = len(lats)
-        lats.sort()  # a copy (the slice): the percentiles of this second, which rados bench lacks
-        s = Sample(sec=sec, finished=finished, ops=ops, mib_s=ops * self._run_op_size / MiB,
-                   avg_lat=sum(lats) / ops if ops else 0.0, max_lat=lats[-1] if ops else 0.0, in_flight=in_flight,
-                   p50=percentile(lats, 50), p99=percentile(lats, 99), p999=percentile(lats, 99.9))
-        with self._lock:
-            self._samples.append(s)
-        if self.on_sample is not None:
-            self.on_sample(s)
 
     def _read_metadata(self) -> Metadata:
         try:
@@ -364,8 +292,7 @@ class BenchEngine:
             if not self._live.finished:
                 return "nothing was written"
             return f"cleanup skipped because of the error; remove the objects later with `{cleanup_cli}`"
-        with self._lock:
-            self._phase = "cleanup"
+        self._set_phase("cleanup")
         removed, failed = remove_objects(self.io, object_prefix(self.host, self.pid),
                                          -(-self._live.started // max(1, p.objsize // p.op_size)), p.threads,
                                          p.op_timeout)
@@ -381,35 +308,19 @@ class BenchEngine:
 
     def _result(self, started_at: float, prefix: str, elapsed: float, op_size: int, obj_size: int, hung: bool,
                 cleanup_note: str | None) -> BenchResult:
-        live = self._live
-        samples = [s for s in self._samples]
-        bws = [s.mib_s for s in samples]
-        iops = [s.ops for s in samples]
-        lats = sorted(live.latencies)
-        finished = live.finished
+        t = self._tally()
         error = None
-        code = live.first_errno
+        code = self._live.first_errno
         if hung:
             error = (f"no op completed for {self.p.op_timeout + 5:g} s: the run was abandoned "
-                     f"({live.started - finished - live.failed} ops never came back)")
+                     f"({t.in_flight} ops never came back)")
             code = code or errno_mod.ETIMEDOUT
         elif code:
             error = explain_errno(code, self.p.mode, self.p.pool, self.p.op_timeout)
-        return BenchResult(
-            params=self.p, started_at=started_at, host=self.host, pid=self.pid, object_prefix=prefix,
-            total_time_run=elapsed, ops=finished, failed_ops=live.failed + (live.started - finished - live.failed
-                                                                             if hung else 0),
-            op_size=op_size, object_size=obj_size,
-            bandwidth=finished * op_size / MiB / elapsed if elapsed > 0 else 0.0,
-            stddev_bandwidth=stddev(bws), max_bandwidth=max(bws, default=0.0), min_bandwidth=min(bws, default=0.0),
-            average_iops=finished / elapsed if elapsed > 0 else 0.0, stddev_iops=stddev(iops),
-            max_iops=max(iops, default=0), min_iops=min(iops, default=0),
-            average_latency=live.lat_sum / finished if finished else 0.0,
-            stddev_latency=stddev(lats), max_latency=lats[-1] if lats else 0.0, min_latency=lats[0] if lats else 0.0,
-            latency_p50=percentile(lats, 50), latency_p95=percentile(lats, 95), latency_p99=percentile(lats, 99),
-            latency_p999=percentile(lats, 99.9),
-            samples=tuple(samples), stopped=self._stop.is_set(), error=error, errno=code,
-            verify_errors=live.verify_errors, cleanup_note=cleanup_note)
+        return self._result_of(t, started_at=started_at, object_prefix=prefix, elapsed=elapsed, op_size=op_size,
+                               object_size=obj_size, failed_ops=t.failed + (t.in_flight if hung else 0),
+                               error=error, code=code, verify_errors=self._live.verify_errors,
+                               cleanup_note=cleanup_note)
 
 
 class BenchSession:
@@ -473,15 +384,6 @@ def run_bench(spec: ConnectionSpec, params: BenchParams, *, on_start: Callable[[
             on_start(engine)
         result = engine.run()
         session.abandoned = engine.abandoned
-        if result.errno == errno_mod.ETIMEDOUT:
-            why = engine.diagnosis.text if engine.diagnosis is not None else diagnose_stall(session.handle,
-                                                                                            params.pool)
-            if why:
-                result = replace(result, error=f"{result.error}. The osdmap says: {why}")
-        try:
-            result = replace(result, cluster=session.handle.get_fsid())
-        except Exception:
-            pass
-        return result
+        return with_cluster_notes(result, session.handle, params.pool, engine.diagnosis)
     finally:
         session.close()

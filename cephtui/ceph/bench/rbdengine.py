@@ -14,31 +14,27 @@ handle, which librbd reads its options from. That handle also carries an osd op 
 to a dead OSD fails with ETIMEDOUT: a run ends in an error, never in a hang.
 
 Design, as engine.py: the completion callback records the op and issues the slot's next op (no
-thread hop per op); the calling thread only samples once a second and watches for a hang. The
-per-op Python work is kept small (one lock, a few list appends): it is measured against native
-`rbd bench`.
+thread hop per op); the calling thread only samples once a second and watches for a hang. That
+part, the live counters, progress and the result's figures are the RADOS engine's too
+(bench/enginecore.py). The per-op code is this module's, its Python work kept small (one lock, a
+few list appends): it is measured against native `rbd bench`.
 """
 from __future__ import annotations
 
 import errno as errno_mod
 import math
-import os
 import random
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from threading import get_ident
 from typing import Any
 
 from cephtui.ceph.bench.blockparams import CACHE_CONF, BlockParams
-from cephtui.ceph.bench.diagnosis import diagnose_stall, explain_errno
-from cephtui.ceph.bench.engine import SAMPLE_SLACK, BenchSession
-from cephtui.ceph.bench.params import BenchError, MiB
-from cephtui.ceph.bench.results import BenchResult, Progress, Sample
-from cephtui.ceph.bench.stats import percentile, stddev
-from cephtui.ceph.bench.threadstate import ThreadStatePins
-from cephtui.ceph.bench.wire import hostname
+from cephtui.ceph.bench.diagnosis import explain_errno
+from cephtui.ceph.bench.engine import BenchSession
+from cephtui.ceph.bench.enginecore import EngineCore, with_cluster_notes
+from cephtui.ceph.bench.params import BenchError
+from cephtui.ceph.bench.results import BenchResult, Sample
 from cephtui.ceph.client import ConnectionSpec
 
 try:
@@ -65,77 +61,30 @@ def rbd_available() -> bool:
     return rbd is not None
 
 
-@dataclass
-class _Live:
-    started: int = 0
-    finished: int = 0
-    failed: int = 0
-    reads: int = 0
-    writes: int = 0
-    lat_sum: float = 0.0
-    first_errno: int = 0
-    latencies: list[float] = field(default_factory=list)
-
-
-class BlockEngine:
+class BlockEngine(EngineCore[BlockParams]):
     """One run on an open image. Call `run()` from a worker thread; `stop()` and `progress()` from anywhere."""
 
     def __init__(self, image: Any, params: BlockParams, image_size: int, *,
                  on_sample: Callable[[Sample], None] | None = None, image_name: str = "") -> None:
         if params.io_size > image_size:
             raise BenchError(f"io size {params.io_size} is larger than the image ({image_size} bytes)")
+        super().__init__(params, op_size=params.io_size, total_ops=params.total_ops, on_sample=on_sample)
         self.image = image
-        self.p = params
         self.image_name = image_name or params.image
         self.size = image_size
-        self.on_sample = on_sample
-        self.host = hostname()
-        self.pid = os.getpid()
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        # librbd completes ops on its own threads: without a pin, each op creates and destroys a Python
-        # thread state there (threadstate.py; measured on the RADOS engine: a third of the client's CPU).
-        self._pins = ThreadStatePins()
-        self._pinned = self._pins.threads
-        self._idle = threading.Event()
-        self._live = _Live()
-        self._samples: list[Sample] = []
-        self._phase = "running"
-        self._t0 = 0.0
-        self._end = math.inf
-        self._last_completion = 0.0
         self._issued = 0
-        self._total = params.total_ops
         self._rng = random.Random()
         self._blocks = (image_size - params.io_size) // params.io_size + 1  # aligned offsets that fit
         chunk = (image_size // params.io_size // params.io_threads) * params.io_size
         self._seq_next = [chunk * i for i in range(params.io_threads)]  # per thread, as rbd bench
         self._data = bytes([random.randrange(256)]) * params.io_size  # rbd bench: memset(rand() & 0xff)
         self._flags = FADVISE_RANDOM if params.io_pattern == "rand" else FADVISE_SEQUENTIAL
-        self.abandoned = False  # ops never came back: the handle must not be shut down under them
         self.flush_time = 0.0
-        self._sec_from = 0  # latencies from this index on are the current second's
         # read once here, not per op
-        self._io_size = params.io_size
         self._random = params.io_pattern == "rand"
         self._mix = params.io_type == "readwrite"
         self._reads = params.io_type == "read"
         self._read_pct = params.rw_mix_read
-
-    # ---- control
-    def stop(self) -> None:
-        """Stop issuing ops; in-flight ones finish and the partial result is reported."""
-        self._stop.set()
-
-    def progress(self) -> Progress:
-        with self._lock:
-            live = self._live
-            elapsed = time.monotonic() - self._t0 if self._t0 else 0.0
-            return Progress(
-                phase=self._phase, elapsed=elapsed, seconds=self.p.seconds, started=live.started,
-                finished=live.finished, failed=live.failed, in_flight=live.started - live.finished - live.failed,
-                avg_latency=live.lat_sum / live.finished if live.finished else 0.0,
-                samples=tuple(self._samples), total_ops=self._total, op_size=self.p.io_size)
 
     # ---- the run
     def run(self) -> BenchResult:
@@ -148,36 +97,12 @@ class BlockEngine:
         for slot in range(p.io_threads):
             if not self._submit(slot):
                 break
-        next_sample = self._t0 + 1.0
-        hung = False
-        while not self._idle.wait(max(0.0, min(0.25, next_sample - time.monotonic()))):
-            now = time.monotonic()
-            if now >= next_sample:
-                self._take_sample(int(round(next_sample - self._t0)))
-                next_sample += 1.0
-            if now >= self._end or self._stop.is_set() or self._live.first_errno:
-                with self._lock:
-                    self._phase = "draining"
-                    if self._live.started == self._live.finished + self._live.failed:
-                        self._idle.set()  # nothing in flight to wake us when the time limit passes
-            if now - self._last_completion > p.op_timeout + 5:
-                hung = True
-                break
-        self.abandoned = hung
-        # Ended by its time limit (not stopped, no error, io_total not reached): the ops in flight at the limit
-        # complete within milliseconds and set idle, which on a loaded host comes before this thread wakes for
-        # the limit's own second: that second's sample is taken now, as it would have been on time.
-        if (p.seconds and not hung and not self._stop.is_set() and not self._live.first_errno
-                and self._issued < self._total):
-            while next_sample <= self._end + SAMPLE_SLACK:
-                self._take_sample(int(round(next_sample - self._t0)))
-                next_sample += 1.0
+        hung = self._sample_until_idle()
         if not hung:  # an abandoned run's writes may still read the buffer: it stays for the process' life
             _KEEP.remove(self._data)
         flush_error = ""
         if p.writes and not hung and self._live.finished:
-            with self._lock:
-                self._phase = "flushing"
+            self._set_phase("flushing")
             flush_start = time.monotonic()
             try:
                 self.image.flush()  # rbd bench flushes before it stops the clock
@@ -186,10 +111,12 @@ class BlockEngine:
             self.flush_time = time.monotonic() - flush_start
             elapsed = time.monotonic() - self._t0
         else:
-            elapsed = (self._last_completion if not hung else time.monotonic()) - self._t0
-        with self._lock:
-            self._phase = "done"
+            elapsed = self._elapsed(hung)
+        self._set_phase("done")
         return self._result(started_at, elapsed, hung, flush_error)
+
+    def _ops_left(self) -> bool:
+        return self._issued < self._total_ops
 
     def _submit(self, slot: int) -> bool:
         """Issue the slot's next op unless the run is over; False retires the slot."""
@@ -201,14 +128,14 @@ class BlockEngine:
         """The slot's next op (offset, is it a read), counted as started; None once the run is over.
         Hold the lock."""
         live = self._live
-        if (self._issued >= self._total or live.first_errno or self._stop.is_set()
+        if (self._issued >= self._total_ops or live.first_errno or self._stop.is_set()
                 or (self._end is not math.inf and _now() >= self._end)):
             if live.started == live.finished + live.failed:
                 self._idle.set()
             return None
         self._issued += 1
         live.started += 1
-        size = self._io_size
+        size = self._op_size
         if self._random:
             offset = self._rng.randrange(self._blocks) * size
         else:
@@ -228,7 +155,7 @@ class BlockEngine:
         start = _now()
         try:
             if read:
-                self.image.aio_read(offset, self._io_size, lambda c, _data: self._complete(slot, start, c),
+                self.image.aio_read(offset, self._op_size, lambda c, _data: self._complete(slot, start, c),
                                     self._flags)
             else:
                 self.image.aio_write(self._data, offset, lambda c: self._complete(slot, start, c), self._flags)
@@ -267,54 +194,24 @@ class BlockEngine:
                 self._pins.pin()
             self._issue(slot, *op)
 
-    def _take_sample(self, sec: int) -> None:
-        with self._lock:
-            live = self._live
-            lats = live.latencies[self._sec_from:]  # this second's ops: those after the last sample's
-            self._sec_from = len(live.latencies)
-            finished, in_flight = live.finished, live.started - live.finished - live.failed
-        lats.sort()
-        n = len(lats)
-        s = Sample(sec=sec, finished=finished, ops=n, mib_s=n * self.p.io_size / MiB,
-                   avg_lat=sum(lats) / n if n else 0.0, max_lat=lats[-1] if n else 0.0, in_flight=in_flight,
-                   p50=percentile(lats, 50), p99=percentile(lats, 99), p999=percentile(lats, 99.9))
-        with self._lock:
-            self._samples.append(s)
-        if self.on_sample is not None:
-            self.on_sample(s)
-
     def _result(self, started_at: float, elapsed: float, hung: bool, flush_error: str) -> BenchResult:
         p, live = self.p, self._live
-        with self._lock:
-            lats = sorted(live.latencies)
-            samples = list(self._samples)
-            finished, failed = live.finished, live.failed
-            in_flight = live.started - finished - failed
+        t = self._tally()
         error: str | None = None
         code = live.first_errno
         if hung:
-            error = (f"{in_flight} ops got no reply for more than {p.op_timeout + 5:.0f} s; "
+            error = (f"{t.in_flight} ops got no reply for more than {p.op_timeout + 5:.0f} s; "
                      "the run was abandoned")
             code = code or errno_mod.ETIMEDOUT
         elif code:
-            error = f"{failed} ops failed: {explain_errno(code, p.io_type, p.pool, p.op_timeout)}"
+            error = f"{t.failed} ops failed: {explain_errno(code, p.io_type, p.pool, p.op_timeout)}"
         elif flush_error:
             error = flush_error
-        bws = [s.mib_s for s in samples]
-        iops = [s.ops for s in samples]
-        return BenchResult(
-            params=p, started_at=started_at, host=self.host, pid=self.pid, object_prefix=self.image_name,
-            total_time_run=elapsed, ops=finished, failed_ops=failed, op_size=p.io_size, object_size=0,
-            bandwidth=finished * p.io_size / MiB / elapsed if elapsed > 0 else 0.0,
-            stddev_bandwidth=stddev(bws), max_bandwidth=max(bws, default=0.0), min_bandwidth=min(bws, default=0.0),
-            average_iops=finished / elapsed if elapsed > 0 else 0.0, stddev_iops=stddev(iops),
-            max_iops=max(iops, default=0), min_iops=min(iops, default=0),
-            average_latency=live.lat_sum / finished if finished else 0.0,
-            stddev_latency=stddev(lats), max_latency=lats[-1] if lats else 0.0, min_latency=lats[0] if lats else 0.0,
-            latency_p50=percentile(lats, 50), latency_p95=percentile(lats, 95), latency_p99=percentile(lats, 99),
-            latency_p999=percentile(lats, 99.9), samples=tuple(samples), stopped=self._stop.is_set(),
-            error=error, errno=code, read_ops=live.reads if p.io_type == "readwrite" else 0,
-            write_ops=live.writes if p.io_type == "readwrite" else 0, flush_seconds=self.flush_time)
+        mixed = p.io_type == "readwrite"
+        return self._result_of(t, started_at=started_at, object_prefix=self.image_name, elapsed=elapsed,
+                               op_size=p.io_size, object_size=0, failed_ops=t.failed, error=error, code=code,
+                               read_ops=live.reads if mixed else 0, write_ops=live.writes if mixed else 0,
+                               flush_seconds=self.flush_time)
 
 
 class BlockSession(BenchSession):
@@ -361,14 +258,6 @@ def run_block_bench(spec: ConnectionSpec, params: BlockParams, *,
         finally:
             if not session.abandoned:
                 image.close()
-        if result.errno == errno_mod.ETIMEDOUT:
-            why = diagnose_stall(session.handle, params.pool)
-            if why:
-                result = replace(result, error=f"{result.error}. The osdmap says: {why}")
-        try:
-            result = replace(result, cluster=session.handle.get_fsid())
-        except Exception:
-            pass
-        return result
+        return with_cluster_notes(result, session.handle, params.pool)
     finally:
         session.close()
