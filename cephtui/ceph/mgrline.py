@@ -170,15 +170,6 @@ class MgrLine:
         with self._lock:
             return sorted((c for c in self._carried.values() if not c.done.is_set()), key=lambda c: c.started)
 
-    @property
-    def instance_id(self) -> int | None:
-        """This connection's global id (client.N at the mon and mgr), once connected."""
-        handle = self._handle
-        try:
-            return int(handle.get_instance_id()) if handle is not None else None
-        except Exception:
-            return None
-
     def close(self) -> None:
         """Shut the connection down; a command still carried stays unanswered (see the module's note)."""
         with self._lock:

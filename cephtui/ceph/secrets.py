@@ -50,7 +50,7 @@ class RedactingFilter(logging.Filter):
 def log_to_file(path: Path | None = None, name: str = "cephtui") -> Path:
     """Send the `cephtui` log (warnings and errors, tracebacks included) to a 0600 file in the
     state directory, every record through the redacting filter. Returns the path."""
-    from cephtui.ceph.private import open_append
+    from cephtui.ceph.owner_only import open_append
     from cephtui.paths import state_dir
 
     path = path or state_dir() / "cephtui.log"

@@ -14,7 +14,7 @@ from cephtui.ceph.workflows.maintenance import Maintenance
 from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Check
 from cephtui.ceph.workflows.store import META, WorkflowStore, conflict_text
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.services import services_of
 
 log = logging.getLogger("cephtui")

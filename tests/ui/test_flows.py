@@ -1,4 +1,4 @@
-"""The dialog-flow helpers (ui/flows.py) on a bare Textual app: no cluster needed."""
+"""The dialog-flow helpers (ui/dialog_flows.py) on a bare Textual app: no cluster needed."""
 from __future__ import annotations
 
 import threading
@@ -10,7 +10,7 @@ from textual.app import App
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from cephtui.ui.flows import flow_running, in_thread
+from cephtui.ui.dialog_flows import flow_running, in_thread
 from tests.ui.helpers import wait_for
 
 pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)

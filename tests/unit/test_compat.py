@@ -30,7 +30,7 @@ from textual.widgets import Footer, Input, Static, _footer
 from textual.worker import Worker
 
 from cephtui.ui import compat
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 
 VERSION = f"Textual {textual.__version__}"
 

@@ -7,7 +7,7 @@ import stat
 import threading
 from pathlib import Path
 
-from cephtui.ceph.private import replace_text
+from cephtui.ceph.owner_only import replace_text
 
 
 def test_two_threads_saving_one_file_both_succeed(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush.crushtool import NONE_OSD
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.ops import Operation
-from cephtui.ceph.snapshot.parse import _pg_stats_list
+from cephtui.ceph.snapshot.parse import pg_stats_list
 
 PG_DUMP_LIMIT = 50_000  # above this, estimate bytes per PG from `df` instead of a full `pg dump`
 
@@ -397,7 +397,7 @@ def pg_sizes(client: Commands, total_pgs: int) -> tuple[dict[str, int] | None, d
     """(pg_bytes, pool_bytes, note): per-PG bytes from `pg dump` on small clusters, else `df`."""
     try:
         if total_pgs <= PG_DUMP_LIMIT:
-            stats = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs"]))
+            stats = pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs"]))
             sizes = {str(s.get("pgid")): int((s.get("stat_sum") or {}).get("num_bytes", 0) or 0) for s in stats}
             return sizes, None, None
         df = client.mon("df")
@@ -433,13 +433,6 @@ def preview(client: Commands, ops: Sequence[Operation]) -> Preview:
     old = crushtool.export_crush(om)
     new, notes = build_crush(old, ops)
     return _with_bytes(client, om, old, new, None, notes, osd_weights(ops))
-
-
-def preview_out(client: Commands, osd_id: int) -> Preview:
-    """Preview marking one OSD out."""
-    om, _ = fetch_osdmap(client)
-    old = crushtool.export_crush(om)
-    return _with_bytes(client, om, old, old, None, (), {int(osd_id): 0.0})
 
 
 def _with_bytes(client: Commands, om: bytes, old: bytes, new: bytes, mark_out: int | None,

@@ -14,7 +14,7 @@ from typing import Any
 from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly, CephTimeout
 from cephtui.ceph.cluster import Commands
 from cephtui.ceph.mgrline import Carried
-from cephtui.ceph.private import open_append
+from cephtui.ceph.owner_only import open_append
 from cephtui.ceph.secrets import redact, redact_value
 from cephtui.paths import audit_log_path, login
 
@@ -46,10 +46,6 @@ class Operation:
     @property
     def command(self) -> dict[str, Any]:
         return {"prefix": self.prefix, **dict(self.args)}
-
-    @property
-    def changes_crush(self) -> bool:
-        return self.crush_edit is not None
 
     @property
     def previewable(self) -> bool:

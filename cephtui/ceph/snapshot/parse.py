@@ -53,7 +53,7 @@ def loads_answer(raw: bytes | str, what: str) -> Any:
         raise ParseError(f"{what}: the answer is not JSON ({e})") from None
 
 
-def _ints(v: Any) -> tuple[int, ...]:
+def int_tuple(v: Any) -> tuple[int, ...]:
     return tuple(_int(x) for x in v) if isinstance(v, list) else ()
 
 
@@ -195,7 +195,7 @@ def parse_pgs_by_state(pgmap: Any) -> PGSummary:
     return parse_pg_stat({"pgs_by_state": pgmap.get("pgs_by_state") or (), "num_pgs": pgmap.get("num_pgs")})
 
 
-def _pg_stats_list(d: Any, key: str = "pg_stats") -> list[dict[str, Any]]:
+def pg_stats_list(d: Any, key: str = "pg_stats") -> list[dict[str, Any]]:
     """The PG entries (objects only: a null or a bare string in the array is skipped)."""
     if isinstance(d, list):
         return dicts(d)
@@ -211,10 +211,10 @@ def _pg_stats_list(d: Any, key: str = "pg_stats") -> list[dict[str, Any]]:
 def parse_pg_brief(d: Any) -> tuple[PGBrief, ...]:
     """`pg dump pgs_brief`: Pacific returns {pg_ready, pg_stats}, older a bare list, newer pg_map.pg_stats."""
     return tuple(
-        PGBrief(pgid=as_str(p.get("pgid")), state=as_str(p.get("state")), up=_ints(p.get("up")),
-                acting=_ints(p.get("acting")),
+        PGBrief(pgid=as_str(p.get("pgid")), state=as_str(p.get("state")), up=int_tuple(p.get("up")),
+                acting=int_tuple(p.get("acting")),
                 up_primary=_int(p.get("up_primary", -1)), acting_primary=_int(p.get("acting_primary", -1)))
-        for p in _pg_stats_list(d)
+        for p in pg_stats_list(d)
     )
 
 

@@ -332,10 +332,10 @@ def classify_stuck(entries: Sequence[Any], threshold: float, now: float) -> tupl
 
 def generic_stuck(d: Any) -> list[_Stuck]:
     """The same entries from an answer already parsed generically (shapes the fast path declines)."""
-    from cephtui.ceph.snapshot.parse import _ints, _pg_stats_list
+    from cephtui.ceph.snapshot.parse import int_tuple, pg_stats_list
     out = []
-    for p in _pg_stats_list(d, "stuck_pg_stats"):
-        out.append(_Stuck(pgid=str(p.get("pgid", "")), state=str(p.get("state", "")), up=_ints(p.get("up")),
-                          acting=_ints(p.get("acting")),
+    for p in pg_stats_list(d, "stuck_pg_stats"):
+        out.append(_Stuck(pgid=str(p.get("pgid", "")), state=str(p.get("state", "")), up=int_tuple(p.get("up")),
+                          acting=int_tuple(p.get("acting")),
                           **{f: str(p.get(f) or "") for _, f, _, _ in STUCK_RULES}))
     return out

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, as_strs, dicts
-from cephtui.ceph.private import replace_text
+from cephtui.ceph.owner_only import replace_text
 from cephtui.ceph.snapshot.models import ROUTINE_FLAGS, FlagState
 from cephtui.ceph.workflows.store import WorkflowStore, origin
 from cephtui.paths import state_dir

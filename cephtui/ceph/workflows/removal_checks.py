@@ -12,7 +12,7 @@ from cephtui.ceph.coerce import as_int as _i
 from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush.preview import fetch_osdmap
 from cephtui.ceph.ops.fillcalc import project_removal
-from cephtui.ceph.snapshot.parse import _pg_stats_list
+from cephtui.ceph.snapshot.parse import pg_stats_list
 from cephtui.ceph.workflows.removal import (
     BAD_PG_STATES,
     CLEAN_EXTRAS,
@@ -177,7 +177,7 @@ def transient(e: CephError) -> bool:
 
 
 def pgs_brief(client: Any) -> list[dict[str, Any]]:
-    return _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
+    return pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
 
 
 # ------------------------------------------------------------------ checks and progress (also used by the UI)
@@ -220,7 +220,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
                         if others_down else "no other OSD is down", override="osds-down"))
 
     # The PG table first: ok-to-stop's answer is read against it.
-    pgs = _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
+    pgs = pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"]))
     stale = stale_pgs(client, pgs) if stats_check else []
     up = [i for i in osds if by_id.get(i, {}).get("up")]
     if up:
@@ -368,7 +368,7 @@ def drain_progress(client: Any, osds: list[int]) -> dict[str, Any]:
 def last_copy_pgs(client: Any, dead: list[int]) -> list[str]:
     """PGs that cannot serve because their only remaining copy sits on one of the dead OSDs."""
     out = []
-    for pg in _pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"])):
+    for pg in pg_stats_list(client.mgr("pg dump", dumpcontents=["pgs_brief"])):
         state = as_str(pg.get("state")).split("+")
         # Pacific shows a PG whose only OSD died as 'unknown' with an empty acting set: no other OSD has it.
         if any(b in state for b in ("stale", "down", "incomplete", "unknown")) \

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.cluster import Cluster
-from cephtui.ceph.private import replace_text
+from cephtui.ceph.owner_only import replace_text
 from cephtui.ceph.secrets import redact_value
 from cephtui.paths import login, state_dir
 

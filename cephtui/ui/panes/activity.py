@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.private import replace_text
+from cephtui.ceph.owner_only import replace_text
 from cephtui.paths import state_dir
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable

@@ -27,7 +27,7 @@ from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_p
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
 from cephtui.ui.wizards.form import Field, FormScreen

@@ -33,7 +33,7 @@ from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import palette
-from cephtui.ui.flows import flow_running, in_thread
+from cephtui.ui.dialog_flows import flow_running, in_thread
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows

@@ -27,7 +27,7 @@ from cephtui.ceph.doctor.configdb import (
 from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table

@@ -17,7 +17,7 @@ from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, ScrubPacer, plan_overdue, 
 from cephtui.ceph.format import human_duration
 from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog

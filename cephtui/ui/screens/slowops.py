@@ -16,7 +16,7 @@ from textual.widgets import Static
 from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.slowops import SlowOp, group, named_osds, parse_ops, perf_outliers
 from cephtui.ui import palette
-from cephtui.ui.flows import in_thread
+from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.dialog import Dialog
 
