@@ -36,7 +36,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 PY = ROOT / ".venv" / "bin" / "python"
 SANDBOX = ROOT / "scripts" / "sandbox.py"
-TABS = "1234567890"  # Health … Doctor (cephtui/ui/registry.py, number_key)
+TABS = "1234567890"  # Health … Doctor (cephtui/ui/tabs.py, number_key)
 MOVES = ("Down", "Down", "Up", "End", "Home")
 
 # Run inside cephtui's process when --tracemalloc is given: SIGUSR1 dumps a snapshot and gc type counts.

@@ -36,7 +36,7 @@ async def settle(pilot: Pilot, timeout: float = 20,
 
 def _busy(worker: Worker) -> bool:
     """A thread worker (a cluster read) not yet done, or any worker not yet started. A flow's own async
-    worker runs for as long as its dialog is open (flows.py: it awaits the screen's answer), so a running
+    worker runs for as long as its dialog is open (dialog_flows.py: it awaits the screen's answer), so a running
     one is not "busy": what it reads it reads on a thread worker, which is."""
     if worker.state is WorkerState.PENDING:
         return True
