@@ -115,7 +115,7 @@ async def shoot(conf: str, tab: str, out: Path, wait: float, size: tuple[int, in
 
 async def confirm_run(pilot: Any, app: Any) -> None:
     """The confirm dialog on screen: wait for its preview, Run, check the answer, Close."""
-    from cephtui.ui.widgets.confirm import ConfirmScreen
+    from cephtui.ui.screens.confirm import ConfirmScreen
 
     await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirm dialog")
     dialog = app.screen
@@ -135,7 +135,7 @@ async def confirm_run(pilot: Any, app: Any) -> None:
 
 async def form(pilot: Any, app: Any, values: dict[str, str], ok: str = "#form-ok") -> None:
     """Fill the form on screen (Input or Select by field key) and press its OK button."""
-    from cephtui.ui.wizards.form import FormScreen
+    from cephtui.ui.screens.wizards.form import FormScreen
 
     await wait_for(pilot, lambda: isinstance(app.screen, FormScreen)
                    and all(app.screen.query(f"#field-{k}") for k in values), "the form")

@@ -47,19 +47,19 @@ from cephtui.ui.poller import RECLAIM_EVERY, Poller
 from cephtui.ui.readonly import WHY, mutating_action, refusal
 from cephtui.ui.registry import PANES
 from cephtui.ui.removals import RemovalQueue
+from cephtui.ui.screens.confirm import ConfirmScreen, Outcome
+from cephtui.ui.screens.dialog import close_like_escape
+from cephtui.ui.screens.wizards.form import Builder, Field, FormScreen
 from cephtui.ui.services import serve
 from cephtui.ui.tab_panes import TabPanes
 from cephtui.ui.tabs import NUMBER_KEYS, number_key
 from cephtui.ui.tabs import TABS as REGISTRY
 from cephtui.ui.themes import DEFAULT_THEME, display_path, load_all_themes, user_config_file
-from cephtui.ui.widgets.confirm import ConfirmScreen, Outcome
-from cephtui.ui.widgets.dialog import close_like_escape
 from cephtui.ui.widgets.footer import CephFooter
 from cephtui.ui.widgets.preview_view import preview_for
 from cephtui.ui.widgets.promptbar import PromptBar
 from cephtui.ui.widgets.statusbar import StatusBar
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import Builder, Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
@@ -489,7 +489,7 @@ class CephTUI(KeysInOrder):
             await self.ask_confirm(operations)
 
     def action_help(self) -> None:
-        from cephtui.ui.help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`
+        from cephtui.ui.screens.help import HelpScreen, tab_section  # Markdown and its parser: loaded on the first `?`
 
         if isinstance(self.screen, HelpScreen):
             return

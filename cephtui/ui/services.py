@@ -26,9 +26,9 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.config.model import BenchDefaults
 from cephtui.ui.history import History
-from cephtui.ui.widgets.confirm import Outcome
+from cephtui.ui.screens.confirm import Outcome
+from cephtui.ui.screens.wizards.form import Builder, Field
 from cephtui.ui.widgets.statusbar import StatusBar
-from cephtui.ui.wizards.form import Builder, Field
 
 W = TypeVar("W", bound=Widget)
 

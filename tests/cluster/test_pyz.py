@@ -110,7 +110,7 @@ def test_pyz_contents(pyz: Path) -> None:
     sources = {n[len("site-packages/"):] for n in names if n.startswith("site-packages/") and n.endswith(".py")}
     assert _packed(pyz) == sources
     assert {"cephtui/ui/app.py", "textual/app.py", "rich/console.py"} <= shipped < sources
-    assert "cephtui/ui/help.py" not in shipped  # the first screen does not import it
+    assert "cephtui/ui/screens/help.py" not in shipped  # the first screen does not import it
     # the unpacked distributions' metadata is in the zip (importlib.metadata reads it there), not unpacked
     assert not any(n.startswith("site-packages/") and ".dist-info/" in n for n in names)
     assert {d.split("-")[0] for d in zipped if d.endswith(".dist-info")} >= {"cephtui", "textual", "rich", "msgspec"}
@@ -205,8 +205,8 @@ def test_pyz_imports_the_distributions_rados_and_its_own_rest(pyz: Path, run_env
     for name in ("textual", "msgspec", "cephtui"):
         assert where[name].is_relative_to(shiv_root), (name, where[name])
     # the zipped ones import from the zip, the help screen's Markdown among them
-    res = _run(pyz, ["-c", "import markdown_it, cephtui.ui.help; print(markdown_it.__file__)"], run_env, tmp_path,
-               {"SHIV_INTERPRETER": "1"})
+    res = _run(pyz, ["-c", "import markdown_it, cephtui.ui.screens.help; print(markdown_it.__file__)"], run_env,
+               tmp_path, {"SHIV_INTERPRETER": "1"})
     assert res.returncode == 0, res.stderr
     assert "/site-packages/_cephtui_lazy.zip/markdown_it/" in res.stdout, res.stdout
 
@@ -255,7 +255,7 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
     assert not list(site.glob("*.dist-info"))
     assert {p.name for p in target.iterdir()} == {"site-packages", f"bytecode-{tag}"}
     code = ("import io, json, inspect, importlib.metadata as md, rich.console, rich.traceback, textual, textual.app, "
-            "cephtui.ui.help, cephtui.ui.wizards.pool as w\n"
+            "cephtui.ui.screens.help, cephtui.ui.screens.wizards.pool as w\n"
             "console = rich.console.Console(file=io.StringIO(), width=200)\n"
             "try:\n    textual.app.App.run(None)\n"
             "except AttributeError:\n    console.print(rich.traceback.Traceback())\n"
@@ -267,14 +267,14 @@ def test_pyz_first_start_writes_only_what_it_needs(pyz: Path, run_env: dict[str,
     file, cached, co_filename, app_file, app_run, traceback, version, md_version, dist_at = json.loads(
         res.stdout.strip().splitlines()[-1])
     with zipfile.ZipFile(pyz) as z:
-        pool_source = z.read("site-packages/cephtui/ui/wizards/pool.py")
+        pool_source = z.read("site-packages/cephtui/ui/screens/wizards/pool.py")
         app_source = z.read("site-packages/textual/app.py")
         shipped = _bytecode_index(z.read(f"pyc/{tag}.zlib"))
     # not in the bytecode file: unpacked on import, compiled and cached
-    assert file == str(site / "cephtui/ui/wizards/pool.py") == co_filename
+    assert file == str(site / "cephtui/ui/screens/wizards/pool.py") == co_filename
     assert Path(file).read_bytes() == pool_source
     assert Path(cached).is_file()
-    assert (site / "cephtui/ui/help.py").is_file() and (site / "textual/widgets/_markdown.py").is_file()
+    assert (site / "cephtui/ui/screens/help.py").is_file() and (site / "textual/widgets/_markdown.py").is_file()
     assert not (site / "cephtui/ui/screens/crush_editor.py").exists()  # not imported: still packed
     # in it: imported from the bytecode; its source read (inspect, the traceback's lines) from the pyz, unpacked
     assert app_file == str(site / "textual/app.py")
@@ -312,7 +312,8 @@ def test_pyz_imports_a_packed_module_where_it_cannot_unpack_it(pyz: Path, run_en
         assert res.returncode == 0, res.stderr
         (target,) = shared.glob("cephtui.pyz_*")
         before = sorted(p.relative_to(target) for p in target.rglob("*"))
-        code = ("import inspect, json, textual.app, cephtui.ui.wizards.pool as w, textual.widgets._markdown as m; "
+        code = ("import inspect, json, textual.app, cephtui.ui.screens.wizards.pool as w, "
+                "textual.widgets._markdown as m; "
                 "print(json.dumps([w.__file__, w.PoolWizard.__init__.__code__.co_filename, m.__file__, "
                 "inspect.getsource(textual.app.App.run)]))")
         res = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", PYTHON, str(copy),
@@ -322,7 +323,7 @@ def test_pyz_imports_a_packed_module_where_it_cannot_unpack_it(pyz: Path, run_en
         assert "Traceback" not in res.stderr and "cannot be written" not in res.stderr
         file, co_filename, markdown, app_run = json.loads(res.stdout.strip().splitlines()[-1])
         site = target / "site-packages"
-        assert file == co_filename == str(site / "cephtui/ui/wizards/pool.py")
+        assert file == co_filename == str(site / "cephtui/ui/screens/wizards/pool.py")
         assert markdown == str(site / "textual/widgets/_markdown.py")
         assert app_run.startswith("    def run(")  # a source the bytecode file holds, read from the pyz
         assert sorted(p.relative_to(target) for p in target.rglob("*")) == before  # nothing written

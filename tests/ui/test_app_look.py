@@ -10,8 +10,8 @@ from textual.command import CommandPalette
 from textual.widgets import Input, TabbedContent
 
 from cephtui.ui.app import CephTUI
-from cephtui.ui.help import HelpScreen
 from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.screens.help import HelpScreen
 from cephtui.ui.widgets.virtualtable import VirtualTable
 from tests.ui.helpers import SIZE, cells, palette_shows, wait_for, wait_screen
 

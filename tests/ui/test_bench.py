@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Input, Select, Sparkline
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, click, open_screen, plain, show_tab, text_of, wait_for, wait_screen
 

@@ -16,7 +16,7 @@ from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, short_host
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, click, wait_for, wait_screen
 from tests.ui.test_bench import fill, flat, open_bench, set_choice

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cephtui.ui.app import CephTUI
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.ui.helpers import SIZE, click, open_screen, text_of
 from tests.ui.test_bench import fill, open_bench
 

@@ -15,7 +15,7 @@ from cephtui.config.model import BenchDefaults
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.ui.helpers import SIZE, show_tab, wait_for
 
 CONFIG = """\

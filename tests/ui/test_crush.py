@@ -9,9 +9,9 @@ from textual.widgets import Button, Select, TextArea
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.crush_editor import CrushEditorScreen
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, click, press_ready, text_of, wait_for, wait_screen
 

@@ -9,7 +9,7 @@ import pytest
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.crush import CrushPane
-from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.screens.confirm import ConfirmScreen
 from tests.lookapp import RELEASES
 from tests.ui.helpers import SIZE, wait_for
 from tests.ui.test_crush import open_crush

@@ -11,7 +11,7 @@ from cephtui.ceph.snapshot.osdtree import BucketInfo
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.screens.confirm import ConfirmScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, text_of, wait_for
 

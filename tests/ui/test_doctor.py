@@ -15,9 +15,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
+from cephtui.ui.screens.confirm import ConfirmScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.tabs import TABS, number_key
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, click, plain, text_of, wait_for
 

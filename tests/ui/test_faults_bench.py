@@ -23,7 +23,7 @@ from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult
 from cephtui.ceph.client import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, open_screen, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, start_run, submit_and_run

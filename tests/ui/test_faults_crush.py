@@ -14,7 +14,7 @@ from textual.widgets import Button
 
 from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.screens.confirm import ConfirmScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, cells, click, text_of, wait_for
 from tests.ui.test_crush import open_crush, run_confirmed, submit_form

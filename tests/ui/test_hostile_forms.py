@@ -48,12 +48,12 @@ from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.panes.pools import PoolsPane
 from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.crush_editor import CrushEditorScreen, DiscardScreen
 from cephtui.ui.screens.removal import PlanScreen
 from cephtui.ui.screens.users_keys import ExportKeyringScreen
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
-from cephtui.ui.wizards.pool import PoolWizard
+from cephtui.ui.screens.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, app_factory, click, plain
 

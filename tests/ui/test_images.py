@@ -18,9 +18,9 @@ from textual.pilot import Pilot
 from cephtui.ceph.images.model import ImageRef
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.images import ImagesPane
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.image_detail import ImageDetailScreen
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, plain, show_tab, text_of, wait_for, wait_screen
 

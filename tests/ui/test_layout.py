@@ -26,11 +26,11 @@ from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.compat import screen_frame
 from cephtui.ui.panes.osds import OSDsPane
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.removal import RemovalScreen, ResumeScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.tabs import NUMBER_KEYS, number_key
 from cephtui.ui.tabs import TABS as REGISTRY
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import click
 

@@ -10,7 +10,7 @@ from textual.widgets import Sparkline
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.ui.test_layout import BIG, PG_ROW, TAB_KEYS, on_screen, screen_text, until
 
 LookApp = Callable[..., CephTUI]

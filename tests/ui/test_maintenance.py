@@ -10,10 +10,11 @@ from textual.pilot import Pilot
 from cephtui.ceph.workflows.maintenance import KIND
 from cephtui.ceph.workflows.store import PREFIX
 from cephtui.ui.app import CephTUI
-from cephtui.ui.panes.maintenance import MaintenancePane, PreflightScreen
-from cephtui.ui.widgets.confirm import ConfirmScreen
+from cephtui.ui.panes.maintenance import MaintenancePane
+from cephtui.ui.screens.confirm import ConfirmScreen
+from cephtui.ui.screens.maintenance_preflight import PreflightScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.widgets.statusbar import StatusBar
-from cephtui.ui.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, click, plain, text_of, wait_for, wait_screen
 

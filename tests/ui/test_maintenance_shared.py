@@ -18,7 +18,7 @@ from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import PlanScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, text_of, wait_for, wait_screen
 from tests.ui.test_maintenance import bar_text, cleanup, confirm_and_run, host_of, one, open_tab, stored

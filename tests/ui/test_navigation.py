@@ -8,12 +8,12 @@ from textual.command import CommandPalette
 from textual.widgets import Markdown
 
 from cephtui.ui.app import TABS, CephTUI, pane_bindings
-from cephtui.ui.help import HelpScreen
 from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.panes.pools import PoolsPane
 from cephtui.ui.panes.users import UsersPane
+from cephtui.ui.screens.help import HelpScreen
+from cephtui.ui.screens.wizards.pool import PoolWizard
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.pool import PoolWizard
 from tests.ui.helpers import SIZE, cells, click, palette_shows, wait_for
 
 
@@ -140,8 +140,8 @@ async def test_palette_reaches_every_tab_action(look_app: Any) -> None:
 
 
 async def test_mouse_tabs_rows_and_double_click(look_app: Any) -> None:
-    from cephtui.ui.panes.pools import PoolDetailScreen
     from cephtui.ui.screens.osd_detail import OSDDetailScreen
+    from cephtui.ui.screens.pool_detail import PoolDetailScreen
 
     app = look_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -188,7 +188,7 @@ def burst(app: CephTUI, text: str) -> None:
 async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(look_app: Any) -> None:
     from textual.widgets import Input
 
-    from cephtui.ui.widgets.confirm import ConfirmScreen
+    from cephtui.ui.screens.confirm import ConfirmScreen
 
     app = look_app()
     async with app.run_test(size=SIZE) as pilot:

@@ -12,8 +12,8 @@ from textual.pilot import Pilot
 from cephtui.ceph import ops
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.osds import OSDsPane
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.confirm import ConfirmScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox, wait_until
 from tests.ui.helpers import SIZE, plain, press_ready, text_of, wait_for, wait_screen
 

@@ -9,8 +9,8 @@ from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.pools import PoolsPane
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.pool import PoolWizard
+from cephtui.ui.screens.confirm import ConfirmScreen
+from cephtui.ui.screens.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, text_of, wait_for
 

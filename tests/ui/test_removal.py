@@ -22,7 +22,7 @@ from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import PlanScreen, RemovalScreen, ResumeScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.cluster import drainlab
 from tests.conftest import ROOT, Sandbox, wait_until
 from tests.ui.helpers import SIZE, app_factory, click, wait_for

@@ -151,8 +151,8 @@ async def test_the_form_drain_follows_the_kind_and_explains_the_costlier_one() -
     from textual.app import App
     from textual.widgets import Select
 
-    from cephtui.ui.wizards.form import Field
-    from cephtui.ui.wizards.removal_form import RemovalForm
+    from cephtui.ui.screens.wizards.form import Field
+    from cephtui.ui.screens.wizards.removal_form import RemovalForm
 
     form = RemovalForm("Remove or replace osd.3", [
         Field("mode", "What", "remove", choices=("remove", "replace")),

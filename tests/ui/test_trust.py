@@ -22,8 +22,8 @@ from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.panes.pgs import PGsPane
 from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.readonly import GuardedActions
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.tabs import NUMBER_KEYS, number_key
-from cephtui.ui.widgets.confirm import ConfirmScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, plain, show_tab, text_of, wait_for, wait_screen
 from tests.ui.test_osds import audit_lines, confirm_and_run, cursor_to, open_osds

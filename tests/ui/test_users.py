@@ -13,9 +13,9 @@ from textual.widgets import Input, Select
 
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.users import UsersPane
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.users_keys import ExportKeyringScreen, KeyScreen
-from cephtui.ui.widgets.confirm import ConfirmScreen
-from cephtui.ui.wizards.form import FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, plain, press_ready, text_of, wait_for
 

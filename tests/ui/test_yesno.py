@@ -1,4 +1,4 @@
-"""The yes/no dialogs on their one base (widgets/dialog.py YesNoDialog), on a bare Textual app: no cluster needed.
+"""The yes/no dialogs on their one base (screens/dialog.py YesNoDialog), on a bare Textual app: no cluster needed.
 
 Each opens with the focus on its own default button (what Enter answers), its yes button answers True, its no
 button and escape False.
@@ -12,10 +12,10 @@ import pytest
 from rich.text import Text
 from textual.app import App
 
-from cephtui.ui.panes.maintenance import PreflightScreen
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.screens.crush_editor import DiscardScreen
-from cephtui.ui.widgets.dialog import YesNoDialog
+from cephtui.ui.screens.dialog import YesNoDialog
+from cephtui.ui.screens.maintenance_preflight import PreflightScreen
 from tests.ui.helpers import click, wait_for, wait_screen
 
 pytestmark = pytest.mark.look  # no cluster: the look tier's fast loop (tests/conftest.py)

@@ -223,7 +223,7 @@ def test_pure_module() -> None:
 def test_the_users_wizard_checks_as_the_clusters_release() -> None:
     from types import SimpleNamespace
 
-    from cephtui.ui.wizards.user import mon_release, validated_caps
+    from cephtui.ui.screens.wizards.user import mon_release, validated_caps
 
     text = {"mds": "allow rw fsname=a uid=1"}
     with pytest.raises(ValueError, match="mds cap refused"):

@@ -16,7 +16,7 @@ from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner
 from cephtui.ceph.workflows.flag_origin import FlagOrigin
 from cephtui.ui.panes.maintenance import flag_rows
-from cephtui.ui.widgets.confirm import impact_of, same_names
+from cephtui.ui.screens.confirm import impact_of, same_names
 from tests.unit.test_crush import reads_fixture_osdmap
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "crush"

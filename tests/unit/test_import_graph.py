@@ -106,7 +106,7 @@ def test_the_circle_finder_finds_circles() -> None:
 def test_the_graph_counts_late_and_type_checking_imports() -> None:
     g = graph()
     # ui/app.py imports the help screen inside a function (loaded on the first `?`)
-    assert "cephtui.ui.help" in g["cephtui.ui.app"]
+    assert "cephtui.ui.screens.help" in g["cephtui.ui.app"]
     assert "cephtui.ui.services" in g["cephtui.ui.pane"]
     assert "cephtui.ceph.snapshot.models" in g["cephtui.ceph.snapshot.cluster_snapshot"]
 
@@ -137,3 +137,30 @@ def test_tab_facts_load_no_pane() -> None:
     for light in ("cephtui.ui.tabs", "cephtui.ui.jump"):
         assert not {m for m in reach(light) if m.startswith("cephtui.ui.panes.")}, light
     assert {m for m in g["cephtui.ui.registry"] if m.startswith("cephtui.ui.panes.")}
+
+
+def test_every_screen_lives_under_ui_screens() -> None:
+    """Dialogs, wizards and every other Screen are in cephtui/ui/screens/ (a new one goes there too); a pane
+    module holds its pane."""
+    import textual.screen
+
+    from cephtui.ui.screens import dialog
+
+    classes: list[tuple[str, set[str], str]] = []  # (class, its bases' names, module)
+    for name, path in modules().items():
+        if name.startswith("cephtui.ui."):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    bases = {b.value.id if isinstance(b, ast.Subscript) and isinstance(b.value, ast.Name)
+                             else b.id if isinstance(b, ast.Name) else "" for b in node.bases}
+                    classes.append((node.name, bases, name))
+    found: dict[str, str] = {}  # class -> module, for every class whose bases lead to Textual's Screen
+    screens = {"Screen", "ModalScreen"}
+    while True:  # to a fixed point: a base may be defined in a module read later
+        more = {c: m for c, bases, m in classes if c not in found and bases & (screens | set(found))}
+        if not more:
+            break
+        found.update(more)
+    assert issubclass(dialog.Dialog, textual.screen.ModalScreen)  # the walk starts from what Dialog is
+    assert {"Dialog", "ConfirmScreen", "FormScreen", "HelpScreen", "PoolDetailScreen"} <= set(found)
+    assert sorted(f"{cls} in {m}" for cls, m in found.items() if not m.startswith("cephtui.ui.screens.")) == []

@@ -42,7 +42,7 @@ def test_number_keys_jump_names_and_help_follow_the_registry() -> None:
         if i <= NUMBER_KEYS:
             assert resolve(number_key(i)).tab == t.key
         assert all(resolve(name).tab == t.key for name in (t.key, *t.aliases))
-    from cephtui.ui.help import EVERYWHERE
+    from cephtui.ui.screens.help import EVERYWHERE
 
     keys = "1…9, 0" if len(REGISTRY) >= 10 else f"1…{len(REGISTRY)}"
     text = dict(EVERYWHERE)[keys]

@@ -18,7 +18,7 @@ from cephtui.ceph.workflows.removal_plan import drain_cost, planned_commands
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.cli import dispatch as cli
 from cephtui.cli.remove import _apply_options
-from cephtui.ui.wizards.removal_form import drain_notes
+from cephtui.ui.screens.wizards.removal_form import drain_notes
 
 
 def remove_help() -> str:

@@ -26,9 +26,9 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.screens.wizards.form import Field
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import Field
 
 COLUMNS = (("name", 30), ("type", 10), ("id", 6), ("alg", 7), ("weight", 9), ("items", 5), ("class", 6))
 # Below 140 columns: name, weight and type in view; the rest is a left/right scroll away.

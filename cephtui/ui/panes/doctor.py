@@ -29,8 +29,8 @@ from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
-from cephtui.ui.wizards.form import Field, FormScreen
 
 SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}
 

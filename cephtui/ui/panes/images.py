@@ -35,11 +35,11 @@ from cephtui.ui import palette
 from cephtui.ui.compat import FORM_FOLLOWS
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.screens.wizards.form import Field, readable
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.image_info import age, describe
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import Field, readable
 
 # (label, width, sort key): the key reads an ImageInfo (None: not known yet, sorted last)
 COLUMNS: tuple[tuple[str, int], ...] = (

@@ -20,8 +20,8 @@ from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Static
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.client import CephError
@@ -37,10 +37,10 @@ from cephtui.ui.dialog_flows import flow_running, in_thread
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
-from cephtui.ui.widgets.dialog import YesNoDialog
+from cephtui.ui.screens.maintenance_preflight import PreflightScreen, refused_text
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 from cephtui.ui.widgets.inplace import update_in_place
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import Field, FormScreen
 
 log = logging.getLogger("cephtui")
 
@@ -65,43 +65,6 @@ def cut_at_word(text: str, width: int) -> str:
 MAINT_ORDER_NARROW = (0, 1, 4, 2, 3, 5)
 FLAG_ORDER_NARROW = (0, 2, 4, 5, 1, 3)
 DANGER = {"pause", "nodown", "noup", "norecover", "nobackfill", "noin"}
-
-
-class PreflightScreen(YesNoDialog):
-    """`osd ok-to-stop` said no (or could not answer): explain, and continue only on an explicit choice."""
-
-    BINDINGS = [Binding("escape", "no", "Cancel")]
-    YES, NO, FOCUS = "preflight-continue", "preflight-cancel", "preflight-cancel"
-    DEFAULT_CSS = """
-    PreflightScreen > Vertical { border: thick $error; }
-    PreflightScreen VerticalScroll { height: auto; max-height: 30; margin-top: 1; }
-    PreflightScreen #preflight-text { height: auto; }
-    """
-
-    def __init__(self, title: str, text: Text) -> None:
-        super().__init__()
-        self.title_text = title
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text(self.title_text, style="bold"))
-            with VerticalScroll():
-                yield Static(self.text, id="preflight-text")
-            with Horizontal():
-                yield Button("Cancel", id="preflight-cancel", variant="primary")
-                yield Button("Set the flags anyway", id="preflight-continue", variant="error")
-
-
-def refused_text(m: mt.Maintenance, text: str) -> Text:
-    """What the preflight dialog says when ok-to-stop refuses `m`'s OSDs."""
-    body = Text()
-    body.append(f"$ ceph osd ok-to-stop {' '.join(map(str, m.target.osds))}\n", style=palette.style("bold info"))
-    body.append(f"{text}\n\n", style=palette.style("bold err"))
-    body.append(mplan.OK_TO_STOP_REFUSED + "\n\n")
-    body.append("Nothing has been changed. If you continue, the flags are set; do not stop the daemons "
-                "until ok-to-stop agrees (or you accept the outage).", style=palette.style("warn"))
-    return body
 
 
 class MaintenancePane(Pane):

@@ -22,11 +22,11 @@ from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_
 from cephtui.ui import palette
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.screens.wizards.form import Field, FormScreen, readable
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.spark import spark
 from cephtui.ui.widgets.tables import set_subtitle, sync_static
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import Field, FormScreen, readable
 
 COLUMNS = (("name", 26), ("class", 5), ("status", 11), ("weight", 7), ("reweight", 8), ("pri-aff", 7),
            ("size", 9), ("%use", 6), ("var", 4), ("pgs", 4), ("lat c/a", 9), ("flags", 22), ("host", 14))
@@ -499,7 +499,7 @@ class OSDsPane(Pane):
         """The guided removal/replacement wizard for the selected OSD(s)."""
         from cephtui.ceph.workflows.removal import DRAIN_MODES, default_drain
         from cephtui.ceph.workflows.removal_stop import StopCommandError, check_stop_template
-        from cephtui.ui.wizards.removal_form import RemovalForm
+        from cephtui.ui.screens.wizards.removal_form import RemovalForm
 
         ids = self.targets()
         if not ids:

@@ -18,10 +18,10 @@ from cephtui.ceph.snapshot.pgfilter import PGColumns, PGFilter, pgid_key
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.screens.wizards.form import readable
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import readable
 
 # Flags worth their own counter, in the order an admin scans them.
 FLAGS = ("active", "clean", "degraded", "undersized", "peering", "stale", "incomplete", "inconsistent",

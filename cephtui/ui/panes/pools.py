@@ -17,12 +17,9 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
-from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes, human_rate, percent
 from cephtui.ceph.ops import pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import PoolPlan
@@ -31,12 +28,12 @@ from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.screens.pool_detail import PoolDetailScreen
+from cephtui.ui.screens.wizards.form import Field
 from cephtui.ui.widgets.tables import sync_table
-from cephtui.ui.wizards.form import Field
 
 if TYPE_CHECKING:  # the wizard is imported when first opened
-    from cephtui.ui.wizards.pool import PoolWizard
+    from cephtui.ui.screens.wizards.pool import PoolWizard
 
 # Explicit widths: auto-sized columns stayed at their label's width when rows arrived with the tab hidden.
 # Capacity first after the name and its protection (what `ceph df` shows, and what an admin looks for): at 160
@@ -68,42 +65,6 @@ def _quota(p: PoolInfo) -> str:
     if p.quota_max_objects:
         parts.append(f"{p.quota_max_objects} obj")
     return ", ".join(parts) or "-"
-
-
-class PoolDetailScreen(Dialog[None]):
-    """`osd pool get NAME all`, fetched in a worker."""
-
-    BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
-    DEFAULT_CSS = """
-    PoolDetailScreen > VerticalScroll { width: 90; }
-    """
-
-    def __init__(self, client: Cluster, pool: PoolInfo) -> None:
-        super().__init__()
-        self.client = client
-        self.pool = pool
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as box:
-            box.border_title = f"pool {self.pool.name} (ceph osd pool get {self.pool.name} all; escape closes)"
-            yield Static(Text("Loading…", style="italic"), id="pool-detail")
-
-    def on_mount(self) -> None:
-        self._load()
-
-    @work(thread=True, exit_on_error=False, description="osd pool get all")
-    def _load(self) -> None:
-        try:
-            values = self.client.mon("osd pool get", pool=self.pool.name, var="all") or {}
-            t = Table(box=None, show_header=False)
-            t.add_column(style="bold")
-            t.add_column()
-            for k, v in values.items():
-                t.add_row(str(k), str(v))
-            body: Table | Text = t
-        except CephError as e:
-            body = Text(f"osd pool get: {e.message}", style=palette.style("warn"))
-        self.app.call_from_thread(self.query_one("#pool-detail", Static).update, body)
 
 
 class PoolsPane(Pane):
@@ -241,7 +202,7 @@ class PoolsPane(Pane):
         return p
 
     def action_create(self) -> None:
-        from cephtui.ui.wizards.pool import PoolWizard
+        from cephtui.ui.screens.wizards.pool import PoolWizard
 
         snap = self.snap
         osd_count = snap.osds.in_ if snap else 1

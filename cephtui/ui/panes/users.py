@@ -27,11 +27,11 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.screens.wizards.form import readable
+from cephtui.ui.screens.wizards.user import caps_diff, create_user, edit_caps_form
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
-from cephtui.ui.wizards.form import readable
-from cephtui.ui.wizards.user import caps_diff, create_user, edit_caps_form
 
 if TYPE_CHECKING:  # the key screens are imported when first opened
     from cephtui.ui.screens.users_keys import ExportKeyringScreen

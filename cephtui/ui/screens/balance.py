@@ -28,8 +28,8 @@ from cephtui.ceph.doctor.balance import (
 from cephtui.ceph.ops.health import balancer_active, balancer_optimize, balancer_rm
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 
 
 class BalanceScreen(Dialog[None]):

@@ -17,7 +17,7 @@ from cephtui.ceph.images.listing import ImageList
 from cephtui.ui.screens.bench_forms import float_field as _float
 from cephtui.ui.screens.bench_forms import int_field as _int
 from cephtui.ui.screens.bench_views import size_text
-from cephtui.ui.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 
 TEMP = "temp:"  # a target value: a temporary image in the pool that follows
 CACHE_LABELS = ("off (rbd_cache=false: a VM with cache=none/directsync)", "writeback (librbd's cache)")

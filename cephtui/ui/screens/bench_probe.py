@@ -24,8 +24,8 @@ from cephtui.ceph.images.listing import ImageList
 from cephtui.ui.screens.bench_block_form import CACHE_LABELS, split_target, target_choices
 from cephtui.ui.screens.bench_forms import float_field
 from cephtui.ui.screens.bench_views import MODAL_CSS
-from cephtui.ui.widgets.dialog import Dialog
-from cephtui.ui.wizards.form import Field, FormScreen
+from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 
 HELP = ("4 KiB, one op in flight: random writes, then random reads, for the given seconds each. What a VM with "
         "cache=none feels is this latency; the IOPS one op in flight allows is 1/latency. The result is set "

@@ -23,8 +23,8 @@ from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult, Progress, Sam
 from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
-from cephtui.ui.widgets.confirm import command_block
-from cephtui.ui.widgets.dialog import Dialog, YesNoDialog
+from cephtui.ui.screens.confirm import command_block
+from cephtui.ui.screens.dialog import Dialog, YesNoDialog
 
 MODAL_CSS = """
 {name} > Vertical {{ width: 110; }}

@@ -28,10 +28,10 @@ from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
-from cephtui.ui.wizards.form import Field, FormScreen
 
 MAX_ROWS = 2000  # a config database this big is a script's doing; the filter finds the rest
 

@@ -21,10 +21,10 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool
 from cephtui.ui import palette
+from cephtui.ui.screens.dialog import YesNoDialog
+from cephtui.ui.screens.wizards.form import readable
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import YesNoDialog
 from cephtui.ui.widgets.preview_view import PreviewJob, preview_map_for
-from cephtui.ui.wizards.form import readable
 
 
 def diff_text(old: str, new: str) -> Text:

@@ -17,10 +17,10 @@ from cephtui.ceph.images import reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, utcnow
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.wizards.form import Builder, Field, readable
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.image_info import describe, snapshot_lines
-from cephtui.ui.wizards.form import Builder, Field, readable
 
 SNAP_COLUMNS = ("snapshot", "size", "protected", "age", "used")
 
@@ -130,7 +130,7 @@ class ImageDetailScreen(Dialog[None]):
 
     @work(group="image-detail-confirm")
     async def _form(self, title: str, fields: list[Field], build: Builder) -> None:
-        from cephtui.ui.wizards.form import FormScreen
+        from cephtui.ui.screens.wizards.form import FormScreen
         operations = await self.app.push_screen_wait(FormScreen(title, fields, build))
         if operations:
             await services_of(self).ask_confirm(operations)

@@ -18,7 +18,7 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.snapshot.osdtree import OSDInfo
 from cephtui.ui import palette
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.screens.dialog import Dialog
 
 METADATA_KEYS = (
     ("hostname", "host"), ("devices", "devices"), ("osd_objectstore", "objectstore"),

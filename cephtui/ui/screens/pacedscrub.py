@@ -19,8 +19,8 @@ from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 
 
 class PacedScrubScreen(Dialog[None]):

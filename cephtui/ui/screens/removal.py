@@ -30,8 +30,8 @@ from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_stop import check_stop_template, describe_stop
 from cephtui.ui import palette
 from cephtui.ui.holds import held_checks
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 
 LEVEL_STYLE = {"ok": "ok", "warn": "warn", "wait": "info", "block": "bold err", "override": "bold warn"}
 LEVEL_MARK = {"ok": "✔", "warn": "⚠", "wait": "…", "block": "✖", "override": "⚠!"}

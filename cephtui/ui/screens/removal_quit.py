@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from cephtui.ui.compat import Button
-from cephtui.ui.widgets.dialog import YesNoDialog
+from cephtui.ui.screens.dialog import YesNoDialog
 
 
 def quit_question(titles: Sequence[str]) -> str:

@@ -24,8 +24,8 @@ from cephtui.ceph.ops.health import pg_repair, pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 from cephtui.ui.widgets.tables import sync_table
 
 

@@ -17,8 +17,8 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.slowops import SlowOp, group, named_osds, parse_ops, perf_outliers
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 
 DUMPS = (("dump_blocked_ops", False), ("dump_ops_in_flight", False), ("dump_historic_slow_ops", True))
 

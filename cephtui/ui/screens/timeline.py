@@ -18,8 +18,8 @@ from cephtui.ceph.history.model import HealthEvent, HistorySource
 from cephtui.ceph.snapshot.parse import parse_stamp
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import services_of
-from cephtui.ui.widgets.dialog import Dialog
 
 SPAN = 7 * 86400  # the events listed: the last week
 AROUND = 120.0  # seconds of cluster log shown before and after the selected event

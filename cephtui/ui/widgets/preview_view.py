@@ -12,7 +12,7 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool, preview
 from cephtui.ceph.format import human_bytes
 from cephtui.ui import palette
-from cephtui.ui.widgets.confirm import PreviewUnavailable
+from cephtui.ui.screens.confirm import PreviewUnavailable
 
 
 def render(p: preview.Preview) -> RenderableType:

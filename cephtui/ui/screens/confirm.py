@@ -25,7 +25,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.screens.dialog import Dialog
 
 log = logging.getLogger("cephtui")
 

@@ -13,7 +13,7 @@ from textual.widgets import Select
 
 from cephtui.ceph.workflows.removal import Removal, default_drain
 from cephtui.ceph.workflows.removal_plan import drain_cost
-from cephtui.ui.wizards.form import Builder, Field, FormScreen
+from cephtui.ui.screens.wizards.form import Builder, Field, FormScreen
 
 KINDS = ("remove", "replace")
 

@@ -27,8 +27,8 @@ from cephtui.ceph.ops import caps as caps_mod
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
+from cephtui.ui.screens.wizards.form import Field, FormScreen
 from cephtui.ui.services import services_of
-from cephtui.ui.wizards.form import Field, FormScreen
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
     ("rbd", "RBD client (profile rbd on chosen pools)"),

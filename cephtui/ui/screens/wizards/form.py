@@ -22,8 +22,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
-from cephtui.ui.widgets.confirm import command_block
-from cephtui.ui.widgets.dialog import Dialog
+from cephtui.ui.screens.confirm import command_block
+from cephtui.ui.screens.dialog import Dialog
 
 Builder = Callable[[dict[str, str]], Sequence[Operation]]
 log = logging.getLogger("cephtui")

@@ -11,8 +11,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
 from cephtui.ui.pane import Pane
+from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.tabs import TABS, Tab
-from cephtui.ui.widgets.dialog import Dialog
 
 # (key, what it does) for the keys that work on every tab.
 EVERYWHERE = (
