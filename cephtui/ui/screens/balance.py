@@ -3,8 +3,6 @@ upmap commands it would send; each pool's autoscaler target and what it is about
 a suggested pg_num through the confirmation."""
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -27,12 +25,11 @@ from cephtui.ceph.doctor.balance import (
 )
 from cephtui.ceph.ops.health import balancer_active, balancer_optimize, balancer_rm
 from cephtui.ui import palette
-from cephtui.ui.dialog_flows import in_thread
-from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.services import services_of
 
 
-class BalanceScreen(Dialog[None]):
+class BalanceScreen(ReadingDialog):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("o", "dry_run", "Dry run"),
                 Binding("a", "apply_autoscale", "Apply pg_num"), Binding("r", "reload", "Reload")]
     DEFAULT_CSS = """
@@ -51,26 +48,12 @@ class BalanceScreen(Dialog[None]):
             yield Static(Text("Loading balancer status…", style="italic"), id="balance-body")
             yield Static("", id="balance-dry-run")
 
-    def on_mount(self) -> None:
-        self.action_reload()
-
-    @property
-    def client(self) -> Any:
-        return services_of(self).client
-
-    async def _ask(self, what: str, fn: Any) -> Any:
-        try:
-            return await in_thread(self, fn, what)
-        except CephError as e:
-            return e
-
-    @work(group="balance-load", exclusive=True, exit_on_error=False)
-    async def action_reload(self) -> None:
+    async def load(self) -> None:
         c = self.client
-        status = await self._ask("balancer status", lambda: c.mgr("balancer status"))
-        score = await self._ask("balancer eval", lambda: b" ".join(
+        status = await self.ask("balancer status", lambda: c.mgr("balancer status"))
+        score = await self.ask("balancer eval", lambda: b" ".join(
             x if isinstance(x, bytes) else x.encode() for x in c.mgr_raw("balancer eval")).decode())
-        auto = await self._ask("autoscale-status", lambda: c.mgr("osd pool autoscale-status"))
+        auto = await self.ask("autoscale-status", lambda: c.mgr("osd pool autoscale-status"))
         parts: list[RenderableType] = [Text("Balancer", style="bold underline")]
         if isinstance(status, CephError):
             parts.append(Text(f"balancer status: {status.message}", style=palette.style("warn")))
@@ -115,7 +98,7 @@ class BalanceScreen(Dialog[None]):
             return
         planned = outcome.ok
         if planned:
-            dump = await self._ask("balancer dump", lambda: self.client.mgr("balancer dump", plan=DRY_RUN_PLAN))
+            dump = await self.ask("balancer dump", lambda: self.client.mgr("balancer dump", plan=DRY_RUN_PLAN))
             if isinstance(dump, CephError):
                 box.update(Text(f"balancer dump: {dump.message}", style=palette.style("warn")))
             else:

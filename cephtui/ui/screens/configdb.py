@@ -28,7 +28,7 @@ from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
-from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.screens.wizards.form import Field, FormScreen
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.tables import sync_table
@@ -41,7 +41,7 @@ def matches(e: ConfigEntry, text: str) -> bool:
     return text in e.name.lower() or text in e.who.lower() or text in e.value.lower()
 
 
-class ConfigScreen(Dialog[None]):
+class ConfigScreen(ReadingDialog):
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("s", "set", "Set"),
@@ -77,13 +77,6 @@ class ConfigScreen(Dialog[None]):
             with VerticalScroll(id="config-detail-box"):
                 yield Static("", id="config-detail")
 
-    def on_mount(self) -> None:
-        self.action_reload()
-
-    @property
-    def client(self) -> Any:
-        return services_of(self).client
-
     def _watched(self) -> list[str]:
         """The daemons whose running values are checked against the database: the mons in quorum and the
         active mgr (a handful of small mgr answers, never every OSD)."""
@@ -92,8 +85,7 @@ class ConfigScreen(Dialog[None]):
             return []
         return [f"mon.{m}" for m in snap.mons.quorum] + ([f"mgr.{snap.mgr.active}"] if snap.mgr.active else [])
 
-    @work(group="config-load", exclusive=True, exit_on_error=False)
-    async def action_reload(self) -> None:
+    async def load(self) -> None:
         summary = self.query_one("#config-summary", Static)
         try:
             self.entries = parse_dump(await in_thread(self, lambda: self.client.mon("config dump"), "config dump"))
@@ -132,19 +124,18 @@ class ConfigScreen(Dialog[None]):
         sync_table(table, {i: (e.who, Text(e.name, style=palette.style("bold warn")) if e.name in shadowed_names
                                else e.name, e.value[:60], "yes" if e.runtime else "restart")
                            for i, e in enumerate(self.shown)})
-        self._detail()
+        self.show_detail()
 
     def selected(self) -> ConfigEntry | None:
         row = self.query_one("#config-table", DataTable).cursor_row
         return self.shown[row] if 0 <= row < len(self.shown) else None
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Before the base's handler (which shows the detail): moving in the table goes back to the options."""
         if event.data_table.has_focus:
-            self.daemon_view = None  # moving in the table: back to the options
-        self._detail()
+            self.daemon_view = None
 
-    @work(group="config-help", exclusive=True, exit_on_error=False)
-    async def _detail(self) -> None:
+    async def detail(self) -> None:
         box = self.query_one("#config-detail", Static)
         if self.daemon_view is not None:
             box.update(self.daemon_view)
@@ -170,12 +161,6 @@ class ConfigScreen(Dialog[None]):
         self.daemon_view = None
         self.query_one("#config-filter", Input).focus()
 
-    @work(group="config-flow", exclusive=True, exit_on_error=False)
-    async def _confirm_then_reload(self, operations: list[Any], explain: str = "") -> None:
-        outcome = await services_of(self).ask_confirm(operations, explain=explain)
-        if outcome is not None and outcome.ran:
-            self.action_reload()
-
     def _explain(self, name: str) -> str:
         warn = [f"{s.text}: this change will not reach it. {s.remedy}." for s in self.shadows if s.name == name]
         return "\n".join(self.help.get(name, [])[:4] + warn)
@@ -200,7 +185,7 @@ class ConfigScreen(Dialog[None]):
         if e is None:
             self.app.notify("No option selected.", severity="warning")
             return
-        self._confirm_then_reload([config_rm(e.who, e.name)], explain=self._explain(e.name))
+        self.confirm_then_reload([config_rm(e.who, e.name)], explain=self._explain(e.name))
 
     @work(group="config-flow", exclusive=True, exit_on_error=False)
     async def action_daemon(self) -> None:
@@ -213,7 +198,7 @@ class ConfigScreen(Dialog[None]):
             running = await in_thread(self, partial(read_running, self.client, daemon), f"config show {daemon}")
         except CephError as e:
             self.daemon_view = Text(f"config show {daemon}: {e.message}", style=palette.style("warn"))
-            self._detail()
+            self.show_detail()
             return
         rows = [Text(f"{daemon}: {len(not_default(running))} values not at their default (source: where from)",
                      style="bold")]
@@ -223,7 +208,7 @@ class ConfigScreen(Dialog[None]):
         rows.extend(Text(f"⚠ {s.text}. Fix: {s.remedy}", style=palette.style("bold warn"))
                     for s in shadowed(daemon, running))
         self.daemon_view = Group(*rows)
-        self._detail()
+        self.show_detail()
 
 
 def _no_ops(values: dict[str, str]) -> list[Any]:

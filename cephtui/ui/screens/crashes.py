@@ -6,7 +6,6 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -18,12 +17,11 @@ from cephtui.ceph.ops.health import crash_archive, crash_archive_all, crash_rm
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
-from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.services import services_of
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.widgets.tables import sync_table
 
 
-class CrashScreen(Dialog[None]):
+class CrashScreen(ReadingDialog):
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("a", "archive", "Archive group"),
@@ -54,15 +52,7 @@ class CrashScreen(Dialog[None]):
             with VerticalScroll(id="crash-info-box"):
                 yield Static("", id="crash-info")
 
-    def on_mount(self) -> None:
-        self.action_reload()
-
-    @property
-    def client(self) -> Any:
-        return services_of(self).client
-
-    @work(group="crash-load", exclusive=True, exit_on_error=False)
-    async def action_reload(self) -> None:
+    async def load(self) -> None:
         summary = self.query_one("#crash-summary", Static)
         try:
             raw = await in_thread(self, lambda: self.client.mgr("crash ls"), "crash ls")
@@ -82,23 +72,15 @@ class CrashScreen(Dialog[None]):
                                    ", ".join(g.hosts)[:30], g.newest.what[:80]) for g in self.groups}, ordered=True)
         if self.groups:
             table.focus()
-            self._show_info()
+            self.show_detail()
         else:
             self.query_one("#crash-info", Static).update(Text("No crash reports.", style=palette.style("ok")))
 
     def selected(self) -> CrashGroup | None:
-        table = self.query_one("#crash-table", DataTable)
-        row = table.cursor_row
-        if not self.groups or not 0 <= row < table.row_count:
-            return None
-        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = self.row_key(self.query_one("#crash-table", DataTable))
         return next((g for g in self.groups if g.key == key), None)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_info()
-
-    @work(group="crash-info", exclusive=True, exit_on_error=False)
-    async def _show_info(self) -> None:
+    async def detail(self) -> None:
         g = self.selected()
         if g is None:
             return
@@ -119,12 +101,6 @@ class CrashScreen(Dialog[None]):
             box.update(Group(*listing, Text(f"\nThe newest report (ceph crash info {newest}):", style="bold"),
                              Text("\n".join(self.info[newest]))))
 
-    @work(group="crash-flow", exclusive=True, exit_on_error=False)
-    async def _confirm_then_reload(self, operations: list[Any]) -> None:
-        outcome = await services_of(self).ask_confirm(operations)
-        if outcome is not None and outcome.ran:
-            self.action_reload()
-
     def action_archive(self) -> None:
         g = self.selected()
         if g is None:
@@ -133,16 +109,16 @@ class CrashScreen(Dialog[None]):
         if not new:
             self.app.notify("Every report of this crash is archived already.")
             return
-        self._confirm_then_reload([crash_archive(c.crash_id) for c in new])
+        self.confirm_then_reload([crash_archive(c.crash_id) for c in new])
 
     def action_archive_all(self) -> None:
         if not any(g.new for g in self.groups):
             self.app.notify("No new crash reports to archive.")
             return
-        self._confirm_then_reload([crash_archive_all()])
+        self.confirm_then_reload([crash_archive_all()])
 
     def action_delete(self) -> None:
         g = self.selected()
         if g is None:
             return
-        self._confirm_then_reload([crash_rm(g.newest.crash_id, g.newest.entity)])
+        self.confirm_then_reload([crash_rm(g.newest.crash_id, g.newest.entity)])

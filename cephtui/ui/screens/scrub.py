@@ -6,7 +6,6 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -24,8 +23,7 @@ from cephtui.ceph.ops.health import pg_repair, pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
-from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.services import services_of
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.widgets.tables import sync_table
 
 
@@ -47,7 +45,7 @@ def render_objects(pgid: str, objects: tuple[InconsistentObject, ...]) -> Render
     return Group(*parts)
 
 
-class ScrubScreen(Dialog[None]):
+class ScrubScreen(ReadingDialog):
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("r", "repair", "Repair PG"),
@@ -76,15 +74,7 @@ class ScrubScreen(Dialog[None]):
             with VerticalScroll(id="scrub-info-box"):
                 yield Static("", id="scrub-info")
 
-    def on_mount(self) -> None:
-        self.action_reload()
-
-    @property
-    def client(self) -> Any:
-        return services_of(self).client
-
-    @work(group="scrub-load", exclusive=True, exit_on_error=False)
-    async def action_reload(self) -> None:
+    async def load(self) -> None:
         summary = self.query_one("#scrub-summary", Static)
         try:
             raw = await in_thread(self, lambda: self.client.mgr("pg ls", states=["inconsistent"]), "pg ls")
@@ -101,22 +91,15 @@ class ScrubScreen(Dialog[None]):
                                     p.last_deep_scrub) for p in self.pgs})
         if self.pgs:
             table.focus()
-            self._show_objects()
+            self.show_detail()
         else:
             self.query_one("#scrub-info", Static).update(Text("No inconsistent PG.", style=palette.style("ok")))
 
     def selected(self) -> InconsistentPG | None:
-        table = self.query_one("#scrub-table", DataTable)
-        if not self.pgs or not 0 <= table.cursor_row < table.row_count:
-            return None
-        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = self.row_key(self.query_one("#scrub-table", DataTable))
         return next((p for p in self.pgs if p.pgid == key), None)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_objects()
-
-    @work(group="scrub-objects", exclusive=True, exit_on_error=False)
-    async def _show_objects(self) -> None:
+    async def detail(self) -> None:
         pg = self.selected()
         if pg is None:
             return
@@ -133,12 +116,6 @@ class ScrubScreen(Dialog[None]):
         if self.selected() is pg:
             box.update(render_objects(pg.pgid, self.objects[pg.pgid]))
 
-    @work(group="scrub-flow", exclusive=True, exit_on_error=False)
-    async def _confirm_then_reload(self, operations: list[Any], explain: str = "") -> None:
-        outcome = await services_of(self).ask_confirm(operations, explain=explain)
-        if outcome is not None and outcome.ran:
-            self.action_reload()
-
     def action_repair(self) -> None:
         pg = self.selected()
         if pg is None:
@@ -147,11 +124,11 @@ class ScrubScreen(Dialog[None]):
         verdicts = [f"{o.name}: {o.verdict}" for o in self.objects.get(pg.pgid, ())]
         if any(not o.authoritative for o in self.objects.get(pg.pgid, ())):
             verdicts.append("Some objects have no copy Ceph can trust: repair will not fix those.")
-        self._confirm_then_reload([pg_repair(pg.pgid)], explain="\n".join(verdicts[:10]))
+        self.confirm_then_reload([pg_repair(pg.pgid)], explain="\n".join(verdicts[:10]))
 
     def action_deep_scrub(self) -> None:
         pg = self.selected()
         if pg is None:
             self.app.notify("No inconsistent PG selected.")
             return
-        self._confirm_then_reload([pg_scrub(pg.pgid, deep=True)])
+        self.confirm_then_reload([pg_scrub(pg.pgid, deep=True)])

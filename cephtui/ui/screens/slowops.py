@@ -7,7 +7,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -17,7 +16,7 @@ from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.slowops import SlowOp, group, named_osds, parse_ops, perf_outliers
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import in_thread
-from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.services import services_of
 
 DUMPS = (("dump_blocked_ops", False), ("dump_ops_in_flight", False), ("dump_historic_slow_ops", True))
@@ -32,7 +31,7 @@ def _counts(title: str, rows: tuple[tuple[str, int], ...]) -> Table:
     return t
 
 
-class SlowOpsScreen(Dialog[None]):
+class SlowOpsScreen(ReadingDialog):
     BINDINGS = [Binding("escape", "dismiss", "Close"), Binding("r", "reload", "Reload")]
     DEFAULT_CSS = """
     SlowOpsScreen > VerticalScroll { width: 140; height: 90%; }
@@ -49,11 +48,7 @@ class SlowOpsScreen(Dialog[None]):
             yield Static(Text(f"Asking {', '.join(f'osd.{i}' for i in self.osds) or 'no OSD'}…", style="italic"),
                          id="slowops-body")
 
-    def on_mount(self) -> None:
-        self.action_reload()
-
-    @work(group="slowops-load", exclusive=True, exit_on_error=False)
-    async def action_reload(self) -> None:
+    async def load(self) -> None:
         app = services_of(self)
         client = app.client
         body = self.query_one("#slowops-body", Static)

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -18,7 +18,8 @@ from cephtui.ceph.history.model import HealthEvent, HistorySource
 from cephtui.ceph.snapshot.parse import parse_stamp
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
-from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.services import services_of
 
 SPAN = 7 * 86400  # the events listed: the last week
@@ -30,7 +31,7 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(t))
 
 
-class TimelineScreen(Dialog[None]):
+class TimelineScreen(ReadingDialog):
     BINDINGS = [
         Binding("escape", "dismiss", "Close"),
         Binding("enter", "go_there", "Show the cluster then"),
@@ -59,18 +60,15 @@ class TimelineScreen(Dialog[None]):
             with VerticalScroll(id="timeline-log-box"):
                 yield Static("", id="timeline-log")
 
-    def on_mount(self) -> None:
-        self._load()
+    async def load(self) -> None:
+        def read() -> tuple[list[HealthEvent], str]:
+            now = time.time()
+            try:
+                return list(reversed(self.source.events(now - SPAN, now))), ""
+            except Exception as e:  # Prometheus away, a file that cannot be read: said, not raised
+                return [], f"could not read the history: {e}"
 
-    @work(thread=True, group="timeline", exclusive=True)
-    def _load(self) -> None:
-        now = time.time()
-        try:
-            events = self.source.events(now - SPAN, now)
-            why = ""
-        except Exception as e:  # Prometheus away, a file that cannot be read: said, not raised
-            events, why = [], f"could not read the history: {e}"
-        self.app.call_from_thread(self._show, list(reversed(events)), why)
+        self._show(*await in_thread(self, read, "read the health timeline"))
 
     def _show(self, events: list[HealthEvent], why: str) -> None:
         self.events = events
@@ -85,15 +83,18 @@ class TimelineScreen(Dialog[None]):
         self.query_one("#timeline-summary", Static).update(Text(summary, style=palette.style("warn" if why else "")))
         if events:
             table.focus()
-            self._log_around(events[0])
+            self.show_detail()
 
-    @on(_DataTable.RowHighlighted, "#timeline-table")
-    def _highlighted(self, event: _DataTable.RowHighlighted) -> None:
-        if 0 <= event.cursor_row < len(self.events):
-            self._log_around(self.events[event.cursor_row])
+    async def detail(self) -> None:
+        """The cluster log around the highlighted moment (read from the local store, off the UI thread)."""
+        row = self.query_one("#timeline-table", DataTable).cursor_row
+        if not 0 <= row < len(self.events):
+            return
+        e = self.events[row]
+        text = await in_thread(self, lambda: self._log_around(e), "the cluster log around it")
+        self.query_one("#timeline-log", Static).update(text)
 
-    @work(thread=True, group="timeline-log", exclusive=True)
-    def _log_around(self, e: HealthEvent) -> None:
+    def _log_around(self, e: HealthEvent) -> Text:
         if self.local is None:
             lines = [Text("The cluster log is kept by the local history only (`cephtui record`, or an open UI).",
                           style=palette.style("muted"))]
@@ -118,7 +119,7 @@ class TimelineScreen(Dialog[None]):
             if len(lines) == 1:
                 lines = [Text("No cluster log recorded within 2 minutes of this moment.", style=palette.style("muted"))]
         head = Text(f"Cluster log from {_when(e.t - AROUND)} to {_when(e.t + AROUND)}:", style="bold")
-        self.app.call_from_thread(self.query_one("#timeline-log", Static).update, Text("\n").join([head, *lines]))
+        return Text("\n").join([head, *lines])
 
     @on(_DataTable.RowSelected, "#timeline-table")
     def _selected(self) -> None:  # enter on the table: the table takes the key, this is its message
