@@ -48,7 +48,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import SANDBOX  # noqa: E402
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.images.model import ImageRef, Place  # noqa: E402
 from cephtui.ceph.images.reader import list_names, read_image  # noqa: E402
 from cephtui.cli.rbd_ls import READERS  # noqa: E402
@@ -204,7 +205,8 @@ def measure_tab(b: Bench) -> list[Row]:
     read in the background) against `rbd ls -l`, with the UI's heartbeat (a 50 ms timer) through it."""
     import asyncio
 
-    from cephtui.ceph.client import CephClient, ConnectionSpec
+    from cephtui.ceph.client import CephClient
+    from cephtui.ceph.connection import ConnectionSpec
     from cephtui.ui.app import CephTUI
     from cephtui.ui.panes.images import ImagesPane
 

@@ -222,7 +222,8 @@ def child(args: argparse.Namespace) -> int:
     if args.replay:
         client: Any = churning(Path(args.replay))
     else:
-        from cephtui.ceph.client import CephClient, ConnectionSpec
+        from cephtui.ceph.client import CephClient
+        from cephtui.ceph.connection import ConnectionSpec
         client = CephClient(ConnectionSpec(conffile=args.conf)).connect()
     result = asyncio.run(measure(client, args.t0, args.refreshes, not args.no_filters))
     print("RESULT " + json.dumps(result))

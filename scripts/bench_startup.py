@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from capturelib import conf_or_sandbox  # noqa: E402  (scripts/, on the path when run as a script)
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.snapshot.builder import SnapshotBuilder  # noqa: E402
 
 CEPHTUI = str(ROOT / ".venv" / "bin" / "cephtui")

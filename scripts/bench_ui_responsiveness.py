@@ -37,7 +37,8 @@ from cephtui.ceph.bench.blockparams import BlockParams  # noqa: E402
 from cephtui.ceph.bench.engine import run_bench  # noqa: E402
 from cephtui.ceph.bench.params import BenchParams  # noqa: E402
 from cephtui.ceph.bench.remote import run_remote  # noqa: E402
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ui.panes.bench import BenchPane  # noqa: E402
 
 BEAT = 0.02

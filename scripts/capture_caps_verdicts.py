@@ -28,7 +28,9 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import note_capture, outdir, sandbox, start_sandbox  # noqa: E402
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
+from cephtui.ceph.errors import CephError  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "caps" / "corpus.json"
 PROBE = "client.probe"

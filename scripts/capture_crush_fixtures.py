@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import FIXTURES, note_capture, release_of, sandbox, start_sandbox  # noqa: E402
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.crush import crushtool  # noqa: E402
 
 

@@ -24,10 +24,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import captured_cluster, sandbox, wait_for  # noqa: E402
 
-from cephtui.ceph.client import (  # noqa: E402
-    CephClient,
-    loads,  # noqa: E402
-)
+from cephtui.ceph.answers import loads  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
 from cephtui.ceph.recording import RecordingClient, command_key  # noqa: E402
 from cephtui.ceph.snapshot.builder import STUCK_KINDS, SnapshotBuilder  # noqa: E402
 

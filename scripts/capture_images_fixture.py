@@ -46,7 +46,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from capturelib import SANDBOX, start_sandbox  # noqa: E402
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.images import perf, reader  # noqa: E402
 from cephtui.ceph.images.model import ImageRef, Place  # noqa: E402
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from capturelib import captured_cluster, wait_for  # noqa: E402
 
 from cephtui.ceph.bench.hoststats import HostSampler  # noqa: E402
-from cephtui.ceph.client import ConnectionSpec  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.recording import RecordingClient, ReplaySurface  # noqa: E402
 
 QUIET = 3.0  # seconds without a new command: the tab has read what it reads

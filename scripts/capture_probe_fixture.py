@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from cephtui.ceph import ops  # noqa: E402
 from cephtui.ceph.bench import netfloor, probe  # noqa: E402
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 
 SANDBOX = ["/usr/bin/python3", str(ROOT / "scripts" / "sandbox.py")]
 

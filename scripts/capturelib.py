@@ -94,7 +94,8 @@ def captured_cluster(prefix: str, argv: list[str], *sandbox_args: str) -> Iterat
 
     OUTDIR is argv[1] when given, else tests/fixtures/<the cluster's release>/.
     """
-    from cephtui.ceph.client import CephClient, ConnectionSpec
+    from cephtui.ceph.client import CephClient
+    from cephtui.ceph.connection import ConnectionSpec
 
     d = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
     conf, quirks = start_sandbox(d, *sandbox_args)

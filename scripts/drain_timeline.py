@@ -23,7 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 from cephtui.ceph.workflows.removal import Removal  # noqa: E402
 from cephtui.ceph.workflows.removal_engine import RemovalEngine  # noqa: E402
 from cephtui.ceph.workflows.store import WorkflowStore  # noqa: E402

@@ -24,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
+from cephtui.ceph.errors import CephError  # noqa: E402
 from cephtui.ceph.history.failslow import Window, frame_from_perf, places_from_tree  # noqa: E402
 from cephtui.ceph.history.failslow_judge import rank  # noqa: E402
 from cephtui.ceph.history.model import INTERVAL  # noqa: E402

@@ -32,7 +32,8 @@ from cephtui.ceph import ops  # noqa: E402
 from cephtui.ceph.bench.probe import rados_probe  # noqa: E402
 from cephtui.ceph.bench.probe_result import ProbeResult  # noqa: E402
 from cephtui.ceph.bench.results import Sample  # noqa: E402
-from cephtui.ceph.client import CephClient, ConnectionSpec  # noqa: E402
+from cephtui.ceph.client import CephClient  # noqa: E402
+from cephtui.ceph.connection import ConnectionSpec  # noqa: E402
 
 JOB = "ctprobefio"
 

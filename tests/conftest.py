@@ -316,7 +316,8 @@ def ioctx(sandbox: Sandbox) -> Iterator[Any]:
 
 @pytest.fixture
 def client(sandbox: Sandbox):
-    from cephtui.ceph.client import CephClient, ConnectionSpec
+    from cephtui.ceph.client import CephClient
+    from cephtui.ceph.connection import ConnectionSpec
 
     c = CephClient(ConnectionSpec(conffile=str(sandbox.conf))).connect()
     yield c

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import loads
+from cephtui.ceph.answers import loads
 from cephtui.ceph.recording import command_key
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -10,17 +10,26 @@ from __future__ import annotations
 import errno as errno_mod
 import json
 import os
-import re
-import shlex
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
-
 from cephtui.ceph import msgrprobe
+from cephtui.ceph.answers import loads
 from cephtui.ceph.commands import CommandTable, module_not_running
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import (
+    CephConnectError,
+    CephError,
+    CephMgrDown,
+    CephPermissionError,
+    CephReadOnly,
+    CephStillWaiting,
+    CephTimeout,
+    CephUnknownCommand,
+    error_for,
+)
 from cephtui.ceph.mgrgate import MgrGate, active_addr
 from cephtui.ceph.mgrline import Carried, MgrBusy, MgrLine, MgrNoAnswer
 from cephtui.ceph.releases import (
@@ -32,135 +41,11 @@ from cephtui.ceph.releases import (
     parse_release,
     unreadable_key_reason,
 )
-from cephtui.ceph.secrets import redact
 
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
     import rados
 except ImportError:  # pragma: no cover - exercised only on machines without python3-rados
     rados = None
-
-
-class CephError(Exception):
-    """A command or connection failed. `errno` is positive; `message` is Ceph's own text."""
-
-    def __init__(self, errno: int, message: str, prefix: str = "") -> None:
-        self.errno = errno
-        # Whatever a command or the mon says passes through here on its way to the screen,
-        # the audit log and the log: no key goes with it.
-        self.message = redact(message.strip()) or os.strerror(errno)
-        self.prefix = prefix
-        where = f"{prefix}: " if prefix else ""
-        super().__init__(f"{where}{self.message} [errno {errno}]")
-
-
-class CephTimeout(CephError):
-    """The mon (or mgr) did not answer within the configured op timeout.
-
-    `carried`: a mgr command that is still on its way (mgrline): it waits at this client, not at the mon,
-    and is answered (and takes effect) when a mgr does; its listeners hear of that answer.
-    """
-
-    carried: Carried | None = None
-
-
-class CephStillWaiting(CephTimeout):
-    """Not sent: an earlier command of the same prefix from cephtui still waits for its answer."""
-
-
-class CephPermissionError(CephError):
-    """The cluster refused: our key or caps do not allow this."""
-
-
-class CephReadOnly(CephError):
-    """cephtui runs with --read-only: a mutating command was stopped before it left."""
-
-
-class CephMgrDown(CephError):
-    """Not sent: the mgr is down or has left a command unanswered at the mon (see mgrgate)."""
-
-
-class CephConnectError(CephError):
-    """Could not connect at all; `str()` is a one-line explanation for the operator."""
-
-
-class CephUnknownCommand(CephError):
-    """The monitors answered EINVAL "command not known": the cluster's release has no such command."""
-
-
-def error_for(errno: int, message: str, prefix: str = "") -> CephError:
-    if errno in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
-        return CephTimeout(errno, message or "timed out waiting for the monitor", prefix)
-    if errno in (errno_mod.EACCES, errno_mod.EPERM):
-        return CephPermissionError(errno, message or "permission denied", prefix)
-    return CephError(errno, message, prefix)
-
-
-@dataclass(frozen=True)
-class ConnectionSpec:
-    """How to reach the cluster, with the same meaning as the ceph CLI's flags."""
-
-    conffile: str | None = None  # None: $CEPH_CONF, else /etc/ceph/$cluster.conf
-    name: str = "client.admin"
-    keyring: str | None = None
-    cluster: str = "ceph"
-    extra_args: tuple[str, ...] = ()  # further --option value pairs handed to librados
-    connect_timeout: int = 5
-    op_timeout: int = 5
-
-    def resolved_conffile(self) -> str:
-        if self.conffile:
-            return self.conffile
-        return os.environ.get("CEPH_CONF") or f"/etc/ceph/{self.cluster}.conf"
-
-    @property
-    def mon_host_given(self) -> bool:
-        """A monitor address among the librados options (-m/--mon-host, a profile's mon_host)."""
-        return any(a in ("-m", "--mon-host", "--mon_host") or a.startswith(("--mon-host=", "--mon_host="))
-                   for a in self.extra_args)
-
-    def conffile_to_read(self) -> str | None:
-        """The config file librados reads; None: none (a monitor address given and no file to read, as
-        `rados -m ADDR` runs without one). ENOENT CephConnectError when a file is needed and missing."""
-        conffile = self.resolved_conffile()
-        if os.path.exists(conffile):
-            if not os.access(conffile, os.R_OK):
-                raise CephConnectError(errno_mod.EACCES, f"cannot read {conffile}: permission denied")
-            return conffile
-        if self.mon_host_given and not self.conffile and not os.environ.get("CEPH_CONF"):
-            return None
-        raise CephConnectError(errno_mod.ENOENT, f"no ceph config at {conffile} (use -c/--conf or CEPH_CONF, "
-                               "or -m/--mon-host to connect without one)")
-
-    def open_handle(self, conf: dict[str, str]) -> Any:
-        """A librados handle set up as this spec says, not connected. CephConnectError for a bad setting."""
-        if rados is None:
-            raise CephConnectError(errno_mod.ENOSYS, "the rados Python bindings are missing "
-                                   "(apt install python3-rados; venv made with --system-site-packages)")
-        conffile = self.conffile_to_read()
-        try:
-            handle = rados.Rados(name=self.name, clustername=self.cluster, conffile=conffile, conf=conf)
-            if self.extra_args:
-                handle.conf_parse_argv(["ceph", *self.extra_args])
-            if self.keyring:
-                handle.conf_set("keyring", self.keyring)
-        except rados.Error as e:
-            raise CephConnectError(getattr(e, "errno", None) or errno_mod.EINVAL, f"bad configuration: {e}") from None
-        return handle
-
-
-_BARE_NUMBERS = re.compile(r'(?<=[:\[,\s])(-?nan|-?inf)(?=\s*[,\]\}])')
-
-
-def loads(raw: bytes | str) -> Any:
-    """Parse a Ceph answer: msgspec (4-5x the json module on big answers), surviving the bare
-    nan/inf and invalid UTF-8 some Ceph releases emit."""
-    if not raw.strip():
-        return None
-    try:
-        return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # msgspec raises the latter for bad UTF-8 in a string
-        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        return json.loads(_BARE_NUMBERS.sub("null", text))
 
 
 # Tell commands an OSD serves without changing anything (`bench` writes to the disk).
@@ -655,8 +540,3 @@ class CephClient:
         if ret != 0:
             raise error_for(abs(ret), outs, where)
         return loads(out)
-
-
-def split_ceph_args(value: str | None) -> list[str]:
-    """CEPH_ARGS, split like a shell would, as the ceph CLI does."""
-    return shlex.split(value) if value else []

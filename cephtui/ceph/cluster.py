@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.commands import CommandTable
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.releases import Release
 
 

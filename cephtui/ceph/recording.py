@@ -11,8 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.client import MGR_PREFIXES, CephClient, CephError, ConnectionSpec, error_for, loads
+from cephtui.ceph.answers import loads
+from cephtui.ceph.client import MGR_PREFIXES, CephClient
 from cephtui.ceph.commands import CommandTable
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError, error_for
 from cephtui.ceph.releases import Release
 
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from cephtui.ceph import ops
 from cephtui.ceph.bench.params import DEFAULT_METADATA, MODES, BenchError, BenchParams, parse_size
-from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.cli import bench_rbd
 from cephtui.cli.running import run_and_report, run_probe
 from cephtui.cli.table import Invocation

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import CACHE_MODES, IO_PATTERNS, IO_TYPES, BlockParams
 from cephtui.ceph.bench.params import BenchError, parse_size
-from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.cli.running import run_and_report, run_probe
 from cephtui.cli.table import Invocation
 

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from cephtui.ceph.client import CephConnectError, ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephConnectError
 from cephtui.cli.table import Invocation
 from cephtui.config.model import Settings
 from cephtui.paths import config_path

@@ -43,7 +43,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from cephtui import __version__
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec, split_ceph_args
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec, split_ceph_args
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.releases import local_release
 from cephtui.cli.args import LibradosOptions, UsageError, split_argv
 from cephtui.cli.table import BY_NAME, COMMANDS, Invocation

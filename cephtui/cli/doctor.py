@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.cli.table import Invocation
 
 if TYPE_CHECKING:  # the Doctor is imported when it runs (cephtui/cli/table.py: keep the parsers cheap)

@@ -9,8 +9,8 @@ import time
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.cli.table import Invocation
 
 if TYPE_CHECKING:  # the recorder is imported when it runs (cephtui/cli/table.py: keep the parsers cheap)

@@ -24,9 +24,10 @@ import time
 from typing import Any, TextIO
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError, ConnectionSpec
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.coerce import as_dict, as_float, as_str, dicts
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.workflows.queue import DRIVER_FRESH, driven_elsewhere, queue_rows
 from cephtui.ceph.workflows.removal import KIND, OVERRIDES, Removal, StopCommandError
 from cephtui.ceph.workflows.removal_checks import preflight

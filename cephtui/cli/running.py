@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from cephtui.ceph.bench.params import BenchError
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 
 if TYPE_CHECKING:  # imported when a run starts (cephtui/cli/table.py: keep the parsers cheap)
     from cephtui.ceph.bench.probe import LatencyProbe

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from cephtui.ceph.client import ConnectionSpec
+    from cephtui.ceph.connection import ConnectionSpec
     from cephtui.config.model import Settings
 
 

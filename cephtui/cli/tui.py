@@ -6,8 +6,8 @@ import signal
 import threading
 from typing import Any
 
-from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.connection import ConnectionSpec
 
 
 def run_tui(client: Cluster, spec: ConnectionSpec, refresh: float, osd_stop_cmd: str = "",

@@ -17,9 +17,9 @@ from typing import Any
 from textual.app import App
 from textual.message import Message
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.doctor.failslow import FRESH, heartbeat_reader, heartbeat_signals
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.history import recorder
 from cephtui.ceph.history.failslow import FailSlowReport, Window, places_from_tree, signals_from_checks
 from cephtui.ceph.history.failslow_judge import rank

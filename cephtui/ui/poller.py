@@ -17,8 +17,8 @@ from typing import Any
 from textual.app import App
 from textual.timer import Timer
 
-from cephtui.ceph.client import CephError, CephTimeout
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError, CephTimeout
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.clusterlog import ClusterLog

@@ -98,7 +98,8 @@ class ClusterWatch:
         self._proc = subprocess.Popen(["ceph", "-c", str(conf), "-w"], stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True,
                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})  # each line as it comes
-        from cephtui.ceph.client import CephClient, ConnectionSpec
+        from cephtui.ceph.client import CephClient
+        from cephtui.ceph.connection import ConnectionSpec
 
         self._client = CephClient(ConnectionSpec(conffile=str(conf), op_timeout=10)).connect()
         self._threads = [threading.Thread(target=self._read, daemon=True),

@@ -13,7 +13,7 @@ import pytest
 
 from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.params import BenchParams
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.bench.remote import RemoteEngine, run_remote, worker_pids
 from cephtui.ceph.bench.results import BenchResult, Sample
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 from tests.cluster.test_bench import bench_objects
 from tests.conftest import wait_until
 
@@ -71,7 +71,7 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.bench.remote import run_remote
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 run_remote(ConnectionSpec(conffile=sys.argv[2]), BenchParams(pool="rbd", seconds=120, op_size=4096),
            on_start=lambda e: print("worker", e.pid, flush=True),
            on_sample=lambda s: print("sample", s.sec, flush=True))

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, CephError, CephUnknownCommand, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError, CephUnknownCommand
 from cephtui.ceph.releases import local_release
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from tests.conftest import Sandbox, wait_until

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ceph.workflows.removal import KIND as REMOVAL

@@ -7,7 +7,9 @@ import time
 import pytest
 
 from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, cli, rank_results
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError
 from tests.conftest import Sandbox
 
 MiB = 1024 * 1024

@@ -111,7 +111,8 @@ APP_START = """
 import asyncio, json, sys, time
 from pathlib import Path
 import cephtui
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.themes import builtin_themes_dir
 

@@ -16,7 +16,8 @@ from cephtui.ceph.bench.netfloor import CONNECT_TIMEOUT, handshake, measure_floo
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.probe import rados_probe
 from cephtui.ceph.bench.probe_result import ms, write_floor
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from tests.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows.removal import KIND, Removal
 from cephtui.ceph.workflows.store import META, PREFIX, WorkflowStore
 from tests.cluster.test_cli import _tui_on_a_pty

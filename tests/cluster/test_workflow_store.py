@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.secrets import MASK
 from cephtui.ceph.workflows.removal import KIND, Removal, unfinished
 from cephtui.ceph.workflows.store import KEEP_FINISHED_DAYS, META, PREFIX, WorkflowConflict, WorkflowStore

@@ -23,7 +23,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widget import Widget
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.pane import Pane
 from cephtui.ui.tabs import NUMBER_KEYS, number_key

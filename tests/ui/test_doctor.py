@@ -271,7 +271,7 @@ async def test_a_ceph_conf_value_shadowing_the_database(make_app, sandbox: Sandb
 async def test_a_corrupt_replica_found_by_deep_scrub_and_repaired(make_app, sandbox: Sandbox, tmp_path) -> None:
     """As it happens in life: one replica's bytes go bad on disk (ceph-objectstore-tool on the stopped OSD, the
     same length, so only a deep scrub sees it). cephtui names the object and the bad copy, and repairs the PG."""
-    from cephtui.ceph.client import ConnectionSpec
+    from cephtui.ceph.connection import ConnectionSpec
     from cephtui.ceph.doctor.scrub import list_inconsistent_obj
     from cephtui.ui.screens.scrub import ScrubScreen
 

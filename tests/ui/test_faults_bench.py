@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 from cephtui.ceph.bench.engine import run_bench
 from cephtui.ceph.bench.params import BenchParams
 from cephtui.ceph.bench.results import STALL_NOTABLE, BenchResult
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.wizards.form import FormScreen

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.ops.fillcalc import pct
 from cephtui.ceph.workflows.removal_checks import preflight
 from cephtui.ceph.workflows.store import WorkflowStore

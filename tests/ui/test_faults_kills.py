@@ -40,7 +40,8 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import MGR_PREFIXES, CephClient, ConnectionSpec
+from cephtui.ceph.client import MGR_PREFIXES, CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.tabs import number_key

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import MGR_PREFIXES, CephClient, ConnectionSpec
+from cephtui.ceph.client import MGR_PREFIXES, CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import TABS, CephTUI
 from tests.conftest import Sandbox, wait_until

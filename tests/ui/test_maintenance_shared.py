@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from textual.pilot import Pilot
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.store import WorkflowStore

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Button, DataTable, Input
 
-from cephtui.ceph.client import CephClient, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.workflows.removal import KIND, Removal
 from cephtui.ceph.workflows.store import PREFIX, WorkflowStore
 from cephtui.ui.app import CephTUI

@@ -15,7 +15,9 @@ import pytest
 from textual.widgets import DataTable
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephClient, CephError, CephReadOnly, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError, CephReadOnly
 from cephtui.ui.app import TABS, CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.osds import OSDsPane

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph.bench.osdbench import WENT_DOWN_AFTER, OSDBench, OSDBenchParams
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from tests.releases import release_params
 
 

@@ -15,7 +15,7 @@ from cephtui.ceph.bench import remote, worker
 from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.remote import RemoteEngine, child_command, worker_pids
 from cephtui.ceph.bench.results import Progress, Sample
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ConnectionSpec(conffile="/nonexistent/ceph.conf", name="client.bench", extra_args=("--mon-host", "1.2.3.4"))

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, CephMgrDown, CephTimeout, ConnectionSpec
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephMgrDown, CephTimeout
 from cephtui.ceph.mgrline import MgrLine
 
 HANG = "hang"  # an answer: the mgr never answers until the test sets Handle.release (a dead mgr)

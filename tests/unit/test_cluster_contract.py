@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephClient
 from cephtui.ceph.cluster import Cluster, Commands, Tells
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.recording import RecordingClient, ReplayClient, ReplaySurface
 from tests.lookapp import SentReplay
 

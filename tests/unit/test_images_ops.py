@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from cephtui.ceph.client import CephReadOnly
+from cephtui.ceph.errors import CephReadOnly
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images import ops
 from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, Snap, TrashEntry, Watcher

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 
 
 def test_cli_equivalents_are_what_an_admin_types() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from cephtui.ceph.answers import loads
 from cephtui.ceph.bench import osdbench
 from cephtui.ceph.bench.osdbench import (
     DEFAULT_BLOCK,
@@ -21,7 +22,8 @@ from cephtui.ceph.bench.osdbench import (
     parse_bench_reply,
     rank_results,
 )
-from cephtui.ceph.client import CephClient, CephError, CephTimeout, loads
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.errors import CephError, CephTimeout
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "osdbench" / "replies.json"
 MiB = 1024 * 1024

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import loads
+from cephtui.ceph.answers import loads
 from cephtui.ceph.snapshot import parse
 from tests.releases import answer, major_of, num_pgs, release_params
 

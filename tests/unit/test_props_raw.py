@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cephtui.ceph.answers import loads
 from cephtui.ceph.bench import osdbench
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.wire import Metadata, decode_metadata, encode_metadata
-from cephtui.ceph.client import loads
 from cephtui.ceph.snapshot import parse, pgdump
 from cephtui.ceph.snapshot.models import PGBrief, StuckPG
 from cephtui.ceph.snapshot.osdmap import KEPT, lean_dump

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cephtui.ceph.client import loads
+from cephtui.ceph.answers import loads
 from cephtui.ceph.recording import command_key
 from tests.releases import release_dirs
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.workflows.removal import Removal, unfinished
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.removal_stop import stop_command
@@ -350,7 +350,7 @@ def test_preflight_blockers_are_lifted_only_by_their_named_override() -> None:
 def test_a_mgr_outage_is_waited_out_not_a_failure(tmp_path: Path) -> None:
     """With no active mgr the client refuses mgr commands at once (CephMgrDown): the workflow says so and keeps
     running, it never turns a dead mgr into a failed removal."""
-    from cephtui.ceph.client import CephMgrDown
+    from cephtui.ceph.errors import CephMgrDown
 
     class NoMgr(StopCluster):
         def mgr(self, prefix: str, **args: Any) -> Any:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cephtui.ceph.client import loads
+from cephtui.ceph.answers import loads
 from cephtui.ceph.recording import ReplayClient, command_key
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
 from tests.releases import FIXTURES, RELEASES, num_pgs, release_dirs, release_params

@@ -47,7 +47,8 @@ from cephtui.ceph.bench.wire import (
     object_name,
     object_prefix,
 )
-from cephtui.ceph.client import CephError, ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError
 
 try:
     import rados

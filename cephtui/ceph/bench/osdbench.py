@@ -29,9 +29,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
-from cephtui.ceph.client import CephClient, CephError, ConnectionSpec
+from cephtui.ceph.client import CephClient
 from cephtui.ceph.cluster import Tells
 from cephtui.ceph.coerce import as_float, as_int
+from cephtui.ceph.connection import ConnectionSpec
+from cephtui.ceph.errors import CephError
 
 KiB = 1024
 MiB = 1024 * KiB

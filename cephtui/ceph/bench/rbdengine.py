@@ -35,7 +35,7 @@ from cephtui.ceph.bench.engine import BenchSession
 from cephtui.ceph.bench.enginecore import EngineCore, with_cluster_notes
 from cephtui.ceph.bench.params import BenchError
 from cephtui.ceph.bench.results import BenchResult, Sample
-from cephtui.ceph.client import ConnectionSpec
+from cephtui.ceph.connection import ConnectionSpec
 
 try:
     import rbd

@@ -48,7 +48,7 @@ from cephtui.ceph.bench.pool import (
 )
 from cephtui.ceph.bench.remote import EngineHandle, run_remote
 from cephtui.ceph.bench.results import BenchResult, Sample, summary_line
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.images.model import ImageRef
 from cephtui.ceph.images.reader import read_image
 from cephtui.ceph.ops import Operation

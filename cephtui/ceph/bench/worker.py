@@ -83,7 +83,7 @@ def encode_spec(spec: Any) -> dict[str, Any]:
 
 
 def decode_spec(d: dict[str, Any]) -> Any:
-    from cephtui.ceph.client import ConnectionSpec
+    from cephtui.ceph.connection import ConnectionSpec
 
     known = {f.name for f in fields(ConnectionSpec)}
     values = {k: v for k, v in d.items() if k in known}

@@ -17,11 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Commands
 from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, dicts
 from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush.crushtool import NONE_OSD
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.ops import Operation
 from cephtui.ceph.snapshot.parse import pg_stats_list

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
-from cephtui.ceph.client import CephError, CephMgrDown
 from cephtui.ceph.cluster import Commands
 from cephtui.ceph.doctor.model import Affected, Explanation, Finding, FixOffer
+from cephtui.ceph.errors import CephError, CephMgrDown
 from cephtui.ceph.history.failslow import (
     PING_SLOW_MS,
     FailSlowReport,

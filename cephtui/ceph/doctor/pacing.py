@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
 from cephtui.ceph.coerce import as_dict, as_int, as_str, dicts
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.ops.health import pg_scrub
 
 POLL = 2.0  # seconds between two looks at the stamps of the PGs in flight

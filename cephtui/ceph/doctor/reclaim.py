@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Tells
 from cephtui.ceph.coerce import as_dict, as_list, as_str, dicts
 from cephtui.ceph.doctor.model import Precheck
+from cephtui.ceph.errors import CephError
 
 INSECURE = "reclaim_insecure"
 

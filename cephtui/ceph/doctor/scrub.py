@@ -11,8 +11,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Any
 
-from cephtui.ceph.client import ConnectionSpec
 from cephtui.ceph.coerce import as_dict, as_int, as_list, as_str, dicts
+from cephtui.ceph.connection import ConnectionSpec
 
 RADOS_TIMEOUT = 30.0
 

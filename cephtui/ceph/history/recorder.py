@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Commands
 from cephtui.ceph.coerce import as_dict, as_float, as_str, dicts
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.history.model import INTERVAL, PG_STATE_PREFIX, OsdFrame, Sample
 from cephtui.ceph.history.store import HistoryError, HistoryStore
 from cephtui.ceph.snapshot.osdtree import latency_from_json, usage_from_json

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.images.binding import RBD_MISSING, rbd, rbd_pools
 from cephtui.ceph.images.model import Place
 from cephtui.ceph.images.reader import list_names  # the Images tab's own listing

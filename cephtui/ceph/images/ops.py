@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from cephtui.ceph.bench.params import BenchError, parse_size
-from cephtui.ceph.client import CephError, CephReadOnly
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError, CephReadOnly
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images.model import FEATURE_NAMES, ImageInfo, ImageRef, Place, TrashEntry
 from cephtui.ceph.images.reader import bytes_past, open_ioctx, read_image, require_rbd

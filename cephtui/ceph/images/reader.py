@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.images.binding import RBD_MISSING, rbd, rbd_pools
 from cephtui.ceph.images.model import (
     MIRROR_STATES,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cephtui.ceph.client import CephError, CephPermissionError, CephReadOnly, CephTimeout
 from cephtui.ceph.cluster import Commands
+from cephtui.ceph.errors import CephError, CephPermissionError, CephReadOnly, CephTimeout
 from cephtui.ceph.mgrline import Carried
 from cephtui.ceph.owner_only import open_append
 from cephtui.ceph.secrets import redact, redact_value

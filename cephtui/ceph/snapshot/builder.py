@@ -12,8 +12,8 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from cephtui.ceph.client import CephError, CephMgrDown, CephPermissionError, CephTimeout
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError, CephMgrDown, CephPermissionError, CephTimeout
 from cephtui.ceph.mgrgate import NO_MGR
 from cephtui.ceph.snapshot import osdmap, osdtree, parse, pgdump
 from cephtui.ceph.snapshot import pools as pools_mod

@@ -11,8 +11,8 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.snapshot.models import LogEntry
 from cephtui.ceph.snapshot.parse import parse_log
 

@@ -13,7 +13,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any
 
-from cephtui.ceph.client import loads
+from cephtui.ceph.answers import loads
 from cephtui.ceph.coerce import as_dict, as_float, as_int, as_list, as_str, as_strs, dicts
 from cephtui.ceph.snapshot.models import (
     SEVERITY_ORDER,
@@ -43,7 +43,7 @@ class ParseError(ValueError):
 
 
 def loads_answer(raw: bytes | str, what: str) -> Any:
-    """`client.loads`, with a failure named after the command (`what`) instead of a bare JSONDecodeError."""
+    """`answers.loads`, with a failure named after the command (`what`) instead of a bare JSONDecodeError."""
     try:
         try:
             return loads(raw)

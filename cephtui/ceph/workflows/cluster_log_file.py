@@ -53,7 +53,7 @@ def locate(client: Cluster, channel: str = "audit") -> tuple[Path | None, str]:
     mon's ceph.conf is not seen there, and the default is then what is looked at."""
     import socket
 
-    from cephtui.ceph.client import CephError
+    from cephtui.ceph.errors import CephError
     cluster = client.spec.cluster or "ceph"
     try:
         names = [str(m.get("name")) for m in (client.mon("mon dump") or {}).get("mons", []) if isinstance(m, dict)]

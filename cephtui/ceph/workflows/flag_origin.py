@@ -209,7 +209,7 @@ class OsdmapHistory:
         """(flags, modified) of `epoch`, or None when the mons no longer keep it."""
         if epoch in self._epochs:
             return self._epochs[epoch]
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         try:
             d = as_dict(self.client.mon("osd dump", epoch=epoch))
         except CephError as e:
@@ -283,7 +283,7 @@ def origins(client: Any, keys: Iterable[FlagKey], audit_path: Path, fsid: str,
     """Who set each of `keys` (flags set now) and when. Asks the mons (`osd dump`, past epochs, `log last`,
     `config get`) and reads files: call it on a thread. A source that fails is skipped, and the answer says
     what was looked at. `read_cluster_log` False leaves out the mons' audit log file (to test the others)."""
-    from cephtui.ceph.client import CephError
+    from cephtui.ceph.errors import CephError
     history = history or OsdmapHistory(client)
     keys = list(keys)
     try:

@@ -10,9 +10,9 @@ from dataclasses import asdict
 from typing import Any
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError, CephTimeout
 from cephtui.ceph.coerce import as_dict, as_float, as_str, as_strs, dicts
 from cephtui.ceph.coerce import as_int as _i
+from cephtui.ceph.errors import CephError, CephTimeout
 from cephtui.ceph.workflows.removal import (
     KIND,
     OVERRIDES,

@@ -99,7 +99,7 @@ class WorkflowStore:
         return self._fsid
 
     def _fallback(self, what: str, e: Exception) -> None:
-        from cephtui.ceph.client import CephPermissionError, CephReadOnly
+        from cephtui.ceph.errors import CephPermissionError, CephReadOnly
         msg = getattr(e, "message", "") or str(e)
         if isinstance(e, CephReadOnly):
             why = "read-only mode: nothing is written to the cluster"
@@ -131,7 +131,7 @@ class WorkflowStore:
         self._cluster.mon_raw("config-key set", inbuf=text.encode(), key=self.key(kind, wf_id))
 
     def _cluster_rm(self, kind: str, wf_id: str) -> None:
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         try:
             self._cluster.mon_raw("config-key rm", key=self.key(kind, wf_id))
         except CephError as e:
@@ -180,7 +180,7 @@ class WorkflowStore:
             return
         if not new and not self._worth_writing(wf_id, data):
             return
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         try:
             self._cluster_put(kind, wf_id, data)
         except CephError as e:
@@ -205,7 +205,7 @@ class WorkflowStore:
         cache = self._cache_all(kind)
         if not self.in_cluster:
             return [cache[k] for k in sorted(cache)]
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         try:
             remote = self._cluster_dump(kind)
         except CephError as e:
@@ -250,7 +250,7 @@ class WorkflowStore:
     def delete(self, kind: str, wf_id: str) -> None:
         self.path(kind, wf_id).unlink(missing_ok=True)
         if self.in_cluster:
-            from cephtui.ceph.client import CephError
+            from cephtui.ceph.errors import CephError
             try:
                 self._cluster_rm(kind, wf_id)
             except CephError as e:
@@ -277,7 +277,7 @@ class WorkflowStore:
 
     def _settle_race(self, kind: str, wf_id: str, data: dict[str, Any]) -> None:
         """Two machines that checked at the same moment both wrote: the later start gives way."""
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         remote: list[dict[str, Any]] = []
         try:
             for k in HOLDING_KINDS if kind in HOLDING_KINDS else (kind,):
@@ -293,7 +293,7 @@ class WorkflowStore:
             raise WorkflowConflict(conflict_text(_osds(data), earlier), earlier)
 
     def _push(self, kind: str, wf_id: str, d: dict[str, Any]) -> None:
-        from cephtui.ceph.client import CephError
+        from cephtui.ceph.errors import CephError
         try:
             self._cluster_put(kind, wf_id, d)
         except CephError as e:

@@ -36,7 +36,7 @@ from cephtui.ceph.bench.probe_result import ProbeResult
 from cephtui.ceph.bench.remote import EngineHandle
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
 from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.images.listing import RBD_MISSING, list_images, rbd_available
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.config.model import BenchDefaults

@@ -16,12 +16,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor import fixes
 from cephtui.ceph.doctor.configdb import blocked_set, daemons_for, read_running
 from cephtui.ceph.doctor.diagnose import diagnose
 from cephtui.ceph.doctor.failslow import findings as failslow_findings
 from cephtui.ceph.doctor.model import Finding
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.history.failslow import FailSlowReport
 from cephtui.ceph.ops.health import health_mute, health_unmute, parse_reweight_plan, reweight_by_utilization
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot

@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError, CephMgrDown, CephTimeout
+from cephtui.ceph.errors import CephError, CephMgrDown, CephTimeout
 from cephtui.ceph.format import human_bytes, human_rate
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader

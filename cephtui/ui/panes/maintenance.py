@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import flag_origin as fo

@@ -13,7 +13,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.balance import (
     DRY_RUN_PLAN,
     AutoscalePool,
@@ -23,6 +22,7 @@ from cephtui.ceph.doctor.balance import (
     parse_status,
     upmap_commands,
 )
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.ops.health import balancer_active, balancer_optimize, balancer_rm
 from cephtui.ui import palette
 from cephtui.ui.screens.reading import ReadingDialog

@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.configdb import (
     ConfigEntry,
     Shadow,
@@ -24,6 +23,7 @@ from cephtui.ceph.doctor.configdb import (
     read_running,
     shadowed,
 )
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable

@@ -21,8 +21,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input, Static
 
 from cephtui.ceph import ops as ops_mod
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
 from cephtui.ui.screens.dialog import Dialog

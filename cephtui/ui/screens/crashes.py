@@ -11,8 +11,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.crashes import CrashGroup, group_crashes, info_lines, parse_crash_ls
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.ops.health import crash_archive, crash_archive_all, crash_rm
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable

@@ -17,9 +17,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static, TextArea
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool
+from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.screens.dialog import YesNoDialog
 from cephtui.ui.screens.wizards.form import readable

@@ -13,8 +13,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.snapshot.osdtree import OSDInfo
 from cephtui.ui import palette

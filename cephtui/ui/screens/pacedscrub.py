@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.pacing import MAX_IN_FLIGHT, ScrubPacer, plan_overdue, run_paced
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.format import human_duration
 from cephtui.ceph.ops.health import pg_scrub
 from cephtui.ui import palette

@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
 from cephtui.ui.screens.dialog import Dialog

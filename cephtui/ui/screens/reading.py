@@ -16,8 +16,8 @@ from rich.console import RenderableType
 from textual.widgets import DataTable
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
 from cephtui.ceph.cluster import Cluster
+from cephtui.ceph.errors import CephError
 from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.services import AppServices, services_of

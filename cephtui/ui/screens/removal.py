@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Footer, Input, Static
 
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.format import human_duration, human_rate
 from cephtui.ceph.workflows import removal_plan
 from cephtui.ceph.workflows.removal import OVERRIDES, STEPS, Check, Removal, StopCommandError

@@ -11,7 +11,6 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.scrub import (
     InconsistentObject,
     InconsistentPG,
@@ -19,6 +18,7 @@ from cephtui.ceph.doctor.scrub import (
     list_inconsistent_obj,
     parse_pg_ls,
 )
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.ops.health import pg_repair, pg_scrub
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable

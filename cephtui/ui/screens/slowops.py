@@ -12,8 +12,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from cephtui.ceph.client import CephError
 from cephtui.ceph.doctor.slowops import SlowOp, group, named_osds, parse_ops, perf_outliers
+from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import in_thread
 from cephtui.ui.screens.reading import ReadingDialog

@@ -22,7 +22,7 @@ from textual.screen import ScreenResultType
 from textual.widgets import Input, Label, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.client import CephError
+from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Export turns into Close while disabled
 from cephtui.ui.screens.dialog import Dialog
