@@ -25,11 +25,12 @@ from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
 from cephtui.ceph.errors import CephError, CephMgrDown, CephTimeout
-from cephtui.ceph.format import human_bytes, human_rate
+from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, utcnow
-from cephtui.ceph.images.tasks import Task, list_tasks
+from cephtui.ceph.images.place_listing import PlaceListing, read_one, read_place
+from cephtui.ceph.images.tasks import Task
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import FORM_FOLLOWS
@@ -37,7 +38,7 @@ from cephtui.ui.pane import Pane
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.wizards.form import Field, readable
 from cephtui.ui.widgets.filterinput import FilterInput
-from cephtui.ui.widgets.image_info import age, describe
+from cephtui.ui.widgets.image_info import describe, image_cells, io_cells, trash_cells
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
 
@@ -59,7 +60,6 @@ IO_COLUMNS = (("image", 32), ("WR", 9), ("RD", 9), ("WR_BYTES", 11), ("RD_BYTES"
 LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
 DETAILS_STALE = 30.0  # an image's details are read again after this long, if on screen
 IO_EVERY = 5.0  # mgr_stats_period's default, until the cluster's own value is read
-PENDING = "…"
 
 
 class ImagesPane(Pane):
@@ -149,7 +149,7 @@ class ImagesPane(Pane):
             yield FilterInput("filter: image name (all words must match)", id="images-filter")
             yield VirtualTable(COLUMNS, self._cells, key=lambda r: r, id="images-table")
             yield VirtualTable(TRASH_COLUMNS, self._trash_cells, key=lambda e: e.id, id="images-trash")
-            yield VirtualTable(IO_COLUMNS, self._io_cells, key=lambda r: r.spec, id="images-io")
+            yield VirtualTable(IO_COLUMNS, io_cells, key=lambda r: r.spec, id="images-io")
         yield Static(id="images-detail", classes="box")
 
     def on_resize(self) -> None:
@@ -207,51 +207,22 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-list", exit_on_error=False)
     def _list(self, place: Place | None) -> None:
-        client = self.services.client
         try:
-            places, problems = reader.places(client)
-            if place is None or place not in places:
-                place = places[0] if places else None
-            names = reader.list_names(client.handle, place) if place is not None else ()
-            trash = reader.list_trash(client.handle, place) if place is not None else ()
-            problem = "; ".join(problems)
-            tasks, tasks_problem = self._tasks(client)
-            self.mgr_tasks = self._mgr_serves_tasks(client)
-            if place is None:
-                problem = ("no pool has the rbd application: `rbd pool init POOL` (or `ceph osd pool application "
-                           "enable POOL rbd`) tags one")
+            got = read_place(self.services.client, place)
         except reader.ImagesUnavailable as e:
-            places, place, names, trash, problem = (), None, (), (), str(e)
-            tasks, tasks_problem = (), ""
+            got = PlaceListing(problem=str(e), mgr_tasks=self.mgr_tasks)
         except Exception as e:  # rados.Error, rbd.Error, CephError: said on the tab, tried again later
-            places, names, trash, problem = self.places, self.names, self.trash, f"cannot list images: {e}"
-            tasks, tasks_problem = self.tasks, self.tasks_problem
-        self.app.call_from_thread(self._listed, places, place, names, trash, problem, tasks, tasks_problem)
+            got = PlaceListing(self.places, place, self.names, self.trash, f"cannot list images: {e}", self.tasks,
+                               self.tasks_problem, self.mgr_tasks)
+        self.app.call_from_thread(self._listed, got)
 
-    @staticmethod
-    def _mgr_serves_tasks(client: Any) -> bool:
-        """Whether the cluster's command table has the rbd_support module's tasks (not where it cannot load)."""
-        try:
-            return client.commands().get("rbd task add flatten") is not None
-        except CephError:
-            return True  # cannot tell: the mgr answers for itself
-
-    @staticmethod
-    def _tasks(client: Any) -> tuple[tuple[Task, ...], str]:
-        try:
-            return list_tasks(client), ""
-        except CephMgrDown:
-            return (), "mgr down: its image tasks (flatten …) unknown"
-        except CephError as e:
-            return (), f"mgr image tasks unknown: {e.message}"
-
-    def _listed(self, places: tuple[Place, ...], place: Place | None, names: tuple[str, ...],
-                trash: tuple[TrashEntry, ...], problem: str, tasks: tuple[Task, ...], tasks_problem: str) -> None:
+    def _listed(self, got: PlaceListing) -> None:
         self._listing = False
-        self.tasks, self.tasks_problem = tasks, tasks_problem
+        self.tasks, self.tasks_problem, self.mgr_tasks = got.tasks, got.tasks_problem, got.mgr_tasks
         self.listed_at = time.monotonic()
+        place, names = got.place, got.names
         moved = place != self.place
-        self.places, self.place, self.trash, self.problem = places, place, trash, problem
+        self.places, self.place, self.trash, self.problem = got.places, place, got.trash, got.problem
         if moved:
             self.details.clear()
             self.read_at.clear()
@@ -321,7 +292,7 @@ class ImagesPane(Pane):
                 batch, self._wanted = self._wanted[:8], self._wanted[8:]
             got: list[tuple[ImageRef, ImageInfo | None, str]] = []
             for ref in batch:
-                got.append(self._read_one(client, ref, hosts))
+                got.append(read_one(client, ref, hosts))
             self.app.call_from_thread(self._got_details, got)
 
     def _hosts(self, client: Any) -> Callable[[str], str]:
@@ -333,14 +304,6 @@ class ImagesPane(Pane):
         return lookup
 
     _host_lookup: tuple[float, Callable[[str], str] | None] = (0.0, None)
-
-    @staticmethod
-    def _read_one(client: Any, ref: ImageRef, hosts: Callable[[str], str], du: str = "fast"
-                  ) -> tuple[ImageRef, ImageInfo | None, str]:
-        try:
-            return ref, reader.read_image(client.handle, ref, du=du, hosts=hosts), ""
-        except Exception as e:  # gone meanwhile (ImageNotFound), an OSD timeout: said in its row
-            return ref, None, str(e) or type(e).__name__
 
     def _got_details(self, got: list[tuple[ImageRef, ImageInfo | None, str]]) -> None:
         now = time.monotonic()
@@ -372,7 +335,7 @@ class ImagesPane(Pane):
         hosts = self._hosts(client)
         while self._scan:
             ref = self._scan.pop(0)
-            got = self._read_one(client, ref, hosts, du="scan")
+            got = read_one(client, ref, hosts, du="scan")
             self.app.call_from_thread(self._got_details, [got])
 
     def _fill_all(self) -> None:
@@ -388,7 +351,7 @@ class ImagesPane(Pane):
         try:
             with ThreadPoolExecutor(4) as pool:
                 batch: list[tuple[ImageRef, ImageInfo | None, str]] = []
-                for got in pool.map(lambda r: self._read_one(client, r, hosts), refs):
+                for got in pool.map(lambda r: read_one(client, r, hosts), refs):
                     batch.append(got)
                     if len(batch) >= 200:
                         self.app.call_from_thread(self._got_details, batch)
@@ -400,47 +363,10 @@ class ImagesPane(Pane):
 
     # ------------------------------------------------------------ cells
     def _cells(self, ref: ImageRef) -> list[tuple[str, str]]:
-        info = self.details.get(ref)
-        name = (ref.name, "bold")
-        if info is None:
-            error = self.failed.get(ref)
-            if error:
-                return [name, (f"✖ {error}"[:60], palette.style("err"))]
-            return [name, (PENDING, palette.style("muted"))]
-        muted = palette.style("muted")
-        if info.used is None:
-            used = ("scanning…" if info.ref in self._scan else "?", muted)
-        else:
-            # The head's own used size, then what its snapshots hold beyond it (rbd du's snapshot lines): an
-            # image at 0 B whose snapshot keeps 200 MiB reads "0 B +200 MiB", not "0 B".
-            extra = f" +{human_bytes(info.snaps_used)}" if info.snaps_used else ""
-            used = (human_bytes(info.used) + extra + ("" if info.used_exact else " *"),
-                    "" if info.used_exact else muted)
-        snaps = "-"
-        if info.snaps:
-            newest = info.newest_snap
-            prot = f" {len(info.protected_snaps)}P" if info.protected_snaps else ""
-            snaps = f"{len(info.snaps)}{prot} {age(newest.timestamp if newest else None, self._now)}"
-        watchers = ("-", muted)
-        if info.watchers:
-            w = info.watchers[0]
-            more = f" +{len(info.watchers) - 1}" if len(info.watchers) > 1 else ""
-            watchers = ((w.host or w.address) + more, palette.style("bold warn"))
-        return [name, (human_bytes(info.size), ""), used, (snaps, ""), watchers,
-                (info.parent or "-", "" if info.parent else muted), (",".join(info.features), muted),
-                (human_bytes(info.object_size), ""), (info.data_pool or "-", ""),
-                (str(len(info.children)) if info.children else "-", ""), (info.mirroring or "-", muted)]
+        return image_cells(ref, self.details.get(ref), self.failed.get(ref), ref in self._scan, self._now)
 
     def _trash_cells(self, e: TrashEntry) -> list[tuple[str, str]]:
-        when = e.deferred_until
-        purge = "now" if e.expired(self._now) else f"after {when:%Y-%m-%d %H:%M}" if when else "?"
-        return [(e.name, "bold"), (e.id, ""), (e.source, ""),
-                (f"{e.deleted:%Y-%m-%d %H:%M}" if e.deleted else "?", ""), (purge, "")]
-
-    def _io_cells(self, r: perf.ImageIO) -> list[tuple[str, str]]:
-        return [(r.spec, "bold"), (perf.rate_words(r.write_ops), ""), (perf.rate_words(r.read_ops), ""),
-                (human_rate(r.write_bytes), ""), (human_rate(r.read_bytes), ""),
-                (perf.latency_words(r.write_latency), ""), (perf.latency_words(r.read_latency), "")]
+        return trash_cells(e, self._now)
 
     # ------------------------------------------------------------ texts
     def _title(self) -> None:
@@ -683,7 +609,7 @@ class ImagesPane(Pane):
           description="read the image again")
     def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
         client = self.services.client
-        got = self._read_one(client, ref, self._hosts(client), du="scan")
+        got = read_one(client, ref, self._hosts(client), du="scan")
         if got[1] is None:
             self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
             return

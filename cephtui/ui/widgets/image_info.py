@@ -1,5 +1,5 @@
-"""One RBD image's facts as text: what the Images tab's detail box and the image's own screen show, as
-`rbd info`, `rbd du`, `rbd snap ls` and `rbd status` would say them."""
+"""One RBD image's facts as text: its row of the Images tab (and the trash's and iostat's rows), and what the
+tab's detail box and the image's own screen show, as `rbd info`, `rbd du`, `rbd snap ls` and `rbd status` say it."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from cephtui.ceph.format import human_bytes, human_duration
-from cephtui.ceph.images.model import ImageInfo, naive_utc
+from cephtui.ceph.format import human_bytes, human_duration, human_rate
+from cephtui.ceph.images import perf
+from cephtui.ceph.images.model import ImageInfo, ImageRef, TrashEntry, naive_utc
 from cephtui.ui import palette
 
 
@@ -59,3 +60,52 @@ def describe(info: ImageInfo, now: dt.datetime, hints: bool = True) -> Table:
 def snapshot_lines(info: ImageInfo, now: dt.datetime) -> Sequence[tuple[str, ...]]:
     return [(s.name, human_bytes(s.size), "yes" if s.protected else "", age(s.timestamp, now),
              human_bytes(s.used) if s.used is not None else "?") for s in info.snaps]
+
+
+PENDING = "…"
+
+
+def image_cells(ref: ImageRef, info: ImageInfo | None, error: str | None, scanning: bool,
+                now: dt.datetime) -> list[tuple[str, str]]:
+    """An image's row of the Images tab, (text, palette style) per column: "…" until its details are read."""
+    name = (ref.name, "bold")
+    if info is None:
+        if error:
+            return [name, (f"✖ {error}"[:60], palette.style("err"))]
+        return [name, (PENDING, palette.style("muted"))]
+    muted = palette.style("muted")
+    if info.used is None:
+        used = ("scanning…" if scanning else "?", muted)
+    else:
+        # The head's own used size, then what its snapshots hold beyond it (rbd du's snapshot lines): an
+        # image at 0 B whose snapshot keeps 200 MiB reads "0 B +200 MiB", not "0 B".
+        extra = f" +{human_bytes(info.snaps_used)}" if info.snaps_used else ""
+        used = (human_bytes(info.used) + extra + ("" if info.used_exact else " *"),
+                "" if info.used_exact else muted)
+    snaps = "-"
+    if info.snaps:
+        newest = info.newest_snap
+        prot = f" {len(info.protected_snaps)}P" if info.protected_snaps else ""
+        snaps = f"{len(info.snaps)}{prot} {age(newest.timestamp if newest else None, now)}"
+    watchers = ("-", muted)
+    if info.watchers:
+        w = info.watchers[0]
+        more = f" +{len(info.watchers) - 1}" if len(info.watchers) > 1 else ""
+        watchers = ((w.host or w.address) + more, palette.style("bold warn"))
+    return [name, (human_bytes(info.size), ""), used, (snaps, ""), watchers,
+            (info.parent or "-", "" if info.parent else muted), (",".join(info.features), muted),
+            (human_bytes(info.object_size), ""), (info.data_pool or "-", ""),
+            (str(len(info.children)) if info.children else "-", ""), (info.mirroring or "-", muted)]
+
+
+def trash_cells(e: TrashEntry, now: dt.datetime) -> list[tuple[str, str]]:
+    when = e.deferred_until
+    purge = "now" if e.expired(now) else f"after {when:%Y-%m-%d %H:%M}" if when else "?"
+    return [(e.name, "bold"), (e.id, ""), (e.source, ""),
+            (f"{e.deleted:%Y-%m-%d %H:%M}" if e.deleted else "?", ""), (purge, "")]
+
+
+def io_cells(r: perf.ImageIO) -> list[tuple[str, str]]:
+    return [(r.spec, "bold"), (perf.rate_words(r.write_ops), ""), (perf.rate_words(r.read_ops), ""),
+            (human_rate(r.write_bytes), ""), (human_rate(r.read_bytes), ""),
+            (perf.latency_words(r.write_latency), ""), (perf.latency_words(r.read_latency), "")]
