@@ -309,6 +309,14 @@ def test_a_copy_recovering_after_a_remap_is_a_wait_that_blocks_if_it_lasts() -> 
     level, _ = _pgs_check([{"pgid": "1.15", "state": "active+recovering+degraded", "acting": [0, 1]},
                            {"pgid": "1.16", "state": "active+undersized+degraded", "acting": [0]}])
     assert level == "block"
+    # What each wait becomes if it lasts: the check says it (the engine no longer reads it from the words).
+    from cephtui.ceph.workflows.removal_checks import preflight
+
+    def lasting(pgs: list[dict[str, Any]]) -> str:
+        return next(c for c in preflight(PreflightCluster(pgs), [2]) if c.name == "pgs").lasting
+
+    assert lasting([clean, {"pgid": "1.15", "state": "active+recovering+degraded", "acting": [0, 1]}]) == "not clean"
+    assert lasting([clean, {"pgid": "1.1", "state": "peering", "acting": [0, 1]}]) == "not active"
 
 
 def test_pg_is_clean_allows_only_background_work() -> None:

@@ -69,6 +69,8 @@ class Check:
     level: str  # ok / warn / wait / block / override (a blocker the operator lifted)
     detail: str
     override: str = ""  # the --override name that lifts this blocker ("" = none can)
+    # A wait: what the PGs still are if it lasts past the engine's SETTLE_TIMEOUT and becomes a blocker.
+    lasting: str = "not active"
 
 
 @dataclass

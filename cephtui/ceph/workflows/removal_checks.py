@@ -289,7 +289,7 @@ def preflight(client: Any, osds: list[int], overrides: list[str] | tuple[str, ..
         checks.append(Check("pgs", "wait", f"{len(recovering)} PG(s) are bringing one copy up to date right now, "
                             "every OSD of theirs up, as after a remap or an OSD's return "
                             f"({', '.join(recovering[:5])}{' …' if len(recovering) > 5 else ''}); checking again "
-                            "once they have settled"))
+                            "once they have settled", lasting="not clean"))  # recovering PGs are active
     elif bad_elsewhere:
         checks.append(Check("pgs", "block", f"{len(bad_elsewhere)} PG(s) not active on other OSDs "
                             f"({', '.join(bad_elsewhere[:5])}{' …' if len(bad_elsewhere) > 5 else ''}); "

@@ -202,8 +202,7 @@ class RemovalEngine:
                 if c.level == "wait":
                     c.level = "block"
                     c.override = c.override or "pgs"  # ok-to-stop keeps its own
-                    still = "not clean" if "up to date" in c.detail else "not active"  # recovering PGs are active
-                    c.detail = c.detail.split(";")[0] + f" and still {still} after {SETTLE_TIMEOUT:.0f} s"
+                    c.detail = c.detail.split(";")[0] + f" and still {c.lasting} after {SETTLE_TIMEOUT:.0f} s"
             lift_overridden(checks, s.overrides)  # a timed-out wait whose override was ticked in the plan
             s.checks = [asdict(c) for c in checks]
         s.progress.pop("settling_since", None)
