@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import time
-from types import SimpleNamespace
 from weakref import WeakSet
 
 import pytest
@@ -12,9 +11,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from cephtui.ui.app import CephTUI
 from cephtui.ui.compat import FooterKey
-from cephtui.ui.poller import COUNT_EVERY, RECLAIM_EVERY
+from cephtui.ui.poller import COUNT_EVERY, RECLAIM_EVERY, Poller
 from cephtui.ui.widgets.footer import CephFooter
 from tests.ui.helpers import wait_for
 
@@ -73,10 +71,11 @@ def test_frozen_garbage_is_collected_once_it_grows_by_a_quarter() -> None:
     """cephtui gc.freeze()s after every paint; cycles frozen while alive (replaced widgets, spent messages)
     used to wait ten minutes for a full collection: ~35 MB a minute when switching tabs at --refresh 1."""
     gc.collect()
-    host = SimpleNamespace(_frozen_at_reclaim=0, _reclaimed_at=0.0, _counted_at=0.0)
-    host._reclaim = lambda: CephTUI._reclaim(host)  # type: ignore[arg-type]
+    # The poller's own collection state, without an app (its timers and workers play no part here).
+    host = Poller.__new__(Poller)
+    host._frozen_at_reclaim, host._reclaimed_at, host._counted_at = 0, 0.0, 0.0
     try:
-        host._reclaim()
+        host.reclaim()
         base = gc.get_freeze_count()
         cycles: list[list[object]] = []
         for _ in range(max(base // 2, 60_000)):
@@ -88,14 +87,14 @@ def test_frozen_garbage_is_collected_once_it_grows_by_a_quarter() -> None:
         del cycles, c  # now garbage, but frozen: only a full collection after unfreeze frees them
         gc.collect()
         assert gc.get_freeze_count() >= base + 60_000  # what the ten-minute timer alone left in memory
-        CephTUI._freeze(host)  # type: ignore[arg-type]
+        host._freeze()
         assert gc.get_freeze_count() >= base + 60_000  # not yet: the last collection was under 30 s ago
         host._reclaimed_at -= RECLAIM_EVERY
         host._counted_at = time.monotonic()  # counted a moment ago: counting walks the whole set, not yet again
-        CephTUI._freeze(host)  # type: ignore[arg-type]
+        host._freeze()
         assert gc.get_freeze_count() >= base + 60_000
         host._counted_at -= COUNT_EVERY
-        CephTUI._freeze(host)  # type: ignore[arg-type]
+        host._freeze()
         assert gc.get_freeze_count() < base + 1_000
     finally:
         gc.unfreeze()

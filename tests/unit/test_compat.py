@@ -148,8 +148,7 @@ def test_every_table_and_dialog_button_is_compats() -> None:
         made += [f"{path.name}:{n.lineno}" for n in ast.walk(tree) if isinstance(n, ast.Call)
                  and isinstance(n.func, ast.Name) and n.func.id in textuals and path.name != "compat.py"]
     assert made == [], f"Textual's DataTable made outside compat: {made}"
-    from cephtui.ui.screens import users_keys
-    from cephtui.ui.widgets import confirm
+    from cephtui.ui.screens import confirm, users_keys
     assert confirm.Button is compat.Button and users_keys.Button is compat.Button
 
 

@@ -28,12 +28,15 @@ class PlaceListing:
     mgr_tasks: bool = True  # the mgr's rbd_support module serves `rbd task add` (flatten, remove …)
 
 
-def read_place(client: Any, place: Place | None) -> PlaceListing:
-    """`place` (or the first rbd place when it is gone or None) listed: rbd ls, rbd trash ls, rbd task list.
-    Raises reader.ImagesUnavailable without python3-rbd, and what librados or librbd raise otherwise."""
-    places, problems = reader.places(client)
-    if place is None or place not in places:
-        place = places[0] if places else None
+def chosen(place: Place | None, places: tuple[Place, ...]) -> Place | None:
+    """The place asked for while it exists, else the first rbd place."""
+    return place if place is not None and place in places else (places[0] if places else None)
+
+
+def read_place(client: Any, places: tuple[Place, ...], problems: tuple[str, ...], place: Place | None
+               ) -> PlaceListing:
+    """`place` (one of `places`, as reader.places found them) listed: rbd ls, rbd trash ls, rbd task list.
+    Raises what librados or librbd raise."""
     names = reader.list_names(client.handle, place) if place is not None else ()
     trash = reader.list_trash(client.handle, place) if place is not None else ()
     tasks, tasks_problem = image_tasks(client)

@@ -29,7 +29,7 @@ from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, Place, TrashEntry, utcnow
-from cephtui.ceph.images.place_listing import PlaceListing, read_one, read_place
+from cephtui.ceph.images.place_listing import PlaceListing, chosen, read_one, read_place
 from cephtui.ceph.images.tasks import Task
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
@@ -207,8 +207,11 @@ class ImagesPane(Pane):
 
     @work(thread=True, group="images-list", exit_on_error=False)
     def _list(self, place: Place | None) -> None:
+        client = self.services.client
         try:
-            got = read_place(self.services.client, place)
+            places, problems = reader.places(client)
+            place = chosen(place, places)
+            got = read_place(client, places, problems, place)
         except reader.ImagesUnavailable as e:
             got = PlaceListing(problem=str(e), mgr_tasks=self.mgr_tasks)
         except Exception as e:  # rados.Error, rbd.Error, CephError: said on the tab, tried again later
