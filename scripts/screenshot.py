@@ -298,7 +298,8 @@ async def shoot_all(box: Path, docs: Path, size: tuple[int, int]) -> None:
             bench.action_osd_bench()
             await form(pilot, app, {"osds": "all", "total": "128M", "block": "4M"})
             await bench_confirm(pilot, app)
-            await wait_for(pilot, lambda: not bench.osd_progress and bench.osd_bench is None and bench.osd_results,
+            osds = bench.osd_table
+            await wait_for(pilot, lambda: not osds.progress and osds.runner is None and osds.results,
                            "the per-OSD bench", 180)
             bench.action_latency_run()
             await form(pilot, app, {"pool": "rbd", "seconds": "5"})

@@ -423,7 +423,7 @@ class CephTUI(KeysInOrder):
             self.prompt.action_close()
             return
         bench = self.pane(BenchPane)
-        running = bench.engine is not None or bench.osd_bench is not None
+        running = bench.engine is not None or bench.osd_table.runner is not None
         if running and time.monotonic() - self._quit_armed > 3:
             self._quit_armed = time.monotonic()
             self.notify("A benchmark is running: q again within 3 s stops it and quits.", severity="warning",

@@ -155,13 +155,14 @@ async def test_per_osd_bench_ranks_every_osd(make_app: Any, sandbox: Sandbox) ->
         assert ("for id in $(ceph osd ls); do ceph tell osd.$id bench 33554432 4194304; done"
                 in flat(app, "#form-status"))
         await submit_and_run(app, pilot)
-        await wait_for(pilot, lambda: pane.osd_bench is None and len(pane.osd_results) == 3 and not pane.osd_progress,
+        osds = pane.osd_table
+        await wait_for(pilot, lambda: osds.runner is None and len(osds.results) == 3 and not osds.progress,
                        90, "three OSD results")
         assert sorted(cells(app, "#bench-osds", 1)) == ["osd.0", "osd.1", "osd.2"]
         assert cells(app, "#bench-osds", 0) == ["1", "2", "3"]
         speeds = [float(x) for x in cells(app, "#bench-osds", 2)]
         assert speeds == sorted(speeds, reverse=True) and speeds[-1] > 0
-        assert all(r.bytes_written == 32 << 20 for r in pane.osd_results)
+        assert all(r.bytes_written == 32 << 20 for r in pane.osd_table.results)
         assert "per-OSD bench: 3 OSD(s)" in flat(app, "#bench-status")
         assert "median" in plain(app.query_one("#bench-osds").border_subtitle)
 
@@ -253,7 +254,7 @@ async def test_history_shows_only_this_clusters_runs(make_app: Any, sandbox: San
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         pane = await open_bench(app, pilot)
-        await wait_for(pilot, lambda: pane.fsid == fsid and app.query_one("#bench-history", DataTable).row_count,
+        await wait_for(pilot, lambda: pane.runs.fsid == fsid and app.query_one("#bench-history", DataTable).row_count,
                        10, "the history")
         assert cells(app, "#bench-history", 2) == ["mine"]
         note = str(app.query_one("#bench-history", DataTable).border_subtitle)

@@ -182,11 +182,11 @@ async def test_osd_crash_during_its_per_osd_bench_is_reported_and_the_sweep_goes
             # osd.1 hangs before its bench is sent, so it cannot finish before the crash (2 GiB take 2 s here).
             freeze(sandbox, "osd.1")
             await submit_and_run(app, pilot)
-            await wait_for(pilot, lambda: "benching osd.1" in pane.osd_progress, 20, "osd.1's bench to start")
+            await wait_for(pilot, lambda: "benching osd.1" in pane.osd_table.progress, 20, "osd.1's bench to start")
             crash(sandbox, "osd.1")
-            await wait_for(pilot, lambda: pane.osd_bench is None and not pane.osd_progress, 120,
+            await wait_for(pilot, lambda: pane.osd_table.runner is None and not pane.osd_table.progress, 120,
                            "the end of the sweep")
-            by_osd = {r.osd: r for r in pane.osd_results}
+            by_osd = {r.osd: r for r in pane.osd_table.results}
             assert sorted(by_osd) == [1, 2]
             assert by_osd[1].error == "osd.1 went down during its bench (no result)"
             assert by_osd[2].ok and by_osd[2].bytes_written == 2 << 30  # the sweep went on to the next OSD

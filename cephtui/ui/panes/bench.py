@@ -21,21 +21,19 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Sparkline, Static
 
-from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import BlockParams
 from cephtui.ceph.bench.blockprobe import block_probe, probe_operations
-from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, scope, write_export
+from cephtui.ceph.bench.history import BenchHistory, export_csv, export_json, pick_pair, write_export
 from cephtui.ceph.bench.hoststats import HostSample, HostSampler
-from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, Leftover, find_leftovers, image_remove_op
-from cephtui.ceph.bench.osdbench import OSDBench, OSDBenchParams, OSDBenchResult, bench_client, rank_results
-from cephtui.ceph.bench.osdbench import cli as osd_bench_cli
-from cephtui.ceph.bench.params import BenchError, BenchParams, MiB
+from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX
+from cephtui.ceph.bench.osdbench import OSDBenchParams
+from cephtui.ceph.bench.params import BenchError, BenchParams
 from cephtui.ceph.bench.pool import TEMP_POOL_PREFIX, temp_pool_name
 from cephtui.ceph.bench.probe import LatencyProbe, rados_probe
 from cephtui.ceph.bench.probe_result import ProbeResult
 from cephtui.ceph.bench.remote import EngineHandle
 from cephtui.ceph.bench.results import BenchResult, Progress, Sample
-from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome, remove_temp_leftovers
+from cephtui.ceph.bench.service import CONNECTING, CREATING, BenchRun, RunOutcome
 from cephtui.ceph.errors import CephError
 from cephtui.ceph.images.listing import RBD_MISSING, list_images, rbd_available
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
@@ -46,10 +44,12 @@ from cephtui.ui.pane import Pane
 from cephtui.ui.screens import bench_views as views
 from cephtui.ui.screens.bench_block_form import block_run_form, explain_block_run
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
+from cephtui.ui.screens.bench_leftovers import offer_leftover_images
 from cephtui.ui.screens.bench_probe import ProbeChoice, ProbeResultScreen, probe_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
+from cephtui.ui.widgets.bench_runs import BenchRuns, run_key
 from cephtui.ui.widgets.inplace import update_in_place
-from cephtui.ui.widgets.tables import sync_table
+from cephtui.ui.widgets.osd_bench_table import OSDBenchTable
 
 log = logging.getLogger("cephtui")
 
@@ -99,10 +99,7 @@ class BenchPane(Pane):
     def __init__(self, history: BenchHistory | None = None, **kw: object) -> None:
         super().__init__(**kw)  # type: ignore[arg-type]
         self.history_store = history or BenchHistory()
-        self.history: list[BenchResult] = []  # this cluster's runs (see benchhistory.scope)
-        self._all_runs: list[BenchResult] = []  # every run in the file, of any cluster
-        self.fsid = ""  # the connected cluster's, once known: the history shows only its runs
-        self.marked: set[str] = set()
+        self.runs = BenchRuns(self.history_store, id="bench-history", classes="box")  # this cluster's runs
         self.snap: ClusterSnapshot | None = None
         self.engine: EngineHandle | None = None  # the worker process's proxy while a run goes on
         self.bench_run: BenchRun | None = None  # from the confirmation to the end of the run
@@ -116,13 +113,16 @@ class BenchPane(Pane):
         self.last_result: BenchResult | None = None
         self.message: Text = Text("")
         self._said: tuple[str, str] | None = None  # the message's text and palette spec
-        self.osd_bench: OSDBench | None = None
-        self.osd_results: tuple[OSDBenchResult, ...] = ()
-        self.osd_progress = ""
+        self.osd_table = OSDBenchTable(id="bench-osds", classes="box")  # the per-OSD bench and its ranking
         self.sampler = HostSampler()
         self.host: HostSample | None = None
         self._ticks = 0
         self._shown_samples = -1
+
+    @property
+    def history(self) -> list[BenchResult]:
+        """This cluster's runs, oldest first (the history table's)."""
+        return self.runs.runs
 
     # ------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -139,21 +139,12 @@ class BenchPane(Pane):
                 yield Static(id="bench-summary")
             yield Static(id="bench-host", classes="box")
         with Horizontal(id="bench-bottom"):
-            yield DataTable(id="bench-history", classes="box", cursor_type="row", zebra_stripes=True)
-            yield DataTable(id="bench-osds", classes="box", cursor_type="row", zebra_stripes=True)
+            yield self.runs
+            yield self.osd_table
 
     def on_mount(self) -> None:
         self._title_live()
         self.query_one("#bench-host").border_title = "This host (psutil)"
-        hist = self.query_one("#bench-history", DataTable)
-        hist.border_title = "History (enter detail · space mark · c compare · e export)"
-        for c, w in views.HISTORY_COLUMNS:
-            hist.add_column(c, key=c, width=w)
-        osds = self.query_one("#bench-osds", DataTable)
-        osds.display = False  # appears with the first per-OSD bench; until then the history has the room
-        osds.border_title = "Per-OSD bench (o): ceph tell osd.N bench"
-        for c, w in views.OSD_COLUMNS:
-            osds.add_column(c, key=c or "flag", width=w)
         self.sampler.sample()  # primes the counters: rates start with the next call
         self._render_status()
         self._load_history()
@@ -167,13 +158,11 @@ class BenchPane(Pane):
 
     def focus_table(self) -> None:
         # Without scrolling: on a short terminal the pane scrolls, and it should open on the live view.
-        self.query_one("#bench-history", DataTable).focus(scroll_visible=False)
+        self.runs.focus(scroll_visible=False)
 
     def show(self, snap: ClusterSnapshot) -> None:
         self.snap = snap  # pools and OSD counts for the forms; the bench itself needs no poll
-        if snap.fsid and snap.fsid != self.fsid:
-            self.fsid = snap.fsid
-            self._scope()
+        self.runs.for_cluster(snap.fsid)
 
     # ------------------------------------------------------------ live view
     def _visible(self) -> bool:
@@ -186,7 +175,7 @@ class BenchPane(Pane):
         thread for 15-50 ms once a second (bench_ui_responsiveness.py)."""
         self._ticks += 1
         part = self._ticks % 4
-        busy = self.engine is not None or self.osd_bench is not None
+        busy = self.engine is not None or self.osd_table.runner is not None
         if part == 3 and (busy or self._visible()):
             self.host = self.sampler.sample()
             self._render_host()
@@ -194,8 +183,9 @@ class BenchPane(Pane):
             self._render_progress(self.engine.progress())
         elif self.engine is not None and part == 1:
             self._render_new_samples(self.engine.progress())
-        if self.osd_bench is not None and part in (0, 2):
-            self._render_osds()
+        if self.osd_table.runner is not None and part in (0, 2):
+            self.osd_table.render_ranking()
+            self._render_status()
 
     def _render_progress(self, p: Progress) -> None:
         bar = self.query_one("#bench-progress", ProgressBar)
@@ -226,7 +216,7 @@ class BenchPane(Pane):
     def _render_status(self) -> None:
         running = (self.running.cli() if self.running else self.phase) if self.engine is not None or self.phase \
             else None
-        osd = self.osd_progress if self.osd_bench is not None else None
+        osd = self.osd_table.progress if self.osd_table.runner is not None else None
         update_in_place(self.query_one("#bench-status", Static), views.status_text(running, osd, self.message))
 
     def _say(self, text: str, spec: str = "") -> None:
@@ -239,8 +229,9 @@ class BenchPane(Pane):
         """Draw what stays on screen between events again, in the new theme's colours."""
         if self._said is not None:
             self.message = Text(self._said[0], style=palette.style(self._said[1]))
-        self._render_history()
-        self._render_osds()  # and the status line
+        self.runs.render_runs()
+        self.osd_table.render_ranking()
+        self._render_status()
         last = self.last_result or (self.history[-1] if self.history else None)
         if last is not None and self.engine is None and not self.phase:
             self._render_final(last)
@@ -256,9 +247,7 @@ class BenchPane(Pane):
         self.app.call_from_thread(self._history_loaded, list(loaded.runs), loaded.skipped, fsid)
 
     def _history_loaded(self, runs: list[BenchResult], skipped: int, fsid: str = "") -> None:
-        self._all_runs = runs
-        self.fsid = fsid or self.fsid
-        self._scope()
+        self.runs.loaded(runs, fsid)
         runs = self.history
         if runs and self.engine is None and not self.phase and self.last_result is None:
             last = runs[-1]  # the live box shows the last run until a new one starts
@@ -268,50 +257,17 @@ class BenchPane(Pane):
             self.app.notify(f"bench history: skipped {skipped} damaged line(s) in {self.history_store.path}",
                             severity="warning")
 
-    def _scope(self) -> None:
-        """Show this cluster's runs only; say how many others the file holds."""
-        scoped = scope(self._all_runs, self.fsid)
-        self.history = list(scoped.runs)
-        hist = self.query_one("#bench-history", DataTable)
-        hist.border_subtitle = (scoped.note(self.history_store.path) if self.fsid
-                                else "waiting for the cluster's fsid to show its runs")
-        self.marked &= {self._key(r) for r in self.history}
-        self._render_history()
-
-    @staticmethod
-    def _key(r: BenchResult) -> str:
-        return f"{r.started_at:.6f}-{r.pid}"
-
-    def _render_history(self) -> None:
-        rows = {self._key(r): views.history_row(r, self._key(r) in self.marked) for r in reversed(self.history)}
-        table = self.query_one("#bench-history", DataTable)
-        if [str(k.value) for k in table.rows][:1] != list(rows)[:1]:
-            table.clear()  # a new run goes on top: rebuild (the history is short; sync keeps order otherwise)
-        sync_table(table, rows)
-
-    def _cursor_run(self) -> BenchResult | None:
-        table = self.query_one("#bench-history", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((r for r in self.history if self._key(r) == key), None)
-
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "bench-history":
-            r = self._cursor_run()
+        if event.data_table is self.runs:
+            r = self.runs.cursor_run()
             if r is not None:
                 self.app.push_screen(RunDetailScreen(r))
 
     def action_mark(self) -> None:
-        r = self._cursor_run()
-        if r is None:
-            return
-        key = self._key(r)
-        self.marked.symmetric_difference_update({key})
-        self._render_history()
+        self.runs.toggle_mark()
 
     def action_compare(self) -> None:
-        pair = pick_pair(self.history, self.marked, self._cursor_run(), self._key)
+        pair = pick_pair(self.history, self.runs.marked, self.runs.cursor_run(), run_key)
         if isinstance(pair, str):
             self.app.notify(pair, severity="warning")
         else:
@@ -326,11 +282,11 @@ class BenchPane(Pane):
     @work(exit_on_error=False, group="bench-export", description="export bench history")
     async def _export_flow(self) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        form = export_form(bool(self.marked), os.path.join(os.path.expanduser("~"), f"cephtui-bench-{stamp}.csv"))
+        form = export_form(bool(self.runs.marked), os.path.join(os.path.expanduser("~"), f"cephtui-bench-{stamp}.csv"))
         if await self.app.push_screen_wait(form) is None:
             return
         v = form.submitted_values
-        marked = [r for r in self.history if self._key(r) in self.marked]
+        marked = self.runs.marked_runs()
         chosen = marked if v.get("which") == "marked" and marked else list(self.history)
         text = export_csv(chosen) if v["format"] == "csv" else export_json(chosen)
         try:
@@ -416,8 +372,7 @@ class BenchPane(Pane):
             self._finished(RunOutcome(None, (failure or "the probe did not run",)))
             return
         for r in result.results[:-1]:  # _finished adds the last one
-            self._all_runs.append(r)
-            self.history.append(r)
+            self.runs.add(r, draw=False)
         self._finished(RunOutcome(result.results[-1] if result.results else None, (failure,) if failure else ()))
         await self.app.push_screen_wait(ProbeResultScreen(result))
 
@@ -453,7 +408,7 @@ class BenchPane(Pane):
         for problem in images.problems:
             self.app.notify(problem, severity="warning")
         if any(i.partition("/")[2].startswith(TEMP_IMAGE_PREFIX) for i in images.images):
-            await self._offer_leftovers(images.rbd_pools)
+            await offer_leftover_images(self, images.rbd_pools)
         form, params_of = block_run_form(images=images, last=self.last_block, pick=pick)
         if not await self.app.push_screen_wait(form):
             return
@@ -461,50 +416,6 @@ class BenchPane(Pane):
         self.last_block = p
         await self._confirm_and_run(self._bench_run(p, not p.image, confirmed_image=p.image),
                                     explain_block_run(p))
-
-    async def _offer_leftovers(self, pools: Sequence[str]) -> None:
-        """Temporary images that killed runs left (their process is gone, nobody watches them): offered for
-        removal, each `rbd rm` shown and audited, before the form."""
-        spec = self.services.client.spec
-
-        def find() -> list[Leftover]:
-            from cephtui.ceph.bench.rbdengine import BlockSession, rbd
-            found: list[Leftover] = []
-            for pool in pools:
-                try:
-                    session = BlockSession(spec, pool)
-                except BenchError:
-                    continue
-                try:
-                    found += find_leftovers(session.io, rbd)
-                finally:
-                    session.close()
-            return found
-
-        try:
-            leftovers = await asyncio.to_thread(find)
-        except Exception as e:  # rbd errors: said; the run form still opens
-            self.app.notify(f"could not look for leftover temporary images: {e}", severity="warning")
-            return
-        removable = [left for left in leftovers if left.removable]
-        if not removable:
-            return
-        plan = [image_remove_op(left.pool, left.name) for left in removable]
-        if not await self.app.push_screen_wait(BenchConfirmScreen(
-                f"Remove {len(plan)} temporary image(s) left by killed benchmark runs?", plan,
-                "Their runs are gone (their process no longer exists, and nobody has them open). Cancel keeps "
-                "them; `cephtui bench rbd --pool P --cleanup-temp` removes them later.")):
-            return
-        audit = self.services.audit
-        removed: list[str] = []
-        problems: list[str] = []
-        for pool in dict.fromkeys(left.pool for left in removable):
-            done, failed = await asyncio.to_thread(remove_temp_leftovers, spec, pool, audit)
-            removed += done
-            problems += failed
-        self.app.notify(f"removed {len(removed)} leftover image(s)" + (f"; {'; '.join(problems)}" if problems
-                                                                        else ""),
-                        severity="warning" if problems else "information")
 
     def action_repeat(self) -> None:
         if self.last_params is None and self.history:
@@ -527,7 +438,8 @@ class BenchPane(Pane):
         self._run_flow(repeat=(p, temp))
 
     def _busy(self) -> bool:
-        if self.engine is not None or self.phase or self.osd_bench is not None or self.osd_progress or self.probe:
+        if self.engine is not None or self.phase or self.osd_table.runner is not None or self.osd_table.progress \
+                or self.probe:
             self.app.notify("A benchmark is running: x stops it.", severity="warning")
             return True
         return False
@@ -625,9 +537,7 @@ class BenchPane(Pane):
         self.running = None
         if result is not None:
             self.last_result = result
-            self._all_runs.append(result)
-            self.history.append(result)
-            self._render_history()
+            self.runs.add(result)
             self._render_sparklines(result.samples[-SPARK_POINTS:])
             self._render_final(result)
         text, spec = views.run_message(result, failure)
@@ -652,8 +562,8 @@ class BenchPane(Pane):
             self.bench_run.stop()
             self._say("stopping: waiting for the ops in flight…" if self.engine is not None else
                       "stopping before the run starts…", "warn")
-        elif self.osd_bench is not None:
-            self.osd_bench.stop()
+        elif self.osd_table.runner is not None:
+            self.osd_table.runner.stop()
             self._say("stopping after the current OSD…", "warn")
         else:
             self.app.notify("Nothing is running.")
@@ -679,59 +589,9 @@ class BenchPane(Pane):
             self._start_osd_bench(p, ids)
 
     def _start_osd_bench(self, p: OSDBenchParams, ids: tuple[int, ...] | None) -> None:
-        self.osd_results = ()
-        self.query_one("#bench-osds", DataTable).display = True
-        self.osd_progress = "starting"
         self._say("")
-        self._osd_worker(p, ids)
-
-    @work(thread=True, exit_on_error=False, group="osd-bench", description="per-OSD bench")
-    def _osd_worker(self, p: OSDBenchParams, ids: tuple[int, ...] | None) -> None:
-        app = self.services
-        failure = ""
-        client = None
-        try:
-            if ids is None:
-                ids = tuple(int(i) for i in (app.client.mon("osd ls") or ()))
-            client = bench_client(app.client.spec)
-            runner = OSDBench(client, ids, p, on_progress=self._osd_progress)
-            self.app.call_from_thread(setattr, self, "osd_bench", runner)
-            results = runner.run()
-            for r in results:
-                op = ops.Operation(title=f"bench osd.{r.osd}", prefix="tell bench",
-                                   args=(("osd", r.osd), ("count", p.total_bytes), ("size", p.block_size)),
-                                   cli=osd_bench_cli(r.osd, p))
-                app.audit.record(op, r.ok, r.error or f"{r.mib_per_sec:.1f} MiB/s, {r.iops:.0f} IOPS")
-        except CephError as e:
-            failure = e.message
-        except Exception as e:  # never a traceback in the UI
-            log.exception("osd bench failed")
-            failure = f"internal error: {e!r}"
-        finally:
-            if client is not None:
-                client.close()
-            self.app.call_from_thread(self._osd_finished, failure)
-
-    def _osd_progress(self, done: int, total: int, current: int | None, result: OSDBenchResult | None) -> None:
-        text = f"{done}/{total} OSDs" + (f", benching osd.{current}" if current is not None else "")
-        self.app.call_from_thread(setattr, self, "osd_progress", text)
-
-    def _render_osds(self) -> None:
-        runner = self.osd_bench
-        if runner is not None:
-            self.osd_results = runner.results
-        ranking = rank_results(self.osd_results)
-        rows = {row.result.osd: views.osd_row(row) for row in ranking.rows}
-        table = self.query_one("#bench-osds", DataTable)
-        if [str(k.value) for k in table.rows] != [str(k) for k in rows]:
-            table.clear()  # re-ranked: rebuild in the new order (a few rows per OSD set)
-        sync_table(table, rows)
-        table.border_subtitle = (f"median {ranking.median_bytes_per_sec / MiB:.1f} MiB/s · "
-                                 f"{len(ranking.outliers)} outlier(s)" if ranking.rows else "")
+        self.osd_table.start(self.services.client, self.services.audit, p, ids, self._osd_finished)
         self._render_status()
 
     def _osd_finished(self, failure: str) -> None:
-        self._render_osds()
-        self.osd_bench = None
-        self.osd_progress = ""
-        self._say(*views.osd_bench_message(self.osd_results, failure))
+        self._say(*views.osd_bench_message(self.osd_table.results, failure))
