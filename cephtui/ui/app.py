@@ -37,6 +37,7 @@ from cephtui.ui import jump as jumps
 from cephtui.ui import navigation as nav
 from cephtui.ui import palette
 from cephtui.ui.compat import KeysInOrder, node_bindings, parse_action
+from cephtui.ui.dialog_types import Builder, Field, Outcome
 from cephtui.ui.history import JUDGE_EVERY, FailSlowReady, History, HistoryReady
 from cephtui.ui.messages import PollFailed, SnapshotReady
 from cephtui.ui.navigation import Navigation
@@ -47,9 +48,9 @@ from cephtui.ui.poller import RECLAIM_EVERY, Poller
 from cephtui.ui.readonly import WHY, mutating_action, refusal
 from cephtui.ui.registry import PANES
 from cephtui.ui.removals import RemovalQueue
-from cephtui.ui.screens.confirm import ConfirmScreen, Outcome
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.dialog import close_like_escape
-from cephtui.ui.screens.wizards.form import Builder, Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.services import serve
 from cephtui.ui.tab_panes import TabPanes
 from cephtui.ui.tabs import NUMBER_KEYS, number_key

@@ -25,9 +25,8 @@ from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.removal_engine import RemovalEngine
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.config.model import BenchDefaults
+from cephtui.ui.dialog_types import Builder, Field, Outcome
 from cephtui.ui.history import History
-from cephtui.ui.screens.confirm import Outcome
-from cephtui.ui.screens.wizards.form import Builder, Field
 from cephtui.ui.widgets.statusbar import StatusBar
 
 W = TypeVar("W", bound=Widget)

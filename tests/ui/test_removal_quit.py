@@ -152,7 +152,7 @@ async def test_the_form_drain_follows_the_kind_and_explains_the_costlier_one() -
     from textual.app import App
     from textual.widgets import Select
 
-    from cephtui.ui.screens.wizards.form import Field
+    from cephtui.ui.dialog_types import Field
     from cephtui.ui.screens.wizards.removal_form import RemovalForm
 
     form = RemovalForm("Remove or replace osd.3", [

@@ -41,15 +41,15 @@ from cephtui.config.model import BenchDefaults
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
+from cephtui.ui.panes.bench_osds import OSDBenchTable
+from cephtui.ui.panes.bench_runs import BenchRuns, run_key
 from cephtui.ui.screens import bench_views as views
 from cephtui.ui.screens.bench_block_form import block_run_form, explain_block_run
 from cephtui.ui.screens.bench_forms import OSD_BENCH_EXPLAIN, explain_run, export_form, osd_bench_form, run_form
 from cephtui.ui.screens.bench_leftovers import offer_leftover_images
 from cephtui.ui.screens.bench_probe import ProbeChoice, ProbeResultScreen, probe_form
 from cephtui.ui.screens.bench_views import BenchConfirmScreen, CompareScreen, RunDetailScreen
-from cephtui.ui.widgets.bench_runs import BenchRuns, run_key
 from cephtui.ui.widgets.inplace import update_in_place
-from cephtui.ui.widgets.osd_bench_table import OSDBenchTable
 
 log = logging.getLogger("cephtui")
 

@@ -25,8 +25,8 @@ from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.screens.wizards.form import Field
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable
 

@@ -28,8 +28,9 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
 
 SEVERITY_STYLE = {"HEALTH_ERR": "bold err", "HEALTH_WARN": "warn"}

@@ -34,9 +34,9 @@ from cephtui.ceph.images.tasks import Task
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
 from cephtui.ui.compat import FORM_FOLLOWS
+from cephtui.ui.dialog_types import Field, readable
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.bench import BenchPane
-from cephtui.ui.screens.wizards.form import Field, readable
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.image_info import describe, image_cells, io_cells, trash_cells
 from cephtui.ui.widgets.tables import set_subtitle

@@ -34,11 +34,12 @@ from cephtui.ceph.workflows import maintenance_plan as mplan
 from cephtui.ceph.workflows.store import WorkflowConflict, WorkflowStore
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import flow_running, in_thread
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.maintenance_flags import FlagRow, flag_rows
 from cephtui.ui.screens.maintenance_preflight import PreflightScreen, refused_text
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.widgets.inplace import update_in_place
 from cephtui.ui.widgets.virtualtable import VirtualTable
 

@@ -20,9 +20,10 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.osdtree import BucketInfo, OSDInfo, OSDTable, TreeRow
 from cephtui.ceph.snapshot.osdview import SORTS, OSDFilter, osd_names, selected_osds, view
 from cephtui.ui import palette
+from cephtui.ui.dialog_types import Field, readable
 from cephtui.ui.holds import refresh_holds, refusal
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.screens.wizards.form import Field, FormScreen, readable
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.spark import spark
 from cephtui.ui.widgets.tables import set_subtitle, sync_static

@@ -17,8 +17,8 @@ from cephtui.ceph.snapshot.models import PGBrief, StuckPG
 from cephtui.ceph.snapshot.pgfilter import PGColumns, PGFilter, pgid_key
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.screens.wizards.form import readable
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle, sync_static, sync_table
 from cephtui.ui.widgets.virtualtable import VirtualTable

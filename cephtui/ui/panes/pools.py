@@ -27,9 +27,9 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.pools import PoolInfo
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.screens.pool_detail import PoolDetailScreen
-from cephtui.ui.screens.wizards.form import Field
 from cephtui.ui.widgets.tables import sync_table
 
 if TYPE_CHECKING:  # the wizard is imported when first opened

@@ -26,8 +26,8 @@ from cephtui.ceph import ops
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
-from cephtui.ui.screens.wizards.form import readable
 from cephtui.ui.screens.wizards.user import caps_diff, create_user, edit_caps_form
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle

@@ -14,10 +14,11 @@ from cephtui.ceph.bench.blockparams import CACHE_MODES, IO_PATTERNS, IO_TYPES, B
 from cephtui.ceph.bench.params import BenchError, parse_size
 from cephtui.ceph.bench.service import plan_operations
 from cephtui.ceph.images.listing import ImageList
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.screens.bench_forms import float_field as _float
 from cephtui.ui.screens.bench_forms import int_field as _int
 from cephtui.ui.screens.bench_views import size_text
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 
 TEMP = "temp:"  # a target value: a temporary image in the pool that follows
 CACHE_LABELS = ("off (rbd_cache=false: a VM with cache=none/directsync)", "writeback (librbd's cache)")

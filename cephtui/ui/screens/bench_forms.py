@@ -15,8 +15,9 @@ from cephtui.ceph.bench.params import BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.pool import temp_pool_pg_num
 from cephtui.ceph.bench.service import plan_operations
 from cephtui.config.model import BenchDefaults
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.screens.bench_views import size_text
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 
 YES_NO = ("yes", "no")
 

@@ -21,11 +21,12 @@ from cephtui.ceph import ops
 from cephtui.ceph.bench.blockparams import CACHE_MODES
 from cephtui.ceph.bench.probe_result import ProbeResult, write_floor
 from cephtui.ceph.images.listing import ImageList
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.screens.bench_block_form import CACHE_LABELS, split_target, target_choices
 from cephtui.ui.screens.bench_forms import float_field
 from cephtui.ui.screens.bench_views import MODAL_CSS
 from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 
 HELP = ("4 KiB, one op in flight: random writes, then random reads, for the given seconds each. What a VM with "
         "cache=none feels is this latency; the IOPS one op in flight allows is 1/latency. The result is set "

@@ -28,8 +28,9 @@ from cephtui.ceph.ops.health import config_rm, config_set
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.dialog_flows import in_thread
+from cephtui.ui.dialog_types import Field
 from cephtui.ui.screens.reading import ReadingDialog
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.tables import sync_table
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -25,7 +24,9 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
+from cephtui.ui.dialog_types import Outcome
 from cephtui.ui.screens.dialog import Dialog
+from cephtui.ui.widgets.preview_view import PreviewUnavailable
 
 log = logging.getLogger("cephtui")
 
@@ -65,22 +66,6 @@ def impact_of(operations: Sequence[ops_mod.Operation], preview_state: str, previ
     if destroys:
         return "destroys", "bold err"
     return "no data moves (no PG-movement preview needed: nothing here changes CRUSH, OSD weights or in/out)", "ok"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened: `ran` is False when cancelled; `results` pairs each op run with (ok, message)."""
-
-    ran: bool
-    results: tuple[tuple[ops_mod.Operation, bool, str], ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.ran and bool(self.results) and all(ok for _, ok, _ in self.results)
-
-
-class PreviewUnavailable(Exception):
-    """The preview cannot be computed (tools missing, cluster refused): apply only after a second yes."""
 
 
 def command_block(operations: Sequence[ops_mod.Operation]) -> Text:

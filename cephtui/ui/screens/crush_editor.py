@@ -21,8 +21,8 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool
 from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.screens.dialog import YesNoDialog
-from cephtui.ui.screens.wizards.form import readable
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.preview_view import PreviewJob, preview_map_for
 

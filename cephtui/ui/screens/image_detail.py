@@ -17,8 +17,8 @@ from cephtui.ceph.images import reader
 from cephtui.ceph.images.model import ImageInfo, ImageRef, utcnow
 from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
+from cephtui.ui.dialog_types import Builder, Field, readable
 from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.screens.wizards.form import Builder, Field, readable
 from cephtui.ui.services import services_of
 from cephtui.ui.widgets.image_info import describe, snapshot_lines
 

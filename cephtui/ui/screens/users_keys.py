@@ -25,8 +25,8 @@ from cephtui.ceph import ops
 from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
 from cephtui.ui.compat import Button  # its press ends when disabled: Export turns into Close while disabled
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.screens.wizards.form import readable
 
 log = logging.getLogger("cephtui")
 

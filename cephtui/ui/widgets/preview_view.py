@@ -12,7 +12,10 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.crush import crushtool, preview
 from cephtui.ceph.format import human_bytes
 from cephtui.ui import palette
-from cephtui.ui.screens.confirm import PreviewUnavailable
+
+
+class PreviewUnavailable(Exception):
+    """The preview cannot be computed (tools missing, cluster refused): apply only after a second yes."""
 
 
 def render(p: preview.Preview) -> RenderableType:

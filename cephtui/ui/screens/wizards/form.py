@@ -8,9 +8,7 @@ change (an export to a file) builds no operations and closes with [] when valid.
 from __future__ import annotations
 
 import logging
-import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Optional
 
 from rich.text import Text
@@ -22,35 +20,11 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from cephtui.ceph.ops import Operation
 from cephtui.ui import palette
+from cephtui.ui.dialog_types import Builder, Field, readable
 from cephtui.ui.screens.confirm import command_block
 from cephtui.ui.screens.dialog import Dialog
 
-Builder = Callable[[dict[str, str]], Sequence[Operation]]
 log = logging.getLogger("cephtui")
-
-_INVISIBLE = ("Cc", "Cf", "Zl", "Zp", "Cs", "Co")
-
-
-def readable(message: str, limit: int = 240) -> str:
-    """A refusal made safe to show. It may echo what was typed: a raw ESC would reach the terminal, a
-    bidi override would reverse the rest of the line, zero-width characters hide, and a 10,000-character
-    value buries the reason. So such characters become visible escapes and long lines are cut in the middle."""
-    text = "".join(c if c == "\n" or unicodedata.category(c) not in _INVISIBLE
-                   else c.encode("unicode_escape").decode("ascii") for c in message)
-    half = limit // 2
-    return "\n".join(line if len(line) <= limit else f"{line[:half]} … {line[-half:]}"
-                     for line in text.split("\n"))
-
-
-@dataclass(frozen=True)
-class Field:
-    key: str
-    label: str
-    value: str = ""
-    choices: tuple[str, ...] = ()  # a Select instead of free text
-    placeholder: str = ""
-    labels: tuple[str, ...] = ()  # what the Select shows for each choice (default: the choice itself)
-
 
 class FormScreen(Dialog[Optional[list[Operation]]]):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

@@ -23,8 +23,8 @@ from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.ops import AUTOSCALE_MODES, check_name, number, pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import ClusterDefaults, PoolPlan
 from cephtui.ui import palette
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.screens.dialog import Dialog
-from cephtui.ui.screens.wizards.form import readable
 
 PAGES = ("basics", "replicated", "erasure", "pgs")
 NEW_PROFILE = "(new profile)"

@@ -13,7 +13,8 @@ from textual.widgets import Select
 
 from cephtui.ceph.workflows.removal import Removal, default_drain
 from cephtui.ceph.workflows.removal_plan import drain_cost
-from cephtui.ui.screens.wizards.form import Builder, Field, FormScreen
+from cephtui.ui.dialog_types import Builder, Field
+from cephtui.ui.screens.wizards.form import FormScreen
 
 KINDS = ("remove", "replace")
 

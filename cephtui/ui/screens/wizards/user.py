@@ -27,7 +27,8 @@ from cephtui.ceph.ops import caps as caps_mod
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.users import AuthEntity
 from cephtui.ui import palette
-from cephtui.ui.screens.wizards.form import Field, FormScreen
+from cephtui.ui.dialog_types import Field
+from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.services import services_of
 
 TEMPLATES: tuple[tuple[str, str], ...] = (
