@@ -37,7 +37,7 @@ async def test_setters_and_times_survive_a_restart(make_app, sandbox: Sandbox) -
         async with first.run_test(size=SIZE) as pilot:
             await open_tab(first, pilot)
             await wait_for(pilot, lambda: row_of(first, "noscrub").owner == CLI, 20, "the CLI's flag, by its client")
-            pane = first.maintenance_pane
+            pane = first.pane(MaintenancePane)
             i = next(i for i, r in enumerate(pane.ftable.rows) if r.key == ("norebalance", ""))
             await pilot.press("home", *["down"] * i)
             t0 = time.time()
@@ -56,7 +56,7 @@ async def test_setters_and_times_survive_a_restart(make_app, sandbox: Sandbox) -
             assert "/var/log/ceph/" in theirs.origin.via, theirs.origin  # the mons' audit log file named it
             assert t0 - 1 <= ours.since <= t0_end + 1 and t1 - 1 <= theirs.since <= t2 + 1  # set-times, not start-up
             when = cells(second, "#maint-flags", 3)
-            rows = second.maintenance_pane.ftable.rows
+            rows = second.pane(MaintenancePane).ftable.rows
             assert when[rows.index(ours)] == clock_time(ours.since) and "≤" not in "".join(when)
             await wait_for(pilot, lambda: f"norebalance since {clock_time(ours.since)} (by {me.split(' (')[0]})"
                            in bar_text(second), 10, "the header with setter and time")

@@ -192,7 +192,7 @@ async def test_a_restarted_app_still_knows_the_maintenance_and_can_exit_it(make_
         second = make_app()  # a new cephtui: only the cluster's record remembers
         async with second.run_test(size=SIZE) as pilot:
             await open_tab(second, pilot)
-            pane = second.maintenance_pane
+            pane = second.pane(MaintenancePane)
             await wait_for(pilot, lambda: pane.mtable.row_count == 1, 10, "the maintenance read from the cluster")
             assert pane.selected_maintenance().target.host == host
             await wait_for(pilot, lambda: f"maintenance: host {host}" in bar_text(second), 10, "the banner")

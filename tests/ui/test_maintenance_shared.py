@@ -17,6 +17,7 @@ from cephtui.ceph.workflows.removal import KIND as REMOVAL
 from cephtui.ceph.workflows.removal import Removal
 from cephtui.ceph.workflows.store import WorkflowStore
 from cephtui.ui.app import CephTUI
+from cephtui.ui.panes.maintenance import MaintenancePane
 from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.screens.removal import PlanScreen
 from cephtui.ui.screens.wizards.form import FormScreen
@@ -76,7 +77,7 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
         async with first.run_test(size=SIZE) as pilot:
             await open_tab(first, pilot)
             await enter_osd_maintenance(first, pilot, 1)
-            mid = first.maintenance_pane.selected_maintenance().id
+            mid = first.pane(MaintenancePane).selected_maintenance().id
         record = one(stored(sandbox), lambda r: r["id"] == mid)
         assert record["state"] == "active" and record["_cephtui"]["started_by"].startswith("alice@")
         assert not (tmp_path / "bob").exists()
@@ -85,7 +86,7 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
         second = make_app()
         async with second.run_test(size=SIZE) as pilot:
             await open_tab(second, pilot)
-            pane = second.maintenance_pane
+            pane = second.pane(MaintenancePane)
             await wait_for(pilot, lambda: pane.mtable.row_count == 1, 15, "alice's maintenance, read from the cluster")
             m = pane.selected_maintenance()
             assert m.id == mid and m.starter.startswith("alice@") and m.owned == (("noout", "osd.1"),)
@@ -107,7 +108,7 @@ async def test_another_home_sees_counts_and_ends_the_maintenance_and_refuses_its
             assert "end that maintenance first" in text_of(second, "#form-status")
             await click(pilot, "#form-ok")  # Next: refused, the plan (and its typed name) never comes
             await pilot.pause()
-            assert second.screen is form and not second.removals
+            assert second.screen is form and not second.removals.engines
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(second.screen, FormScreen), 5, "the form closed")
             # The plan asks the cluster again (a maintenance begun after the form opened): a blocker no override lifts.

@@ -457,8 +457,8 @@ async def test_quit_mid_drain_then_resume(box: Sandbox, checksums: dict[str, str
         await wait_for(pilot, lambda: isinstance(app2.screen, ResumeScreen), 15, "the resume offer")
         assert app2.screen.removal.id == wf_id
         await click(pilot, "#resume-go")  # once it can take the click; fails if the click did not land
-        await wait_for(pilot, lambda: wf_id in app2.removals, 10, "the resumed engine")
-        engine2 = app2.removals[wf_id]
+        await wait_for(pilot, lambda: wf_id in app2.removals.engines, 10, "the resumed engine")
+        engine2 = app2.removals.engines[wf_id]
         await wait_for(pilot, lambda: engine2.state.status in ("done", "failed", "blocked"), 300, "the resumed removal")
         assert engine2.state.status == "done", engine2.state.waiting_for
         assert drainlab.clean(pg_stat(box)), "done, but `ceph pg stat` disagrees"
