@@ -46,8 +46,9 @@ from cephtui import __version__
 from cephtui.ceph.client import CephClient
 from cephtui.ceph.connection import ConnectionSpec, split_ceph_args
 from cephtui.ceph.errors import CephError
+from cephtui.ceph.librados_options import LibradosOptions
 from cephtui.ceph.releases import local_release
-from cephtui.cli.args import LibradosOptions, UsageError, split_argv
+from cephtui.cli.args import UsageError, split_argv
 from cephtui.cli.table import BY_NAME, COMMANDS, Invocation
 from cephtui.cli.tui import HANGUP, run_tui
 from cephtui.config.load import load_config

@@ -175,7 +175,7 @@ def check_common(key: str, value: Any) -> Any:
 def librados_refusal(name: str, value: str) -> str | None:
     """Why the local librados would not take this option (checked against its own option table, without
     connecting: librados itself silently skips an unknown name), or None; None too without rados."""
-    from cephtui.cli.args import LibradosOptions
+    from cephtui.ceph.librados_options import LibradosOptions
 
     lib = LibradosOptions()
     try:

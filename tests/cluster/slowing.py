@@ -192,6 +192,22 @@ def client_load(conf: Path, pool: str = "rbd", threads: int = 4) -> Iterator[sub
                 stream.close()
 
 
+def pool_writes(ceph: Ceph, pool: str = "rbd") -> int:
+    """The pool's write ops since it was made, as the mgr last heard from the OSDs (`pg dump pools`)."""
+    dump = ceph("pg", "dump", "pools")
+    pools = dump["pool_stats"] if isinstance(dump, dict) else dump  # Pacific on: a dict; before: the list
+    pool_id = next(p["pool_id"] for p in ceph("osd", "pool", "ls", "detail") if p["pool_name"] == pool)
+    return int(next(p["stat_sum"]["num_write"] for p in pools if p["poolid"] == pool_id))
+
+
+def wait_for_load(ceph: Ceph, wait: Callable[..., Any], pool: str = "rbd", ops: int = 1000) -> None:
+    """Until the mgr has seen `ops` more writes in `pool` than when called: the writer's load is there. Not `osd
+    perf`: it says whole milliseconds, and a fast disk commits a 4 KiB write in 0.4 ms, so a loaded OSD there
+    says 0 ms just as an idle one does (seen on a fresh machine: 0 ms everywhere at 900 writes/s)."""
+    start = pool_writes(ceph, pool)
+    wait(lambda: pool_writes(ceph, pool) >= start + ops, 60, f"{ops} writes of the load in pool {pool}")
+
+
 def cleanup_objects(conf: Path, pool: str = "rbd") -> None:
     """Remove the load's objects (failslow-load-*), so a shared sandbox is left as found."""
     code = ("import sys, rados\n"

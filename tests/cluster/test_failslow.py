@@ -2,7 +2,8 @@
 whose process is throttled by a cgroup CPU quota (tests/cluster/slowing.py), names a CRUSH host when both of
 its OSDs are, names nobody without a fault, and says the mgr is down rather than tracing back.
 
-The module's own sandbox (6 OSDs; the session's has 3): CEPHTUI_FAILSLOW_SANDBOX=DIR reuses one (kept)."""
+The module's own sandbox (6 OSDs; the session's has 3): CEPHTUI_FAILSLOW_SANDBOX=DIR reuses one (kept), and
+CEPHTUI_FAILSLOW_OSDS=N gives it N OSDs (scripts/soak.sh's `failslow-sizes` runs the late-onset test on 4)."""
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,15 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.slowing import available, cleanup_objects, client_load, crush_hosts, osd_pid, throttled
+from tests.cluster.slowing import (
+    available,
+    cleanup_objects,
+    client_load,
+    crush_hosts,
+    osd_pid,
+    throttled,
+    wait_for_load,
+)
 from tests.cluster.test_cli import CEPHTUI, run
 from tests.conftest import Sandbox, own_sandbox, wait_until
 
@@ -38,7 +47,7 @@ def box() -> Iterator[Sandbox]:
         yield b
         b.close()
         return
-    with own_sandbox("ctt-slow-", "--osds", "6", "--pool", "rbd:32") as b:
+    with own_sandbox("ctt-slow-", "--osds", os.environ.get("CEPHTUI_FAILSLOW_OSDS", "6"), "--pool", "rbd:32") as b:
         yield b
 
 
@@ -46,10 +55,7 @@ def box() -> Iterator[Sandbox]:
 def load(box: Sandbox) -> Iterator[None]:
     """The writer for the whole module; its objects removed after (a reused sandbox is left as found)."""
     with client_load(box.conf):
-        # Load is there when the OSDs' commit latency says so (an idle sandbox says 0 ms everywhere).
-        wait_until(lambda: any(i["perf_stats"]["commit_latency_ms"] > 0
-                               for i in box.ceph("osd", "perf")["osdstats"]["osd_perf_infos"]),
-                   60, "the writer's load in osd perf")
+        wait_for_load(box.ceph, wait_until)
         yield
     cleanup_objects(box.conf)
 
@@ -261,13 +267,13 @@ def named_then_cleared(box: Sandbox, culprit: int, data: Path) -> tuple[dict[str
 @pytest.mark.timeout(720)  # 150 s healthy, ~70 s to name, ~70 s to clear, and the sandbox
 def test_a_disk_turning_slow_after_a_healthy_recording_is_named_then_cleared(box: Sandbox, load: None,
                                                                              tmp_path: Path) -> None:
-    """6 OSDs, judged against their peers. On landed main the window's rule named nobody here: the healthy part
-    outweighed the slow one."""
+    """6 OSDs (4 under CEPHTUI_FAILSLOW_OSDS=4: the issue's first case), judged against their peers. On landed
+    main the window's rule named nobody here: the healthy part outweighed the slow one."""
     culprit = 3
     out, took, gone, perf = named_then_cleared(box, culprit, tmp_path)
     assert out["failslow"]["suspects"][0]["yardstick"] == "peers", out["failslow"]["suspects"]
-    print(f"6 OSDs: osd.{culprit} named {took:.0f} s after its throttle (after {HEALTHY_FIRST:.0f} s of healthy "
-          f"recording), cleared {gone:.0f} s after it was lifted; osd perf then {perf}")
+    print(f"{len(perf)} OSDs: osd.{culprit} named {took:.0f} s after its throttle (after {HEALTHY_FIRST:.0f} s of "
+          f"healthy recording), cleared {gone:.0f} s after it was lifted; osd perf then {perf}")
 
 
 @pytest.mark.timeout(720)
@@ -279,9 +285,7 @@ def test_on_three_osds_the_slow_one_is_named_against_its_two_peers(sandbox: Sand
     culprit = 1
     try:
         with client_load(sandbox.conf):
-            wait_until(lambda: any(i["perf_stats"]["commit_latency_ms"] > 0
-                                   for i in sandbox.ceph("osd", "perf")["osdstats"]["osd_perf_infos"]),
-                       60, "the writer's load in osd perf")
+            wait_for_load(sandbox.ceph, wait_until)
             out, took, gone, perf = named_then_cleared(sandbox, culprit, tmp_path)
     finally:
         cleanup_objects(sandbox.conf)

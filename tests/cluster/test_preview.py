@@ -12,8 +12,8 @@ from cephtui.ceph import ops
 from cephtui.ceph.client import CephClient
 from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush.model import check_add_bucket, check_move, check_remove_bucket, parse_crush
-from cephtui.ceph.crush.preview import fetch_osdmap, preview
 from cephtui.ceph.errors import CephError
+from cephtui.ceph.movement import fetch_osdmap, preview
 from tests.conftest import Sandbox, wait_until
 
 

@@ -309,7 +309,7 @@ async def test_io_view_ranks_images_as_rbd_perf_image_iostat(make_app, sandbox: 
             pane = await open_images(app, pilot, "cti-io1", "cti-io2")
             await pilot.press("i")
             await wait_for(pilot, lambda: "waiting for the mgr's first numbers" in text_of(app, "#images-summary")
-                           or pane.io is not None, 10, "the IO view asking the mgr")
+                           or pane.io_view.io is not None, 10, "the IO view asking the mgr")
             table = pane.query_one("#images-io")
 
             def both() -> bool:
@@ -326,11 +326,11 @@ async def test_io_view_ranks_images_as_rbd_perf_image_iostat(make_app, sandbox: 
 
             # The mgr dies: "mgr down" and no numbers, never the last ones or zeros; back when it is.
             sandbox.kill("mgr.x")
-            await wait_for(pilot, lambda: "mgr down" in pane.io_problem and "no per-image IO" in
+            await wait_for(pilot, lambda: "mgr down" in pane.io_view.io_problem and "no per-image IO" in
                            text_of(app, "#images-summary"), 60, "the IO view saying mgr down")
             assert table.row_count == 0
             sandbox.revive("mgr.x")
-            await wait_for(pilot, lambda: not pane.io_problem and "no per-image IO" not in
+            await wait_for(pilot, lambda: not pane.io_view.io_problem and "no per-image IO" not in
                            text_of(app, "#images-summary"), 90, "the view asking the mgr again")
     finally:
         for w in writers:

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from cephtui.ceph import movement as preview
 from cephtui.ceph import ops
-from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.crush import crushtool
 from cephtui.ceph.crush import model as C
 from cephtui.ceph.crush.crushtool import NONE_OSD
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cephtui.ceph import movement as preview
 from cephtui.ceph import ops
-from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.crush import crushtool
 from cephtui.ceph.snapshot.models import FlagState
 from cephtui.ceph.workflows import maintenance as mt
 from cephtui.ceph.workflows import maintenance_banner as mbanner

@@ -1,12 +1,15 @@
 """The import graph of cephtui/: no circle anywhere, counting every import (at module level, under
 TYPE_CHECKING, inside functions), since a circle muted by a late import is still a circle in the design; and
-nothing under ui/ reaches the app class (ui/services.py is what panes, screens and wizards see of it)."""
+nothing under ui/ reaches the app class (ui/services.py is what panes, screens and wizards see of it); and no
+two folders of ceph/ or ui/ import each other (a folder is a layer)."""
 from __future__ import annotations
 
 import ast
 import functools
 from collections.abc import Iterable
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cephtui"
@@ -164,3 +167,25 @@ def test_every_screen_lives_under_ui_screens() -> None:
     assert issubclass(dialog.Dialog, textual.screen.ModalScreen)  # the walk starts from what Dialog is
     assert {"Dialog", "ConfirmScreen", "FormScreen", "HelpScreen", "PoolDetailScreen"} <= set(found)
     assert sorted(f"{cls} in {m}" for cls, m in found.items() if not m.startswith("cephtui.ui.screens.")) == []
+
+
+def folder_graph(package: str) -> dict[str, set[str]]:
+    """The graph of `package`'s rooms: each folder (or module) right under it, an arrow where any module of one
+    imports any module of the other."""
+    def room(name: str) -> str:
+        return ".".join(name.split(".")[:package.count(".") + 2])
+
+    rooms: dict[str, set[str]] = {}
+    for name, deps in graph().items():
+        if name.startswith(package + "."):
+            mine = rooms.setdefault(room(name), set())
+            mine.update(room(d) for d in deps if d.startswith(package + ".") and room(d) != room(name))
+    return rooms
+
+
+@pytest.mark.parametrize("package", ["cephtui", "cephtui.ceph", "cephtui.ui"])
+def test_no_two_folders_import_each_other(package: str) -> None:
+    """Layers, not only modules: a folder stands above what it imports (the data-movement preview left crush/
+    for movement.py, which stands above crush/, ops/ and snapshot/; sizes are read by validate.py, under bench/
+    and images/ both; the librados option table is ceph/'s, read by cli/ and config/ alike)."""
+    assert circles(folder_graph(package)) == []

@@ -17,12 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cephtui.ceph import format as fmt
+from cephtui.ceph import movement as preview
 from cephtui.ceph import ops
 from cephtui.ceph.bench.history import BenchHistory
 from cephtui.ceph.bench.osdbench import OSDBenchParams
 from cephtui.ceph.bench.params import BenchError, BenchParams, parse_size
 from cephtui.ceph.bench.stats import percentile, stddev
-from cephtui.ceph.crush import preview
 from cephtui.ceph.crush.crushtool import exact_weights
 from cephtui.ceph.crush.model import parse_crush
 from cephtui.ceph.ops import caps, pgcalc, poolplan

@@ -5,7 +5,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cephtui.ceph.ops.validate import COMPLETE_NUMBER, HALF_TYPED_NUMBER
+from cephtui.ceph import validate
 
 MODES = ("write", "seq", "rand")
 MiB = 1024 * 1024
@@ -17,24 +17,11 @@ class BenchError(Exception):
 
 
 def parse_size(text: str | int) -> int:
-    """Bytes from '4096', '4K', '4KiB', '4M', '1G' (powers of 1024, like rados bench's -b)."""
-    if isinstance(text, int):
-        return text
-    s = text.strip().upper().removesuffix("B").removesuffix("I")
-    mult = 1
-    for suffix, m in (("K", 1024), ("M", MiB), ("G", 1024 * MiB)):
-        if s.endswith(suffix):
-            s, mult = s[:-1].strip(), m
-            break
-    if not COMPLETE_NUMBER.fullmatch(s):  # float() reads a half-typed "4." as 4: 4 bytes nobody meant
-        if s and HALF_TYPED_NUMBER.fullmatch(s):
-            raise BenchError(f"{text.strip()!r} is an incomplete size: finish typing it (e.g. 4K, 4M, 4096)")
-        raise BenchError(f"not a size: {text!r} (use bytes or 4K, 4M, 1G)")
-    value = float(s)
-    total = value * mult  # may overflow to inf ("1e308G"): checked before int(), which would raise
-    if not math.isfinite(total) or value <= 0 or total != int(total):
-        raise BenchError(f"not a size: {text!r} (a positive whole number of bytes)")
-    return int(total)
+    """Bytes from '4096', '4K', '4KiB', '4M', '1G' (validate.parse_size), a BenchError when it is not one."""
+    try:
+        return validate.parse_size(text)
+    except ValueError as e:
+        raise BenchError(str(e)) from None
 
 
 @dataclass(frozen=True)

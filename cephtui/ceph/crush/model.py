@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cephtui.ceph.coerce import as_dict, as_str, dicts
-from cephtui.ceph.ops.validate import check_name
+from cephtui.ceph.validate import check_name
 
 FIXED = 0x10000  # the dump gives weights as 16.16 fixed point
 RULE_TYPES = {1: "replicated", 3: "erasure", 5: "msr_firstn", 6: "msr_indep"}

@@ -13,7 +13,7 @@ import errno as errno_mod
 import re
 from typing import Any
 
-from cephtui.ceph.bench.params import BenchError, parse_size
+from cephtui.ceph import validate
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.errors import CephError, CephReadOnly
 from cephtui.ceph.format import human_bytes
@@ -39,8 +39,8 @@ def parse_image_size(text: str, what: str = "size", unit: int = 1) -> int:
     if text.strip().isdigit():
         text = str(int(text.strip()) * unit)
     try:
-        return parse_size(text)
-    except BenchError as e:
+        return validate.parse_size(text)
+    except ValueError as e:
         raise ValueError(f"{what}: {e}") from None
 
 

@@ -10,9 +10,9 @@ Operations that change CRUSH also carry `crush_edit`: the crushtool arguments
 that make the same change to an offline copy of the map, so the preview can
 compute which PGs would move before anything is applied.
 
-The package is the public surface, used as `ops.X`: core (Operation, run, the audit log), validate (value
-checks), and one module of factories per subject: osd, crush, pool, auth, flags. caps, pgcalc, poolplan and
-fillcalc are imported by name (`from cephtui.ceph.ops import caps`).
+The package is the public surface, used as `ops.X`: core (Operation, run, the audit log), the value checks
+(cephtui/ceph/validate.py, handed on here), and one module of factories per subject: osd, crush, pool, auth,
+flags. caps, pgcalc, poolplan and fillcalc are imported by name (`from cephtui.ceph.ops import caps`).
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ from cephtui.ceph.ops.pool import (
     pool_set,
     pool_set_quota,
 )
-from cephtui.ceph.ops.validate import (
+from cephtui.ceph.validate import (
     CLASS_RE,
     MAX_NAME,
     NAME_RE,

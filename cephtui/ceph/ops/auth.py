@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from cephtui.ceph.ops.core import DESTROYS, Operation
-from cephtui.ceph.ops.validate import check_length, cli_line
+from cephtui.ceph.validate import check_length, cli_line
 
 ENTITY_RE = re.compile(r"^(client|osd|mds|mgr|mon)\.[A-Za-z0-9_.-]+$")
 CAP_SERVICES = ("mon", "mgr", "osd", "mds")

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cephtui.ceph.ops.core import DESTROYS, MOVES_DATA, Operation
-from cephtui.ceph.ops.validate import check_name, cli_line, loc_args, loc_edit
+from cephtui.ceph.validate import check_name, cli_line, loc_args, loc_edit
 
 EC_PLUGINS = ("jerasure", "isa", "lrc", "shec", "clay")
 

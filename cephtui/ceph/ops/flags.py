@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cephtui.ceph.ops.core import Operation
-from cephtui.ceph.ops.validate import check_name, cli_line
+from cephtui.ceph.validate import check_name, cli_line
 
 CLUSTER_FLAGS = ("pause", "noup", "nodown", "noout", "noin", "nobackfill", "norebalance", "norecover", "noscrub",
                  "nodeep-scrub", "notieragent", "nosnaptrim")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from cephtui.ceph.ops.core import DESTROYS, MOVES_DATA, SAFE, Operation
-from cephtui.ceph.ops.validate import cli_line
+from cephtui.ceph.validate import cli_line
 
 CODE_RE = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 # `health mute CODE TTL`: the mon takes a number and a unit (s, m, h, d, w), e.g. 30m or 4h.

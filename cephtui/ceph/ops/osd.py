@@ -5,7 +5,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from cephtui.ceph.ops.core import DESTROYS, MOVES_DATA, SAFE, Operation
-from cephtui.ceph.ops.validate import check_name, cli_line, fmt_value, osd_ids, osd_list, parse_fraction, parse_weight
+from cephtui.ceph.validate import check_name, cli_line, fmt_value, osd_ids, osd_list, parse_fraction, parse_weight
 
 
 def _ids_op(verb: str, prefix: str, ids: Iterable[int], impact: str, title: str,

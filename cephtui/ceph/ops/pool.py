@@ -5,7 +5,7 @@ import re
 from typing import Any
 
 from cephtui.ceph.ops.core import DESTROYS, MOVES_DATA, SAFE, Operation
-from cephtui.ceph.ops.validate import check_length, check_name, cli_line
+from cephtui.ceph.validate import check_length, check_name, cli_line
 
 POOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")  # what the wizard allows: no spaces, no shell surprises
 AUTOSCALE_MODES = ("on", "warn", "off")

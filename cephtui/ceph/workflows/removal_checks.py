@@ -9,8 +9,8 @@ from typing import Any
 from cephtui.ceph.coerce import as_dict, as_list, as_str, as_strs, dicts
 from cephtui.ceph.coerce import as_int as _i
 from cephtui.ceph.crush import crushtool
-from cephtui.ceph.crush.preview import fetch_osdmap
 from cephtui.ceph.errors import CephError, CephMgrDown, CephTimeout
+from cephtui.ceph.movement import fetch_osdmap
 from cephtui.ceph.ops.fillcalc import project_removal
 from cephtui.ceph.snapshot.parse import pg_stats_list
 from cephtui.ceph.workflows.removal import (

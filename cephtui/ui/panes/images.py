@@ -9,10 +9,8 @@ known. An image without fast-diff has its used size measured by scanning, later,
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rich.markup import escape
@@ -24,7 +22,6 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
-from cephtui.ceph.errors import CephError, CephMgrDown, CephTimeout
 from cephtui.ceph.format import human_bytes
 from cephtui.ceph.images import ops as image_ops
 from cephtui.ceph.images import perf, reader
@@ -37,8 +34,10 @@ from cephtui.ui.compat import FORM_FOLLOWS
 from cephtui.ui.dialog_types import Field, readable
 from cephtui.ui.pane import Pane
 from cephtui.ui.panes.bench import BenchPane
+from cephtui.ui.panes.images_io import ImageIOTable
+from cephtui.ui.panes.images_reading import DetailsReader
 from cephtui.ui.widgets.filterinput import FilterInput
-from cephtui.ui.widgets.image_info import describe, image_cells, io_cells, trash_cells
+from cephtui.ui.widgets.image_info import describe, image_cells, trash_cells
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
 
@@ -55,11 +54,8 @@ SORTS: tuple[tuple[str, Callable[[ImageInfo], Any]], ...] = (
     ("data pool", lambda i: i.data_pool), ("children", lambda i: len(i.children)), ("mirror", lambda i: i.mirroring),
 )
 TRASH_COLUMNS = (("image", 28), ("id", 16), ("source", 8), ("moved to the trash (UTC)", 24), ("purgeable", 24))
-IO_COLUMNS = (("image", 32), ("WR", 9), ("RD", 9), ("WR_BYTES", 11), ("RD_BYTES", 11), ("WR_LAT", 11),
-              ("RD_LAT", 11))
 LIST_EVERY = 10.0  # seconds between two listings of the pool (one call)
 DETAILS_STALE = 30.0  # an image's details are read again after this long, if on screen
-IO_EVERY = 5.0  # mgr_stats_period's default, until the cluster's own value is read
 
 
 class ImagesPane(Pane):
@@ -124,21 +120,11 @@ class ImagesPane(Pane):
         self.tasks: tuple[Task, ...] = ()  # the mgr's image tasks (ceph rbd task list)
         self.tasks_problem = ""
         self.mgr_tasks = True  # the mgr serves `rbd task add flatten` (else librbd flattens from here)
-        self.io: perf.IOReport | None = None
-        self.io_problem = ""
-        self.io_asked_at = 0.0
-        self.io_key = "write_ops"
-        self.stats_period: float | None = None  # mgr_stats_period, read when the IO view is first shown
         self.mode = "images"  # images / trash / io
         self.sort_index = -1  # -1: by name; else SORTS[i]
         self.reverse = False
         self.filter_text = ""
-        self._wanted: list[ImageRef] = []  # details to read next (the rows on screen), newest want first
-        self._wanted_lock = threading.Lock()
-        self._asked: set[ImageRef] = set()  # queued or being read (UI thread only)
-        self._reading = False  # a reader thread is working through _wanted (under _wanted_lock)
-        self._scan: list[ImageRef] = []  # images without fast-diff whose used size is still to be scanned
-        self._filling = False  # reading every row's details for a sort
+        self.reader = DetailsReader(self, lambda: self.services.client, self._got_details)
         self._audited = 0  # how many audit entries were seen: a change made here reloads the listing
         self._listing = False
         self._now = utcnow()
@@ -149,7 +135,7 @@ class ImagesPane(Pane):
             yield FilterInput("filter: image name (all words must match)", id="images-filter")
             yield VirtualTable(COLUMNS, self._cells, key=lambda r: r, id="images-table")
             yield VirtualTable(TRASH_COLUMNS, self._trash_cells, key=lambda e: e.id, id="images-trash")
-            yield VirtualTable(IO_COLUMNS, io_cells, key=lambda r: r.spec, id="images-io")
+            yield ImageIOTable(self._io_changed, id="images-io")
         yield Static(id="images-detail", classes="box")
 
     def on_resize(self) -> None:
@@ -272,46 +258,15 @@ class ImagesPane(Pane):
         if self.mode != "images" or not self.names or self.services.active_tab != "images":
             return  # a hidden tab reads nothing
         now = time.monotonic()
-        want = [r for r in self._visible() if r not in self.failed and r not in self._asked
+        want = [r for r in self._visible() if r not in self.failed and r not in self.reader.asked
                 and now - self.read_at.get(r, -1e9) > DETAILS_STALE]
-        if not want:
-            return
-        with self._wanted_lock:  # one reader at a time: a row asked for is not asked again until it is answered
-            self._asked.update(want)
-            self._wanted = want + [r for r in self._wanted if r not in want]
-            start, self._reading = not self._reading, True
-        if start:
-            self._read_details()
-
-    @work(thread=True, group="images-details", exclusive=False, exit_on_error=False)
-    def _read_details(self) -> None:
-        client = self.services.client
-        hosts = self._hosts(client)
-        while True:
-            with self._wanted_lock:
-                if not self._wanted:
-                    self._reading = False
-                    return
-                batch, self._wanted = self._wanted[:8], self._wanted[8:]
-            got: list[tuple[ImageRef, ImageInfo | None, str]] = []
-            for ref in batch:
-                got.append(read_one(client, ref, hosts))
-            self.app.call_from_thread(self._got_details, got)
-
-    def _hosts(self, client: Any) -> Callable[[str], str]:
-        """Which host an address is (OSD and mon addresses), asked of the cluster at most once a minute."""
-        at, lookup = self._host_lookup
-        if lookup is None or time.monotonic() - at > 60:
-            lookup = reader.host_names(client)
-            self._host_lookup = (time.monotonic(), lookup)
-        return lookup
-
-    _host_lookup: tuple[float, Callable[[str], str] | None] = (0.0, None)
+        if want:
+            self.reader.want(want)
 
     def _got_details(self, got: list[tuple[ImageRef, ImageInfo | None, str]]) -> None:
+        self.reader.answered(got)  # first: a row whose used size is still to be scanned is drawn so
         now = time.monotonic()
         for ref, info, error in got:
-            self._asked.discard(ref)
             self.read_at[ref] = now
             if info is None:
                 self.failed[ref] = error
@@ -319,8 +274,6 @@ class ImagesPane(Pane):
             else:
                 self.failed.pop(ref, None)
                 self.details[ref] = info
-                if info.used is None and ref not in self._scan:
-                    self._scan.append(ref)
         if self.sort_index >= 0:
             self._rows()
             self._title()  # "details known for N of M" as the background reading goes on
@@ -328,45 +281,11 @@ class ImagesPane(Pane):
             self.vtable.refresh()
         self._show_detail()
         self._summary()
-        if self._scan:
-            self._scan_used()
-
-    @work(thread=True, group="images-scan", exclusive=True, exit_on_error=False)
-    def _scan_used(self) -> None:
-        """Used sizes of images without fast-diff: every object asked (as `rbd du` does): slow, one at a time."""
-        client = self.services.client
-        hosts = self._hosts(client)
-        while self._scan:
-            ref = self._scan.pop(0)
-            got = read_one(client, ref, hosts, du="scan")
-            self.app.call_from_thread(self._got_details, [got])
-
-    def _fill_all(self) -> None:
-        """Sorting by a detail column: read every row's details, four at a time."""
-        if not self._filling:
-            self._filling = True
-            self._fill([r for r in self._refs() if r not in self.details])
-
-    @work(thread=True, group="images-fill", exit_on_error=False)
-    def _fill(self, refs: list[ImageRef]) -> None:
-        client = self.services.client
-        hosts = self._hosts(client)
-        try:
-            with ThreadPoolExecutor(4) as pool:
-                batch: list[tuple[ImageRef, ImageInfo | None, str]] = []
-                for got in pool.map(lambda r: read_one(client, r, hosts), refs):
-                    batch.append(got)
-                    if len(batch) >= 200:
-                        self.app.call_from_thread(self._got_details, batch)
-                        batch = []
-                if batch:
-                    self.app.call_from_thread(self._got_details, batch)
-        finally:
-            self._filling = False
 
     # ------------------------------------------------------------ cells
     def _cells(self, ref: ImageRef) -> list[tuple[str, str]]:
-        return image_cells(ref, self.details.get(ref), self.failed.get(ref), ref in self._scan, self._now)
+        return image_cells(ref, self.details.get(ref), self.failed.get(ref), ref in self.reader.scanning,
+                           self._now)
 
     def _trash_cells(self, e: TrashEntry) -> list[tuple[str, str]]:
         return trash_cells(e, self._now)
@@ -378,14 +297,13 @@ class ImagesPane(Pane):
         box.border_title = {
             "images": f"images in {where} (rbd ls; details for the rows on screen)",
             "trash": f"trash of {where} (rbd trash ls)",
-            "io": f"IO per image (rbd perf image iostat, sorted by {self.io_key}, every "
-                  f"{self.stats_period or IO_EVERY:g} s)",
+            "io": self.io_view.title(),
         }[self.mode]
         if self.mode == "trash":
             set_subtitle(box, f"{len(self.trash)} in the trash")
             return
         if self.mode == "io":
-            set_subtitle(box, f"{len(self.io.images) if self.io else 0} busy images · o: sort")
+            set_subtitle(box, self.io_view.subtitle())
             return
         order = "name" if self.sort_index < 0 else SORTS[self.sort_index][0]
         shown = self.vtable.row_count
@@ -417,18 +335,8 @@ class ImagesPane(Pane):
         elif self.tasks_problem and not self.problem:
             parts.append(palette.markup("muted", escape(self.tasks_problem)))
         if self.mode == "io":
-            parts.append(self._io_state())
+            parts.append(self.io_view.state())
         self.query_one("#images-summary", Static).update(" · ".join(parts))
-
-    def _io_state(self) -> str:
-        if self.io_problem:
-            return palette.markup("bold warn", f"⚠ {escape(self.io_problem)}")
-        waited = time.monotonic() - self.io_asked_at
-        if self.io is None or not self.io.images:
-            if waited < perf.FIRST_DATA_S + IO_EVERY:
-                return f"[i]waiting for the mgr's first numbers ({waited:.0f} s of about {perf.FIRST_DATA_S} s)[/]"
-            return "no image has had IO in the last period"
-        return f"{len(self.io.images)} busy image(s)"
 
     def _show_detail(self) -> None:
         detail = self.query_one("#images-detail", Static)
@@ -456,40 +364,16 @@ class ImagesPane(Pane):
     # ------------------------------------------------------------ timers
     def _tick(self) -> None:
         self._now = utcnow()
-        if self.mode == "io" and self.services.active_tab == "images" \
-                and time.monotonic() - self._io_polled > (self.stats_period or IO_EVERY):
-            self._io_polled = time.monotonic()
-            self._poll_io(self.place.spec if self.place else "", self.io_key)
+        if self.mode == "io" and self.services.active_tab == "images":
+            self.io_view.tick(self.place.spec if self.place else "")
         if self.mode == "io":
             self._summary()
 
-    _io_polled = 0.0
+    @property
+    def io_view(self) -> ImageIOTable:
+        return self.query_one("#images-io", ImageIOTable)
 
-    @work(thread=True, group="images-io", exclusive=True, exit_on_error=False)
-    def _poll_io(self, pool_spec: str, key: str) -> None:
-        if self.stats_period is None:  # the mgr's stats period: asking more often shows the same numbers
-            try:
-                self.stats_period = max(1.0, float(self.services.client.mon("config get", who="mgr",
-                                                                            key="mgr_stats_period")))
-            except (CephError, TypeError, ValueError):
-                self.stats_period = IO_EVERY
-        try:
-            report, problem = perf.image_stats(self.services.client, pool_spec, key), ""
-        except CephMgrDown as e:
-            report, problem = None, f"mgr down: no per-image IO ({e.message})"
-        except CephTimeout as e:
-            report, problem = None, f"mgr down or busy: no per-image IO (rbd perf image stats: {e.message})"
-        except CephError as e:
-            report, problem = None, f"rbd perf image stats: {e.message}"
-        except ValueError as e:
-            report, problem = None, str(e)
-        self.app.call_from_thread(self._got_io, report, problem)
-
-    def _got_io(self, report: perf.IOReport | None, problem: str) -> None:
-        self.io_problem = problem
-        self.io = report  # never the last numbers under "mgr down": no numbers at all
-        rows = perf.ranked(report, self.io_key) if report is not None else ()
-        self.query_one("#images-io", VirtualTable).set_rows(rows)
+    def _io_changed(self) -> None:
         if self.mode == "io":
             self._title()
         self._summary()
@@ -544,16 +428,12 @@ class ImagesPane(Pane):
 
     def action_sort(self) -> None:
         if self.mode == "io":
-            keys = perf.SORT_KEYS
-            self.io_key = keys[(keys.index(self.io_key) + 1) % len(keys)]
-            self._io_polled = 0.0
-            if self.io is not None:
-                self.query_one("#images-io", VirtualTable).set_rows(perf.ranked(self.io, self.io_key))
+            self.io_view.next_sort()
             self._title()
             return
         self.sort_index = self.sort_index + 1 if self.sort_index + 1 < len(SORTS) else -1
         if self.sort_index >= 0:
-            self._fill_all()
+            self.reader.fill([r for r in self._refs() if r not in self.details])
         self._rows()
         self._title()
 
@@ -568,8 +448,7 @@ class ImagesPane(Pane):
             self.query_one(sel).display = self.mode == m
         self.query_one("#images-filter").display = self.mode == "images"
         if self.mode == "io":
-            self.io_asked_at = time.monotonic() if self.io is None else self.io_asked_at
-            self._io_polled = 0.0
+            self.io_view.opened()
             self._tick()
         self._table().focus()
         self._title()
@@ -612,7 +491,7 @@ class ImagesPane(Pane):
           description="read the image again")
     def _fresh_worker(self, ref: ImageRef, then: Callable[..., None], extents: bool) -> None:
         client = self.services.client
-        got = read_one(client, ref, self._hosts(client), du="scan")
+        got = read_one(client, ref, self.reader.hosts(client), du="scan")
         if got[1] is None:
             self.app.call_from_thread(self.app.notify, f"Cannot read {ref.spec}: {got[2]}", severity="error")
             return

@@ -7,9 +7,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from cephtui.ceph import ops
+from cephtui.ceph import movement, ops
 from cephtui.ceph.cluster import Cluster
-from cephtui.ceph.crush import crushtool, preview
+from cephtui.ceph.crush import crushtool
 from cephtui.ceph.format import human_bytes
 from cephtui.ui import palette
 
@@ -18,7 +18,7 @@ class PreviewUnavailable(Exception):
     """The preview cannot be computed (tools missing, cluster refused): apply only after a second yes."""
 
 
-def render(p: preview.Preview) -> RenderableType:
+def render(p: movement.Preview) -> RenderableType:
     t = Table(title=f"Preview against osdmap epoch {p.epoch}: PGs whose up set would change", title_justify="left",
               title_style="bold", box=None, padding=(0, 2))
     t.add_column("pool")
@@ -65,10 +65,10 @@ def render(p: preview.Preview) -> RenderableType:
 class PreviewJob:
     """A preview to compute in the confirm dialog's thread; keeps the result for whoever asks later."""
 
-    def __init__(self, compute: Callable[[], preview.Preview], client: Cluster | None = None) -> None:
+    def __init__(self, compute: Callable[[], movement.Preview], client: Cluster | None = None) -> None:
         self._compute = compute
         self._client = client
-        self.result: preview.Preview | None = None
+        self.result: movement.Preview | None = None
 
     def __call__(self) -> RenderableType:
         missing = crushtool.missing_tools()
@@ -82,19 +82,19 @@ class PreviewJob:
 
     def impact(self) -> str | None:
         """The Impact line once computed: from the preview's numbers."""
-        return preview.impact_label(self.result) if self.result is not None else None
+        return movement.impact_label(self.result) if self.result is not None else None
 
     def stale(self) -> str | None:
         """Asked by the confirm dialog right before it applies: what changed in the osdmap since."""
-        return preview.staleness(self._client, self.result) if self.result is not None and self._client else None
+        return movement.staleness(self._client, self.result) if self.result is not None and self._client else None
 
 
 def preview_for(client: Cluster, operations: Sequence[ops.Operation]) -> PreviewJob | None:
     """A preview for operations that change CRUSH or OSD weights (in/out/reweight); None for the others."""
     if not any(op.previewable for op in operations):
         return None
-    return PreviewJob(lambda: preview.preview(client, operations), client)
+    return PreviewJob(lambda: movement.preview(client, operations), client)
 
 
 def preview_map_for(client: Cluster, compiled: bytes) -> PreviewJob:
-    return PreviewJob(lambda: preview.preview_map(client, compiled), client)
+    return PreviewJob(lambda: movement.preview_map(client, compiled), client)

@@ -1,5 +1,6 @@
-"""Value checks shared by the operation factories: names, numbers, OSD ids; each raises a clear
-ValueError before anything is sent."""
+"""Value checks shared by the operation factories, the CRUSH model, the bench and the image forms: names,
+numbers, sizes, OSD ids; each raises a clear ValueError before anything is sent. A leaf: it imports nothing of
+cephtui, so every layer above can use it."""
 from __future__ import annotations
 
 import math
@@ -126,3 +127,24 @@ def loc_edit(location: Sequence[tuple[str, str]]) -> tuple[str, ...]:
 
 def cli_line(*words: str) -> str:
     return "ceph " + " ".join(shlex.quote(w) for w in words)
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes from '4096', '4K', '4KiB', '4M', '1G' (powers of 1024, like rados bench's -b)."""
+    if isinstance(text, int):
+        return text
+    s = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = 1
+    for suffix, m in (("K", 1024), ("M", 1024**2), ("G", 1024**3)):
+        if s.endswith(suffix):
+            s, mult = s[:-1].strip(), m
+            break
+    if not COMPLETE_NUMBER.fullmatch(s):  # float() reads a half-typed "4." as 4: 4 bytes nobody meant
+        if s and HALF_TYPED_NUMBER.fullmatch(s):
+            raise ValueError(f"{text.strip()!r} is an incomplete size: finish typing it (e.g. 4K, 4M, 4096)")
+        raise ValueError(f"not a size: {text!r} (use bytes or 4K, 4M, 1G)")
+    value = float(s)
+    total = value * mult  # may overflow to inf ("1e308G"): checked before int(), which would raise
+    if not math.isfinite(total) or value <= 0 or total != int(total):
+        raise ValueError(f"not a size: {text!r} (a positive whole number of bytes)")
+    return int(total)
