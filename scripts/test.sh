@@ -70,7 +70,10 @@ workers=${CEPHTUI_WORKERS:-3}
 if [ "$#" -eq 0 ]; then
     # The tiers (tests/conftest.py) as stages: the fast unit tier first, so a red one shows in seconds.
     # The no-cluster tiers: unit, then look (the app on replayed captures, screen snapshots; tests/look).
-    pytest_stage "pytest unit+look tiers" -m "unit or look" -n 2
+    # Four workers on 2 cores: a look test waits as much as it computes (Pilot waits for the app to go idle
+    # after each key; the look tier's settle looks 5 times 50 ms apart), so two left a third of the CPU
+    # idle: 276 s with two, 208 s with four (2026-12-05, the same tree).
+    pytest_stage "pytest unit+look tiers" -m "unit or look" -n 4
     # --durations: the slowest tests, to keep tests/conftest.py's LONG_FIRST order true
     pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit and not look" -n "$workers" --durations=20
 else

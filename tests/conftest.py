@@ -26,6 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import textual.constants
+
+# Every app a test makes runs without Textual's animations (the tabs' sliding underline, smooth scrolls): Pilot
+# waits after each key until every animation has ended, about a quarter of a second a tab switch, and what is
+# drawn when they end is the same (the screen snapshots are unchanged). App.__init__ reads this constant.
+textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX_PY = ROOT / "scripts" / "sandbox.py"
