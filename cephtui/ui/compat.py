@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
@@ -32,6 +33,10 @@ __all__ = ["FLOW_READ", "FORM_FOLLOWS", "Button", "DataTable", "FooterKey", "Key
            "node_bindings", "parse_action", "screen_frame"]
 
 log = logging.getLogger("cephtui")
+# CEPHTUI_KEYLOG=FILE: a line per typed key as KeysInOrder takes it (which key is in hand, what has the focus,
+# which screen is up) and per wait that runs out, appended to FILE. For a key that went astray, to be explained
+# rather than retried: tests/ui/test_keybursts.py shows it beside a screen that did not come.
+KEYLOG = os.environ.get("CEPHTUI_KEYLOG", "")
 
 CellType = TypeVar("CellType")
 
@@ -190,7 +195,20 @@ class KeysInOrder(App[Any]):
         if before is not None and hasattr(self._driver, "attrs_before"):
             self._driver.attrs_before = before  # type: ignore[union-attr]
 
+    def _trace(self, what: str) -> None:
+        if KEYLOG:
+            try:
+                with open(KEYLOG, "a", encoding="utf-8") as f:
+                    f.write(f"{time.monotonic():.3f} {what} · in hand {getattr(self._key_in_hand, 'key', None)!r}, "
+                            f"{len(self._keys_waiting)} waiting, focus {self.focused!r}, "
+                            f"screen {type(self._current_screen()).__name__}\n")
+            except OSError:
+                pass
+
     async def on_event(self, event: events.Event) -> None:
+        if KEYLOG and isinstance(event, TYPED):
+            self._trace(f"key {getattr(event, 'key', type(event).__name__)!r}"
+                        f"{' back at the app' if event.is_forwarded else ''}")
         if not isinstance(event, TYPED):
             await super().on_event(event)
             return
@@ -339,6 +357,7 @@ class KeysInOrder(App[Any]):
                 self._set_aside(reads[0], waited)
                 break
             if not reads and waited >= KEY_SETTLE_WAIT:
+                self._trace(f"no screen after {waited:.1f} s: handing on")
                 log.warning("no screen after %.0f s behind key %r: handing on the %d typed after it",
                             KEY_SETTLE_WAIT, self._key_in_hand, len(self._keys_waiting))
                 break
@@ -393,6 +412,7 @@ class KeysInOrder(App[Any]):
             self._key_stall_timer = self.set_timer(KEY_STALL, self._key_stalled)
             return
         if time.monotonic() - self._key_in_hand_since >= KEY_STALL:
+            self._trace(f"key stalled {KEY_STALL} s: handing on")
             log.warning("key %r not dealt with after %.1f s: handing on the %d typed after it", stuck,
                         KEY_STALL, len(self._keys_waiting))
             self._key_done(stuck)

@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from itertools import count
@@ -44,6 +45,9 @@ class Terminal:
         # Without COLUMNS and LINES (the test process may carry some, and the tmux server hands its environment
         # on): the app takes the terminal's own size, as it does for an admin.
         assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        # The app's own trace of every key (ui/compat.py, KEYLOG): shown when a screen does not come.
+        self.keylog = Path(tempfile.mkstemp(prefix="cephtui-keylog-")[1])
+        env["CEPHTUI_KEYLOG"] = str(self.keylog)
         app = shlex.join([sys.executable, "-m", "cephtui", "-c", str(conf), "--refresh", "1"])
         self.command = f"exec env -u COLUMNS -u LINES {assignments} {app}"
         self.started = 0.0
@@ -73,8 +77,10 @@ class Terminal:
                 return shown
             if time.monotonic() > deadline:
                 size = self.tmux("display-message", "-p", "-t", "t", "#{window_width}x#{window_height}").strip()
+                keys = self.keylog.read_text(errors="replace").splitlines()[-40:]
                 raise AssertionError(f"the terminal ({size}) did not show {what} within {timeout:.0f}s:\n"
-                                     f"{re.sub(chr(27) + r'[^a-zA-Z]*[a-zA-Z]', '', shown)}")
+                                     f"{re.sub(chr(27) + r'[^a-zA-Z]*[a-zA-Z]', '', shown)}\n"
+                                     "the app's key trace (CEPHTUI_KEYLOG), newest last:\n" + "\n".join(keys))
             time.sleep(0.1)
 
     def ready(self) -> str:
@@ -86,6 +92,7 @@ class Terminal:
         self.tmux("kill-server")
         if path.endswith(self.socket):
             Path(path).unlink(missing_ok=True)
+        self.keylog.unlink(missing_ok=True)
 
 
 @pytest.fixture
