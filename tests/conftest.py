@@ -28,11 +28,6 @@ from typing import Any
 import pytest
 import textual.constants
 
-# Every app a test makes runs without Textual's animations (the tabs' sliding underline, smooth scrolls): Pilot
-# waits after each key until every animation has ended, about a quarter of a second a tab switch, and what is
-# drawn when they end is the same (the screen snapshots are unchanged). App.__init__ reads this constant.
-textual.constants.TEXTUAL_ANIMATIONS = "none"  # type: ignore[misc]
-
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX_PY = ROOT / "scripts" / "sandbox.py"
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -353,3 +348,14 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: flo
             why = f" (the last look raised {type(last).__name__}: {last})" if last is not None else ""
             raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}{why}")
         time.sleep(interval)
+
+
+@pytest.fixture(autouse=True)
+def _no_animations_in_the_fast_tiers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The apps of the no-cluster tiers (unit, look) run without Textual's animations (the tabs' sliding
+    underline, smooth scrolls): Pilot waits after each key until every animation has ended, about a quarter of a
+    second a tab switch, and what is drawn when they end is the same (the screen snapshots are unchanged).
+    App.__init__ reads this constant. The cluster and UI tiers keep them, as an admin's terminal does: there
+    Pilot's waits are what their tests have always been timed against."""
+    if request.node.get_closest_marker("unit") or request.node.get_closest_marker("look"):
+        monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")

@@ -444,8 +444,15 @@ def static_text(selector: str) -> StatusOf:
     return lambda screen: plain(screen.query_one(selector).content)  # type: ignore[attr-defined]
 
 
-async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 10) -> None:
-    """After Enter: the form either still shows (refused) or something else took its place."""
+async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 10,
+                 refused: Callable[[], bool] | None = None) -> None:
+    """After Enter: the form either still shows (refused) or something else took its place. With `refused` (a
+    form whose verdict is on screen before Enter: FormScreen checks each change), until it says so or the form
+    is gone: an accepted form dismisses itself through the message queue, and Pilot's press returns before
+    that once there is no animation to wait out (a CI run read the accepted user form as a refusal)."""
+    if refused is not None:
+        await wait_for(pilot, lambda: app.screen is not form or refused() or not app.is_running, timeout,
+                       "the form's verdict: refused (✖) or gone")
     if app.screen is not form:  # (press() already waited for the screen to process the key)
         # Some forms check with the cluster first (maintenance asks ok-to-stop): wait for the next dialog.
         await wait_for(pilot, lambda: isinstance(app.screen, (ConfirmScreen, BenchConfirmScreen, PlanScreen,
@@ -514,7 +521,8 @@ async def walk_fields(w: Walk, what: str, open_form: Callable[[], Awaitable[Scre
                 w.accepted.append(where)
                 continue
             await pilot.press("enter")
-            await settle(pilot, app, form)
+            await settle(pilot, app, form,
+                         refused=(lambda f=form: "✖" in status(f)) if isinstance(form, FormScreen) else None)
             assert app.is_running and app._exception is None, where
             if app.screen is form:
                 check_refusal(status(form), words, where)
