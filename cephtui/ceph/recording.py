@@ -5,6 +5,7 @@ recordings through the same SnapshotBuilder the app uses, without a cluster.
 """
 from __future__ import annotations
 
+import base64
 import errno as errno_mod
 import json
 from dataclasses import dataclass, field
@@ -120,7 +121,10 @@ class RecordingClient(RawAnswers):
         except CephError as e:
             self.records[key] = {"errno": e.errno, "message": e.message}
             raise
-        self.records[key] = {"out": out.decode("utf-8", "replace")}
+        try:
+            self.records[key] = {"out": out.decode("utf-8")}
+        except UnicodeDecodeError:  # a binary answer (osd getmap, osd getcrushmap): kept byte for byte
+            self.records[key] = {"out_b64": base64.b64encode(out).decode("ascii")}
         return out
 
     def save(self, path: Path, meta: dict[str, Any]) -> None:
@@ -144,6 +148,7 @@ class ReplayClient(ReplaySurface):
 
     def __post_init__(self) -> None:
         self._raw = {k: rec["out"].encode() for k, rec in self.records.items() if "out" in rec}
+        self._raw.update((k, base64.b64decode(rec["out_b64"])) for k, rec in self.records.items() if "out_b64" in rec)
 
     @classmethod
     def from_dir(cls, directory: Path) -> ReplayClient:
