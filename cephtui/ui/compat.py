@@ -103,7 +103,15 @@ class Button(_Button):
 
     A button pressed twice without being disabled in between keeps Textual's debounce (a double click
     on "Apply without preview" must not also answer the question it puts).
+
+    Also (8.2.8): a new label repaints the button but does not lay it out again, so an auto-width button
+    keeps the width of its old label: "Run" (16 cells) relabelled "Apply without preview" showed "Apply
+    without", unless something else happened to lay the row out in the same frame (a screen snapshot
+    that differed between runs). Reproduction: test_compat.test_textual_button_keeps_its_width_when_relabelled.
     """
+
+    def watch_label(self) -> None:
+        self.refresh(layout=True)
 
     def watch_disabled(self, disabled: bool) -> None:
         super().watch_disabled(disabled)

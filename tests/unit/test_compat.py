@@ -249,6 +249,30 @@ async def test_compat_button_keeps_the_debounce_of_a_button_left_enabled() -> No
     assert presses == ["Apply without preview"]
 
 
+async def width_after_relabel(button: TextualButton) -> int:
+    """The button's width once relabelled from "Run" to "Apply without preview" and the app is idle."""
+
+    class Relabel(App[None]):
+        def compose(self) -> ComposeResult:
+            yield button
+
+    async with Relabel().run_test(size=(80, 10)) as pilot:
+        await pilot.pause()
+        button.label = "Apply without preview"
+        await pilot.pause()
+        await pilot.pause()
+        return button.size.width
+
+
+async def test_textual_button_keeps_its_width_when_relabelled() -> None:
+    assert await width_after_relabel(TextualButton("Run")) == 16, (
+        f"{VERSION} lays a relabelled button out again: compat.Button.watch_label can go")
+
+
+async def test_compat_button_takes_the_width_of_its_new_label() -> None:
+    assert await width_after_relabel(compat.Button("Run")) == len(" Apply without preview ")
+
+
 @pytest.mark.parametrize("node", [Static(), Screen()])
 def test_node_bindings_of_a_node_without_any(node: DOMNode) -> None:
     assert "x" not in compat.node_bindings(node)

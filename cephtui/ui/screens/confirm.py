@@ -23,7 +23,7 @@ from cephtui.ceph import ops as ops_mod
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.errors import CephError
 from cephtui.ui import palette
-from cephtui.ui.compat import Button  # its press ends when disabled: Run turns into Close while disabled
+from cephtui.ui.compat import Button  # its press ends when disabled, a new label is laid out: Run turns into Close
 from cephtui.ui.dialog_types import Outcome
 from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.widgets.preview_view import PreviewUnavailable

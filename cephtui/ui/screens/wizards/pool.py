@@ -17,12 +17,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, ContentSwitcher, Input, Label, Select, Static
+from textual.widgets import ContentSwitcher, Input, Label, Select, Static
 
 from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.ops import AUTOSCALE_MODES, check_name, number, pgcalc, poolplan
 from cephtui.ceph.ops.poolplan import ClusterDefaults, PoolPlan
 from cephtui.ui import palette
+from cephtui.ui.compat import Button  # relabelled (Next / Review commands): laid out again
 from cephtui.ui.dialog_types import readable
 from cephtui.ui.screens.dialog import Dialog
 
