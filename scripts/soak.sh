@@ -12,8 +12,8 @@
 #   failslow  30 minutes of healthy load on a 6-OSD sandbox, judged every 5 s as `cephtui doctor` would:
 #             every OSD named is a false positive (scripts/failslow_soak.py)
 #   failslow-sizes  the late-onset fail-slow test (150 s of healthy recorded load, then one OSD throttled:
-#             named within two minutes, then cleared) on a 4-OSD sandbox; CI runs it on 3 and 6
-#             (tests/cluster/test_failslow.py with CEPHTUI_FAILSLOW_OSDS=4; about 5 minutes)
+#             named within two minutes, then cleared) on a 4-OSD and a 6-OSD sandbox; CI runs it on 3
+#             (tests/cluster/test_failslow.py with CEPHTUI_FAILSLOW_OSDS=4, then 6; about 10 minutes)
 #   memory    the real cephtui in tmux for 60 minutes, switching tabs: RSS must stay flat (scripts/soak.py)
 #
 # Each soak starts its own sandbox and stops (purges) only that one. It ends with a table of each soak's
@@ -46,8 +46,10 @@ for soak in "${soaks[@]}"; do
         kills) CEPHTUI_KILLS=${CEPHTUI_KILLS:-30} "$VENV/bin/python" -m pytest -s -q -p no:cacheprovider \
                    tests/ui/test_faults_kills.py || rc=$?;;
         failslow) failslow || rc=$?;;
-        failslow-sizes) CEPHTUI_FAILSLOW_OSDS=4 "$VENV/bin/python" -m pytest -s -q -p no:cacheprovider \
-                   tests/cluster/test_failslow.py -k turning_slow || rc=$?;;
+        failslow-sizes) for n in 4 6; do
+                   CEPHTUI_FAILSLOW_OSDS=$n "$VENV/bin/python" -m pytest -s -q -p no:cacheprovider \
+                       tests/cluster/test_failslow.py -k turning_slow || rc=$?
+               done;;
         memory) "$VENV/bin/python" scripts/soak.py --minutes "${CEPHTUI_SOAK_MINUTES:-60}" || rc=$?;;
         *) echo "soak.sh: unknown soak '$soak' (kills, failslow, failslow-sizes or memory)" >&2; exit 2;;
     esac

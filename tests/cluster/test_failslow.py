@@ -3,7 +3,7 @@ whose process is throttled by a cgroup CPU quota (tests/cluster/slowing.py), nam
 its OSDs are, names nobody without a fault, and says the mgr is down rather than tracing back.
 
 The module's own sandbox (6 OSDs; the session's has 3): CEPHTUI_FAILSLOW_SANDBOX=DIR reuses one (kept), and
-CEPHTUI_FAILSLOW_OSDS=N gives it N OSDs (scripts/soak.sh's `failslow-sizes` runs the late-onset test on 4)."""
+CEPHTUI_FAILSLOW_OSDS=N gives it N OSDs and runs the late-onset test, a soak (scripts/soak.sh `failslow-sizes`: 4, then 6)."""
 from __future__ import annotations
 
 import contextlib
@@ -267,8 +267,13 @@ def named_then_cleared(box: Sandbox, culprit: int, data: Path) -> tuple[dict[str
 @pytest.mark.timeout(720)  # 150 s healthy, ~70 s to name, ~70 s to clear, and the sandbox
 def test_a_disk_turning_slow_after_a_healthy_recording_is_named_then_cleared(box: Sandbox, load: None,
                                                                              tmp_path: Path) -> None:
-    """6 OSDs (4 under CEPHTUI_FAILSLOW_OSDS=4: the issue's first case), judged against their peers. On landed
-    main the window's rule named nobody here: the healthy part outweighed the slow one."""
+    """4 or 6 OSDs (CEPHTUI_FAILSLOW_OSDS), judged against their peers. On landed main the window's rule named
+    nobody here: the healthy part outweighed the slow one. A soak (scripts/soak.sh failslow-sizes runs it on 4
+    and 6 OSDs, about 5 minutes each): CI keeps the same late onset on the 3-OSD sandbox (the next test), and the
+    peers' yardstick over a recording with a healthy first half on captured frames
+    (tests/unit/test_failslow_timeline.py: 3, 4 and 6 OSDs)."""
+    if "CEPHTUI_FAILSLOW_OSDS" not in os.environ:
+        pytest.skip("a soak: scripts/soak.sh failslow-sizes (CI runs the late onset on 3 OSDs)")
     culprit = 3
     out, took, gone, perf = named_then_cleared(box, culprit, tmp_path)
     assert out["failslow"]["suspects"][0]["yardstick"] == "peers", out["failslow"]["suspects"]
