@@ -23,9 +23,11 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from cephtui.ceph import ops
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
-from cephtui.ceph.snapshot.users import AuthEntity
+from cephtui.ceph.snapshot.users import AuthEntity, parse_auth_ls
 from cephtui.ui import palette
+from cephtui.ui.compat import FORM_FOLLOWS
 from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.screens.wizards.user import caps_diff, create_user, edit_caps_form
@@ -280,11 +282,25 @@ class UsersPane(Pane):
 
     # ------------------------------------------------------------ actions
     def action_new_user(self) -> None:
-        if self.entities is None:
-            self.app.notify("The users have not been read yet.", severity="warning")
-            return
+        if self.entities is not None:
+            self._new_user(self.pool_names, {e.name for e in self.entities})
+        elif self.missing is not None:
+            self.app.notify(f"Cannot list the users to check a new name against: {self.missing}", severity="warning")
+        else:
+            # `c` typed with the tab, before its first `auth ls` came (over ssh, `6c vmhost4⏎` in one read): read
+            # the users here, and the wizard opens on them. The keys typed behind `c` wait for this read
+            # (FORM_FOLLOWS) and go to the wizard, not to the tab (where the `4` of the name switched to CRUSH).
+            self._read_users_then_create()
 
-        self._new_user(self.pool_names, {e.name for e in self.entities})
+    @work(thread=True, group="users-read", exit_on_error=False, name=FORM_FOLLOWS,
+          description="read the users (ceph auth ls)")
+    def _read_users_then_create(self) -> None:
+        try:
+            users = parse_auth_ls(self.services.client.mon("auth ls"))
+        except CephError as e:
+            self.app.call_from_thread(self.app.notify, f"Cannot read the users (ceph auth ls): {e}", severity="error")
+            return
+        self.app.call_from_thread(self._new_user, self.pool_names, {e.name for e in users})
 
     @work(group="user-wizard", description="new cephx user")
     async def _new_user(self, pools: Sequence[str], existing: set[str]) -> None:
