@@ -72,6 +72,7 @@ def host_samples() -> list[dict[str, Any]]:
 
 async def walk(recorder: AppRecorder) -> None:
     from cephtui.ui.app import CephTUI
+    from cephtui.ui.screens.crush_editor import DiscardScreen
     from cephtui.ui.tabs import TABS
     from tests.look.settle import keys_for
     from tests.look.walk import DIALOGS
@@ -100,13 +101,17 @@ async def walk(recorder: AppRecorder) -> None:
             await settle()
             await pilot.press(*dialog.keys)
             await settle()
+            for step in dialog.steps:
+                await pilot.press(*step)
+                await settle()
             if not dialog.opens_screen:  # the jump line is open, or a notice shows: escape closes either
                 await pilot.press("escape")
                 await settle()
-            for _ in range(3):
+            for _ in range(4):
                 if len(app.screen_stack) == 1:
                     break
-                await pilot.press("escape")
+                # The CRUSH editor asks before it drops an edit: yes, drop it.
+                await pilot.press("y" if isinstance(app.screen, DiscardScreen) else "escape")
                 await settle()
             if len(app.screen_stack) != 1:
                 raise SystemExit(f"capture_look: {dialog.name} did not close with escape")

@@ -89,6 +89,9 @@ def look_app(frozen_clock: Callable[[float], None],
         # The poll's duration (status bar) from a clock that stands still while the snapshot is built.
         from cephtui.ceph.snapshot import builder
         monkeypatch.setattr(builder, "time", _StillMonotonic())
+        # The same for the data-movement preview's "computed … in 0.07s" (the CRUSH editor's apply dialog).
+        from cephtui.ceph import movement
+        monkeypatch.setattr(movement, "time", _StillMonotonic())
         samples = [hoststats.HostSample(**{**s, "nics": tuple(hoststats.NicRate(**n) for n in s["nics"]),
                                            "per_core_percent": tuple(s["per_core_percent"]),
                                            "disks": tuple(s["disks"])}) for s in meta["host_samples"]]
@@ -115,8 +118,8 @@ def _steady_input_cursor(self: Input) -> None:
 
 
 class _StillMonotonic:
-    """The `time` module as the snapshot builder sees it in the look tier: the wall clock frozen by
-    frozen_clock, a monotonic clock that stands still (a poll takes 0 ms)."""
+    """The `time` module as the snapshot builder and the movement preview see it in the look tier: the wall
+    clock frozen by frozen_clock, a monotonic clock that stands still (a poll, a preview take 0 ms)."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(time, name)

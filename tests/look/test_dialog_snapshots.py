@@ -27,6 +27,9 @@ def test_dialog(release: str, dialog: Dialog, look_app: Any, snap_compare: Any) 
         before = app.screen
         await pilot.press(*dialog.keys)
         await settle(pilot)
+        for step in dialog.steps:
+            await pilot.press(*step)
+            await settle(pilot)
         assert (app.screen is not before) == dialog.opens_screen, f"{dialog.name}: opened {app.screen}"
 
     assert snap_compare(app, terminal_size=(120, 36), run_before=open_it)

@@ -9,8 +9,11 @@ from dataclasses import dataclass
 class Dialog:
     name: str  # the snapshot's id
     tab: str  # the tab it opens from
-    keys: tuple[str, ...]  # pressed on that tab; none of them confirms anything
+    keys: tuple[str, ...]  # pressed on that tab; none of them confirms anything (nor do the steps)
     opens_screen: bool = True  # False: what it shows is inline (jump) or a notice (slow ops, none raised)
+    # Keys pressed once the dialog has read what it reads, a group at a time, each waited out: what the
+    # dialog does next (the CRUSH editor compiles, then previews; a form is submitted to its confirmation).
+    steps: tuple[tuple[str, ...], ...] = ()
 
 
 DIALOGS: tuple[Dialog, ...] = (
@@ -20,6 +23,10 @@ DIALOGS: tuple[Dialog, ...] = (
     Dialog("osd-reweight", "osds", ("down", "down", "w")),
     Dialog("crush-add-bucket", "crush", ("a",)),
     Dialog("crush-new-rule", "crush", ("u",)),
+    Dialog("crush-editor", "crush", ("t",)),
+    # One blank line added, compiled, then applied: the confirmation with its data-movement preview (which
+    # reads the osdmap and runs osdmaptool on it); nothing is confirmed.
+    Dialog("crush-editor-apply", "crush", ("t",), steps=(("ctrl+end", "enter", "ctrl+s"), ("ctrl+a",))),
     Dialog("pool-wizard", "pools", ("c",)),
     Dialog("pool-detail", "pools", ("enter",)),
     Dialog("pool-size", "pools", ("s",)),
@@ -27,6 +34,9 @@ DIALOGS: tuple[Dialog, ...] = (
     Dialog("user-caps", "users", ("e",)),
     Dialog("flag-set", "maintenance", ("s",)),
     Dialog("maintenance-enter", "maintenance", ("e",)),
+    # One OSD, as for a disk swap: submitted, the form asks the mgr `osd ok-to-stop` and shows the confirmation.
+    Dialog("maintenance-confirm", "maintenance", ("e",),
+           steps=(("home", "ctrl+k", "o", "s", "d", "full_stop", "0", "tab", "ctrl+k", "enter"),)),
     Dialog("bench-new-run", "bench", ("b",)),
     Dialog("crashes", "doctor", ("c",)),
     Dialog("config-db", "doctor", ("g",)),
