@@ -3,7 +3,8 @@ whose process is throttled by a cgroup CPU quota (tests/cluster/slowing.py), nam
 its OSDs are, names nobody without a fault, and says the mgr is down rather than tracing back.
 
 The module's own sandbox (6 OSDs; the session's has 3): CEPHTUI_FAILSLOW_SANDBOX=DIR reuses one (kept), and
-CEPHTUI_FAILSLOW_OSDS=N gives it N OSDs and runs the late-onset test, a soak (scripts/soak.sh `failslow-sizes`: 4, then 6)."""
+CEPHTUI_FAILSLOW_OSDS=N gives it N OSDs and runs the late-onset test, a soak (scripts/soak.sh
+`failslow-sizes`: 4, then 6)."""
 from __future__ import annotations
 
 import contextlib
