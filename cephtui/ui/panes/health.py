@@ -19,6 +19,7 @@ from cephtui.ui import palette
 from cephtui.ui.compat import DataTable
 from cephtui.ui.pane import Pane
 from cephtui.ui.tabs import number_key, place_of
+from cephtui.ui.widgets.cluster_log import ClusterLog
 from cephtui.ui.widgets.spark import spark_line
 from cephtui.ui.widgets.statusbar import health_badge
 from cephtui.ui.widgets.tables import sync_static, sync_table
@@ -264,7 +265,7 @@ class HealthPane(Pane):
                     yield DataTable(id="health-pools", cursor_type="row", zebra_stripes=True)
             # min_width: RichLog draws every line at least 78 columns wide by default; in a 38-column box (an
             # 80-column terminal) the rest of each line was cut off, leaving the stamp and the daemon
-            yield RichLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False, min_width=20)
+            yield ClusterLog(id="health-log", classes="box", max_lines=2000, wrap=True, markup=False, min_width=20)
 
     def on_mount(self) -> None:
         self.query_one("#health-status").border_title = "Status"
@@ -286,6 +287,7 @@ class HealthPane(Pane):
         self._log_missed = 0  # entries this pane never wrote (hidden during a flood, or over LOG_WRITE_MAX)
         self.log_written = 0  # entries written (for scripts/bench_logflood.py)
         self._log_started = False
+        self._log_since: str | None = None  # "— live since … —", when the mon's tail had nothing to backfill
 
     def show_stale(self, snap: ClusterSnapshot) -> bool:
         self.show(snap, stale=True)
@@ -356,6 +358,14 @@ class HealthPane(Pane):
 
     def retheme(self) -> None:
         """The log keeps lines as drawn: draw the ones the last snapshot still holds again, in the new colours."""
+        self._redraw_log()
+
+    def on_cluster_log_reflow(self, event: ClusterLog.Reflow) -> None:
+        """The log's width changed: its lines again, wrapped for the new width."""
+        event.stop()
+        self._redraw_log()
+
+    def _redraw_log(self) -> None:
         snap = self.services.snapshot
         if snap is None or self._log_upto is None:
             return
@@ -363,8 +373,14 @@ class HealthPane(Pane):
         written = snap.log[max(0, len(snap.log) - RETHEME_LINES):max(0, self._log_upto - first + 1)]
         log = self.query_one("#health-log", RichLog)
         log.clear()
+        if self._log_since is not None:
+            log.write(self._since_line(self._log_since))
         if written:
             log.write(Text("\n").join(log_line(e, self._log_narrow(log)) for e in written))
+
+    @staticmethod
+    def _since_line(stamp: str) -> Text:
+        return Text(f"— live since {stamp} UTC —", style=palette.style("muted"))
 
     def _log_narrow(self, log: RichLog) -> bool:
         """Under 60 columns (80-column terminals): before the first layout, half the screen is what it gets."""
@@ -394,8 +410,8 @@ class HealthPane(Pane):
         if not self._log_started:
             self._log_started = True
             if not entries:  # the mon's short tail held no cluster-channel lines to backfill
-                log.write(Text(f"— live since {time.strftime('%H:%M:%S', time.gmtime())} UTC —",
-                               style=palette.style("muted")))
+                self._log_since = time.strftime('%H:%M:%S', time.gmtime())
+                log.write(self._since_line(self._log_since))
         if new:
             # One write for the batch: each write() is a render pass of its own.
             narrow = self._log_narrow(log)
