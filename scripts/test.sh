@@ -74,7 +74,8 @@ if [ "$#" -eq 0 ]; then
     # after each key; the look tier's settle looks 5 times 50 ms apart), so two left a third of the CPU
     # idle: 276 s with two, 208 s with four (2026-12-05, the same tree).
     pytest_stage "pytest unit+look tiers" -m "unit or look" -n 4
-    # --durations: the slowest tests, to keep tests/conftest.py's LONG_FIRST order true
+    # Then everything else: the sandbox tiers, and the walk tier (no cluster, but minutes of CPU: the hostile
+    # form walk) beside them. --durations: the slowest tests, to keep tests/conftest.py's LONG_FIRST order true
     pytest_stage "pytest cluster+ui tiers (host: $release)" -m "not unit and not look" -n "$workers" --durations=20
 else
     pytest_stage "pytest (host: $release)" "$@"

@@ -142,6 +142,9 @@ def _fixed_words(cli: Any, sig: list[Any]) -> list[str]:
 
 
 TIERS = ("unit", "look", "cluster", "ui")
+# A tests/ui module marked `walk` needs no cluster either, but walks long (every form with every hostile value:
+# about four minutes of CPU): it runs beside the cluster and UI tiers (`-m "not unit and not look"`), not in the
+# fast loop after every change (`-m "unit or look"`); `-m walk` runs it alone.
 
 # Parallel runs (pytest-xdist, `-n N`; scripts/test.sh): each worker process has its own session sandbox,
 # and gets whole groups, one test module each by default, so a module's fixtures and the cluster state its
@@ -229,9 +232,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             # A UI test on the replay app (`look_app`) or marked `look` (a bare app, a replay of its own) needs
             # no cluster: it runs with the look tier, in the fast loop after every change. Any other is in the
             # cluster tier as well, the session sandbox's or a cluster of its own (own_sandbox).
+            walk = item.get_closest_marker("walk") is not None
             no_cluster = "sandbox" not in item.fixturenames and (
-                "look_app" in item.fixturenames or item.get_closest_marker("look") is not None)
-            item.add_marker("look" if no_cluster else "cluster")
+                walk or "look_app" in item.fixturenames or item.get_closest_marker("look") is not None)
+            item.add_marker(("walk" if walk else "look") if no_cluster else "cluster")
         module = item.nodeid.split("::", 1)[0]
         first = LONG_FIRST.index(module) if module in LONG_FIRST else len(LONG_FIRST)
         rank[item.nodeid] = first if parallel else TIERS.index(tier)
@@ -352,10 +356,10 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: flo
 
 @pytest.fixture(autouse=True)
 def _no_animations_in_the_fast_tiers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The apps of the no-cluster tiers (unit, look) run without Textual's animations (the tabs' sliding
+    """The apps of the no-cluster tiers (unit, look, walk) run without Textual's animations (the tabs' sliding
     underline, smooth scrolls): Pilot waits after each key until every animation has ended, about a quarter of a
     second a tab switch, and what is drawn when they end is the same (the screen snapshots are unchanged).
     App.__init__ reads this constant. The cluster and UI tiers keep them, as an admin's terminal does: there
     Pilot's waits are what their tests have always been timed against."""
-    if request.node.get_closest_marker("unit") or request.node.get_closest_marker("look"):
+    if any(request.node.get_closest_marker(m) for m in ("unit", "look", "walk")):
         monkeypatch.setattr(textual.constants, "TEXTUAL_ANIMATIONS", "none")

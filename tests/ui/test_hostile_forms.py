@@ -78,7 +78,9 @@ HOSTILE: tuple[tuple[str, str], ...] = (
     ("subst", "$(id)"),
 )
 
-pytestmark = pytest.mark.look  # no cluster: the whole module runs in the look tier
+# No cluster, but about four minutes of CPU: the walk runs beside the cluster and UI tiers, not in the fast
+# loop after every change (tests/conftest.py; `pytest -m walk` runs it alone).
+pytestmark = pytest.mark.walk
 
 MAX_MESSAGE = 600  # a refusal that long is not "clear" (an echoed 10,000-character value, say)
 
