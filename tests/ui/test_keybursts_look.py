@@ -4,7 +4,8 @@ the form wait for the read and go to the form, as typed.
 Seen twice in clean-clone CI runs (tests/ui/test_keybursts.py, tmux on a sandbox under load): `6`, then
 `c vmhost4⏎ZZ` as soon as the Users tab's footer showed, landed on the CRUSH tab. The Users tab had not had its
 first `auth ls` yet, so `c` only said "not read yet", and the name's `4` switched tabs. Here the Users tab's
-`auth ls` is held back a second (a slow mon), so the burst always comes first.
+`auth ls` is held back a second (a slow mon), so the burst always comes first. The CRUSH tab's forms had the same
+gap before its first `osd crush dump` (`4anode9`: "not read yet", and the `9` switched tabs).
 """
 from __future__ import annotations
 
@@ -14,26 +15,36 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.panes.users import UsersPane
 from cephtui.ui.screens.wizards.form import FormScreen
 from tests.ui.helpers import SIZE, wait_for
 from tests.ui.test_navigation import burst
 
-AUTH_LS_DELAY = 1.0
+READ_DELAY = 1.0
 
 
-@pytest.fixture
-def slow_auth_ls(look_app: Any) -> Any:
-    app = look_app()
+def slowed(app: Any, slow: str) -> Any:
+    """The app with the mon's answer to `slow` held back READ_DELAY seconds (every other answer at once)."""
     real = app.client.raw
 
     def raw(target: str, prefix: str, args: dict[str, Any]) -> bytes:
-        if prefix == "auth ls":
-            time.sleep(AUTH_LS_DELAY)  # a thread worker's read: the UI goes on meanwhile
+        if prefix == slow:
+            time.sleep(READ_DELAY)  # a thread worker's read: the UI goes on meanwhile
         return real(target, prefix, args)
 
     app.client.raw = raw
     return app
+
+
+@pytest.fixture
+def slow_auth_ls(look_app: Any) -> Any:
+    return slowed(look_app(), "auth ls")
+
+
+@pytest.fixture
+def slow_crush_dump(look_app: Any) -> Any:
+    return slowed(look_app(), "osd crush dump")
 
 
 async def test_a_name_typed_before_the_users_were_read_goes_to_the_wizard(slow_auth_ls: Any) -> None:
@@ -65,3 +76,30 @@ async def test_the_burst_really_came_before_the_users(slow_auth_ls: Any) -> None
         await wait_for(pilot, lambda: app.tabs.active == "users", 5, "the Users tab")
         assert pane.entities is None, "the users came before the burst: the delay does not hold the read back"
         await wait_for(pilot, lambda: pane.entities is not None, 15, "the users, a second later")
+
+
+async def test_a_bucket_typed_before_the_crush_map_was_read_goes_to_the_form(slow_crush_dump: Any) -> None:
+    app = slow_crush_dump
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+        burst(app, "4anode9")
+
+        def form_holds_name() -> bool:
+            screen = app.screen
+            return (isinstance(screen, FormScreen) and screen.is_mounted and isinstance(app.focused, Input)
+                    and app.focused.value == "node9")
+
+        await wait_for(pilot, form_holds_name, 15, "the add-bucket form with node9 in its name field")
+        assert "Add a CRUSH bucket" in app.screen.title_text, app.screen.title_text
+        assert app.tabs.active == "crush", app.tabs.active
+
+
+async def test_the_burst_really_came_before_the_crush_map(slow_crush_dump: Any) -> None:
+    app = slow_crush_dump
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+        burst(app, "4")
+        pane = app.pane(CrushPane)
+        await wait_for(pilot, lambda: app.tabs.active == "crush", 5, "the CRUSH tab")
+        assert pane.cmap is None, "the map came before the burst: the delay does not hold the read back"
+        await wait_for(pilot, lambda: pane.cmap is not None, 15, "the map, a second later")

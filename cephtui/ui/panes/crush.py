@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -22,9 +22,10 @@ from textual.widgets import Static
 from cephtui.ceph import ops
 from cephtui.ceph.crush import model as crush
 from cephtui.ceph.crush.model import CrushMap
+from cephtui.ceph.errors import CephError
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ui import palette
-from cephtui.ui.compat import DataTable
+from cephtui.ui.compat import FORM_FOLLOWS, DataTable
 from cephtui.ui.dialog_types import Field
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.tables import set_subtitle, sync_table
@@ -208,6 +209,40 @@ class CrushPane(Pane):
 
         self.services.form_then_confirm(title, fields, lambda v: build(cmap, v), help)
 
+    def _map_first(self, action: Callable[[], None]) -> bool:
+        """True when the map has not come yet: it is read here and `action` runs again once it has.
+
+        Over ssh a tab key, a form key and the form's values come in one read (`4a node4⏎`): the form key finds
+        no map before the tab's first poll has answered. Said "not read yet", it dropped the form, and the name
+        typed behind it acted as this tab's keys. The read is a FORM_FOLLOWS worker, so those keys wait for it
+        and go to the form."""
+        if self.cmap is not None:
+            return False
+        snap = self.services.snapshot
+        why = snap.missing("osd crush dump") if snap is not None else None
+        if why is not None:
+            self.app.notify(f"The CRUSH map is unavailable: {why}", severity="warning")
+        else:
+            self._read_map_then(action)
+        return True
+
+    @work(thread=True, group="crush-read", exit_on_error=False, name=FORM_FOLLOWS,
+          description="read the CRUSH map (ceph osd crush dump, osd dump)")
+    def _read_map_then(self, action: Callable[[], None]) -> None:
+        client = self.services.client
+        try:
+            cmap = crush.parse_crush(client.mon("osd crush dump"), client.mon("osd dump"))
+        except CephError as e:
+            self.app.call_from_thread(self.app.notify, f"Cannot read the CRUSH map (ceph osd crush dump): {e}",
+                                      severity="error")
+            return
+
+        def then() -> None:
+            if self.cmap is None:  # the poll's map, when it came meanwhile, is the one the tab draws
+                self.cmap = cmap
+            action()
+        self.app.call_from_thread(then)
+
     def _bucket_names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.cmap.real_buckets()) if self.cmap else ()
 
@@ -216,6 +251,8 @@ class CrushPane(Pane):
 
     # ------------------------------------------------------------ actions
     def action_add_bucket(self) -> None:
+        if self._map_first(self.action_add_bucket):
+            return
         sel = self._selected()
         parent = sel.name if sel and not sel.is_device else ""
 
@@ -231,6 +268,8 @@ class CrushPane(Pane):
         ], build, help="A new bucket is empty: adding it moves no data; moving OSDs into it does.")
 
     def action_move(self) -> None:
+        if self._map_first(self.action_move):
+            return
         sel = self._selected()
 
         def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
@@ -275,6 +314,8 @@ class CrushPane(Pane):
         self.services.confirm_operations([op])
 
     def action_new_rule(self) -> None:
+        if self._map_first(self.action_new_rule):
+            return
         roots = tuple(b.name for b in self.cmap.roots()) if self.cmap else ()
 
         def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
@@ -289,6 +330,8 @@ class CrushPane(Pane):
         ], build, help="A new rule moves no data until a pool uses it (ceph osd pool set POOL crush_rule RULE).")
 
     def action_new_ec(self) -> None:
+        if self._map_first(self.action_new_ec):
+            return
         def build(cmap: CrushMap, v: dict[str, str]) -> list[ops.Operation]:
             crush.check_ec_profile(cmap, v["name"], v["domain"], v["cls"], v["root"])
             rule_name = v["rule"].strip() or v["name"].strip()
