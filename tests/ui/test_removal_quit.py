@@ -145,36 +145,3 @@ async def test_ctrl_q_does_not_ask_and_pauses(sandbox: Sandbox, tmp_path: Path,
     back = stored(sandbox, r.id)
     assert back["status"] == "paused", back
     assert any(e["text"].startswith("paused: cephtui quit (") for e in back["log"]), back["log"][-3:]
-
-
-async def test_the_form_drain_follows_the_kind_and_explains_the_costlier_one() -> None:
-    """No cluster: the removal form alone. crush0 for a removal, out for a replacement, unless chosen."""
-    from textual.app import App
-    from textual.widgets import Select
-
-    from cephtui.ui.dialog_types import Field
-    from cephtui.ui.screens.wizards.removal_form import RemovalForm
-
-    form = RemovalForm("Remove or replace osd.3", [
-        Field("mode", "What", "remove", choices=("remove", "replace")),
-        Field("drain", "Drain by", "crush0", choices=("crush0", "out"))], lambda v: [], [3])
-    app: App[None] = App()
-    async with app.run_test() as pilot:
-        app.push_screen(form)
-        await wait_screen(pilot, RemovalForm)
-        mode, drain = form.query_one("#field-mode", Select), form.query_one("#field-drain", Select)
-
-        def status() -> str:
-            return plain(form.query_one("#form-status").content)
-
-        assert drain.value == "crush0" and "⚠" not in status()
-        mode.value = "replace"
-        await wait_for(pilot, lambda: drain.value == "out", 5, "out for a replacement")
-        assert "⚠" not in status()
-        drain.value = "crush0"  # the operator's choice: kept, and its cost said
-        await wait_for(pilot, lambda: "sets the old weight back" in status(), 5, "the cost of crush0 for a replace")
-        mode.value = "remove"
-        await wait_for(pilot, lambda: "⚠" not in status(), 5, "crush0 for a removal: nothing to warn about")
-        assert drain.value == "crush0"
-        drain.value = "out"
-        await wait_for(pilot, lambda: "SECOND MOVE AT THE PURGE" in status(), 5, "what out costs at the purge")

@@ -18,6 +18,7 @@ from cephtui.ui.screens.users_keys import ExportKeyringScreen, KeyScreen
 from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, click, plain, press_ready, text_of, wait_for
+from tests.ui.test_users_look import open_create_form, open_users, type_into
 
 
 def entity_exists(sandbox: Sandbox, name: str) -> bool:
@@ -50,24 +51,6 @@ def pane_text(app: CephTUI) -> str:
     return "\n".join(parts) + app.export_screenshot()
 
 
-async def open_users(app: CephTUI, pilot: Pilot, wait_entity: str | None = None) -> None:
-    await wait_for(pilot, lambda: app.snapshot is not None, 10, "a first snapshot")
-    await pilot.press("6")
-    await wait_for(pilot, lambda: app.pane(UsersPane).entities is not None, 15, "the users")
-    if wait_entity:
-        await wait_for(pilot, lambda: any(e.name == wait_entity for e in app.pane(UsersPane).entities or ()), 15,
-                       f"{wait_entity} in the pane")
-
-
-async def open_create_form(app: CephTUI, pilot: Pilot) -> FormScreen:
-    """The Users tab, then c: step 1 of the new-user wizard."""
-    await open_users(app, pilot)
-    await pilot.press("c")
-    form = app.screen
-    assert isinstance(form, FormScreen)
-    return form
-
-
 async def select(app: CephTUI, pilot: Pilot, name: str) -> None:
     """Walk the cursor to the entity's row, as a person would."""
     rows = app.pane(UsersPane).vtable.rows
@@ -88,14 +71,6 @@ async def run_and_close(app: CephTUI, pilot: Pilot) -> str:
     await click(pilot, "#confirm-run")
     await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closing")
     return result
-
-
-async def type_into(pilot: Pilot, app: CephTUI, selector: str, text: str) -> None:
-    field = app.screen.query_one(selector, Input)
-    field.focus()
-    await wait_for(pilot, lambda: app.focused is field, 5, f"the focus in {selector}")
-    await pilot.press("ctrl+u", *text) if text else await pilot.press("ctrl+u")
-    await pilot.pause()  # the form checks the field as it changes, on the UI thread
 
 
 async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sandbox, tmp_path: Path,
@@ -181,71 +156,6 @@ async def test_create_rbd_user_export_keyring_and_use_it(make_app, sandbox: Sand
     finally:
         drop_entity(sandbox, user)
         sandbox.ceph("osd", "pool", "delete", "ctu-b", "ctu-b", "--yes-i-really-really-mean-it")
-
-
-async def test_bad_caps_and_bad_names_are_refused_before_sending(make_app, sandbox: Sandbox,
-                                                                 audit_log: Path) -> None:
-    user = "client.ctu-bad"
-    before = len(audit_lines(audit_log))
-    app = make_app()
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            step1 = await open_create_form(app, pilot)
-
-            # A bad entity name: the reason, and Next does nothing.
-            await pilot.press("ctrl+u", *"client.bad name")
-            assert "is not an entity name" in text_of(app, "#form-status")
-            await pilot.press("enter")
-            assert app.screen is step1
-            await pilot.press("ctrl+u", *"osd.99")
-            assert "creates client users" in text_of(app, "#form-status")
-            await pilot.press("ctrl+u", *"client.admin")
-            assert "already exists" in text_of(app, "#form-status")
-
-            # Custom template: step 2 starts empty; each bad cap is shown with a caret where it is wrong.
-            await pilot.press("ctrl+u", *user)
-            step1.query_one("#field-template", Select).value = "custom"
-            await pilot.pause()  # Select.Changed handled
-            assert not step1.query_one("#field-pools").parent.display
-            await click(pilot, "#form-ok")
-            await wait_for(pilot, lambda: app.screen is not step1 and isinstance(app.screen, FormScreen), 5,
-                           "step 2")
-            step2 = app.screen
-            assert all(step2.query_one(f"#field-{s}", Input).value == "" for s in ("mon", "mgr", "osd", "mds"))
-            assert "give at least one capability" in text_of(app, "#form-status")
-
-            await type_into(pilot, app, "#field-mon", "allow rwz")
-            status = text_of(app, "#form-status")
-            assert "mon cap refused: mon capability parse failed, stopped at 'z' of 'allow rwz'" in status
-            lines = status.splitlines()
-            caret_line = next(line for line in lines if line.strip() == "^")
-            text_line = lines[lines.index(caret_line) - 1]
-            assert text_line[caret_line.index("^")] == "z"  # the caret sits under the bad character
-            await pilot.press("enter")
-            assert app.screen is step2
-
-            await type_into(pilot, app, "#field-mon", "profile nosuch")
-            assert "unknown mon profile 'nosuch'" in text_of(app, "#form-status")
-            await pilot.press("enter")
-            assert app.screen is step2
-
-            await type_into(pilot, app, "#field-mon", "allow r")
-            await type_into(pilot, app, "#field-osd", "allow rw pool=rbd namespace")
-            assert "osd cap refused" in text_of(app, "#form-status")
-            await click(pilot, "#form-ok")
-            await pilot.pause()  # the press handled: refused
-            assert app.screen is step2
-
-            # Fixed: the command appears; cancelling sends nothing.
-            await type_into(pilot, app, "#field-osd", "allow rw pool=rbd")
-            assert ("$ ceph auth get-or-create client.ctu-bad mon 'allow r' osd 'allow rw pool=rbd'"
-                    in text_of(app, "#form-status"))
-            await pilot.press("escape")
-            assert not isinstance(app.screen, (FormScreen, ConfirmScreen))
-        assert not entity_exists(sandbox, user)
-        assert len(audit_lines(audit_log)) == before  # nothing was sent
-    finally:
-        drop_entity(sandbox, user)
 
 
 @pytest.mark.tier
