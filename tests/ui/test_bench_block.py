@@ -13,13 +13,13 @@ import pytest
 from textual.widgets import Select
 
 from cephtui.ceph.bench.image import TEMP_IMAGE_PREFIX, short_host
-from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.bench_views import BenchConfirmScreen
 from cephtui.ui.screens.wizards.form import FormScreen
 from tests.conftest import Sandbox
 from tests.ui.helpers import SIZE, cells, click, wait_for, wait_screen
 from tests.ui.test_bench import fill, flat, open_bench, set_choice
+from tests.ui.test_bench_block_look import block_form
 
 rbd = pytest.importorskip("rbd")
 MiB = 1024 * 1024
@@ -49,17 +49,6 @@ def image(ioctx: Any, request: pytest.FixtureRequest) -> Iterator[str]:
         yield name
     finally:
         rbd.RBD().remove(ioctx, name)
-
-
-async def block_form(app: CephTUI, pilot: Any) -> FormScreen:
-    pane = await open_bench(app, pilot)
-    await pilot.press("k")
-    await wait_for(pilot, lambda: pane.kind == "rbd", 5, "block mode")
-    assert "block · rbd bench" in str(app.query_one("#bench-live").border_title)
-    await pilot.press("b")
-    form = await wait_screen(pilot, FormScreen, 20, "the block form (images listed off the UI thread)")
-    assert isinstance(form, FormScreen)
-    return form
 
 
 async def test_a_write_to_an_image_needs_its_name_typed_then_runs_like_rbd_bench(
@@ -146,24 +135,6 @@ async def test_a_killed_runs_leftover_image_is_offered_for_removal(make_app: Any
     finally:
         if name in images(ioctx):
             rbd.RBD().remove(ioctx, name)
-
-
-async def test_the_image_form_refuses_bad_input_and_nothing_runs(make_app: Any, sandbox: Sandbox,
-                                                                 ioctx: Any) -> None:
-    before = images(ioctx)
-    app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        form = await block_form(app, pilot)
-        for values, message in (({"other": "no-slash"}, "is not pool/name"),
-                                ({"other": "", "io_size": "4X"}, "not a size"),
-                                ({"io_size": "4K", "io_threads": "0"}, "between 1 and"),
-                                ({"io_threads": "16", "rw_mix_read": "120"}, "percentage")):
-            await fill(app, pilot, values)
-            assert message in flat(app, "#form-status"), values
-            await click(pilot, "#form-ok")
-            assert app.screen is form
-        assert app.pane(BenchPane).bench_run is None and app.pane(BenchPane).last_result is None  # nothing ran
-    assert images(ioctx) == before
 
 
 @pytest.mark.parametrize("kind", ["rados", "rbd"])
