@@ -30,6 +30,7 @@ import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -105,8 +106,7 @@ class NoRados:
         raise AssertionError("a form started a bench: it opened its own librados handle")
 
 
-def audit_lines() -> int:
-    path = audit_log_path()
+def audit_lines(path: Path) -> int:
     try:
         return len(path.read_text(encoding="utf-8").splitlines())
     except FileNotFoundError:
@@ -132,11 +132,15 @@ def replayed(look_app: Callable[..., CephTUI], monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(bench_mod, "rados", no_rados)
     caplog.set_level(logging.ERROR)
     made: list[CephTUI] = []
-    audit_before = audit_lines()
+    audits: list[tuple[Path, int]] = []
 
     def run() -> Any:
         app = look_app(RELEASE, refresh=30.0)  # no polls mid-walk: go_tab asks for one (r)
         made.append(app)
+        # The log the app writes to, once look_app has pointed CEPHTUI_AUDIT_LOG at its own (counted then: in a
+        # worker that ran cluster tests before, the session's log already holds their lines)
+        path = audit_log_path()
+        audits.append((path, audit_lines(path)))
         return app, app.run_test(size=SIZE)
 
     yield run
@@ -149,7 +153,8 @@ def replayed(look_app: Callable[..., CephTUI], monkeypatch: pytest.MonkeyPatch,
         wrote = sorted({f"{t} {prefix}" for t, prefix, _ in sent if mutating(table, t, prefix)})
         assert not wrote, f"mutating commands were sent: {wrote}"
     assert no_rados.opened == 0
-    assert audit_lines() == audit_before, "the audit log gained lines"
+    for path, before in audits:
+        assert audit_lines(path) == before, f"the audit log ({path}) gained lines"
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, f"errors logged: {[r.getMessage() for r in errors]}"
 

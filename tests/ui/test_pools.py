@@ -12,7 +12,7 @@ from cephtui.ui.panes.pools import PoolsPane
 from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.wizards.pool import PoolWizard
 from tests.conftest import Sandbox
-from tests.ui.helpers import SIZE, click, text_of, wait_for
+from tests.ui.helpers import SIZE, click, text_of, wait_for, wait_screen
 
 
 def pools(sandbox: Sandbox) -> dict[str, dict[str, Any]]:
@@ -251,7 +251,10 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
             # With deletion switched off at runtime, the refusal says what to do, and nothing is flipped.
             sandbox.ceph("tell", "mon.a", "config", "set", "mon_allow_pool_delete", "false")
             await pilot.press("D")
-            screen = app.screen
+            # Waited for, not read at once: a key typed right after a flow's dialog closed (pg_num's, above) waits
+            # for that flow to end, as its next step may follow (compat.KeysInOrder), so the press can return
+            # before `D` is handled (a CI run, loaded, read the main screen here).
+            screen = await wait_screen(pilot, ConfirmScreen, 10, "the deletion's confirmation")
             assert isinstance(screen, ConfirmScreen) and screen.typed == "ctp-edit"
             await pilot.press(*"ctp-edit", "enter")
             await wait_for(pilot, lambda: screen.state == "done", 15, "the refusal")
@@ -263,7 +266,7 @@ async def test_edit_and_delete_with_typed_name(make_app, sandbox: Sandbox) -> No
 
             await pilot.press("D")
             await pilot.press(*"ctp-edit", "enter")
-            screen = app.screen
+            screen = await wait_screen(pilot, ConfirmScreen, 10, "the deletion's confirmation")
             await wait_for(pilot, lambda: screen.state == "done", 15, "the deletion")
             assert screen.outcome.ok
             await close(pilot)
