@@ -24,11 +24,12 @@ from tests.look.settle import keys_for, settle
 pytestmark = snapshots_here
 
 SIZE = (120, 36)
-BASELINE = Path(__file__).parent / "__snapshots__" / "test_tab_snapshots" / "test_tab[pacific-health-120x36].svg"
+BASELINE = Path(__file__).parent / "__snapshots__" / "test_tab_snapshots" / "test_tabs[pacific-120x36][health].svg"
 
 
 def health_screen(app: CephTUI) -> str:
-    """The Health tab's screen as test_tab_snapshots.py takes it, normalised as syrupy stores it."""
+    """The Health tab's screen as test_tab_snapshots.py takes it (the first tab of its walk), normalised as syrupy
+    stores it."""
     async def show(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press(*keys_for("health"))
