@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cephtui.ceph import ops
-from cephtui.ceph.errors import CephError
+from cephtui.ceph.errors import CephError, CephStillWaiting, CephTimeout
 
 
 def test_cli_equivalents_are_what_an_admin_types() -> None:
@@ -162,6 +162,30 @@ def test_refusal_hints_never_flip_switches() -> None:
     hint = ops.explain_refusal(ops.pool_delete("p"), refused)
     assert hint is not None and "ceph config set mon mon_allow_pool_delete true" in hint and "never" in hint
     assert ops.explain_refusal(ops.osd_out([1]), refused) is None
+
+
+def test_a_command_without_an_answer_is_not_called_refused() -> None:
+    """librados gave up waiting (the op timeout; a CI run's loaded mon took longer than 5 s to commit): the command
+    may still be applied, so the hint says to look before running it again. One never sent says nothing of it."""
+    op = ops.crush_add_bucket("h2", "host", [("root", "default")])
+    unanswered = CephTimeout(110, "timed out", op.prefix)
+    assert ops.is_unanswered(unanswered)
+    hint = ops.explain_refusal(op, unanswered)
+    assert hint is not None and "not a refusal" in hint and "before running it again" in hint
+    never_sent = CephStillWaiting(110, "an earlier `osd crush add-bucket` is still waiting; not sent again", op.prefix)
+    assert not ops.is_unanswered(never_sent) and ops.explain_refusal(op, never_sent) is None
+    assert not ops.is_unanswered(CephError(22, "refused", op.prefix))
+
+
+def test_the_confirmation_says_no_answer_not_refused() -> None:
+    from cephtui.ui.screens.confirm import NO_ANSWER, ConfirmScreen
+
+    op = ops.osd_out([1])
+    shown = ConfirmScreen._report([(op, False, NO_ANSWER + "timed out [errno 110]")], [op]).plain
+    assert shown.startswith("✖ no answer: ceph osd out 1") and "refused" not in shown, shown
+    assert "  timed out [errno 110]" in shown and NO_ANSWER + "timed" not in shown, shown
+    refused = ConfirmScreen._report([(op, False, "osd.1 does not exist [errno 2]")], [op]).plain
+    assert refused.startswith("✖ refused: ceph osd out 1"), refused
 
 
 def test_pool_and_auth_operations() -> None:

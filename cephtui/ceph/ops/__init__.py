@@ -33,6 +33,7 @@ from cephtui.ceph.ops.core import (
     AuditLog,
     Operation,
     explain_refusal,
+    is_unanswered,
     run,
 )
 from cephtui.ceph.ops.crush import (
@@ -127,6 +128,7 @@ __all__ = [
     "ec_profile_remove",
     "ec_profile_set",
     "explain_refusal",
+    "is_unanswered",
     "flag_set",
     "group_flag_set",
     "orch_daemon_stop",

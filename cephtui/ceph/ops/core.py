@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cephtui.ceph.cluster import Commands
-from cephtui.ceph.errors import CephError, CephPermissionError, CephReadOnly, CephTimeout
+from cephtui.ceph.errors import CephError, CephPermissionError, CephReadOnly, CephStillWaiting, CephTimeout
 from cephtui.ceph.mgrline import Carried
 from cephtui.ceph.owner_only import open_append
 from cephtui.ceph.secrets import redact, redact_value
@@ -112,9 +112,20 @@ class AuditLog:
 _ERRNO_RE = re.compile(r"\[errno (\d+)\]")
 
 
+def is_unanswered(error: CephError) -> bool:
+    """Sent, and no answer came within the op timeout (not one that was never sent: CephStillWaiting)."""
+    return isinstance(error, CephTimeout) and not isinstance(error, CephStillWaiting)
+
+
 def explain_refusal(op: Operation, error: CephError, identity: str = "", cap: str = "") -> str | None:
     """What the operator can do about a refusal the mon's text alone does not make obvious."""
     text = error.message
+    if is_unanswered(error):
+        # Not a refusal: librados stopped waiting (the op timeout), the monitor may have the command and commit
+        # it later (seen: paxos commits over 5 s on a loaded 2-core machine). Running it again blind could do it
+        # twice, or an undo could undo nothing.
+        return ("No answer within the op timeout: this is not a refusal, and it may still be applied. Check the "
+                "cluster (the tab shows it at its next refresh) before running it again.")
     if op.prefix == "osd pool delete" and "mon_allow_pool_delete" in text:
         return ("The monitors refuse to delete pools while mon_allow_pool_delete is false (a safety switch). "
                 "cephtui never flips it for you. To allow it for this one deletion, run "

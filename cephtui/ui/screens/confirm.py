@@ -29,6 +29,8 @@ from cephtui.ui.screens.dialog import Dialog
 from cephtui.ui.widgets.preview_view import PreviewUnavailable
 
 log = logging.getLogger("cephtui")
+# A command sent whose answer did not come within the op timeout: said so, never as a refusal.
+NO_ANSWER = "no answer: "
 
 def same_names(typed: str, wanted: str) -> bool:
     """The typed confirmation: names in the same order; commas and runs of spaces do not matter."""
@@ -263,7 +265,8 @@ class ConfirmScreen(Dialog[Outcome]):
                 # Refused for caps: name the identity and the cap, from the cluster's command table.
                 hint = ops_mod.explain_refusal(op, e, identity=self.client.spec.name,
                                                cap=self.client.required_cap(op.prefix) if e.errno == 13 else "")
-                results.append((op, False, f"{e.message} [errno {e.errno}]" + (f"\n{hint}" if hint else "")))
+                said = f"{e.message} [errno {e.errno}]" + (f"\n{hint}" if hint else "")
+                results.append((op, False, NO_ANSWER + said if ops_mod.is_unanswered(e) else said))
                 break  # later steps assume the earlier ones happened
             except Exception as e:
                 log.exception("operation failed")
@@ -288,11 +291,13 @@ class ConfirmScreen(Dialog[Outcome]):
         t = Text()
         for i, (op, ok, message) in enumerate(results):
             step = f"{i + 1}/{len(operations)} " if len(operations) > 1 else ""
-            t.append(f"✔ {step}" if ok else f"✖ {step}refused: ",
+            unanswered = not ok and message.startswith(NO_ANSWER)  # sent, not refused: it may still apply
+            t.append(f"✔ {step}" if ok else f"✖ {step}{NO_ANSWER if unanswered else 'refused: '}",
                      style=palette.style("bold ok" if ok else "bold err"))
             t.append(f"{op.cli}\n", style=palette.style("info"))
             if message:
-                t.append(f"  {message}\n", style="" if ok else palette.style("err"))
+                t.append(f"  {message[len(NO_ANSWER):] if unanswered else message}\n",
+                         style="" if ok else palette.style("err"))
         if running is not None:
             t.append(f"… {running + 1}/{len(operations)} {operations[running].cli}\n", style="italic")
         return t
