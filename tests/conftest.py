@@ -156,7 +156,12 @@ SHARED_GROUPS = {"tests/cluster/test_pyz.py": "chroots", "tests/cluster/test_rel
 # - These modules' tests are independent of each other (each starts its own app on a cluster it leaves as it
 #   found it) and long, so each test is a group of its own.
 PER_TEST_GROUPS = {"tests/ui/test_hostile_forms.py", "tests/ui/test_faults_drain.py", "tests/ui/test_faults_bench.py",
-                   "tests/ui/test_doctor.py", "tests/ui/test_faults_kills.py"}
+                   "tests/ui/test_doctor.py", "tests/ui/test_faults_kills.py",
+                   # The look tier's modules: no cluster, an app of their own per test. As whole modules, the 65
+                   # dialog snapshots kept one worker busy for 100 s after the other three had finished.
+                   "tests/ui/test_releases.py", "tests/ui/test_navigation.py", "tests/ui/test_bench_look.py",
+                   "tests/ui/test_keybursts_look.py"}
+PER_TEST_DIRS = ("tests/look/",)
 # - The longest groups go first, so that the workers finish together: a hint from a `--durations` run on the
 #   2-core CI machine. A stale entry costs time, never a result.
 LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "tests/cluster/test_failslow.py",
@@ -165,7 +170,10 @@ LONG_FIRST = ("tests/ui/test_faults_kills.py", "tests/ui/test_removal.py", "test
               "tests/ui/test_hostile_forms.py", "tests/ui/test_faults_bench.py", "tests/ui/test_bench.py",
               "tests/ui/test_faults_full.py", "tests/cluster/test_bench.py",
               "tests/ui/test_pools.py", "tests/ui/test_faults_crush.py", "tests/ui/test_users.py",
-              "tests/cluster/test_removecli.py")
+              "tests/cluster/test_removecli.py",
+              # The no-cluster tiers' longest (a tab walk is 11 screens in one app, about 13 s)
+              "tests/look/test_tab_snapshots.py", "tests/ui/test_releases.py", "tests/look/test_dialog_snapshots.py",
+              "tests/ui/test_navigation.py")
 
 
 def xdist_group(nodeid: str) -> str:
@@ -173,7 +181,7 @@ def xdist_group(nodeid: str) -> str:
     module = nodeid.split("::", 1)[0]
     if module in SHARED_GROUPS:
         return SHARED_GROUPS[module]
-    return nodeid if module in PER_TEST_GROUPS else module
+    return nodeid if module in PER_TEST_GROUPS or module.startswith(PER_TEST_DIRS) else module
 
 
 try:

@@ -243,7 +243,6 @@ class CephTUI(KeysInOrder):
         Runs in __init__: panes draw their first texts when they mount, before the app's on_mount,
         and take their colours from the palette, which must be the chosen theme's by then.
         """
-        self._start_theme: str | None = None
         themes, problems = load_all_themes()
         for theme in themes:
             self.register_theme(theme)
@@ -255,14 +254,14 @@ class CephTUI(KeysInOrder):
             wanted = DEFAULT_THEME
         chosen = self.get_theme(wanted)
         if chosen is not None:  # None only if cephtui's own theme files are missing: Textual's default stays
-            self._start_theme = wanted
             palette.set_theme(chosen)
+            # Set before compose, not in on_mount: a theme set once the widgets are mounted restyles every one
+            # of them again (App.refresh_css): a fifth of the CPU of a start (scripts/bench_startup.py).
+            self.theme = wanted
         return problems
 
     def _setup_themes(self) -> None:
-        """Apply the theme chosen in __init__, say which theme files were skipped, follow later changes."""
-        if self._start_theme is not None:
-            self.theme = self._start_theme
+        """Say which theme files were skipped (the theme itself is set in __init__), follow later changes."""
         palette.set_theme(self.current_theme)
         for problem in self._theme_problems:
             self.notify(problem, title="Themes", severity="warning", timeout=15)

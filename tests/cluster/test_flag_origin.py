@@ -51,8 +51,11 @@ def test_setters_and_times_of_flags_set_by_cephtui_and_by_the_cli(sandbox: Sandb
     ops.run(client, ops.flag_set("nodeep-scrub", True), audit)  # this host's cephtui
     sandbox.ceph("osd", "set", "noscrub")  # the ceph CLI's way (its argparse, its own connection)
     sandbox.ceph("osd", "set-group", "noout", "osd.1")
-    t1 = time.time()
     keys = [("nodeep-scrub", ""), ("noscrub", ""), ("noout", "osd.1")]
+    # An answer may come before the osdmap that holds it is committed (a CI run's `osd set-group` was answered,
+    # and the next `osd dump` still showed the epoch before): the flags are set once the osdmap says so.
+    wait_until(lambda: set(keys) <= fo.flag_keys(client.mon("osd dump")), 15, "the three flags in the osdmap")
+    t1 = time.time()
 
     # At once, from `log last` alone (the file left out): the mons commit their audit entries a moment after
     # the command's answer, so a setter not found yet is "not yet". Deterministic on a quiet cluster: each

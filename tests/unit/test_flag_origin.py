@@ -28,6 +28,8 @@ class Maps(fo.OsdmapHistory):
     (1, 500, set(range(1, 501)), (None, 1001.0)),  # since epoch 1
     (300, 800, set(range(100, 801)), (None, 1300.0)),  # older than every epoch kept: before the oldest
     (300, 800, set(range(200, 250)) | set(range(700, 801)), (1700.0, None)),  # set, unset, set again
+    (1, 500, {493} | set(range(497, 501)), (1497.0, None)),  # unset for 3 epochs: a gallop skipped them
+    (1, 500, set(range(100, 200)), (None, None)),  # not set in the epoch asked about: no time, not 200's
 ])
 def test_set_since_finds_the_first_epoch_of_the_current_run(first: int, last: int, on: set[int],
                                                            expect: tuple[float | None, float | None]) -> None:

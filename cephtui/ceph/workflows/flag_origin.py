@@ -33,6 +33,7 @@ from cephtui.ceph.workflows.maintenance import PAUSE_PARTS, FlagKey, clock_time,
 
 AUDIT_TAIL = 1000  # entries asked of `log last` (the mons return what they keep: 50 on Pacific's defaults)
 LOCAL_TAIL_BYTES = 2 << 20  # of this host's audit log, from its end
+EXACT_EPOCHS = 8  # the newest epochs searched one by one (OsdmapHistory.set_since)
 MATCH_WINDOW = 60.0  # s: an audit entry this close to the epoch that set the flag is taken as its setter
 EPOCH_CACHE = 512  # osdmaps never change: cached by epoch, this many at most
 
@@ -226,8 +227,15 @@ class OsdmapHistory:
 
     def set_since(self, key: FlagKey, epoch: int) -> tuple[float | None, float | None]:
         """(since, before) for a flag set at `epoch`: the time of the first epoch of its current run; or, when
-        every epoch kept has it, (None, the time of the oldest one kept). Galloping back from `epoch`, then
-        halving: O(log n) maps, each asked once."""
+        every epoch kept has it, (None, the time of the oldest one kept). Back one epoch at a time over the
+        newest EXACT_EPOCHS (a flag unset and set again in a few epochs, as maintenance entered twice does, is
+        told apart), then galloping and halving: O(log n) maps, each asked once. A flag unset and set again
+        between two probes further back is taken as one run. (None, None) when the flag is not set at `epoch`
+        itself: a flag the caller saw set that this epoch does not hold yet (its commit came a moment later) has
+        no time here, never the time of the epoch after some earlier unset."""
+        now = self.at(epoch)
+        if now is None or key not in now[0]:
+            return None, None
         hi, step = epoch, 1  # the flag is set at hi
         while True:
             probe = max(hi - step, 1)
@@ -242,7 +250,9 @@ class OsdmapHistory:
             if key not in got[0]:
                 lo = probe
                 break
-            hi, step = probe, step * 2
+            hi = probe
+            if epoch - hi >= EXACT_EPOCHS:
+                step *= 2
         while hi - lo > 1:  # unset at lo, set at hi
             mid = (lo + hi) // 2
             got = self.at(mid)
