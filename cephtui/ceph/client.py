@@ -58,6 +58,11 @@ MGR_PREFIXES = frozenset({"pg dump", "pg stat", "pg dump_stuck", "pg ls-by-osd",
 
 # Seconds between attempts to fetch the command table while the mon does not give it.
 TABLE_RETRY = 60.0
+# A command that changes the cluster (by the cluster's own command table) waits this long for the mon's answer,
+# on a handle of its own: librados has one rados_mon_op_timeout per handle, and reads keep the short one. A mon
+# whose store is slow to sync (a busy disk) took over 5 s to commit `osd set-group` in CI, and cephtui said "no
+# answer" of a command the mon then applied; the ceph CLI waits without a limit.
+MUTATION_TIMEOUT = 30
 
 
 @dataclass
@@ -68,6 +73,8 @@ class CephClient:
 
     def __post_init__(self) -> None:
         self._handle: Any = None
+        self._mutation_handle: Any = None  # opened at the first mutation (MUTATION_TIMEOUT)
+        self._conf: dict[str, str] = {}
         self._lock = threading.Lock()
         self._commands: CommandTable | None = None
         # thread id -> (prefix, monotonic start) of the command that thread waits on: the UI
@@ -113,6 +120,7 @@ class CephClient:
                 pass
             raise CephConnectError(code, why) from None
         self._handle = handle
+        self._conf = conf
         self._mgr_line = MgrLine(lambda: self._open_mgr_handle(conf), on_late=self._late_answer)
         return self
 
@@ -170,13 +178,15 @@ class CephClient:
         with self._lock:
             handle, self._handle = self._handle, None
             line, self._mgr_line = self._mgr_line, None
+            slow, self._mutation_handle = self._mutation_handle, None
         if line is not None:
             line.close()
-        if handle is not None:
-            try:
-                handle.shutdown()
-            except Exception:
-                pass
+        for h in (handle, slow):
+            if h is not None:
+                try:
+                    h.shutdown()
+                except Exception:
+                    pass
 
     def __enter__(self) -> CephClient:
         if not self.connected:
@@ -435,9 +445,30 @@ class CephClient:
                     "active mgr's address; the mon has not noticed yet (mon_mgr_beacon_grace)")
         return None
 
+    def _handle_for(self, prefix: str) -> Any:
+        """The handle a mon command goes out on: a mutation's waits MUTATION_TIMEOUT for its answer."""
+        info = self._commands.get(prefix) if self._commands is not None else None
+        if info is None or not info.mutating or self.spec.op_timeout >= MUTATION_TIMEOUT:
+            return self.handle  # a read, or a command the table does not name (the mon refuses it at once)
+        with self._lock:
+            if self._mutation_handle is None and self._handle is not None:
+                handle = None
+                try:
+                    handle = self.spec.open_handle({**self._conf, "rados_mon_op_timeout": str(MUTATION_TIMEOUT)})
+                    handle.connect(timeout=self.spec.connect_timeout)
+                except Exception:  # the short wait, as before, rather than not sending it
+                    if handle is not None:
+                        try:
+                            handle.shutdown()
+                        except Exception:
+                            pass
+                    return self.handle
+                self._mutation_handle = handle
+            return self._mutation_handle or self.handle
+
     def _send_now(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
-        handle = self.handle
+        handle = self._handle_for(prefix)
         me = threading.get_ident()
         self._inflight[me] = (prefix, time.monotonic())
         # Mon commands; a mgr command only for a key without mgr caps (_send_to_mgr), forwarded by the mon.

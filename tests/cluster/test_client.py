@@ -150,3 +150,52 @@ def probe_all(addrs: dict[str, Any]) -> list[Any]:
             host, _, port = a["addr"].rpartition(":")
             out.append(msgrprobe.probe(host.strip("[]"), int(port), True))
     return out
+
+
+def test_a_mutation_waits_out_a_mon_that_stalls_longer_than_a_reads_timeout(sandbox: Sandbox) -> None:
+    """The mon stopped for 8 s (SIGSTOP, as a mon whose store sync stalls on a busy disk: one took over 5 s to
+    commit `osd set-group` in CI) while a command that changes the cluster is on its way: it is answered and
+    applied, not "no answer" at the read timeout (5 s); a read in the same stall still gives up at 5 s."""
+    import os
+    import signal
+    import time
+
+    from cephtui.ceph import client as client_mod
+    from cephtui.ceph.errors import CephTimeout
+
+    c = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
+    key = f"cephtui-test/stall-{os.getpid()}"
+    pid = int((sandbox.dir / "run" / "mon.a.pid").read_text())
+    try:
+        c.commands()  # the table that says which commands change the cluster
+        done: dict[str, Any] = {}
+
+        def mutate() -> None:
+            t0 = time.monotonic()
+            try:
+                c.mon_raw("config-key set", key=key, val="x")
+                done["ok"] = time.monotonic() - t0
+            except CephError as e:
+                done["error"] = e
+
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            writer = threading.Thread(target=mutate)
+            writer.start()
+            t0 = time.monotonic()
+            with pytest.raises(CephTimeout):
+                c.mon("config-key exists", key=key)  # a read: the short timeout
+            assert 4 <= time.monotonic() - t0 < 8
+            time.sleep(max(0.0, 8 - (time.monotonic() - t0)))  # the stall's length is the test's input
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        writer.join(client_mod.MUTATION_TIMEOUT + 10)
+        assert "error" not in done, done
+        assert done.get("ok", 0) >= 7, done  # it really waited through the stall
+        assert key in sandbox.ceph("config-key", "ls")
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        try:
+            c.mon_raw("config-key rm", key=key)
+        finally:
+            c.close()
