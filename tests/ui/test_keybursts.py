@@ -29,6 +29,19 @@ pytestmark = pytest.mark.skipif(subprocess.run(["which", "tmux"], capture_output
                                 reason="needs tmux (scripts/setup.sh installs it)")
 
 SIZE = (120, 36)
+
+
+def _tmux_version() -> tuple[int, ...]:
+    out = subprocess.run(["tmux", "-V"], capture_output=True, text=True).stdout  # "tmux 3.7c", "tmux next-3.8"
+    m = re.search(r"(\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+# From tmux 3.6 paste-buffer passes the buffer through vis(3) unless given -S: Backspace arrived as the two
+# characters `^?` and Escape as `^[` (forky's tmux 3.7c, the Tentacle chroot). Older tmux knows no -S.
+RAW_PASTE = ("-S",) if subprocess.run(["which", "tmux"], capture_output=True).returncode == 0 \
+    and _tmux_version() >= (3, 6) else ()
+
 _servers = count()
 # The row under the table's cursor: its text has a background colour set before the OSD's name.
 CURSOR_ROW = re.compile(r"\x1b\[[0-9;]*\b48;[0-9;]*m[^\x1b]*● (osd\.\d+)")
@@ -63,7 +76,7 @@ class Terminal:
     def write(self, keys: bytes) -> None:
         """`keys` to the app's terminal in one write."""
         self.tmux("load-buffer", "-b", "burst", "-", data=keys)
-        self.tmux("paste-buffer", "-d", "-b", "burst", "-t", "t")
+        self.tmux("paste-buffer", "-d", *RAW_PASTE, "-b", "burst", "-t", "t")
 
     def screen(self, escapes: bool = False) -> str:
         return self.tmux("capture-pane", "-p", *(["-e"] if escapes else []), "-t", "t")
