@@ -73,7 +73,8 @@ class CephClient:
 
     def __post_init__(self) -> None:
         self._handle: Any = None
-        self._mutation_handle: Any = None  # opened at the first mutation (MUTATION_TIMEOUT)
+        self._mutation_handle: Any = None  # MUTATION_TIMEOUT; opened beside the main handle (_open_mutation_handle)
+        self._mutation_opener: threading.Thread | None = None
         self._conf: dict[str, str] = {}
         self._lock = threading.Lock()
         self._commands: CommandTable | None = None
@@ -121,26 +122,45 @@ class CephClient:
             raise CephConnectError(code, why) from None
         self._handle = handle
         self._conf = conf
-        self._mgr_line = MgrLine(lambda: self._open_mgr_handle(conf), on_late=self._late_answer)
+        self._mgr_line = MgrLine(lambda: self._open_handle({**conf, "rados_mon_op_timeout": "0"}, "to the mgr"),
+                                 on_late=self._late_answer)
+        if not self.read_only and self.spec.op_timeout < MUTATION_TIMEOUT:
+            # Opened now, beside the main handle, not at the first mutation: librados resends the commands in
+            # flight when it reconnects to a mon (MonClient::_resend_mon_commands), and a handle seconds old
+            # did so in CI (a loaded Reef mon): `osd crush move` went out twice, 0.2 s apart, and the mon's
+            # answer to the second ("no need to move item") was the one shown. A handle opened with the app
+            # is past its first seconds when an admin confirms anything.
+            self._mutation_opener = threading.Thread(target=self._open_mutation_handle, daemon=True,
+                                                     name="cephtui-mutation-handle")
+            self._mutation_opener.start()
         return self
+
+    def _open_mutation_handle(self) -> None:
+        try:
+            handle = self._open_handle({**self._conf, "rados_mon_op_timeout": str(MUTATION_TIMEOUT)},
+                                       "for commands that change the cluster")
+        except CephError:
+            return  # _handle_for sends on the main handle (the short wait) rather than not at all
+        with self._lock:
+            if self._handle is not None and self._mutation_handle is None:
+                self._mutation_handle, handle = handle, None
+        if handle is not None:  # closed meanwhile
+            _shutdown(handle)
 
     def _late_answer(self, carried: Carried) -> None:
         """A mgr answered a command its caller gave up on: the mgr is back, the gate may open again."""
         self.last_answer = time.monotonic()
         self.mgr_gate.answered(carried.prefix)
 
-    def _open_mgr_handle(self, conf: dict[str, str]) -> Any:
-        """The mgr line's handle: the same settings, no librados timeout on commands (mgrline says why)."""
-        handle = self.spec.open_handle({**conf, "rados_mon_op_timeout": "0"})
+    def _open_handle(self, conf: dict[str, str], what: str) -> Any:
+        """Another connection with these settings: the mgr line's (no librados timeout on commands, mgrline
+        says why) and the mutations' (MUTATION_TIMEOUT)."""
+        handle = self.spec.open_handle(conf)
         try:
             handle.connect(timeout=self.spec.connect_timeout)
         except rados.Error as e:
-            try:
-                handle.shutdown()
-            except Exception:
-                pass
-            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), f"cannot connect to the mgr: {e}") \
-                from None
+            _shutdown(handle)
+            raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), f"cannot connect {what}: {e}") from None
         return handle
 
     def _explain_connect_failure(self, code: int, handle: Any, conffile: str) -> str:
@@ -183,10 +203,7 @@ class CephClient:
             line.close()
         for h in (handle, slow):
             if h is not None:
-                try:
-                    h.shutdown()
-                except Exception:
-                    pass
+                _shutdown(h)
 
     def __enter__(self) -> CephClient:
         if not self.connected:
@@ -450,21 +467,12 @@ class CephClient:
         info = self._commands.get(prefix) if self._commands is not None else None
         if info is None or not info.mutating or self.spec.op_timeout >= MUTATION_TIMEOUT:
             return self.handle  # a read, or a command the table does not name (the mon refuses it at once)
-        with self._lock:
-            if self._mutation_handle is None and self._handle is not None:
-                handle = None
-                try:
-                    handle = self.spec.open_handle({**self._conf, "rados_mon_op_timeout": str(MUTATION_TIMEOUT)})
-                    handle.connect(timeout=self.spec.connect_timeout)
-                except Exception:  # the short wait, as before, rather than not sending it
-                    if handle is not None:
-                        try:
-                            handle.shutdown()
-                        except Exception:
-                            pass
-                    return self.handle
-                self._mutation_handle = handle
-            return self._mutation_handle or self.handle
+        opener = self._mutation_opener
+        if opener is not None and opener.is_alive():
+            opener.join(self.spec.connect_timeout)  # still connecting (a mutation right after the start)
+        if self._mutation_handle is None and self._handle is not None:
+            self._open_mutation_handle()  # it could not connect then: once more, now
+        return self._mutation_handle or self.handle
 
     def _send_now(self, prefix: str, inbuf: bytes, args: dict[str, Any]) -> tuple[bytes, str]:
         cmd = {"prefix": prefix, **args}
@@ -571,3 +579,10 @@ class CephClient:
         if ret != 0:
             raise error_for(abs(ret), outs, where)
         return loads(out)
+
+
+def _shutdown(handle: Any) -> None:
+    try:
+        handle.shutdown()
+    except Exception:
+        pass

@@ -106,6 +106,8 @@ class Navigation:
         self.tab_opening: str | None = None  # a tab switched to whose pane has not taken the focus yet
         self.names = Names()  # names `:` completes, kept across snapshots
         self._search: dict[str, str] = {}  # tab -> the `/` search of a tab without a filter of its own
+        self._revealing: object | None = None  # the jump whose row is still looked for (reveal)
+        self._keys_held: object | None = None  # the jump the keys typed behind it wait for
 
     @property
     def prompt(self) -> PromptBar:
@@ -174,13 +176,31 @@ class Navigation:
                     move(table, index)
 
     def reveal(self, pane: Pane, name: str, until: float) -> None:
-        """Put the cursor on the row called `name`: the tab's data may still be coming, so try a while."""
+        """Put the cursor on the row called `name`: the tab's data may still be coming, so try a while.
+
+        The keys typed behind the jump wait until the cursor is there, or until the table has rows and none is
+        called `name`: `:osd.1⏎w` in one read reweighted no OSD, because the OSD tree comes with the first
+        poll after its tab opens and `w` found an empty table."""
+        token = object()
+        self._revealing = self._keys_held = token
+        self._keys_wait_for(lambda: self._keys_held is not token)
+        self._reveal(pane, name, until, token)
+
+    def _reveal(self, pane: Pane, name: str, until: float, token: object) -> None:
+        if self._revealing is not token:
+            return  # a later jump took over
         table = table_of(pane, None)
         index = named_row(table, name) if table is not None else None
         if table is not None and index is not None:
             move(table, index)
         elif time.monotonic() < until and pane is self._shown_pane():
-            self.app.set_timer(0.25, lambda: self.reveal(pane, name, until))
+            if table is not None and row_count(table) and self._keys_held is token:
+                self._keys_held = None  # rows, none of them `name` (yet): the keys behind act on what is there
+            self.app.set_timer(0.25, lambda: self._reveal(pane, name, until, token))
+            return
+        self._revealing = None
+        if self._keys_held is token:
+            self._keys_held = None
 
     def _shown_pane(self) -> Pane | None:
         """The active pane, or None between tabs or while the app is torn down (a timer may fire then)."""

@@ -168,6 +168,7 @@ def test_a_mutation_waits_out_a_mon_that_stalls_longer_than_a_reads_timeout(sand
     pid = int((sandbox.dir / "run" / "mon.a.pid").read_text())
     try:
         c.commands()  # the table that says which commands change the cluster
+        wait_until(lambda: c._mutation_handle is not None, 10, "the mutations' connection")
         done: dict[str, Any] = {}
 
         def mutate() -> None:
@@ -199,3 +200,25 @@ def test_a_mutation_waits_out_a_mon_that_stalls_longer_than_a_reads_timeout(sand
             c.mon_raw("config-key rm", key=key)
         finally:
             c.close()
+
+
+def test_the_mutations_connection_opens_with_the_client_not_at_the_first_mutation(sandbox: Sandbox) -> None:
+    """librados resends the commands in flight when it reconnects to a mon; a connection opened at the first
+    mutation did so seconds later in CI, and `osd crush move` reached the mon twice (the answer shown was the
+    second's, "no need to move"). The mutations' connection is opened beside the main one; a read-only client
+    opens none."""
+    c = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5)).connect()
+    try:
+        wait_until(lambda: c._mutation_handle is not None, 10, "the mutations' connection, with no mutation sent")
+        assert c._mutation_handle.get_instance_id() != c.handle.get_instance_id()  # a session of its own
+        c.commands()
+        assert c._handle_for("config-key set") is c._mutation_handle
+        assert c._handle_for("config-key get") is c.handle
+    finally:
+        c.close()
+    assert c._mutation_handle is None
+    ro = CephClient(ConnectionSpec(conffile=str(sandbox.conf), op_timeout=5), read_only=True).connect()
+    try:
+        assert ro._mutation_opener is None and ro._mutation_handle is None
+    finally:
+        ro.close()

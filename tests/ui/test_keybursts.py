@@ -156,6 +156,20 @@ def test_a_jump_typed_in_one_burst_lands_where_typed(terminal: Terminal) -> None
     terminal.wait(on_osd("osd.1"), "the jump to osd.1", escapes=True)
 
 
+def test_a_jump_and_the_keys_for_that_osd_in_one_read(terminal: Terminal, sandbox: Sandbox) -> None:
+    """`:osd.1⏎w⌫0.5⏎` in one write, the tab not shown before: the reweight of osd.1 to 0.5 is offered (found
+    by hand: the cursor landed on osd.1 but `w` came before the OSD tree and was lost; `5` then switched to
+    Pools and Enter opened a pool)."""
+    terminal.start()
+    terminal.ready()
+    terminal.write(b":osd.1\rw\x7f0.5\r")
+    shown = terminal.wait(lambda s: "Confirm: Reweight osd.1 to 0.5" in s, "the confirmation of osd.1 at 0.5")
+    assert "$ ceph osd reweight 1 0.5" in shown
+    terminal.write(b"\x1b")  # cancel: nothing runs
+    terminal.wait(lambda s: "Confirm" not in s, "the confirmation closed")
+    assert reweight(sandbox, 1) == 1.0
+
+
 def test_the_reweight_form_takes_a_burst_as_typed(terminal: Terminal, sandbox: Sandbox) -> None:
     """The issue's case: `w` on osd.1, then Backspace, `0.5` and Enter in one read. The confirmation offers
     `ceph osd reweight 1 0.5`, not the full drain `... 1 0` that `0.` read as 0 made of it."""

@@ -5,7 +5,8 @@ Seen twice in clean-clone CI runs (tests/ui/test_keybursts.py, tmux on a sandbox
 `c vmhost4⏎ZZ` as soon as the Users tab's footer showed, landed on the CRUSH tab. The Users tab had not had its
 first `auth ls` yet, so `c` only said "not read yet", and the name's `4` switched tabs. Here the Users tab's
 `auth ls` is held back a second (a slow mon), so the burst always comes first. The CRUSH tab's forms had the same
-gap before its first `osd crush dump` (`4anode9`: "not read yet", and the `9` switched tabs).
+gap before its first `osd crush dump` (`4anode9`: "not read yet", and the `9` switched tabs). A jump to an OSD had
+it before its tab's first `osd tree` (`:osd.1⏎w` put the cursor on osd.1, and `w` found no OSD to reweight).
 """
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ import pytest
 from textual.widgets import Input
 
 from cephtui.ui.panes.crush import CrushPane
+from cephtui.ui.panes.osds import OSDsPane
 from cephtui.ui.panes.users import UsersPane
+from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.wizards.form import FormScreen
-from tests.ui.helpers import SIZE, wait_for
+from tests.ui.helpers import SIZE, text_of, wait_for
 from tests.ui.test_navigation import burst
 
 READ_DELAY = 1.0
@@ -45,6 +48,11 @@ def slow_auth_ls(look_app: Any) -> Any:
 @pytest.fixture
 def slow_crush_dump(look_app: Any) -> Any:
     return slowed(look_app(), "osd crush dump")
+
+
+@pytest.fixture
+def slow_osd_tree(look_app: Any) -> Any:
+    return slowed(look_app(), "osd tree")
 
 
 async def test_a_name_typed_before_the_users_were_read_goes_to_the_wizard(slow_auth_ls: Any) -> None:
@@ -103,3 +111,29 @@ async def test_the_burst_really_came_before_the_crush_map(slow_crush_dump: Any) 
         await wait_for(pilot, lambda: app.tabs.active == "crush", 5, "the CRUSH tab")
         assert pane.cmap is None, "the map came before the burst: the delay does not hold the read back"
         await wait_for(pilot, lambda: pane.cmap is not None, 15, "the map, a second later")
+
+
+async def test_keys_typed_behind_a_jump_to_an_osd_act_on_that_osd(slow_osd_tree: Any) -> None:
+    """`:osd.1⏎w⌫0.5⏎` in one read: the reweight form of osd.1, its default taken out, 0.5 typed and sent on to
+    the confirmation (found by hand in tmux: the cursor landed on osd.1, `w` was lost, and `5` switched to Pools
+    and Enter opened a pool's detail)."""
+    app = slow_osd_tree
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+        burst(app, ":osd.1\rw\x7f0.5\r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen) and app.screen.is_mounted, 15,
+                       "the reweight's confirmation")
+        assert app.tabs.active == "osds", app.tabs.active
+        assert "$ ceph osd reweight 1 0.5" in text_of(app, "#confirm-commands"), text_of(app, "#confirm-commands")
+
+
+async def test_the_jump_really_came_before_the_osd_tree(slow_osd_tree: Any) -> None:
+    app = slow_osd_tree
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a first snapshot")
+        pane = app.pane(OSDsPane)
+        assert pane.table_data is None
+        burst(app, ":osd.1\r")
+        await wait_for(pilot, lambda: app.tabs.active == "osds", 5, "the OSDs tab")
+        assert pane.table_data is None, "the tree came before the jump: the delay does not hold the read back"
+        await wait_for(pilot, lambda: pane.targets() == (1,), 15, "the cursor on osd.1, a second later")
