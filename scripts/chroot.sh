@@ -28,7 +28,7 @@ MIRROR=${CEPHTUI_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What each suite needs beyond minbase: the cluster's daemons, the client bindings and what the
 # suite needs to run (setup.sh installs the same list; having it here makes the chroot usable
 # for a pyz smoke test without running setup.sh).
-PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common python3-rados python3-rbd fio python3-venv tmux ca-certificates)
+PKGS=(ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common python3-rados python3-rbd python3-cephfs fio python3-venv tmux ca-certificates)
 
 say() { echo "chroot.sh: $*" >&2; }
 die() { say "$*"; exit 2; }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Throwaway single-host Ceph cluster for demos and tests.
 
-    sandbox.py start DIR [--osds N] [--mons N] [--port P] [--pool NAME[:PGS]]... [--release pacific|reef|tentacle]
+    sandbox.py start DIR [--osds N] [--mons N] [--port P] [--pool NAME[:PGS]]... [--fs NAME]
+                         [--release pacific|reef|tentacle]
     sandbox.py stop DIR [--purge]
     sandbox.py status DIR
     sandbox.py kill DIR DAEMON [--hard]      # DAEMON: mon.a, mgr.x, osd.2
@@ -9,7 +10,8 @@
     sandbox.py crash DIR DAEMON              # SIGABRT it, post its crash report as ceph-crash does
 
 One mon (or --mons N: a, b, c ... on ports of their own), one mgr and N bluestore OSDs on sparse
-files, cephx on, loopback only.
+files, cephx on, loopback only. --fs NAME adds a CephFS file system (pools NAME_metadata and NAME_data)
+served by two MDS daemons, mds.a active and mds.b standby.
 Everything lives under DIR (config, keyrings, data, logs, sockets, pid files), so
 several sandboxes on different ports run side by side and `stop` ends exactly
 the daemons this tool started, by pid. Runs with Debian's /usr/bin/python3,
@@ -87,6 +89,11 @@ keyring = {dir}/mon/ceph-$id/keyring
 admin socket = {dir}/run/$name.asok
 mgr data = {dir}/mgr/ceph-$id
 keyring = {dir}/mgr/ceph-$id/keyring
+
+[mds]
+admin socket = {dir}/run/$name.asok
+mds data = {dir}/mds/ceph-$id
+keyring = {dir}/mds/ceph-$id/keyring
 
 [osd]
 admin socket = {dir}/run/$name.asok
@@ -308,7 +315,7 @@ class Sandbox:
         return out
 
     # ----- lifecycle
-    def start(self, osds: int, port: int | None, pools: list[str], mons: int = 1) -> None:
+    def start(self, osds: int, port: int | None, pools: list[str], mons: int = 1, fs: str | None = None) -> None:
         if self.conf.exists():  # an existing sandbox: restart whatever is stopped
             self._start_missing()
             self.wait_healthy()
@@ -385,10 +392,28 @@ class Sandbox:
                 name, _, pgs = spec.partition(":")
                 self.mon(r, prefix="osd pool create", pool=name, pg_num=int(pgs or 32))
                 self.mon(r, prefix="osd pool application enable", pool=name, app="rbd")
+            if fs:
+                self._add_fs(r, fs)
         finally:
             r.shutdown()
         self.wait_healthy()
         print(f"sandbox up in {time.monotonic() - t0:.1f}s", file=sys.stderr)
+
+    def _add_fs(self, r: rados.Rados, name: str) -> None:
+        """A file system with its two pools (`fs new` tags them cephfs) and two MDS daemons: one takes rank 0,
+        the other stands by (one alone raises MDS_INSUFFICIENT_STANDBY, as standby_count_wanted is 1)."""
+        meta, data = f"{name}_metadata", f"{name}_data"
+        self.mon(r, prefix="osd pool create", pool=meta, pg_num=8)
+        self.mon(r, prefix="osd pool create", pool=data, pg_num=16)
+        self.mon(r, prefix="fs new", fs_name=name, metadata=meta, data=data)
+        for ident in ("a", "b"):
+            mds_dir = self.dir / "mds" / f"ceph-{ident}"
+            mds_dir.mkdir(parents=True, exist_ok=True)
+            kr = self.mon(r, prefix="auth get-or-create", entity=f"mds.{ident}", format="plain",
+                          caps=["mon", "allow profile mds", "osd", "allow rwx", "mds", "allow", "mgr",
+                                "allow profile mds"])
+            (mds_dir / "keyring").write_bytes(kr)
+            self.spawn(f"mds.{ident}", self.daemon_argv(f"mds.{ident}"))
 
     def recreate_osd(self, osd_id: int) -> None:
         """A replacement disk for a destroyed OSD: new uuid and key, same id and CRUSH position, fresh mkfs.
@@ -538,8 +563,9 @@ class Sandbox:
         return "mgr modules failing: " + "; ".join(f"{k}: {v}" for k, v in sorted(failing.items()))
 
     def stop(self, purge: bool) -> None:
-        # OSDs first, then mgr, mon last, so the OSDs can still report to it.
-        order = sorted(self.daemon_names(), key=lambda n: {"osd": 0, "mgr": 1, "mon": 2}.get(n.split(".")[0], 3))
+        # MDSs (their clients' data is on the OSDs) and OSDs first, then mgr, mon last, so they can still report to it.
+        rank = {"mds": -1, "osd": 0, "mgr": 1, "mon": 2}
+        order = sorted(self.daemon_names(), key=lambda n: rank.get(n.split(".")[0], 3))
         for name in order:
             if self.stop_daemon(name):
                 print(f"stopped {name}", file=sys.stderr)
@@ -624,6 +650,8 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--mons", type=int, default=1, help="monitors (1-5; mon.a, mon.b ...; default 1)")
     s.add_argument("--pool", action="append", default=[], metavar="NAME[:PGS]",
                    help="create a replicated pool (repeatable)")
+    s.add_argument("--fs", default=None, metavar="NAME",
+                   help="a CephFS file system NAME (pools NAME_metadata, NAME_data) with mds.a and mds.b")
     s.add_argument("--release", choices=sorted(RELEASE_SUITES), default=None,
                    help="Ceph release of the daemons (default: this host's own packages); another release "
                         "runs inside a cached Debian chroot (scripts/chroot.sh)")
@@ -639,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
                       ("forget", "drop a purged daemon so start does not revive it")):
         s = sub.add_parser(name, help=hlp)
         s.add_argument("dir")
-        s.add_argument("daemon", help="mon.a, mgr.x, osd.N")
+        s.add_argument("daemon", help="mon.a, mgr.x, osd.N, mds.a")
         if name == "kill":
             s.add_argument("--hard", action="store_true")
     args = p.parse_args(argv)
@@ -650,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
         if suite is not None:
             return reexec_in(suite, raw)
         if args.cmd == "start":
-            box.start(args.osds, args.port, args.pool, args.mons)
+            box.start(args.osds, args.port, args.pool, args.mons, args.fs)
             print(box.conf)
         elif args.cmd == "stop":
             box.stop(args.purge)

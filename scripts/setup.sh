@@ -5,7 +5,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # CEPHTUI_VENV: scripts/chroot.sh points it at .venv-SUITE, so a chroot's venv (its own Python)
 # never replaces the host's.
 VENV=${CEPHTUI_VENV:-$ROOT/.venv}
-PKGS=(ceph-mon ceph-osd ceph-mgr ceph-common python3-rados python3-rbd fio python3-venv tmux prometheus)
+PKGS=(ceph-mon ceph-osd ceph-mgr ceph-mds ceph-common python3-rados python3-rbd python3-cephfs fio python3-venv tmux prometheus)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno as errno_mod
 import json
-import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,7 +16,9 @@ from typing import Any
 
 from cephtui.ceph import msgrprobe
 from cephtui.ceph.answers import loads
+from cephtui.ceph.cephfs.tell import MDS_READ_TELLS, MdsTells
 from cephtui.ceph.commands import CommandTable, module_not_running
+from cephtui.ceph.connect_failure import explain_connect_failure
 from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.errors import (
     CephConnectError,
@@ -34,12 +35,9 @@ from cephtui.ceph.mgrgate import MgrGate, active_addr
 from cephtui.ceph.mgrline import Carried, MgrBusy, MgrLine, MgrNoAnswer
 from cephtui.ceph.releases import (
     Release,
-    keyring_has,
-    keyring_key,
     librados_text,
     local_release,
     parse_release,
-    unreadable_key_reason,
 )
 
 try:  # Debian's python3-rados; absent on machines without Ceph (pure unit tests still run)
@@ -75,6 +73,7 @@ class CephClient:
         self._handle: Any = None
         self._mutation_handle: Any = None  # MUTATION_TIMEOUT; opened beside the main handle (_open_mutation_handle)
         self._mutation_opener: threading.Thread | None = None
+        self._mds: MdsTells | None = None  # `ceph tell mds.X` through libcephfs, made at the first one
         self._conf: dict[str, str] = {}
         self._lock = threading.Lock()
         self._commands: CommandTable | None = None
@@ -114,7 +113,7 @@ class CephClient:
             handle.connect(timeout=self.spec.connect_timeout)
         except rados.Error as e:
             code = abs(getattr(e, "errno", 0) or 0)
-            why = self._explain_connect_failure(code, handle, conffile)
+            why = explain_connect_failure(code, handle, conffile, self.spec.name, self.spec.connect_timeout)
             try:
                 handle.shutdown()
             except Exception:
@@ -124,6 +123,7 @@ class CephClient:
         self._conf = conf
         self._mgr_line = MgrLine(lambda: self._open_handle({**conf, "rados_mon_op_timeout": "0"}, "to the mgr"),
                                  on_late=self._late_answer)
+        self._mds = MdsTells(lambda: self.handle, float(self.spec.op_timeout))
         if not self.read_only and self.spec.op_timeout < MUTATION_TIMEOUT:
             # Opened now, beside the main handle, not at the first mutation: librados resends the commands in
             # flight when it reconnects to a mon (MonClient::_resend_mon_commands), and a handle seconds old
@@ -163,33 +163,6 @@ class CephClient:
             raise error_for(abs(getattr(e, "errno", 0) or errno_mod.EIO), f"cannot connect {what}: {e}") from None
         return handle
 
-    def _explain_connect_failure(self, code: int, handle: Any, conffile: str) -> str:
-        def conf_get(key: str) -> str:
-            try:
-                return handle.conf_get(key) or ""
-            except Exception:
-                return ""
-        name = self.spec.name
-        for path in [k.strip() for k in conf_get("keyring").split(",") if k.strip()]:
-            if os.path.isfile(path):
-                why = unreadable_key_reason(path, name, local_release())
-                if why:
-                    return f"cannot connect as {name}: {why}"
-                if keyring_key(path, name) is not None:
-                    break  # librados uses the first keyring that has the entity
-        if code == errno_mod.ENOENT:
-            return (f"no keyring found for {name} (looked in {conf_get('keyring') or '?'}); "
-                    f"use -k/--keyring or --id/--name")
-        if code in (errno_mod.EACCES, errno_mod.EPERM):
-            keyrings = [k for k in conf_get("keyring").split(",") if k and os.path.isfile(k)]
-            if keyrings and not any(keyring_has(k, name) for k in keyrings):
-                return f"no key for {name} in {', '.join(keyrings)}; use -k/--keyring or --id/--name"
-            return f"permission denied for {name}: the monitors rejected its key, or it has no mon caps"
-        if code in (errno_mod.ETIMEDOUT, errno_mod.EINTR):
-            return (f"cannot reach the monitors at {conf_get('mon_host') or '(no mon_host in ' + conffile + ')'} "
-                    f"within {self.spec.connect_timeout}s")
-        return f"cannot connect as {name}: {os.strerror(code) if code else 'unknown error'}"
-
     @property
     def connected(self) -> bool:
         return self._handle is not None
@@ -199,8 +172,11 @@ class CephClient:
             handle, self._handle = self._handle, None
             line, self._mgr_line = self._mgr_line, None
             slow, self._mutation_handle = self._mutation_handle, None
+            mds, self._mds = self._mds, None
         if line is not None:
             line.close()
+        if mds is not None:
+            mds.close()  # before the handle it runs on
         for h in (handle, slow):
             if h is not None:
                 _shutdown(h)
@@ -565,6 +541,18 @@ class CephClient:
             raise error_for(abs(ret), outs, where)
         return loads(out)
 
+
+    def mds_tell_raw(self, spec: str, prefix: str, **args: Any) -> bytes:
+        """`ceph tell mds.SPEC PREFIX` (SPEC: a name, gid, rank or fs:rank), bounded by the op timeout (cephfs/tell)."""
+        if self.read_only and prefix not in MDS_READ_TELLS:
+            raise CephReadOnly(errno_mod.EROFS, f"read-only mode (--read-only): `ceph tell mds.{spec} {prefix}` "
+                               "was not sent", f"mds.{spec} {prefix}")
+        if self._mds is None:
+            raise CephConnectError(errno_mod.ENOTCONN, "not connected")
+        return self._mds.command(spec, prefix, args)
+
+    def mds_tell(self, spec: str, prefix: str, **args: Any) -> Any:
+        return loads(self.mds_tell_raw(spec, prefix, **args))
 
     def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any:
         """`ceph tell mon.ID PREFIX` (its sessions …), parsed JSON; read-only tells only."""

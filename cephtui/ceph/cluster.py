@@ -29,13 +29,17 @@ class Commands(Protocol):
 
 
 class Tells(Protocol):
-    """Commands a daemon serves itself (`ceph tell osd.N`, `ceph tell mon.ID`, `ceph tell mgr`)."""
+    """Commands a daemon serves itself (`ceph tell osd.N`, `ceph tell mon.ID`, `ceph tell mgr`, `ceph tell mds.X`)."""
 
     def osd_tell(self, osd: int, prefix: str, **args: Any) -> Any: ...
 
     def mon_tell(self, mon: str, prefix: str, **args: Any) -> Any: ...
 
     def tell_mgr(self, prefix: str, **args: Any) -> Any: ...
+
+    def mds_tell(self, spec: str, prefix: str, **args: Any) -> Any:
+        """`ceph tell mds.SPEC` (a name, gid, rank or fs:rank): the MDS's own commands (`session ls` ...)."""
+        ...
 
 
 class Cluster(Commands, Tells, Protocol):

@@ -42,6 +42,10 @@ class RawAnswers:
     def mgr_raw(self, prefix: str, inbuf: bytes = b"", **args: Any) -> tuple[bytes, str]:
         return self.raw("mgr", prefix, args), ""
 
+    def mds_tell(self, spec: str, prefix: str, **args: Any) -> Any:
+        """An MDS's answer, recorded under the target `mds:SPEC` (scripts/capture_fs_fixtures.py)."""
+        return loads(self.raw(f"mds:{spec}", prefix, args))
+
 
 class ReplaySurface(RawAnswers):
     """The rest of cluster.Cluster for a client without librados: always connected, never read-only, no
@@ -115,9 +119,11 @@ class RecordingClient(RawAnswers):
     def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
         args = {"format": "json", **args}
         key = command_key(target, prefix, args)
-        ask = self.inner.mon_raw if target == "mon" else self.inner.mgr_raw
         try:
-            out, _ = ask(prefix, **args)
+            if target.startswith("mds:"):
+                out = self.inner.mds_tell_raw(target[4:], prefix, **args)
+            else:
+                out, _ = (self.inner.mon_raw if target == "mon" else self.inner.mgr_raw)(prefix, **args)
         except CephError as e:
             self.records[key] = {"errno": e.errno, "message": e.message}
             raise

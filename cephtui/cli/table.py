@@ -47,6 +47,7 @@ COMMANDS = (  # in `cephtui --help`'s order
     Command("record", "record"),
     Command("remove", "remove"),
     Command("rbd", "rbd_ls"),  # `rbd ls`
+    Command("fs", "fs"),  # `fs status`, `fs clients`
 )
 NAMES = tuple(c.name for c in COMMANDS)
 BY_NAME = {c.name: c for c in COMMANDS}

@@ -34,7 +34,7 @@ def members(proto: type) -> set[str]:
 
 def test_the_views_are_parts_of_the_contract() -> None:
     assert members(Commands) == {"mon", "mgr", "mon_raw", "mgr_raw"}
-    assert members(Tells) == {"osd_tell", "mon_tell", "tell_mgr"}
+    assert members(Tells) == {"osd_tell", "mon_tell", "tell_mgr", "mds_tell"}
     assert members(Commands) | members(Tells) < members(Cluster)
     assert {"spec", "read_only", "live", "waiting", "required_cap", "is_mgr_command", "mgr_refusal"} <= members(Cluster)
 

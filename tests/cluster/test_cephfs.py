@@ -1,0 +1,190 @@
+"""CephFS on a sandbox with a file system and real libcephfs clients: `cephtui fs status` and `fs clients` equal
+`ceph fs status -f json` and `ceph tell mds.FS:0 session ls`, and an MDS that stops answering is a state.
+
+The mgr's numbers move while a client writes (it samples the MDS every mgr_stats_period), so "at the same moment"
+is a read of ours between two reads of the CLI that agree with each other.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cephtui.ceph.cephfs.reader import read_clients, read_fs_status
+from cephtui.ceph.client import CephClient
+from cephtui.ceph.connection import ConnectionSpec
+from tests.conftest import ROOT, Sandbox, own_sandbox, wait_until
+
+pytestmark = [pytest.mark.cluster, pytest.mark.tier]
+FS = "cephfs"
+CEPHTUI = [sys.executable, "-m", "cephtui"]
+
+
+@pytest.fixture(scope="module")
+def fsbox() -> Iterator[Sandbox]:
+    with own_sandbox("ctt-fs-", "--osds", "3", "--pool", "rbd:8", "--fs", FS) as box:
+        yield box
+
+
+@pytest.fixture(scope="module")
+def fs_clients(fsbox: Sandbox) -> Iterator[list[subprocess.Popen[str]]]:
+    """Two real clients: one holds /held.txt open, one writes and reads /io.bin in a loop."""
+    procs = [subprocess.Popen(["/usr/bin/python3", str(ROOT / "scripts" / "cephfs_client.py"), str(fsbox.conf), mode,
+                               path, *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for mode, path, extra in (("hold", "/held.txt", []), ("io", "/io.bin", ["--size", "1048576"]))]
+    try:
+        for p in procs:
+            line = p.stdout.readline() if p.stdout else ""
+            assert line.strip() == "ready", f"a CephFS client did not mount: {line!r}"
+        yield procs
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
+
+
+def cli(box: Sandbox, *args: str) -> Any:
+    """The `ceph` CLI itself, as an admin types it."""
+    res = subprocess.run(["ceph", "-c", str(box.conf), "--connect-timeout", "10", *args, "-f", "json"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def cephtui(box: Sandbox, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CEPH_CONF", "CEPH_ARGS", "CEPHTUI_CONFIG")}
+    env["XDG_CONFIG_HOME"] = "/nonexistent/cephtui-tests"
+    return subprocess.run([*CEPHTUI, "-c", str(box.conf), *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def same_moment(box: Sandbox, cli_args: tuple[str, ...], ours: Any, what: str,
+                key: Any = lambda answer: answer) -> tuple[Any, Any]:
+    """(the CLI's answer, ours) read between two CLI answers that agree on `key` (what is compared): nothing
+    compared moved meanwhile."""
+    def read() -> tuple[Any, Any] | None:
+        before = cli(box, *cli_args)
+        mine = ours()
+        return (before, mine) if key(cli(box, *cli_args)) == key(before) else None
+    return wait_until(read, 90, what)
+
+
+def session_key(answer: Any) -> Any:
+    """What `fs clients` shows of `session ls` (its uptime and decaying counters move at every call)."""
+    return [(s["id"], s["inst"], s["state"], s["num_caps"], s["requests_in_flight"], s["client_metadata"])
+            for s in answer]
+
+
+def cli_answer(box: Sandbox, *args: str) -> Any | None:
+    """The CLI's answer, or None when the cluster does not serve the command (Debian's Reef mgr runs no module)."""
+    res = subprocess.run(["ceph", "-c", str(box.conf), "--connect-timeout", "10", *args, "-f", "json"],
+                         capture_output=True, text=True, timeout=60)
+    return json.loads(res.stdout) if res.returncode == 0 else None
+
+
+def ours_json(box: Sandbox) -> Any:
+    res = cephtui(box, "fs", "status", "--json")
+    assert res.returncode in (0, 3), res.stderr
+    return json.loads(res.stdout)
+
+
+def test_fs_status_json_equals_ceph_fs_status(fsbox: Sandbox, fs_clients: list[Any]) -> None:
+    if cli_answer(fsbox, "fs", "status", FS) is None:
+        return mgr_status_not_served(fsbox)
+    wait_until(lambda: cli(fsbox, "fs", "status", FS)["clients"][0]["clients"] == 2, 60, "both clients counted")
+    theirs, mine = same_moment(fsbox, ("fs", "status", FS), lambda: ours_json(fsbox),
+                               "`ceph fs status` twice alike around ours")
+    fs = mine["filesystems"][0]
+    assert fs["name"] == FS and fs["state"] == "healthy" and not mine["notes"]
+    # Every rank's numbers, the pools' bytes and the client count: the CLI's own.
+    ranks = [e for e in theirs["mdsmap"] if e["state"] not in ("standby", "standby-replay")]
+    assert fs["mdsmap"] == ranks, (fs["mdsmap"], ranks)
+    assert fs["pools"] == theirs["pools"]
+    assert fs["clients"] == theirs["clients"][0]["clients"] == 2
+    assert [s["name"] for s in mine["standbys"]] == [e["name"] for e in theirs["mdsmap"] if e["state"] == "standby"]
+    version = theirs["mds_version"]
+    assert [v["version"] for v in mine["mds_version"]] == ([version] if isinstance(version, str)
+                                                            else [v["version"] for v in version])
+    # The map and flags are the mon's `fs dump`.
+    m = cli(fsbox, "fs", "dump")["filesystems"][0]["mdsmap"]
+    assert (fs["max_mds"], fs["session_timeout"], fs["epoch"]) == (m["max_mds"], m["session_timeout"], m["epoch"])
+    text = cephtui(fsbox, "fs", "status")
+    assert text.returncode == 0 and f"{FS} - 2 clients (healthy" in text.stdout, text.stdout + text.stderr
+
+
+def mgr_status_not_served(box: Sandbox) -> None:
+    """Without the mgr's `fs status`: the map is the mon's, the pools' bytes are `ceph df`'s, and a note says
+    which numbers are missing and why (exit status 3)."""
+    theirs, mine = same_moment(box, ("df", "detail"), lambda: ours_json(box), "`ceph df` twice alike around ours")
+    fs = mine["filesystems"][0]
+    assert mine["notes"] and "the mgr's `fs status`" in mine["notes"][0], mine["notes"]
+    m = cli(box, "fs", "dump")["filesystems"][0]["mdsmap"]
+    gid = m["up"]["mds_0"]
+    assert fs["mdsmap"] == [{"rank": 0, "state": "active", "name": m["info"][f"gid_{gid}"]["name"]}]
+    by_id = {p["id"]: p for p in theirs["pools"]}
+    assert [(p["id"], p["name"], p["used"], p["avail"]) for p in fs["pools"]] == [
+        (i, by_id[i]["name"], by_id[i]["stats"]["bytes_used"], by_id[i]["stats"]["max_avail"])
+        for i in [m["metadata_pool"], *m["data_pools"]]]
+
+
+def test_fs_clients_equal_session_ls(fsbox: Sandbox, fs_clients: list[Any]) -> None:
+    c = CephClient(ConnectionSpec(conffile=str(fsbox.conf))).connect()
+    try:
+        def ours() -> Any:
+            return read_clients(c, read_fs_status(c), FS)
+
+        theirs, mine = same_moment(fsbox, ("tell", f"mds.{FS}:0", "session", "ls"), ours,
+                                   "`session ls` twice alike around ours", session_key)
+    finally:
+        c.close()
+    assert not mine.problems
+    assert len(mine.sessions) == len(theirs) == 2
+    for s, t in zip(mine.sessions, theirs):
+        meta = t["client_metadata"]
+        assert (s.id, s.inst, s.state, s.num_caps, s.requests_in_flight) == \
+            (t["id"], t["inst"], t["state"], t["num_caps"], t["requests_in_flight"])
+        assert (s.hostname, s.root, s.entity_id, s.pid) == (meta["hostname"], meta["root"], meta["entity_id"],
+                                                            meta["pid"])
+        assert s.kind == "libcephfs" and meta["ceph_version"].startswith(f"ceph version {s.version} ")
+    pids = {str(p.pid) for p in fs_clients}
+    assert {s.pid for s in mine.sessions} == pids  # our two clients, and not cephtui itself
+    res = cephtui(fsbox, "fs", "clients", "--json")
+    assert res.returncode == 0, res.stderr
+    assert {s["client_metadata"]["pid"] for s in json.loads(res.stdout)} == pids
+
+
+def test_an_mds_that_stops_answering_is_a_state_not_a_freeze(fsbox: Sandbox, fs_clients: list[Any]) -> None:
+    """mds.a stopped (SIGSTOP) for less than its beacon grace: the clients' read gives up at the op timeout with
+    the reason, the next one is not even sent (no pile of commands at a hung MDS), and once it runs again the
+    clients are read again."""
+    c = CephClient(ConnectionSpec(conffile=str(fsbox.conf), op_timeout=3)).connect()
+    status = read_fs_status(c)
+    rank0 = status.get(FS).active[0]  # type: ignore[union-attr]
+    pid = int(json.loads((fsbox.dir / "pids" / f"mds.{rank0.name}.json").read_text())["pid"])
+    try:
+        assert not read_clients(c, status, FS).problems
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            first = read_clients(c, status, FS)
+            took = time.monotonic() - t0
+            assert 2.5 <= took < 6, took
+            assert first.problems and "no answer from mds.cephfs:0 within 3s" in first.problems[0], first.problems
+            t0 = time.monotonic()
+            second = read_clients(c, status, FS)
+            assert time.monotonic() - t0 < 1
+            assert "has not answered an earlier command" in second.problems[0], second.problems
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        wait_until(lambda: not read_clients(c, status, FS).problems, 30, "the clients read again")
+        assert fsbox.ceph("fs", "dump")["filesystems"][0]["mdsmap"]["up"][f"mds_{rank0.rank}"] == rank0.gid
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        c.close()
