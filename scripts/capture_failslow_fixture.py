@@ -73,9 +73,11 @@ def record(client: CephClient, seconds: float, throttled_osds: list[int]) -> dic
 
 
 def timeline(client: CephClient, box: Path, culprit: int, healthy: float, slow: float,
-             after: float) -> dict[str, Any]:
+             after: float, spike: tuple[float, float] | None = None) -> dict[str, Any]:
     """One continuous recording, a frame every INTERVAL as the recorder takes them: healthy, then `culprit`
-    throttled, then the throttle lifted. The moments of both changes are kept (unix seconds)."""
+    throttled, then the throttle lifted. The moments of both changes are kept (unix seconds). `spike` (at, for):
+    `at` seconds after the lift the throttle again for `for` seconds, once: a lone slow moment, as CI's load gave
+    one (marks "spike" and "spike_end")."""
     frames: list[OsdFrame] = []
     marks: dict[str, float] = {}
     health: dict[str, Any] = {}
@@ -92,6 +94,12 @@ def timeline(client: CephClient, box: Path, culprit: int, healthy: float, slow: 
                 tree, health = client.mon("osd tree"), client.mon("health", detail="detail")
                 stack.close()
                 marks["lifted"] = time.time()
+            if spike and "lifted" in marks and "spike" not in marks and now >= marks["lifted"] + spike[0]:
+                stack.enter_context(throttled([osd_pid(box, culprit)]))
+                marks["spike"] = time.time()
+            if spike and "spike" in marks and "spike_end" not in marks and now >= marks["spike"] + spike[1]:
+                stack.close()
+                marks["spike_end"] = time.time()
             frames.append(frame_from_perf(time.time(), client.mgr("osd perf")))
             print(time.strftime("%H:%M:%S"), sorted(latency(frames[-1]).items()), flush=True)
             time.sleep(max(0.0, INTERVAL - (time.time() - now)))
@@ -133,11 +141,14 @@ def main_timeline(args: argparse.Namespace, ceph: Any, client: CephClient, versi
         if args.small_class:
             stack.enter_context(device_class(ceph, "ssd", [n - 2, n - 1]))
         time.sleep(10)  # the writer's first seconds (pool warm-up) are not "healthy under load" yet
-        scenario = timeline(client, args.box, culprit, args.healthy, args.slow, args.after)
+        scenario = timeline(client, args.box, culprit, args.healthy, args.slow, args.after,
+                            (args.spike_at, args.spike_for) if args.spike_at is not None else None)
     wait_clean(ceph)
     suffix = "_ssd2" if args.small_class else ""
-    out = ROOT / "tests" / "fixtures" / "history" / f"timeline_{release}_{n}osds{suffix}.json"
-    meta = {"script": "scripts/capture_failslow_fixture.py --timeline" + (" --small-class" if args.small_class else ""),
+    name = f"spike_{release}_{n}osds" if args.spike_at is not None else f"timeline_{release}_{n}osds{suffix}"
+    out = ROOT / "tests" / "fixtures" / "history" / f"{name}.json"
+    meta = {"script": "scripts/capture_failslow_fixture.py --timeline" + (" --small-class" if args.small_class else "")
+            + (f" --spike-at {args.spike_at:g} --spike-for {args.spike_for:g}" if args.spike_at is not None else ""),
             "ceph_version": version, "captured": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "osds": n,
             "load": "4 threads of 4 KiB in-place writes over 64 objects of 64 KiB each (tests/cluster/slowing.py)",
             "fault": f"cgroup v1 cpu.cfs_quota_us={QUOTA_US} per 100000 us period on osd.{culprit}",
@@ -156,6 +167,9 @@ def main() -> int:
     p.add_argument("--slow", type=float, default=150)
     p.add_argument("--after", type=float, default=120)
     p.add_argument("--small-class", action="store_true", help="the last two OSDs in a class of their own")
+    p.add_argument("--spike-at", type=float, default=None,
+                   help="--timeline: throttle the OSD again this many seconds after the lift, once (spike_*.json)")
+    p.add_argument("--spike-for", type=float, default=4, help="... for this many seconds")
     args = p.parse_args()
     conf = args.box / "ceph.conf"
     ceph = cli(conf)

@@ -168,6 +168,11 @@ class CephClient:
         return self._handle is not None
 
     def close(self) -> None:
+        opener = self._mutation_opener
+        if opener is not None and opener.is_alive():
+            # Still connecting: wait for it, so that its handle is shut down below. A process that exits with a
+            # librados handle half made (a short headless command) can crash in librados' own teardown.
+            opener.join(self.spec.connect_timeout)
         with self._lock:
             handle, self._handle = self._handle, None
             line, self._mgr_line = self._mgr_line, None

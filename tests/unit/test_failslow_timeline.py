@@ -22,6 +22,7 @@ from cephtui.ceph.history.failslow import (
     HeartbeatOdd,
     Signals,
     Window,
+    latency,
     places_from_tree,
 )
 from cephtui.ceph.history.failslow_judge import CLEAR_SECONDS, RECENT_SECONDS, rank
@@ -225,3 +226,30 @@ def test_no_sentence_contradicts_its_numbers(timeline: dict[str, Any]) -> None:
         else:
             assert findings(report) == []
     assert {"normal", "elevated", "suspect", "cleared"} <= seen
+
+
+SPIKES = sorted(HERE.glob("spike_*.json"))
+
+
+@pytest.mark.parametrize("path", SPIKES, ids=lambda p: p.stem)
+def test_a_lone_slow_moment_after_the_lift_does_not_hold_the_finding(path: Path) -> None:
+    """scripts/capture_failslow_fixture.py --timeline --spike-at 40 --spike-for 4: after the lift, the throttle
+    once more for 4 s, as CI's load gave one frame of 11 ms against 5 and 4 a minute after a lift. That lone moment
+    became the latest episode: the OSD was then merely normal, and the finding never said it had cleared. The
+    finding clears a minute after the slow stretch, says so, and keeps saying so through the spike."""
+    sc = json.loads(path.read_text())["scenario"]
+    culprit, marks = sc["throttled"][0], sc["marks"]
+    frames = frames_of(sc)
+    reports = replay(frames, sc)
+
+    def odd(f: OsdFrame) -> bool:  # the culprit at 5 ms or more, and at least twice each of its two peers
+        ms = latency(f)
+        return ms.get(culprit, 0) >= 5 and ms[culprit] >= 2 * max(v for o, v in ms.items() if o != culprit)
+    spiked = [f.t for f in frames if f.t > marks["spike"] and odd(f)]
+    assert 1 <= len(spiked) <= 2, f"the spike left {len(spiked)} odd frames: capture again (--spike-for)"
+    assert any(s.osd == culprit for t, r in reports if marks["throttled"] < t < marks["lifted"] for s in r.suspects)
+    cleared = [t for t, r in reports if t > marks["lifted"] and any(c.osd == culprit for c in r.cleared)]
+    assert cleared and cleared[0] - marks["lifted"] <= CLEAR_SECONDS + 30, (cleared[:1], marks)
+    last_t, last = reports[-1]
+    assert [c.osd for c in last.cleared] == [culprit] and not last.suspects, (last.suspects, last.notes)
+    assert any(n.startswith(f"osd.{culprit} was slow from ") and "normal since" in n for n in last.notes), last.notes

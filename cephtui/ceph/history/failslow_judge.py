@@ -134,9 +134,26 @@ def _frame_rows(t: float, members: Mapping[int, float], past: Mapping[int, tuple
 
 
 def _latest_episode(rows: Sequence[_Row]) -> Episode | None:
-    """From the last elevated frame back to the earliest elevated one that keeps the stretch elevated in
-    EPISODE_SHARE of its frames."""
-    last = next((i for i in range(len(rows) - 1, -1, -1) if rows[i].up), None)
+    """The latest episode of at least MIN_FRAMES frames: one or two elevated frames after it (a lone spike) do not
+    end it anew, as one spike does not name anyone. CI saw it: a throttled OSD back to normal, one frame at 11 ms
+    against its peers' 5 and 4 a minute later, and that spike became the latest episode, so the OSD was merely
+    "normal", and the finding never said that it had cleared. Without a long one, the latest (a stretch starting
+    now: "elevated")."""
+    end, latest = len(rows), None
+    while (found := _episode_before(rows, end)) is not None:
+        onset, last = found
+        ep = _episode(rows, onset, last)
+        if ep.frames >= MIN_FRAMES:
+            return ep
+        latest = latest or ep
+        end = onset
+    return latest
+
+
+def _episode_before(rows: Sequence[_Row], end: int) -> tuple[int, int] | None:
+    """(onset, last) of the latest episode in rows[:end]: from its last elevated frame back to the earliest elevated
+    one that keeps the stretch elevated in EPISODE_SHARE of its frames."""
+    last = next((i for i in range(end - 1, -1, -1) if rows[i].up), None)
     if last is None:
         return None
     onset, count = last, 0
@@ -145,6 +162,10 @@ def _latest_episode(rows: Sequence[_Row]) -> Episode | None:
             count += 1
             if count / (last - i + 1) >= EPISODE_SHARE:
                 onset = i
+    return onset, last
+
+
+def _episode(rows: Sequence[_Row], onset: int, last: int) -> Episode:
     part = rows[onset:last + 1]
     return Episode(since=rows[onset].t, last=rows[last].t,
                    until=rows[last + 1].t if last + 1 < len(rows) else None,
