@@ -240,12 +240,16 @@ def static_text(selector: str) -> StatusOf:
     return lambda screen: plain(screen.query_one(selector).content)  # type: ignore[attr-defined]
 
 
-async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 10,
+async def settle(pilot: Pilot, app: CephTUI, form: Screen[Any], timeout: float = 30,
                  refused: Callable[[], bool] | None = None) -> None:
     """After Enter: the form either still shows (refused) or something else took its place. With `refused` (a
     form whose verdict is on screen before Enter: FormScreen checks each change), until it says so or the form
     is gone: an accepted form dismisses itself through the message queue, and Pilot's press returns before
-    that once there is no animation to wait out (a CI run read the accepted user form as a refusal)."""
+    that once there is no animation to wait out (a CI run read the accepted user form as a refusal).
+
+    The bound is for "never", not for speed: this walk runs on a replay beside the cluster tier, and on 2 cores
+    under that load a clean-clone CI run once waited more than 10 s for the bench form's confirmation (it
+    passed alone in 42 s). A dialog that never comes still fails here."""
     if refused is not None:
         await wait_for(pilot, lambda: app.screen is not form or refused() or not app.is_running, timeout,
                        "the form's verdict: refused (✖) or gone")
