@@ -5,7 +5,8 @@
     scripts/chroot.sh run trixie -- .venv-trixie/bin/python scripts/capture_look.py
 
 Starts its own sandbox (this environment's Ceph), gives it what an admin's cluster has (a VM pool with
-RBD images, a client key, an erasure-code profile), then runs cephtui headless on a recording client
+RBD images, a client key, an erasure-code profile, a CephFS with a standby MDS and one libcephfs client
+mounted), then runs cephtui headless on a recording client
 and opens each tab in turn, waiting on each until the app has asked nothing new for a while. What the
 cluster answered is written to OUTDIR/look.json (tests/fixtures/<release>/ by default), with the
 cluster's command table (what tests/look checks "nothing mutating was sent" against), the wall time
@@ -61,6 +62,18 @@ def furnish(conf: str) -> None:
         subprocess.run(["rbd", "-c", conf, "create", "--size", size, f"vms/{name}"], check=True)
     subprocess.run(["rados", "-c", conf, "-p", "rbd", "bench", "5", "write", "--no-cleanup", "-b", "65536"],
                    check=True, capture_output=True)
+
+
+def mount_client(conf: str) -> subprocess.Popen[str]:
+    """A real libcephfs client (scripts/cephfs_client.py, on Debian's python3 with python3-cephfs) holding a file
+    open, so the File systems tab lists a session; ended by its pid after the walk."""
+    proc = subprocess.Popen(["/usr/bin/python3", str(ROOT / "scripts" / "cephfs_client.py"), conf, "hold",
+                             "/notes.txt"], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        proc.kill()
+        raise SystemExit("capture_look: the CephFS client did not mount")
+    return proc
 
 
 def host_samples() -> list[dict[str, Any]]:
@@ -119,12 +132,17 @@ async def walk(recorder: AppRecorder) -> None:
 
 
 def main(argv: list[str]) -> None:
-    with captured_cluster("ctlook-", argv, "--pool", "rbd:32") as cap:
+    with captured_cluster("ctlook-", argv, "--pool", "rbd:32", "--fs", "cephfs") as cap:
         furnish(cap.conf)
-        wait_for("HEALTH_OK", lambda: '"HEALTH_OK"' in ceph(cap.conf, "health", "-f", "json"), 120)
-        table_raw, _ = cap.client._send("get_command_descriptions", b"", {})
-        recorder = AppRecorder(cap.client)
-        asyncio.run(walk(recorder))
+        mounted = mount_client(cap.conf)
+        try:
+            wait_for("HEALTH_OK", lambda: '"HEALTH_OK"' in ceph(cap.conf, "health", "-f", "json"), 120)
+            table_raw, _ = cap.client._send("get_command_descriptions", b"", {})
+            recorder = AppRecorder(cap.client)
+            asyncio.run(walk(recorder))
+        finally:
+            mounted.terminate()
+            mounted.wait(30)
         meta = {"taken_at": time.time(), "version": cap.version, "host_samples": host_samples(),
                 "command_descriptions": json.loads(table_raw)}
         recorder.save(cap.out / "look.json", meta)

@@ -14,6 +14,7 @@ Exit status: 0 shown; 1 cannot connect, or no such file system; 2 usage; 3 shown
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import TYPE_CHECKING, TextIO
@@ -70,7 +71,7 @@ def fs_command(client: Cluster, args: argparse.Namespace, out: TextIO | None = N
     if args.action == "status":
         if args.fs:
             fs = status.get(args.fs)
-            status = type(status)((fs,) if fs else (), status.standbys, status.versions, status.notes)
+            status = dataclasses.replace(status, filesystems=(fs,) if fs else ())
         if args.json:
             json.dump(status.to_json(), out, indent=2)
             print(file=out)
@@ -86,7 +87,7 @@ def fs_command(client: Cluster, args: argparse.Namespace, out: TextIO | None = N
             json.dump([s.to_json() for s in sessions], out, indent=2)
             print(file=out)
         else:
-            print_clients(sessions, out)
+            print_clients(sessions, out, chosen)
     if not names:
         print(f"cephtui fs {args.action}: this cluster has no file system (`ceph fs ls`)", file=err)
     for p in problems:
@@ -137,8 +138,10 @@ def print_status(status: FsStatus, out: TextIO) -> None:
         print(f"MDS version: {version}" + (f" ({', '.join(daemons)})" if daemons else ""), file=out)
 
 
-def print_clients(sessions: list[Session], out: TextIO) -> None:
+def print_clients(sessions: list[Session], out: TextIO, names: list[str] | None = None) -> None:
     if not sessions:
+        if names:  # a blank answer would look like a failure: say that nobody has it mounted
+            print(f"no client session on {', '.join(names)}", file=out)
         return
     rows = [["ID", "FS", "RANK", "HOST", "ROOT", "KIND", "VERSION", "CAPS", "REQS", "STATE", "AGE", "ADDR"]]
     for s in sessions:

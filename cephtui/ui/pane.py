@@ -41,6 +41,7 @@ class Fetch:
     crush: bool = False
     pools: bool = False
     users: bool = False
+    cephfs: bool = False  # the file systems' map and the mgr's counters (not the clients: the pane asks the MDSs)
 
 
 NOTHING_MORE = Fetch()

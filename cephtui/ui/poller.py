@@ -85,7 +85,8 @@ class Poller:
                 except CephError:
                     pass  # tried again next poll
             snap = self.builder.build(pg_table=fetch.pg_table, osd_tree=fetch.osd_tree, shadow=fetch.shadow,
-                                      crush=fetch.crush, pools=fetch.pools, users=fetch.users)
+                                      crush=fetch.crush, pools=fetch.pools, users=fetch.users,
+                                      cephfs=fetch.cephfs)
         except CephTimeout as e:
             self.app.post_message(PollFailed(f"monitor not answering ({e.message})"))
         except CephError as e:

@@ -7,6 +7,7 @@ from cephtui.ui.panes.activity import ActivityPane
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.panes.crush import CrushPane
 from cephtui.ui.panes.doctor import DoctorPane
+from cephtui.ui.panes.filesystems import FileSystemsPane
 from cephtui.ui.panes.health import HealthPane
 from cephtui.ui.panes.images import ImagesPane
 from cephtui.ui.panes.maintenance import MaintenancePane
@@ -28,6 +29,7 @@ PANES: dict[str, type[Pane]] = {
     "activity": ActivityPane,
     "doctor": DoctorPane,
     "images": ImagesPane,
+    "fs": FileSystemsPane,
 }
 
 if set(PANES) != {t.key for t in TABS}:  # a tab without a pane (or a pane without a tab) is a bug at import

@@ -15,7 +15,7 @@ class Tab:
     aliases: tuple[str, ...] = ()  # what else `:` takes for it
     # Shown at every snapshot even while hidden: the pane keeps state the status bar or its forms need.
     always_shown: bool = False
-    short: str = ""  # the title under 100 columns, where all ten labels must fit in 80
+    short: str = ""  # the title under 100 columns, where all twelve labels must fit in 80
 
     def label(self, place: int, narrow: bool = False) -> str:
         """The tab's label: its title (short when narrow) and its number key."""
@@ -29,17 +29,19 @@ class Tab:
 
 TABS: tuple[Tab, ...] = (
     Tab("health", "Health", ("h", "status", "s", "ceph")),
-    Tab("pgs", "PGs", ("pg", "placement")),
-    Tab("osds", "OSDs", ("osd", "o", "tree")),
+    Tab("pgs", "PGs", ("pg", "placement"), short="PG"),
+    Tab("osds", "OSDs", ("osd", "o", "tree"), short="OSD"),
     Tab("crush", "CRUSH", ("c", "buckets", "rules")),
     Tab("pools", "Pools", ("pool", "p", "df")),
-    Tab("users", "Users", ("user", "u", "auth", "caps")),
+    Tab("users", "Users", ("user", "u", "auth", "caps"), short="Auth"),
     Tab("maintenance", "Maintenance", ("maint", "m", "flags"), always_shown=True, short="Maint"),
     Tab("bench", "Bench", ("b", "benchmark"), always_shown=True),
     Tab("activity", "Activity", ("a", "audit", "log", "history"), short="Audit"),
     Tab("doctor", "Doctor", ("d", "doc", "explain", "fix", "why"), short="Doc"),
     # The eleventh tab: past the number row, reached by `:images` (`:rbd` names the pool), a click or the palette.
     Tab("images", "Images", ("i", "img", "image", "block"), short="RBD"),
+    # The twelfth: `:fs` (`:cephfs`, `:mds`, `:clients`), a click or the palette.
+    Tab("fs", "File systems", ("f", "cephfs", "mds", "filesystems", "clients", "sessions"), short="FS"),
 )
 
 

@@ -188,3 +188,38 @@ def test_an_mds_that_stops_answering_is_a_state_not_a_freeze(fsbox: Sandbox, fs_
     finally:
         os.kill(pid, signal.SIGCONT)
         c.close()
+
+
+async def test_the_file_systems_tab_while_an_mds_stops_answering(fsbox: Sandbox, fs_clients: list[Any]) -> None:
+    """The File systems tab on the sandbox: its clients are `session ls`'s; with rank 0's MDS stopped (SIGSTOP,
+    shorter than its beacon grace) the polls go on, the clients box says which MDS did not answer and keeps the
+    clients it last read, said to be as of then; once it runs again they are current again."""
+    from cephtui.ui.panes.filesystems import FileSystemsPane
+    from tests.ui.helpers import app_factory, wait_for
+
+    ids = sorted(s["id"] for s in cli(fsbox, "tell", f"mds.{FS}:0", "session", "ls"))
+    dump = fsbox.ceph("fs", "dump")["filesystems"][0]["mdsmap"]
+    rank0 = dump["info"][f"gid_{dump['up']['mds_0']}"]["name"]
+    pid = int(json.loads((fsbox.dir / "pids" / f"mds.{rank0}.json").read_text())["pid"])
+    with app_factory(fsbox.conf, op_timeout=3) as make:
+        app = make()
+        async with app.run_test(size=(160, 48)) as pilot:
+            await wait_for(pilot, lambda: app.snapshot is not None, 20, "a first snapshot")
+            await pilot.press(":", "f", "s", "enter")
+            pane = app.query_one(FileSystemsPane)
+            box = app.query_one("#fs-clients-box")
+            await wait_for(pilot, lambda: sorted(s.id for s in pane.vtable.rows) == ids, 30, "session ls's clients")
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                await wait_for(pilot, lambda: f"no answer from mds.{FS}:0 within 3s" in str(box.border_subtitle),
+                               15, "the MDS named as not answering")
+                stopped_at = app.snapshot.taken_at  # type: ignore[union-attr]
+                await wait_for(pilot, lambda: app.snapshot.taken_at > stopped_at + 1, 10,  # type: ignore[union-attr]
+                               "polls going on while the MDS is stopped")
+                assert sorted(s.id for s in pane.vtable.rows) == ids  # kept, not blanked
+                assert "rank 0's clients as read at" in str(box.border_subtitle)
+                assert app.statusbar.connected is True
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            await wait_for(pilot, lambda: "⚠" not in str(box.border_subtitle), 30, "the clients current again")
+            assert sorted(s.id for s in pane.vtable.rows) == ids

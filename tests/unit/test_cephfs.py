@@ -145,3 +145,64 @@ def test_cli_text_json_and_a_wrong_name(path: Path) -> None:
     assert fs_command(replay(path), argparse.Namespace(action="status", fs="nope", json=False), out, err) == 1
     assert err.getvalue().strip() == ("cephtui fs status: no file system is called 'nope' (the file systems: cephfs)")
     assert out.getvalue() == ""
+
+
+# ---------------------------------------------------------------- the File systems tab's rules, and the poll's part
+def test_the_checks_that_name_a_client_mark_it_and_it_comes_first() -> None:
+    from cephtui.ceph.cephfs.model import Session
+    from cephtui.ceph.snapshot.models import HealthCheck
+    from cephtui.ui.panes.filesystems import client_rows, fs_checks, named_clients
+
+    # The detail lines as the mon words them (MDSMonitor: "mds.NAME(mds.RANK): " + the MDS's message and metadata)
+    late = HealthCheck("MDS_CLIENT_LATE_RELEASE", "HEALTH_WARN", "1 clients failing to respond to capability release",
+                       1, ("mds.a(mds.0): Client vm:admin failing to respond to capability release client_id: 4118",))
+    other = HealthCheck("OSDMAP_FLAGS", "HEALTH_WARN", "noout flag(s) set")
+    degraded = HealthCheck("FS_DEGRADED", "HEALTH_WARN", "1 filesystem is degraded")
+    assert fs_checks([late, other, degraded]) == [late, degraded]
+    named = named_clients([late, other, degraded])
+    assert named == {4118: ["MDS_CLIENT_LATE_RELEASE"]}
+    busy = Session(id=5000, rank=0, inst="client.5000 v1:10.0.0.5:0/1", state="open", num_caps=90_000,
+                   hostname="hv1")
+    stuck = Session(id=4118, rank=0, inst="client.4118 127.0.0.1:0/2", state="open", num_caps=3, hostname="vm")
+    idle = Session(id=4200, rank=0, inst="client.4200 127.0.0.1:0/3", state="open", num_caps=3, hostname="vm")
+    assert client_rows([idle, busy, stuck], "", named) == [stuck, busy, idle]  # named, then most caps
+    assert client_rows([idle, busy, stuck], "hv1", named) == [busy]
+    assert client_rows([idle, busy, stuck], "vm 4200", named) == [idle]  # every word must match
+
+
+def test_the_version_line_is_short() -> None:
+    from cephtui.ui.panes.filesystems import short_version
+
+    assert short_version("ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)") == \
+        "16.2.15 pacific"
+    assert short_version("something else") == "something else"
+
+
+@pytest.mark.parametrize("path", release_params("cephfs"))
+def test_a_mgr_the_poll_found_silent_is_not_asked_for_fs_status(path: Path) -> None:
+    """The poll passes why the mgr is silent: `fs status` is not sent (it would wait at the mon for a mgr that is
+    down); the pools' usage comes from `ceph df` and a note says why the counters are missing."""
+    from cephtui.ceph.recording import ReplayClient
+
+    sent: list[str] = []
+
+    class Counting(ReplayClient):
+        def raw(self, target: str, prefix: str, args: dict[str, Any]) -> bytes:
+            sent.append(prefix)
+            return super().raw(target, prefix, args)
+
+    client = Counting(json.loads(path.read_text())["commands"])
+    st = read_fs_status(client, mgr_down="mgr down: no active mgr")
+    assert "fs status" not in sent and "df" in sent
+    [fs] = st.filesystems
+    assert fs.ranks[0].dns is None and all(p.used is not None for p in fs.pools)
+    assert st.notes == ("dentries, inodes, caps and request rates not shown: the mgr's `fs status`: "
+                        "mgr down: no active mgr",)
+
+
+def test_fs_clients_says_when_nobody_has_it_mounted() -> None:
+    from cephtui.cli.fs import print_clients
+
+    out = io.StringIO()
+    print_clients([], out, ["cephfs"])
+    assert out.getvalue() == "no client session on cephfs\n"

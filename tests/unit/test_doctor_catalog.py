@@ -12,7 +12,8 @@ from cephtui.ceph.doctor.model import Explanation
 
 # The contract: every code with an entry in the issue 19 research (health-checks.md), written out once.
 # Pattern-named entries there (OSD_<TYPE>_DOWN, CEPHADM_*, MDS_*/FS_*, NVMEOF_*, MGR_INFLUX_*, MGR_ZABBIX_*)
-# are checked through examples below.
+# are checked through examples below. The CephFS codes came later (catalog/cephfs.py; verified against Ceph's
+# source in test_doctor_cephfs.py).
 RESEARCHED = (
     # monitor
     "DAEMON_OLD_VERSION", "MON_DOWN", "MON_CLOCK_SKEW", "MON_MSGR2_NOT_ENABLED", "MON_DISK_LOW", "MON_DISK_CRIT",
@@ -47,6 +48,12 @@ RESEARCHED = (
     "POOL_TOO_FEW_PGS", "POOL_TOO_MANY_PGS", "POOL_TARGET_SIZE_BYTES_OVERCOMMITTED",
     "POOL_HAS_TARGET_SIZE_BYTES_AND_RATIO", "TELEMETRY_CHANGED", "DASHBOARD_DEBUG", "ALERTS_SMTP_ERROR",
     "BLAUM_ROTH_W_IS_NOT_PRIME",
+    # CephFS: the file system map (mon) and the MDS daemons' own reports
+    "FS_DEGRADED", "FS_WITH_FAILED_MDS", "MDS_ALL_DOWN", "MDS_UP_LESS_THAN_MAX", "MDS_INSUFFICIENT_STANDBY",
+    "FS_INLINE_DATA_DEPRECATED", "MDS_DAMAGE", "MDS_READ_ONLY", "MDS_SLOW_REQUEST", "MDS_SLOW_METADATA_IO",
+    "MDS_TRIM", "MDS_CACHE_OVERSIZED", "MDS_CLIENT_LATE_RELEASE", "MDS_CLIENT_LATE_RELEASE_MANY",
+    "MDS_CLIENT_RECALL", "MDS_CLIENT_RECALL_MANY", "MDS_CLIENT_OLDEST_TID", "MDS_CLIENT_OLDEST_TID_MANY",
+    "MDS_CLIENTS_LAGGY", "MDS_ESTIMATED_REPLAY_TIME",
     # cephtui's own findings (issue 32: the fail-slow ranking), not raised by Ceph
     "CEPHTUI_SLOW_OSD", "CEPHTUI_SLOW_HOST", "CEPHTUI_MGR_UNREACHABLE",
 )
@@ -56,7 +63,8 @@ FAMILY_EXAMPLES = (
     ("OSD_HOST_DOWN", "OSD_*_DOWN"), ("OSD_RACK_DOWN", "OSD_*_DOWN"), ("OSD_ROOT_DOWN", "OSD_*_DOWN"),
     ("OSD_DATACENTER_DOWN", "OSD_*_DOWN"),
     ("CEPHADM_STRAY_DAEMON", "CEPHADM_*"), ("CEPHADM_PAUSED", "CEPHADM_*"),
-    ("MDS_SLOW_METADATA_IO", "MDS_*"), ("FS_DEGRADED", "FS_*"), ("FS_WITH_FAILED_MDS", "FS_*"),
+    # CephFS codes without an entry of their own (a newer release's) still find the family
+    ("MDS_CLIENTS_BROKEN_ROOTSQUASH", "MDS_*"), ("MDS_SOMETHING_NEW", "MDS_*"), ("FS_SOMETHING_NEW", "FS_*"),
     ("NVMEOF_SINGLE_GATEWAY", "NVMEOF_*"), ("NVMEOF_GATEWAY_DOWN", "NVMEOF_*"),
     ("NVMEOF_GATEWAY_DELETING", "NVMEOF_*"),
     ("MGR_INFLUX_SEND_FAILED", "MGR_INFLUX_*"), ("MGR_ZABBIX_SEND_FAILED", "MGR_ZABBIX_*"),
@@ -90,7 +98,8 @@ CODE = re.compile(r"^[A-Z0-9_*]+$")
 # A Ceph option, or a mgr module option as `config set mgr` takes it (mgr/crash/warn_recent_interval)
 OPTION = re.compile(r"^(?:mgr/[a-z_]+/)?[a-z][a-z0-9_]+$")
 COMMAND_PREFIXES = ("ceph ", "rados ", "rbd ", "cephadm ")
-RAISED_BY = re.compile(r"^(?:mon|mgr|osd|mgr module [a-z_]+|cephtui)$")  # cephtui: its own CEPHTUI_ codes
+# cephtui: its own CEPHTUI_ codes; mds: the checks an MDS reports in its beacon, tuned by the MDS's options
+RAISED_BY = re.compile(r"^(?:mon|mgr|osd|mds|mgr module [a-z_]+|cephtui)$")
 # Sentences shorter than this are allowed to recur ("Add OSDs.")
 SENTENCE_MIN = 25
 

@@ -77,7 +77,7 @@ def test_every_tab_label_fits_80_columns_when_narrow() -> None:
     assert sum(len(t.label(i, narrow=True)) + 1 for i, t in enumerate(REGISTRY, 1)) <= 80
     labels = [t.label(i) for i, t in enumerate(REGISTRY, 1)]
     assert labels[9] == "Doctor 0"
-    assert labels[10:] == ["Images"]  # past the number row: no key in its label, reached by `:images`
+    assert labels[10:] == ["Images", "File systems"]  # past the number row: no key (`:images`, `:fs`)
 
 
 async def test_services_are_the_apps_and_nothing_else() -> None:

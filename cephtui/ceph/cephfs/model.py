@@ -177,3 +177,4 @@ class Clients:
     fs: str
     sessions: tuple[Session, ...] = ()
     problems: tuple[str, ...] = field(default_factory=tuple)
+    unanswered: tuple[int, ...] = ()  # the active ranks whose MDS did not give its sessions this time

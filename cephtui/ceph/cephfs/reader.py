@@ -20,12 +20,14 @@ from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.errors import CephError
 
 
-def read_fs_status(cluster: Cluster) -> FsStatus:
-    """Every file system; CephError only when the mon cannot give `fs dump` (nothing to show then)."""
+def read_fs_status(cluster: Cluster, mgr_down: str = "") -> FsStatus:
+    """Every file system; CephError only when the mon cannot give `fs dump` (nothing to show then).
+    `mgr_down`: why the mgr is not to be asked this time (the poll already found it silent), so `fs status` is
+    not sent to wait at the mon for a mgr that is down."""
     filesystems, standbys = filesystems_from_dump(cluster.mon("fs dump"))
     notes: list[str] = []
     versions: list[tuple[str, tuple[str, ...]]] = []
-    status_missing = ""
+    status_missing = mgr_down
     done = []
     df = None
     for fs in filesystems:
@@ -65,13 +67,15 @@ def read_clients(cluster: Cluster, status: FsStatus, fs_name: str) -> Clients:
         return Clients(fs_name, problems=(f"no file system is called {fs_name!r}",))
     sessions = []
     problems = []
+    unanswered = []
     for rank in fs.active:
         try:
             answer = cluster.mds_tell(f"{fs.name}:{rank.rank}", "session ls")
         except CephError as e:
             problems.append(f"mds.{rank.name} (rank {rank.rank}): {e.message}")
+            unanswered.append(rank.rank)
             continue
         sessions += sessions_from(answer or [], rank.rank, fs.name)
     if not fs.active:
         problems.append(f"{fs.name} has no active MDS: no rank to ask for its clients")
-    return Clients(fs.name, tuple(sessions), tuple(problems))
+    return Clients(fs.name, tuple(sessions), tuple(problems), tuple(unanswered))

@@ -1,5 +1,5 @@
-"""Which OSDs, hosts, pools, PGs and daemons a raised check names, read from its detail lines (or its
-summary, for the codes whose detail is empty). The formats are Ceph's own, per code; a line no pattern
+"""Which OSDs, hosts, pools, PGs, daemons and CephFS clients a raised check names, read from its detail lines
+(or its summary, for the codes whose detail is empty). The formats are Ceph's own, per code; a line no pattern
 knows is kept verbatim (`Affected.unparsed`), never dropped."""
 from __future__ import annotations
 
@@ -126,6 +126,33 @@ def _slow_ping(line: str) -> Affected | None:
     return _parts(osds=osds) if osds else None
 
 
+# What an MDS reports in its beacon, as the monitors word it (src/mon/MDSMonitor.cc): the daemon, its rank, the
+# MDS's message, then the message's metadata: "mds.a(mds.0): Client vm:admin failing to respond to capability
+# release client_id: 4118". Older releases print the name without its dot ("mdsa(mds.0): "). `client_id` is
+# the only metadata that names an entity (src/mds/Beacon.cc); `client_count`, `num_segments` … are numbers.
+_MDS_REPORT = re.compile(r"^mds\.?([^\s(]+)\(mds\.-?\d+\): ")
+_CLIENT_ID = re.compile(r"\bclient_id: (\d+)\b")
+# The monitors' own lines about a file system (src/mds/MDSMap.cc, FSMap.cc) start "fs <name> ": "fs cephfs is
+# degraded", "fs cephfs has 1 failed mds", "fs cephfs has 1 MDS online, but wants 2", "fs cephfs is offline
+# because no MDS is active for it.". A damaged rank is "fs cephfs mds.0 is damaged": 0 is a rank, not a daemon.
+_FS_LINE = re.compile(r"^fs (\S+) ")
+_FS_DAMAGED_RANK = re.compile(r"^fs (\S+) mds\.(\d+) is damaged$")
+
+
+def _cephfs_line(line: str) -> Affected | None:
+    """The MDS daemon (daemons), the client a check names and the file system (other: "client.4118",
+    "fs cephfs", "rank cephfs:0" as `ceph mds repaired` takes it). MDS_INSUFFICIENT_STANDBY's detail ("have 0;
+    want 1 more") names nothing, so it stays a verbatim line."""
+    m = _MDS_REPORT.match(line)
+    if m:
+        return _parts(daemons=(f"mds.{m.group(1)}",), other=(f"client.{c}" for c in _CLIENT_ID.findall(line)))
+    m = _FS_DAMAGED_RANK.match(line)
+    if m:
+        return _parts(other=(f"fs {m.group(1)}", f"rank {m.group(1)}:{m.group(2)}"))
+    m = _FS_LINE.match(line)
+    return _parts(other=(f"fs {m.group(1)}",)) if m else None
+
+
 PARSERS: dict[str, LineParser] = {
     "OSD_DOWN": _osd_line, "OSD_FULL": _osd_line, "OSD_BACKFILLFULL": _osd_line, "OSD_NEARFULL": _osd_line,
     "OSD_ORPHAN": _osd_line, "OSD_UNREACHABLE": _osd_line, "OSD_TOO_MANY_REPAIRS": _osd_line,
@@ -162,6 +189,8 @@ def _parser(code: str) -> LineParser | None:
         return _bucket_down
     if code.startswith("BLUESTORE_") or code.startswith("BLUEFS_"):
         return _osd_line
+    if code.startswith(("MDS_", "FS_")):  # CephFS: MDS_TRIM, MDS_CLIENT_RECALL, FS_DEGRADED …, and newer ones
+        return _cephfs_line
     return None
 
 

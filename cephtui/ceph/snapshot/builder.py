@@ -12,6 +12,8 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from cephtui.ceph.cephfs.model import FsStatus
+from cephtui.ceph.cephfs.reader import read_fs_status
 from cephtui.ceph.cluster import Cluster
 from cephtui.ceph.errors import CephError, CephMgrDown, CephPermissionError, CephTimeout
 from cephtui.ceph.mgrgate import NO_MGR
@@ -76,7 +78,8 @@ class SnapshotBuilder:
     _stuck_last: tuple[StuckPG, ...] = ()
 
     def build(self, *, pg_table: bool = False, osd_tree: bool = False, shadow: bool = False,
-              crush: bool = False, pools: bool = False, users: bool = False) -> ClusterSnapshot:
+              crush: bool = False, pools: bool = False, users: bool = False,
+              cephfs: bool = False) -> ClusterSnapshot:
         """One poll. Raises CephTimeout only when the mon does not answer `status`.
 
         After that, a section that fails (caps, a hung mgr) becomes a note and
@@ -209,6 +212,9 @@ class SnapshotBuilder:
         auth_ls = ask("mon", "auth ls", "auth ls") if users else None
         auth = users_mod.parse_auth_ls(auth_ls) if auth_ls is not None else None  # None: refused, see `unavailable`
 
+        fs_status = self._cephfs(unavailable, notes, mgr_down or ("the mgr did not answer" if "mgr" in silent
+                                                                  else "")) if cephfs and "mon" not in silent else None
+
         if "mgr" in silent and not mgr_down:  # a later mgr command timed out this poll
             mgr_down = next((why for p, why in unavailable.items() if p in MGR_SERVED), "mgr down: no answer")
             mgr_down = mgr_down if mgr_down.startswith("mgr down") else f"mgr down: {mgr_down}"
@@ -226,8 +232,19 @@ class SnapshotBuilder:
             unavailable=tuple(unavailable.items()), mgr_down=mgr_down,
             log_dropped=self._log_lost + int(getattr(self.log, "dropped", 0)), log_total=self._log_total,
             progress=parse.parse_progress(status.get("progress_events")),
-            osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags,
+            osd_table=osd_table, crush=crush_map, pool_table=pool_table, users=auth, flags=flags, cephfs=fs_status,
         )
+
+    def _cephfs(self, unavailable: dict[str, str], notes: list[str], mgr_down: str) -> FsStatus | None:
+        """The file systems (the File systems tab): the mon's map, the mgr's counters unless it is silent."""
+        try:
+            return read_fs_status(self.client, mgr_down)
+        except CephPermissionError:
+            unavailable["fs dump"] = why = self._denied("fs dump")
+        except CephError as e:
+            unavailable["fs dump"] = why = e.message
+        notes.append(f"file systems: {why}")
+        return None
 
     def _denied(self, prefix: str) -> str:
         who = self.client.spec.name or "this identity"

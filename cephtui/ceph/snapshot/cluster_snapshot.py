@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from cephtui.ceph.cephfs.model import FsStatus
 from cephtui.ceph.crush.model import CrushMap
 from cephtui.ceph.snapshot.models import (
     Capacity,
@@ -64,6 +65,7 @@ class ClusterSnapshot:
     flags: tuple[FlagState, ...] = ()  # every non-routine flag: cluster, CRUSH groups, per OSD
     pool_table: tuple[PoolInfo, ...] | None = None  # only while the Pools pane is shown
     users: tuple[AuthEntity, ...] | None = None  # only while the Users pane is shown; never keys
+    cephfs: FsStatus | None = None  # the file systems, only while the File systems pane is shown
     notes: tuple[str, ...] = field(default=())  # parts we could not fetch and why (e.g. mgr down)
     # (command prefix, why it gave nothing this poll): a pane whose data is missing says why,
     # e.g. "client.ro may not run `auth ls`: it needs mon 'allow rx'" or "no active mgr".

@@ -1,7 +1,7 @@
 """The Doctor's catalog: every health check code cephtui can explain, in our own words.
 
-Data only. Each area module (mon, mgr, osd, pool, pg, bluestore; failslow: cephtui's own CEPHTUI_ codes)
-holds a tuple `ENTRIES` of exact codes;
+Data only. Each area module (mon, mgr, osd, pool, pg, bluestore, cephfs; failslow: cephtui's own CEPHTUI_
+codes) holds a tuple `ENTRIES` of exact codes;
 `families` holds the explanations whose code is a pattern ("OSD_*_DOWN", "CEPHADM_*"). `lookup` finds the
 exact code first, then the first family whose pattern matches, else None (the Doctor then shows the check
 verbatim and says it has no text for it)."""
@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping
 from fnmatch import fnmatchcase
 from types import MappingProxyType
 
-from cephtui.ceph.doctor.catalog import bluestore, failslow, families, mgr, mon, osd, pg, pool
+from cephtui.ceph.doctor.catalog import bluestore, cephfs, failslow, families, mgr, mon, osd, pg, pool
 from cephtui.ceph.doctor.model import Explanation
 
-MODULES = (mon, mgr, osd, pool, pg, bluestore, failslow)
+MODULES = (mon, mgr, osd, pool, pg, bluestore, cephfs, failslow)
 
 
 def build(groups: Iterable[tuple[Explanation, ...]]) -> Mapping[str, Explanation]:

@@ -6,14 +6,18 @@ from dataclasses import replace
 
 from cephtui.ceph.doctor.model import Explanation
 
+# The fallback for CephFS codes catalog/cephfs.py has no entry for (a newer release's, or a rare one).
 _CEPHFS = Explanation(
     code="MDS_*",
     title="CephFS metadata server problem",
-    meaning="A CephFS check from the MDS daemons or the file system map. cephtui does not manage CephFS.",
+    meaning="A CephFS check from the MDS daemons or the file system map that cephtui has no text of its own "
+            "for; the detail lines say what Ceph found.",
     why="Depending on the check, file system clients may be slow, stuck or cut off.",
     causes=("An MDS daemon is down, lagging or short of memory.",
             "Clients that do not release capabilities or trim their caches."),
-    actions=("See the file systems, their ranks and standbys: `ceph fs status`.",
+    actions=("Open the File systems tab (:fs): ranks, standbys, pools, flags and the clients, with any client "
+             "a check names marked and listed first.",
+             "The same map from the command line: `ceph fs status`.",
              "Read the full check text: `ceph health detail`."),
     raised_by="mon",
 )
