@@ -102,6 +102,10 @@ def test_options_are_in_cephs_option_table() -> None:
     try:
         if not lib.available:
             pytest.skip("no rados module: Ceph's option table cannot be asked")
+        if lib.kind("mon_osd_blocklist_default_expire") is None:
+            # Pacific renamed blacklist to blocklist; an older librados (bullseye's Nautilus, where the Python 3.9
+            # leg runs) is not a release cephtui supports and lacks options added since
+            pytest.skip("the local librados predates Pacific: its option table is not one cephtui supports")
         named = {o for e in ENTRIES for o in e.options}
         named |= {"mds_session_blocklist_on_evict"}  # the eviction warning names it
         assert {o for o in named if lib.kind(o) is None} == set()
