@@ -42,4 +42,6 @@ DIALOGS: tuple[Dialog, ...] = (
     Dialog("config-db", "doctor", ("g",)),
     Dialog("slow-ops-none", "doctor", ("s",), opens_screen=False),  # a healthy capture: "SLOW_OPS is not raised"
     Dialog("balancer", "doctor", ("b",)),
+    Dialog("fs-evict", "fs", ("E",)),  # the first client: what evicting it does, its name to type
+    Dialog("fs-blocklist", "fs", ("b",)),
 )

@@ -206,3 +206,38 @@ def test_fs_clients_says_when_nobody_has_it_mounted() -> None:
     out = io.StringIO()
     print_clients([], out, ["cephfs"])
     assert out.getvalue() == "no client session on cephfs\n"
+
+
+def test_an_eviction_says_what_it_does_by_the_clusters_setting() -> None:
+    from cephtui.ceph.cephfs.model import Session
+    from cephtui.ceph.cephfs.ops import blocklist_from, build_evict, build_unblock
+    from cephtui.ceph.ops.core import DESTROYS
+
+    s = Session(id=4118, rank=1, inst="client.4118 10.0.0.7:0/2315612345", state="open", num_caps=1234,
+                hostname="pve2", root="/volumes/vm", mount_point="/mnt/pve/cephfs")
+    op = build_evict("cephfs", s, blocklists=True, expire=7200)
+    assert op.cli == "ceph tell mds.cephfs:1 client evict id=4118"
+    assert op.command == {"prefix": "client evict", "filters": ("id=4118",)}
+    assert (op.impact, op.confirm_text) == (DESTROYS, "client.4118")
+    assert "blocklists its address 10.0.0.7:0/2315612345 for 2 h" in op.effect
+    assert "on pve2" in op.effect and "/volumes/vm (mounted at /mnt/pve/cephfs)" in op.effect
+    assert "1,234 caps" in op.effect
+    off = build_evict("cephfs", s, blocklists=False).effect
+    assert "reconnects at once" in off and "blocklist" not in off.replace("mds_session_blocklist_on_evict", "")
+    unknown = build_evict("cephfs", s, blocklists=None).effect
+    assert "for 1 h (mds_session_blocklist_on_evict could not be read; true by default)" in unknown
+    [entry] = blocklist_from([{"addr": "10.0.0.7:0/2315612345", "until": "2026-12-07T09:00:00.000000+0000"}])
+    assert build_unblock(entry).cli == "ceph osd blocklist rm 10.0.0.7:0/2315612345"
+    assert build_unblock(entry).command == {"prefix": "osd blocklist", "blocklistop": "rm",
+                                            "addr": "10.0.0.7:0/2315612345"}
+
+
+def test_the_blocklist_as_pacifics_mon_writes_it() -> None:
+    """Pacific 16.2.15's `osd blocklist ls -f json` (read from a sandbox after an eviction) is two JSON arrays in a
+    row, the addresses then the ranges: each is read."""
+    from cephtui.ceph.cephfs.ops import blocklist_from_raw
+
+    raw = b'[{"addr":"127.0.0.1:0/2324385980","until":"2026-12-07T08:13:55.708843+0000"}][]'
+    [entry] = blocklist_from_raw(raw)
+    assert (entry.addr, entry.until) == ("127.0.0.1:0/2324385980", "2026-12-07T08:13:55.708843+0000")
+    assert blocklist_from_raw(b"[]") == [] and blocklist_from_raw(b"") == []

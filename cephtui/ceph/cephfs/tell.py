@@ -68,8 +68,10 @@ class MdsTells:
         where = f"mds.{spec} {prefix}"
         stuck = self._unanswered.get(spec)
         if stuck is not None and stuck.is_alive():
-            raise CephTimeout(errno_mod.ETIMEDOUT, f"mds.{spec} has not answered an earlier command of cephtui; "
-                              "nothing more is sent to it until it does", where)
+            # Worded as the timeout itself is: the next read comes a poll later, and the admin (and a test
+            # watching the screen) should not see the cause change words every second while nothing changed.
+            raise CephTimeout(errno_mod.ETIMEDOUT, f"no answer from mds.{spec} within {self._timeout:g}s (an "
+                              "earlier command still waits; nothing more is sent to it until it answers)", where)
         fs = self._instance()
         cmd = json.dumps({"prefix": prefix, "format": "json", **args})
         box: dict[str, Any] = {}

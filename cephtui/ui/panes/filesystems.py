@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from cephtui.ceph.cephfs import ops as fs_ops
 from cephtui.ceph.cephfs.model import Clients, FileSystem, FsStatus, Session
 from cephtui.ceph.cephfs.reader import read_clients
 from cephtui.ceph.errors import CephError
@@ -30,6 +31,7 @@ from cephtui.ceph.format import human_bytes, human_duration
 from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.models import HealthCheck
 from cephtui.ui import palette
+from cephtui.ui.dialog_flows import flow_running, in_thread
 from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.widgets.filterinput import FilterInput
@@ -91,10 +93,16 @@ class FileSystemsPane(Pane):
     HELP = ("The ranks' numbers are the mgr's (`ceph fs status`); the clients are each active rank's `session ls`, "
             "asked of the MDS itself. A client a health check names is marked ⚠ and listed first.")
     ACTION_HELP = {
+        "evict": ("evict the selected client (`ceph tell mds.FS:RANK client evict id=N`; its name typed): it is "
+                  "blocklisted by default, so its mount hangs or fails until remounted"),
+        "blocklist": "the OSD blocklist (`ceph osd blocklist ls`): who is refused, until when; D removes an entry",
         "next_fs": "show the next file system",
         "focus_filter": "filter the clients (host, key, address, root, kind, state)",
     }
+    MUTATING = {"evict": "evicting a client"}
     BINDINGS = [
+        Binding("E", "evict", "Evict"),
+        Binding("b", "blocklist", "Blocklist"),
         Binding("f", "next_fs", "Next fs"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -112,6 +120,7 @@ class FileSystemsPane(Pane):
         self._named: dict[int, list[str]] = {}
         self._named_since: dict[tuple[int, str], float] = {}  # (client, check) -> when this session first saw it
         self._read_at: dict[int, float] = {}  # rank -> when it last gave its sessions
+        self._seen: dict[str, str] = {}  # address -> the client it was, for the blocklist dialog
         self._last_read: dict[int, float] = {}  # rank not answering -> when its clients shown were read
 
     def compose(self) -> ComposeResult:
@@ -210,6 +219,8 @@ class FileSystemsPane(Pane):
                 self._last_read.setdefault(rank, self._read_at.get(rank, 0.0))
         now = time.time()
         self._read_at = {**self._read_at, **{s.rank: now for s in got.sessions}}
+        self._seen.update({s.addr: f"{s.entity} ({s.key_name or '?'}) on {s.hostname or '?'}"
+                           for s in got.sessions if s.addr})
         self.clients = Clients(got.fs, got.sessions + kept, got.problems, got.unanswered)
         self._refresh_rows()
 
@@ -349,6 +360,56 @@ class FileSystemsPane(Pane):
         return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
 
     # ------------------------------------------------------------ keys
+    def action_evict(self) -> None:
+        s = self.selected_client()
+        if s is None:
+            self.app.notify("Select a client first.", severity="warning")
+            return
+        if self.clients is not None and s.rank in self.clients.unanswered:
+            self.app.notify(f"Rank {s.rank}'s MDS is not answering: an eviction would wait on it. Try again once "
+                            "its clients are current.", severity="warning")
+            return
+        if flow_running(self, "fs-evict"):
+            return
+        self._evict(s, self.selected_fs)
+
+    @work(group="fs-evict", description="evict a client")
+    async def _evict(self, s: Session, fs: str) -> None:
+        """Whether the MDS will blocklist it (the setting, read first), then the confirmation with the effect."""
+        client = self.services.client
+
+        def settings() -> tuple[bool | None, int | None]:
+            def get(who: str, key: str) -> str | None:
+                try:
+                    out, _ = client.mon_raw("config get", who=who, key=key)
+                    return out.decode().strip().strip('"')
+                except (CephError, UnicodeDecodeError):
+                    return None
+            blocklist = get("mds", "mds_session_blocklist_on_evict")
+            expire = get("mon", "mon_osd_blocklist_default_expire")
+            try:
+                seconds = int(float(expire)) if expire else None
+            except ValueError:
+                seconds = None
+            return (None if blocklist is None else blocklist == "true"), seconds
+
+        blocklists, expire = await in_thread(self, settings, "read mds_session_blocklist_on_evict",
+                                             form_follows=True)
+        op = fs_ops.build_evict(fs, s, blocklists, expire)
+        named = self._named.get(s.id, [])
+        explain = Text.assemble(
+            (f"client.{s.id}", "bold"), f" at {s.addr or '?'} on {s.hostname or '?'}, key {s.key_name or '?'}, "
+            f"{s.kind or 'unknown kind'} {s.version}, mounted {s.root or '/'}; holds {s.num_caps:,} caps, "
+            f"{s.requests_in_flight} requests in flight.",
+            ("\n⚠ named by " + ", ".join(named) if named else "", palette.style("warn")))
+        await self.services.ask_confirm([op], explain=explain)
+        self.services.refresh_now()
+
+    def action_blocklist(self) -> None:
+        from cephtui.ui.screens.blocklist import BlocklistScreen  # imported when first opened
+
+        self.app.push_screen(BlocklistScreen(self._seen))
+
     def action_next_fs(self) -> None:
         if self.status is None or len(self.status.filesystems) < 2:
             self.app.notify("There is no other file system.", severity="information")
