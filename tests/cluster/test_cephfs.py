@@ -317,3 +317,83 @@ def blocklisted(box: Sandbox) -> str:
     res = subprocess.run(["ceph", "-c", str(box.conf), "osd", "blocklist", "ls"], capture_output=True, text=True,
                          timeout=60)
     return res.stdout + res.stderr
+
+
+def perf_bytes(box: Sandbox, client_id: int) -> int | None:
+    """The client's cumulative bytes written, as `ceph fs perf stats` gives them (None: not in the answer)."""
+    answer = cli(box, "fs", "perf", "stats")
+    counters = answer["global_counters"]
+    values = answer["global_metrics"].get(FS, {}).get(f"client.{client_id}")
+    return int(values[counters.index("write_io_sizes")][1]) if values else None
+
+
+async def test_client_io_from_the_tab_enabling_the_stats_module(
+        fsbox: Sandbox, fs_clients: list[Any], tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`i` on the tab with the stats module off (its default) says so; `M` enables it through the confirmation
+    (the exact command); then the writing client's row shows its bytes written, between two reads of `ceph fs perf
+    stats`, and a write rate. Where the mon refuses the module (Debian's Reef: no PyO3 module runs), the mon's
+    own words are shown and the view still says the module is off."""
+    from cephtui.ui.panes.filesystems import FileSystemsPane
+    from cephtui.ui.screens.confirm import ConfirmScreen
+    from tests.ui.helpers import app_factory, click, text_of, wait_for
+
+    subprocess.run(["ceph", "-c", str(fsbox.conf), "mgr", "module", "disable", "stats"], capture_output=True,
+                   timeout=60)
+    writer = fs_clients[1].pid
+    [wid] = [s["id"] for s in cli(fsbox, "tell", f"mds.{FS}:0", "session", "ls")
+             if s["client_metadata"].get("pid") == str(writer)]
+    reef = "reef" in cli(fsbox, "version")["version"]
+    audit = tmp_path / "audit.log"
+    monkeypatch.setenv("CEPHTUI_AUDIT_LOG", str(audit))
+    try:
+        with app_factory(fsbox.conf) as make:
+            app = make()
+            async with app.run_test(size=(160, 48)) as pilot:
+                await wait_for(pilot, lambda: app.snapshot is not None, 20, "a first snapshot")
+                await pilot.press(":", "f", "s", "enter")
+                pane = app.query_one(FileSystemsPane)
+                await wait_for(pilot, lambda: pane.clients is not None and pane.selected_fs == FS, 30, "the clients")
+                await pilot.press("i")
+                io = pane.io_table
+                await wait_for(pilot, lambda: io.stats_off, 30, "the view saying the stats module is off")
+                assert "M enables it" in text_of(app, "#fs-summary")
+                await pilot.press("M")
+                await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirmation")
+                confirm = app.screen
+                assert isinstance(confirm, ConfirmScreen)
+                assert "$ ceph mgr module enable stats" in text_of(app, "#confirm-commands")
+                await click(pilot, "#confirm-run")
+                await wait_for(pilot, lambda: confirm.state == "done", 30, "the mon's answer")
+                if reef:
+                    assert not confirm.outcome.ok
+                    assert "cannot run on the active manager daemon" in text_of(app, "#confirm-result")
+                    await click(pilot, "#confirm-run")
+                    await wait_for(pilot, lambda: io.stats_off and not isinstance(app.screen, ConfirmScreen), 30,
+                                   "the view still saying the module is off")
+                    return
+                assert confirm.outcome.ok, text_of(app, "#confirm-result")
+                await click(pilot, "#confirm-run")
+                await wait_until_async(pilot, lambda: perf_bytes(fsbox, wid), "the writer in fs perf stats")
+                before = perf_bytes(fsbox, wid) or 0
+
+                def shown() -> Any:
+                    return next((c for c, r in io.rows if c.client_id == wid), None)
+
+                await wait_for(pilot, lambda: (shown() is not None and (shown().write_bytes or 0) >= before
+                                               and any(r.write_bps for c, r in io.rows if c.client_id == wid)),
+                               60, "the writer's row, as of fs perf stats or later, with a write rate")
+                mine = shown()
+                assert mine is not None and mine.write_bytes is not None
+                assert before <= mine.write_bytes <= (perf_bytes(fsbox, wid) or 0)  # between two CLI reads
+        lines = [json.loads(x) for x in audit.read_text().splitlines()]
+        assert [(x["cli"], x["ok"]) for x in lines] == [("ceph mgr module enable stats", not reef)]
+    finally:
+        subprocess.run(["ceph", "-c", str(fsbox.conf), "mgr", "module", "disable", "stats"], capture_output=True,
+                       timeout=60)
+
+
+async def wait_until_async(pilot: Any, cond: Any, what: str, timeout: float = 60) -> None:
+    """A condition that asks the CLI (seconds per look), the app running meanwhile."""
+    from tests.ui.helpers import wait_for
+
+    await wait_for(pilot, cond, timeout, what, interval=1.0)

@@ -44,4 +44,6 @@ DIALOGS: tuple[Dialog, ...] = (
     Dialog("balancer", "doctor", ("b",)),
     Dialog("fs-evict", "fs", ("E",)),  # the first client: what evicting it does, its name to type
     Dialog("fs-blocklist", "fs", ("b",)),
+    Dialog("fs-io", "fs", ("i",), opens_screen=False),  # per-client IO: the stats module off, as by default
+    Dialog("fs-stats-enable", "fs", ("i", "M")),  # its confirmation: ceph mgr module enable stats
 )

@@ -90,3 +90,12 @@ def build_unblock(entry: BlocklistEntry) -> Operation:
                      cli=f"ceph osd blocklist rm {entry.addr}", impact=SAFE,
                      effect="The client at that address may write to the OSDs again (a client evicted from "
                             "CephFS still has to remount).")
+
+
+def build_enable_stats() -> Operation:
+    """The mgr's stats module, which per-client IO needs (what cephfs-top asks first)."""
+    return Operation(title="Enable the mgr's stats module", prefix="mgr module enable", args=(("module", "stats"),),
+                     cli="ceph mgr module enable stats", impact=SAFE,
+                     effect="The mgr collects each CephFS client's IO and latency from the MDS (`fs perf stats`, "
+                            "what cephfs-top shows). The MDS ranks forward their clients' metrics to rank 0 "
+                            "every few seconds while somebody asks; `ceph mgr module disable stats` turns it off.")

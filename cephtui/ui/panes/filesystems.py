@@ -34,6 +34,7 @@ from cephtui.ui import palette
 from cephtui.ui.dialog_flows import flow_running, in_thread
 from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.panes.fs_io import ClientIOTable, io_detail
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
@@ -96,13 +97,19 @@ class FileSystemsPane(Pane):
         "evict": ("evict the selected client (`ceph tell mds.FS:RANK client evict id=N`; its name typed): it is "
                   "blocklisted by default, so its mount hangs or fails until remounted"),
         "blocklist": "the OSD blocklist (`ceph osd blocklist ls`): who is refused, until when; D removes an entry",
+        "io": "each client's IO and latency, as cephfs-top (`fs perf stats`, the mgr's stats module), and back",
+        "io_sort": "sort the IO view: write or read bytes/s, metadata, write or read latency, cap hit",
+        "enable_stats": "enable the mgr's stats module, which the IO view needs (`ceph mgr module enable stats`)",
         "next_fs": "show the next file system",
         "focus_filter": "filter the clients (host, key, address, root, kind, state)",
     }
-    MUTATING = {"evict": "evicting a client"}
+    MUTATING = {"evict": "evicting a client", "enable_stats": "enabling a mgr module"}
     BINDINGS = [
         Binding("E", "evict", "Evict"),
         Binding("b", "blocklist", "Blocklist"),
+        Binding("i", "io", "IO"),
+        Binding("o", "io_sort", "Sort IO", show=False),
+        Binding("M", "enable_stats", "Stats module", show=False),
         Binding("f", "next_fs", "Next fs"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -122,6 +129,7 @@ class FileSystemsPane(Pane):
         self._read_at: dict[int, float] = {}  # rank -> when it last gave its sessions
         self._seen: dict[str, str] = {}  # address -> the client it was, for the blocklist dialog
         self._last_read: dict[int, float] = {}  # rank not answering -> when its clients shown were read
+        self.io_mode = False  # the IO view (fs perf stats) instead of the sessions
 
     def compose(self) -> ComposeResult:
         yield Static(id="fs-summary")
@@ -130,6 +138,7 @@ class FileSystemsPane(Pane):
         with Vertical(id="fs-clients-box", classes="box"):
             yield FilterInput("filter clients: host, key, address, root, kind …", id="fs-filter")
             yield VirtualTable(COLUMNS, self._cells, key=lambda s: f"{s.rank}:{s.id}", id="fs-clients")
+            yield ClientIOTable(self._io_changed, id="fs-io")
         yield Static(id="fs-client", classes="box")
 
     def on_mount(self) -> None:
@@ -138,6 +147,8 @@ class FileSystemsPane(Pane):
         self.query_one("#fs-clients-box").border_title = "Clients (session ls of each active rank)"
         self.query_one("#fs-client").border_title = "Selected client"
         self.query_one("#fs-health").display = False
+        self.io_table.display = False
+        self.watch(self.io_table, "cursor", self._show_client, init=False)
         self.watch(self.vtable, "cursor", self._show_client, init=False)
         self._summary()
         self._show_client()
@@ -146,8 +157,12 @@ class FileSystemsPane(Pane):
     def vtable(self) -> VirtualTable[Session]:
         return self.query_one("#fs-clients", VirtualTable)
 
+    @property
+    def io_table(self) -> ClientIOTable:
+        return self.query_one("#fs-io", ClientIOTable)
+
     def focus_table(self) -> None:
-        self.vtable.focus()
+        (self.io_table if self.io_mode else self.vtable).focus()
 
     def fetch(self) -> Fetch:
         return Fetch(cephfs=True)
@@ -163,6 +178,8 @@ class FileSystemsPane(Pane):
             if self.selected_fs not in names:
                 self.selected_fs = names[0] if names else ""
                 self.clients = None
+                if self.io_mode:
+                    self.io_table.opened(self.selected_fs)
                 self._refresh_rows()
         self._summary()
         self._detail()
@@ -226,6 +243,9 @@ class FileSystemsPane(Pane):
 
     def _refresh_rows(self) -> None:
         box = self.query_one("#fs-clients-box")
+        if self.io_mode:
+            self._io_changed()
+            return
         if self.clients is None:
             self.vtable.set_rows([])
             set_subtitle(box, "reading…" if self.fs is not None else "")
@@ -261,6 +281,8 @@ class FileSystemsPane(Pane):
             parts.append(f"showing {escape(self.selected_fs)} (f: next)")
         for note in st.notes:
             parts.append(palette.markup("warn", f"⚠ {escape(note)}"))
+        if self.io_mode:
+            parts.append(self.io_table.state())
         out.update(" · ".join(parts))
 
     def _detail(self) -> None:
@@ -348,6 +370,10 @@ class FileSystemsPane(Pane):
                                                               if s.mount_point and s.mount_point != "N/A" else ""),
                              f" · pid {s.pid}" if s.pid else "",
                              f" · caps {s.num_caps:,}, recalled {s.recall_caps:.0f}, released {s.release_caps:.0f}")
+        if self.io_mode:  # what the IO columns leave out, first: the box shows two lines at 80x24
+            io = self.io_table
+            if 0 <= io.cursor < io.row_count:
+                line = Text(io_detail(io.rows[io.cursor][0]) + "\n") + line
         for code in self._named.get(s.id, []):
             since = self._named_since.get((s.id, code))
             line.append(f"\n⚠ {code}", style=palette.style("bold warn"))
@@ -356,6 +382,12 @@ class FileSystemsPane(Pane):
         out.update(line)
 
     def selected_client(self) -> Session | None:
+        if self.io_mode:  # the IO view's row, as the session it is (evict, the Selected box)
+            io = self.io_table
+            if not 0 <= io.cursor < io.row_count:
+                return None
+            cid = io.rows[io.cursor][0].client_id
+            return next((s for s in (self.clients.sessions if self.clients else ()) if s.id == cid), None)
         vt = self.vtable
         return vt.rows[vt.cursor] if 0 <= vt.cursor < vt.row_count else None
 
@@ -410,6 +442,47 @@ class FileSystemsPane(Pane):
 
         self.app.push_screen(BlocklistScreen(self._seen))
 
+    # ------------------------------------------------------------ the IO view
+    def _io_changed(self) -> None:
+        if not self.io_mode:
+            return
+        self._summary()
+        box = self.query_one("#fs-clients-box")
+        box.border_title = self.io_table.title()
+        set_subtitle(box, self.io_table.subtitle())
+        self._show_client()
+
+    def action_io(self) -> None:
+        self.io_mode = not self.io_mode
+        self.vtable.display = not self.io_mode
+        self.io_table.display = self.io_mode
+        if self.io_mode:
+            self.io_table.opened(self.selected_fs)
+            self.io_table.focus()
+            self._io_changed()
+        else:
+            self.query_one("#fs-clients-box").border_title = "Clients (session ls of each active rank)"
+            self.vtable.focus()
+            self._refresh_rows()
+
+    def action_io_sort(self) -> None:
+        if not self.io_mode:
+            self.app.notify("o sorts the IO view: i shows it.", severity="information")
+            return
+        self.io_table.next_sort()
+        self._io_changed()
+
+    def action_enable_stats(self) -> None:
+        if flow_running(self, "fs-stats"):
+            return
+        self._enable_stats()
+
+    @work(group="fs-stats", description="enable the stats module")
+    async def _enable_stats(self) -> None:
+        await self.services.ask_confirm([fs_ops.build_enable_stats()])
+        if self.io_mode:
+            self.io_table.opened(self.selected_fs)
+
     def action_next_fs(self) -> None:
         if self.status is None or len(self.status.filesystems) < 2:
             self.app.notify("There is no other file system.", severity="information")
@@ -418,6 +491,8 @@ class FileSystemsPane(Pane):
         self.selected_fs = names[(names.index(self.selected_fs) + 1) % len(names)] \
             if self.selected_fs in names else names[0]
         self.clients = None
+        if self.io_mode:
+            self.io_table.opened(self.selected_fs)
         self._refresh_rows()
         self._summary()
         self._detail()
@@ -433,6 +508,8 @@ class FileSystemsPane(Pane):
     @on(FilterInput.Applied, "#fs-filter")
     def _apply_filter(self, event: FilterInput.Applied) -> None:
         self.filter_text = event.text
+        self.io_table.filter_text = event.text
+        self.io_table.rank()
         self._refresh_rows()
 
     def is_match(self, table: object, index: int) -> bool:
