@@ -397,3 +397,118 @@ async def wait_until_async(pilot: Any, cond: Any, what: str, timeout: float = 60
     from tests.ui.helpers import wait_for
 
     await wait_for(pilot, cond, timeout, what, interval=1.0)
+
+
+def mdsmap(box: Sandbox) -> dict[str, Any]:
+    return cli(box, "fs", "dump")["filesystems"][0]["mdsmap"]
+
+
+def holders(box: Sandbox) -> dict[str, str]:
+    """rank ("0") or "0-s" (its standby-replay follower) -> the daemon, as `ceph fs dump` says."""
+    m = mdsmap(box)
+    out = {}
+    for d in m["info"].values():
+        if d["state"] == "up:active":
+            out[str(d["rank"])] = d["name"]
+        elif d["state"] == "up:standby-replay":
+            out[f"{d['rank']}-s"] = d["name"]
+    return out
+
+
+async def test_ranks_from_the_tab_max_mds_standby_replay_and_failing_a_rank(
+        fsbox: Sandbox, fs_clients: list[Any], tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As an admin would with two MDS daemons: `m` raises max_mds to 2 (the standby becomes rank 1); `F` then
+    refuses to fail a rank nobody would take; `m` back to 1 (the typed name; rank 1 stops, its daemon a standby
+    again); `R` allows standby-replay (the standby follows rank 0); `F` fails rank 0 (its follower named, the role
+    typed) and the follower holds it; `J` twice; `R` off. Each state checked against `ceph fs dump`, every command
+    in the audit log with the mon's answer."""
+    from cephtui.ceph.cephfs.model import FLAG_NOT_JOINABLE
+    from cephtui.ui.panes.filesystems import FileSystemsPane
+    from cephtui.ui.screens.confirm import ConfirmScreen
+    from cephtui.ui.screens.wizards.form import FormScreen
+    from tests.ui.helpers import app_factory, click, text_of, wait_for
+
+    audit = tmp_path / "audit.log"
+    monkeypatch.setenv("CEPHTUI_AUDIT_LOG", str(audit))
+    assert mdsmap(fsbox)["max_mds"] == 1 and len(holders(fsbox)) == 1
+    try:
+        with app_factory(fsbox.conf) as make:
+            app = make()
+            async with app.run_test(size=(160, 48)) as pilot:
+                await wait_for(pilot, lambda: app.snapshot is not None, 20, "a first snapshot")
+                await pilot.press(":", "f", "s", "enter")
+                pane = app.query_one(FileSystemsPane)
+
+                async def confirmed(command: str, effect: str, typed: str = "") -> None:
+                    await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, f"`{command}`")
+                    confirm = app.screen
+                    assert isinstance(confirm, ConfirmScreen)
+                    assert f"$ {command}" in text_of(app, "#confirm-commands")
+                    impact = " ".join(text_of(app, "#confirm-impact").split())
+                    assert effect in impact, impact
+                    if typed:
+                        await pilot.press(*typed, "enter")
+                    else:
+                        await click(pilot, "#confirm-run")
+                    await wait_for(pilot, lambda: confirm.state == "done", 30, f"the mon's answer to {command}")
+                    assert confirm.outcome.ok, text_of(app, "#confirm-result")
+                    await click(pilot, "#confirm-run")
+                    await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), 5, "the dialog closed")
+
+                async def until(cond: Any, what: str) -> None:  # the map, as the CLI and the tab see it
+                    await wait_for(pilot, lambda: cond(holders(fsbox)) and pane.fs is not None
+                                   and pane.fs.epoch >= mdsmap(fsbox)["epoch"], 90, what, interval=1.0)
+
+                async def form(key: str, field: str = "", value: str = "") -> None:
+                    await pilot.press(key)
+                    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 15, f"the form of {key}")
+                    if field:
+                        box = app.screen.query_one(f"#field-{field}")
+                        box.focus()
+                        await wait_for(pilot, lambda: app.focused is box, 5, f"the focus in {field}")
+                        await pilot.press("ctrl+u", *value)
+                    await click(pilot, "#form-ok")
+
+                await wait_for(pilot, lambda: pane.fs is not None and pane.status is not None, 30, "the map")
+                standby = pane.status.standbys[0]  # type: ignore[union-attr]
+                await form("m", "max_mds", "2")
+                await confirmed(f"ceph fs set {FS} max_mds 2", "become active ranks 1..1; 0 standby left")
+                await until(lambda h: h.get("1") == standby, f"mds.{standby} holding rank 1")
+
+                # No standby left: failing a rank is refused in the form, nothing sent.
+                await form("F")
+                await wait_for(pilot, lambda: "nobody would take rank 0: there is no standby daemon"
+                               in text_of(app, "#form-status"), 10, "the refusal")
+                await pilot.press("escape")
+
+                await form("m", "max_mds", "1")
+                await confirmed(f"ceph fs set {FS} max_mds 1", f"rank 1 (mds.{standby}) stop", typed=FS)
+                await until(lambda h: "1" not in h and standby in pane.status.standbys,  # type: ignore[union-attr]
+                            "rank 1 stopped, its daemon a standby")
+
+                await pilot.press("R")
+                await confirmed(f"ceph fs set {FS} allow_standby_replay true", "every rank gets one")
+                await until(lambda h: h.get("0-s") == standby, f"mds.{standby} following rank 0")
+                await form("F")
+                await confirmed(f"ceph mds fail {FS}:0", f"mds.{standby}, which follows it (standby-replay), takes "
+                                "it over at once", typed=f"{FS}:0")
+                await until(lambda h: h.get("0") == standby, f"mds.{standby} holding rank 0")
+
+                await pilot.press("J")
+                await confirmed(f"ceph fs set {FS} joinable false", "one that fails stays failed", typed=FS)
+                await until(lambda h: mdsmap(fsbox)["flags"] & FLAG_NOT_JOINABLE, "the map: not joinable")
+                await wait_for(pilot, lambda: pane.fs is not None and not pane.fs.joinable, 30, "the tab: not joinable")
+                await pilot.press("J")
+                await confirmed(f"ceph fs set {FS} joinable true", "take a failed or empty rank again")
+                await wait_for(pilot, lambda: pane.fs is not None and pane.fs.joinable, 30, "the tab: joinable")
+                await pilot.press("R")
+                await confirmed(f"ceph fs set {FS} allow_standby_replay false", "stop and come back as plain")
+                await until(lambda h: "0-s" not in h, "no follower")
+        sent = [(x["cli"], x["ok"]) for x in (json.loads(line) for line in audit.read_text().splitlines())]
+        assert sent == [(f"ceph fs set {FS} max_mds 2", True), (f"ceph fs set {FS} max_mds 1", True),
+                        (f"ceph fs set {FS} allow_standby_replay true", True), (f"ceph mds fail {FS}:0", True),
+                        (f"ceph fs set {FS} joinable false", True), (f"ceph fs set {FS} joinable true", True),
+                        (f"ceph fs set {FS} allow_standby_replay false", True)]
+    finally:  # the sandbox as it was: one active rank, joinable, no standby-replay
+        for args in (("max_mds", "1"), ("joinable", "true"), ("allow_standby_replay", "false")):
+            subprocess.run(["ceph", "-c", str(fsbox.conf), "fs", "set", FS, *args], capture_output=True, timeout=60)

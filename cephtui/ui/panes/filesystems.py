@@ -24,6 +24,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from cephtui.ceph.cephfs import ops as fs_ops
+from cephtui.ceph.cephfs import ranks as fs_ranks
 from cephtui.ceph.cephfs.model import Clients, FileSystem, FsStatus, Session
 from cephtui.ceph.cephfs.reader import read_clients
 from cephtui.ceph.errors import CephError
@@ -32,7 +33,7 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.models import HealthCheck
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import flow_running, in_thread
-from cephtui.ui.dialog_types import readable
+from cephtui.ui.dialog_types import Field, readable
 from cephtui.ui.pane import Fetch, Pane
 from cephtui.ui.panes.fs_io import ClientIOTable, io_detail
 from cephtui.ui.widgets.filterinput import FilterInput
@@ -100,16 +101,26 @@ class FileSystemsPane(Pane):
         "io": "each client's IO and latency, as cephfs-top (`fs perf stats`, the mgr's stats module), and back",
         "io_sort": "sort the IO view: write or read bytes/s, metadata, write or read latency, cap hit",
         "enable_stats": "enable the mgr's stats module, which the IO view needs (`ceph mgr module enable stats`)",
+        "max_mds": "how many ranks are active (`ceph fs set FS max_mds N`): the standbys it takes, the ranks it stops",
+        "joinable": "let standbys take failed ranks, or stop them (`ceph fs set FS joinable`)",
+        "standby_replay": "spare daemons follow the active ranks, or not (`ceph fs set FS allow_standby_replay`)",
+        "fail_rank": "fail a rank over to a standby (`ceph mds fail FS:RANK`; refused with nobody to take it)",
         "next_fs": "show the next file system",
         "focus_filter": "filter the clients (host, key, address, root, kind, state)",
     }
-    MUTATING = {"evict": "evicting a client", "enable_stats": "enabling a mgr module"}
+    MUTATING = {"evict": "evicting a client", "enable_stats": "enabling a mgr module",
+                "max_mds": "changing max_mds", "joinable": "changing joinable",
+                "standby_replay": "changing standby-replay", "fail_rank": "failing a rank"}
     BINDINGS = [
         Binding("E", "evict", "Evict"),
         Binding("b", "blocklist", "Blocklist"),
         Binding("i", "io", "IO"),
         Binding("o", "io_sort", "Sort IO", show=False),
         Binding("M", "enable_stats", "Stats module", show=False),
+        Binding("m", "max_mds", "max_mds"),
+        Binding("F", "fail_rank", "Fail rank"),
+        Binding("J", "joinable", "Joinable", show=False),
+        Binding("R", "standby_replay", "Standby-replay", show=False),
         Binding("f", "next_fs", "Next fs"),
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -482,6 +493,57 @@ class FileSystemsPane(Pane):
         await self.services.ask_confirm([fs_ops.build_enable_stats()])
         if self.io_mode:
             self.io_table.opened(self.selected_fs)
+
+    # ------------------------------------------------------------ ranks
+    def _need_fs(self) -> tuple[FileSystem, FsStatus] | None:
+        fs, st = self.fs, self.status
+        if fs is None or st is None:
+            self.app.notify("No file system shown.", severity="warning")
+            return None
+        return fs, st
+
+    def action_max_mds(self) -> None:
+        got = self._need_fs()
+        if got is None:
+            return
+        fs, st = got
+        self.services.form_then_confirm(
+            f"Active ranks of {fs.name} (max_mds {fs.max_mds})",
+            [Field("max_mds", "active ranks (max_mds)", str(fs.max_mds))],
+            lambda v: [fs_ranks.build_max_mds(fs, st.standbys, v["max_mds"])],
+            help=f"{len(fs.active)} active rank(s); standby daemons: {', '.join(st.standbys) or 'none'}. A new rank "
+                 "takes a standby; a rank above max_mds stops and hands its subtrees over.")
+
+    def action_fail_rank(self) -> None:
+        got = self._need_fs()
+        if got is None:
+            return
+        fs, st = got
+        ranks = tuple(str(r.rank) for r in fs.active)
+        if not ranks:
+            self.app.notify(f"{fs.name} has no active rank to fail.", severity="warning")
+            return
+        self.services.form_then_confirm(
+            f"Fail a rank of {fs.name}",
+            [Field("rank", "rank", ranks[0], choices=ranks,
+                   labels=tuple(f"{r.rank} (mds.{r.name})" for r in fs.active)),
+             Field("override", "even if nobody would take it over", "no", choices=("no", "yes"))],
+            lambda v: [fs_ranks.build_fail_rank(fs, st.standbys, v["rank"], v["override"])],
+            help=f"Its daemon restarts as a standby and another takes the rank: standby-replay "
+                 f"{', '.join(n for n, _ in fs.standby_replay) or 'none'}; "
+                 f"standbys {', '.join(st.standbys) or 'none'}.")
+
+    def action_joinable(self) -> None:
+        got = self._need_fs()
+        if got is not None:
+            self.services.confirm_operations([fs_ranks.build_joinable(got[0], not got[0].joinable)])
+
+    def action_standby_replay(self) -> None:
+        got = self._need_fs()
+        if got is not None:
+            fs, st = got
+            self.services.confirm_operations([fs_ranks.build_standby_replay(fs, not fs.allow_standby_replay,
+                                                                           st.standbys)])
 
     def action_next_fs(self) -> None:
         if self.status is None or len(self.status.filesystems) < 2:

@@ -64,7 +64,8 @@ def io_detail(c: perf.ClientIO) -> str:
         if ops is None or size is None:
             return f"{word} N/A"
         return f"{word} {human_bytes(size)} in {ops:,} ops since mount, {_ms(lat)} ± {_ms(sd)}"
-    parts = [c.entity + (f" on {c.hostname}" if c.hostname else ""), side("read", c.read_ops, c.read_bytes, c.read_latency, c.read_stdev),
+    parts = [c.entity + (f" on {c.hostname}" if c.hostname else ""),
+             side("read", c.read_ops, c.read_bytes, c.read_latency, c.read_stdev),
              side("written", c.write_ops, c.write_bytes, c.write_latency, c.write_stdev),
              f"metadata {_ms(c.metadata_latency)} ± {_ms(c.metadata_stdev)}",
              f"dentry lease {_or_na(c.dentry_lease, lambda v: f'{v:.1f}%')}",
