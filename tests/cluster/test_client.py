@@ -13,7 +13,7 @@ from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ceph.errors import CephError, CephUnknownCommand
 from cephtui.ceph.releases import local_release
 from cephtui.ceph.snapshot.builder import SnapshotBuilder
-from tests.conftest import Sandbox, wait_until
+from tests.conftest import Sandbox, stop_process, wait_until
 
 
 def test_mon_and_mgr_commands_return_parsed_json(client: CephClient, sandbox: Sandbox) -> None:
@@ -179,7 +179,7 @@ def test_a_mutation_waits_out_a_mon_that_stalls_longer_than_a_reads_timeout(sand
             except CephError as e:
                 done["error"] = e
 
-        os.kill(pid, signal.SIGSTOP)
+        stop_process(pid)
         try:
             writer = threading.Thread(target=mutate)
             writer.start()

@@ -18,7 +18,7 @@ from cephtui.ui.app import CephTUI
 from cephtui.ui.screens.confirm import ConfirmScreen
 from cephtui.ui.screens.wizards.form import FormScreen
 from cephtui.ui.tabs import TABS, number_key
-from tests.conftest import Sandbox, wait_until
+from tests.conftest import Sandbox, stop_process, wait_until
 from tests.ui.helpers import SIZE, click, plain, text_of, wait_for
 
 DOCTOR_KEY = number_key([t.key for t in TABS].index("doctor") + 1)
@@ -357,7 +357,7 @@ async def test_slow_ops_point_at_the_hung_replica(make_app, sandbox: Sandbox) ->
     r = rados.Rados(conffile=str(sandbox.conf))
     r.connect(timeout=10)
     io = r.open_ioctx("rbd")
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
     try:
         for i in range(48):  # spread over the pool's PGs: primaries 0 and 2 wait for osd.1's replica
             io.aio_write_full(f"ctd-slow-{i}", b"w" * 4096)

@@ -7,8 +7,6 @@ answers keys; then brings the OSD back and waits for HEALTH_OK.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -24,7 +22,7 @@ from cephtui.ceph.connection import ConnectionSpec
 from cephtui.ui.app import CephTUI
 from cephtui.ui.panes.bench import BenchPane
 from cephtui.ui.screens.wizards.form import FormScreen
-from tests.conftest import Sandbox
+from tests.conftest import Sandbox, stop_process
 from tests.ui.helpers import SIZE, cells, open_screen, wait_for
 from tests.ui.test_bench import fill, flat, open_bench, start_run, submit_and_run
 
@@ -44,7 +42,7 @@ def freeze(sandbox: Sandbox, daemon: str) -> None:
     """SIGSTOP: the daemon stops answering (a hung disk would look the same) until crash() ends it."""
     pid = json.loads((sandbox.dir / "pids" / f"{daemon}.json").read_text())["pid"]
     assert str(sandbox.conf).encode() in Path(f"/proc/{pid}/cmdline").read_bytes(), "not the sandbox's daemon"
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
 
 
 def pool_names(sandbox: Sandbox) -> list[str]:

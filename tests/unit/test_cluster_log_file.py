@@ -66,3 +66,30 @@ def test_a_line_written_out_of_its_time_order_is_found(tmp_path: Path) -> None:
                             "+0000 " + body + "\n" for t in order))
     got = [clf.line_time(g.encode()) for g in clf.window(path, base + 2490.2, base + 2491.8)]
     assert sorted(got) == [base + 2490.5, base + 2491, base + 2491.5]  # the two late lines, and the one in order
+
+
+def test_a_busy_file_is_read_around_the_time_sought(tmp_path: Path) -> None:
+    """Three sandboxes' mons once wrote 3.9 MiB to one audit file in the 30 s before the `osd set` sought (a flood
+    of `osd dump`s), and a read of WINDOW_BYTES from the span's start ended before it. A file as busy: 400 lines a
+    second for 240 s, the setter at 120 s; the span asked (±60 s) holds more than the limit, and the bytes read are
+    those around the flag's epoch, so its setter is found."""
+    from cephtui.ceph.workflows import flag_origin as fo
+
+    first = clf.line_time(PACIFIC_LINES[4].encode())
+    assert first is not None
+    base = float(int(first))
+    noise, setter = PACIFIC_LINES[4].split(" ", 1)[1], PACIFIC_LINES[1].split(" ", 1)[1]
+    path = tmp_path / "ceph.audit.log"
+    stamps = [base + i / 400 for i in range(96000)]
+    at = 48000  # 120 s in
+    path.write_text("".join(time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{round(t * 1e6) % 1000000:06d}"
+                            "+0000 " + (setter if i == at else noise) + "\n" for i, t in enumerate(stamps)))
+    since = stamps[at] + 0.004  # the epoch that set the flag, just after the command finished
+    span = (since - fo.MATCH_WINDOW, since + fo.MATCH_WINDOW)
+    assert (fo.MATCH_WINDOW * 2 + clf.SKEW) * 400 * (len(noise) + 33) > clf.WINDOW_BYTES  # more than one read holds
+    with path.open("rb") as f:  # what a read from the span's start reaches: not the setter
+        start = clf._offset_before(f, f.seek(0, 2), span[0] - clf.SKEW)
+        assert not any(b"noscrub" in line for line in clf._lines_from(f, start, clf.WINDOW_BYTES))
+    got = fo.file_audit(clf.window(path, *span, around=since), path)
+    found = fo.setter(got, ("noscrub", ""), since)
+    assert found is not None and found.time == pytest.approx(stamps[at], abs=1e-5)

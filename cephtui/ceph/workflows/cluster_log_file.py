@@ -139,12 +139,22 @@ def _lines_from(f: IO[bytes], offset: int, limit: int) -> Iterator[bytes]:
         yield rest  # the last line, with no newline yet
 
 
-def window(path: Path, start: float, end: float, limit: int = WINDOW_BYTES) -> list[str]:
-    """The lines stamped from `start` to `end`, at most `limit` bytes read. OSError when unreadable."""
+def window(path: Path, start: float, end: float, limit: int = WINDOW_BYTES,
+           around: float | None = None) -> list[str]:
+    """The lines stamped from `start` to `end`, at most `limit` bytes read. OSError when unreadable.
+
+    When the span holds more than `limit` bytes, the `limit` bytes around the time `around` (by default the
+    middle of the span) are read, not the span's first ones: on a busy file the lines sought are the ones
+    nearest that time. Seen in CI: three sandboxes' mons wrote 3.9 MiB to one audit file in the 30 s before
+    the line sought, and a read from the span's start ended before reaching it."""
     out = []
     with path.open("rb") as f:
         size = f.seek(0, 2)
-        for line in _lines_from(f, _offset_before(f, size, start - SKEW), limit):
+        offset = _offset_before(f, size, start - SKEW)
+        if _offset_before(f, size, end + SKEW) + BISECT_UNTIL - offset > limit:
+            middle = _offset_before(f, size, (start + end) / 2 if around is None else around)
+            offset = max(offset, middle - limit // 2)
+        for line in _lines_from(f, offset, limit):
             t = line_time(line)
             if t is not None and t > end + SKEW:
                 break

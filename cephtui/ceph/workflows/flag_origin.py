@@ -349,7 +349,8 @@ class ClusterAuditFile:
             return None, self.why_not
         try:
             if since is not None:
-                lines = cluster_log_file.window(self.path, since - MATCH_WINDOW, since + MATCH_WINDOW)
+                lines = cluster_log_file.window(self.path, since - MATCH_WINDOW, since + MATCH_WINDOW,
+                                                 around=since)
             else:  # older than every osdmap kept: the file's tail, what came before the oldest epoch
                 lines = cluster_log_file.tail(self.path)
         except OSError:
