@@ -310,8 +310,11 @@ class CephTUI(KeysInOrder):
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         pane = self.tab_panes.opened(event.pane, self.snapshot)
         self.nav.tab_activated(pane)
-        # What a tab fetches only while shown (its table): fill it now, not at the next tick.
+        # What a tab fetches only while shown (its table): fill it now, not at the next tick. The keys typed
+        # behind the key that opened it act on that data, so they wait for it (bounded by KEY_SETTLE_WAIT):
+        # `:fs⏎m⌫2⏎` in one read found no file system yet, dropped the `m`, and the `2` opened the PGs tab.
         if pane is not None and pane.fetch() != NOTHING_MORE:
+            self.keys_wait_for(self.poller.fetched(pane.fetch()))
             self.poller.poll_now()
 
     def show_tab(self, key: str) -> None:

@@ -49,6 +49,8 @@ class Poller:
         self.polling = False
         self.started = 0.0  # monotonic start of the poll in flight
         self.asked = NOTHING_MORE  # what the running (or last) poll was asked for beyond the basics
+        self.delivered = NOTHING_MORE  # what the current snapshot's poll was asked for
+        self.failures = 0  # polls failed so far
         self._timer: Timer | None = None
         self._graveyard: list[ClusterSnapshot | list[object]] = []
         self._frozen_at_reclaim = 0  # gc.get_freeze_count() after the last full collection
@@ -128,6 +130,7 @@ class Poller:
     def arrived(self, snap: ClusterSnapshot) -> None:
         """A snapshot came (on the UI thread): it is the current one; the next poll is scheduled."""
         self.polling = False
+        self.delivered = self.asked
         self.statusbar.show_mgr_stall("")
         if self.snapshot is not None:
             self._graveyard.append(self.snapshot)  # freed by the next poll's thread: see _free_buried
@@ -141,8 +144,15 @@ class Poller:
         interval later."""
         self.schedule(0 if _lacks(self.asked, self._wanted()) else self.refresh_interval)
 
+    def fetched(self, wanted: Fetch) -> Callable[[], bool]:
+        """A condition: a snapshot with every part `wanted` has been delivered (and drawn: the panes draw it in
+        the same handler), or a poll has failed since this call (the mons do not answer: none is coming)."""
+        failures = self.failures
+        return lambda: not _lacks(self.delivered, wanted) or self.failures != failures
+
     def failed(self, error: str) -> None:
         self.polling = False
+        self.failures += 1
         self.statusbar.show_mgr_stall("")
         self.connected = False
         self.statusbar.show_failure(error)

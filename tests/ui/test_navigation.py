@@ -2,10 +2,12 @@
 search, `n`/`N`, `g`/`G`, `q`, `?`, the palette reaching every tab's actions, and the mouse."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
+import pytest
 from textual.command import CommandPalette
-from textual.widgets import Markdown
+from textual.widgets import Input, Markdown
 
 from cephtui.ui.app import TABS, CephTUI, pane_bindings
 from cephtui.ui.panes.osds import OSDsPane
@@ -229,3 +231,28 @@ async def test_keys_typed_while_the_prompt_opens_go_to_it_and_tab_completes(look
         await pilot.press("ctrl+u", *"osd.1", "enter")
         await wait_for(pilot, lambda: cursor_name(app, "#osds-table") == "osd.1", 10, "the cursor on osd.1")
         assert not prompt.is_open
+
+
+async def test_keys_typed_behind_a_tab_wait_for_its_data(look_app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The File systems tab's map comes with the first poll after it opens. With a mon slow to answer `fs dump`
+    (1.5 s) the keys typed behind the jump once found no file system: `m` said "No file system shown.", the
+    Backspace did nothing and the `2` opened the PGs tab. They wait for the tab's data now, and reach the max_mds
+    form."""
+    from cephtui.ui.screens.wizards.form import FormScreen
+
+    app = look_app()
+    real = app.client.raw
+
+    def slow(target: str, prefix: str, args: dict[str, Any]) -> bytes:
+        if prefix == "fs dump":
+            time.sleep(1.5)  # on the poll's thread, as a busy mon would
+        return real(target, prefix, args)
+    monkeypatch.setattr(app.client, "raw", slow)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.snapshot is not None, 15, "a snapshot")
+        assert app.snapshot is not None and app.snapshot.cephfs is None  # not fetched until the tab opens
+        burst(app, ":fs\rm\x7f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the max_mds form")
+        await wait_for(pilot, lambda: app.screen.query_one("#field-max_mds", Input).value == "2", 5,
+                       "the 2 typed in the form")
+        assert app.tabs.active == "fs"
