@@ -151,7 +151,7 @@ def test_cli_text_json_and_a_wrong_name(path: Path) -> None:
 def test_the_checks_that_name_a_client_mark_it_and_it_comes_first() -> None:
     from cephtui.ceph.cephfs.model import Session
     from cephtui.ceph.snapshot.models import HealthCheck
-    from cephtui.ui.panes.filesystems import client_rows, fs_checks, named_clients
+    from cephtui.ui.panes.fs_clients import client_rows, fs_checks, named_clients
 
     # The detail lines as the mon words them (MDSMonitor: "mds.NAME(mds.RANK): " + the MDS's message and metadata)
     late = HealthCheck("MDS_CLIENT_LATE_RELEASE", "HEALTH_WARN", "1 clients failing to respond to capability release",
@@ -171,7 +171,7 @@ def test_the_checks_that_name_a_client_mark_it_and_it_comes_first() -> None:
 
 
 def test_the_version_line_is_short() -> None:
-    from cephtui.ui.panes.filesystems import short_version
+    from cephtui.ui.panes.fs_clients import short_version
 
     assert short_version("ceph version 16.2.15 (618f440892089921c3e944a991122ddc44e60516) pacific (stable)") == \
         "16.2.15 pacific"

@@ -132,7 +132,7 @@ def test_client_checks_point_at_the_file_systems_tab(code: str) -> None:
 
 
 def test_the_tab_marks_the_clients_these_checks_name() -> None:
-    from cephtui.ui.panes.filesystems import CLIENT_CHECKS
+    from cephtui.ui.panes.fs_clients import CLIENT_CHECKS
 
     assert set(NAMES_A_CLIENT) <= set(CLIENT_CHECKS)
     assert all(code in CATALOG for code in CLIENT_CHECKS)

@@ -10,9 +10,7 @@ when this session has seen it.
 """
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Sequence
 
 from rich.markup import escape
 from rich.table import Table
@@ -33,58 +31,18 @@ from cephtui.ceph.snapshot.cluster_snapshot import ClusterSnapshot
 from cephtui.ceph.snapshot.models import HealthCheck
 from cephtui.ui import palette
 from cephtui.ui.dialog_flows import flow_running, in_thread
-from cephtui.ui.dialog_types import Field, readable
+from cephtui.ui.dialog_types import readable
 from cephtui.ui.pane import Fetch, Pane
+from cephtui.ui.panes import fs_rank_forms as rank_forms
+from cephtui.ui.panes.fs_clients import COLUMNS, client_matches, client_rows, fs_checks, named_clients, short_version
 from cephtui.ui.panes.fs_io import ClientIOTable, io_detail
 from cephtui.ui.widgets.filterinput import FilterInput
 from cephtui.ui.widgets.tables import set_subtitle
 from cephtui.ui.widgets.virtualtable import VirtualTable
 
-COLUMNS = (("client", 16), ("host", 16), ("key", 14), ("root", 14), ("kind", 9), ("version", 10), ("caps", 8),
-           ("recall", 7), ("reqs", 5), ("state", 8), ("age", 8), ("rank", 4))
-# The checks that name one client (their detail says `client_id: N`): src/mds/Beacon.cc.
-CLIENT_CHECKS = ("MDS_CLIENT_LATE_RELEASE", "MDS_CLIENT_RECALL", "MDS_CLIENT_OLDEST_TID",
-                 "MDS_CLIENT_LATE_RELEASE_MANY", "MDS_CLIENT_RECALL_MANY")
-CLIENT_ID = re.compile(r"client_id: (\d+)")
-VERSION = re.compile(r"ceph version (\S+) \(\w+\) (\w+)")  # "ceph version 16.2.15 (618f…) pacific (stable)"
 NO_FS = ("No file system. One is made of two pools and `ceph fs new NAME META DATA` (or `ceph fs volume create "
          "NAME`, which makes the pools too), and needs an MDS daemon running (`ceph orch apply mds NAME`, or "
          "ceph-mds by hand).")
-
-
-def fs_checks(checks: Sequence[HealthCheck]) -> list[HealthCheck]:
-    """The health checks about file systems and MDS daemons (FS_* and MDS_*), as `ceph health detail` lists them."""
-    return [c for c in checks if c.code.startswith(("FS_", "MDS_"))]
-
-
-def named_clients(checks: Sequence[HealthCheck]) -> dict[int, list[str]]:
-    """client id -> the checks that name it (by their detail's `client_id: N`)."""
-    named: dict[int, list[str]] = {}
-    for check in checks:
-        if check.code in CLIENT_CHECKS:
-            for line in check.detail:
-                m = CLIENT_ID.search(line)
-                if m:
-                    named.setdefault(int(m.group(1)), []).append(check.code)
-    return named
-
-
-def client_matches(s: Session, text: str) -> bool:
-    """Every filter word in the client's id, key, host, address, root, kind or state."""
-    hay = " ".join((s.entity, s.key_name, s.hostname, s.addr, s.root, s.kind, s.state, s.version)).lower()
-    return all(w in hay for w in text.lower().split())
-
-
-def client_rows(sessions: Sequence[Session], text: str, named: dict[int, list[str]]) -> list[Session]:
-    """The clients shown: filtered, the ones a health check names first, then by caps held (most first)."""
-    picked = [s for s in sessions if client_matches(s, text)] if text.strip() else list(sessions)
-    return sorted(picked, key=lambda s: (s.id not in named, -s.num_caps, s.id))
-
-
-def short_version(text: str) -> str:
-    """'ceph version 16.2.15 (618f…) pacific (stable)' -> '16.2.15 pacific'; other texts as they are."""
-    m = VERSION.match(text)
-    return f"{m.group(1)} {m.group(2)}" if m else text
 
 
 def _num(value: int | None) -> str:
@@ -504,34 +462,15 @@ class FileSystemsPane(Pane):
 
     def action_max_mds(self) -> None:
         got = self._need_fs()
-        if got is None:
-            return
-        fs, st = got
-        self.services.form_then_confirm(
-            f"Active ranks of {fs.name} (max_mds {fs.max_mds})",
-            [Field("max_mds", "active ranks (max_mds)", str(fs.max_mds))],
-            lambda v: [fs_ranks.build_max_mds(fs, st.standbys, v["max_mds"])],
-            help=f"{len(fs.active)} active rank(s); standby daemons: {', '.join(st.standbys) or 'none'}. A new rank "
-                 "takes a standby; a rank above max_mds stops and hands its subtrees over.")
+        if got is not None:
+            rank_forms.max_mds(self.services, *got)
 
     def action_fail_rank(self) -> None:
         got = self._need_fs()
-        if got is None:
-            return
-        fs, st = got
-        ranks = tuple(str(r.rank) for r in fs.active)
-        if not ranks:
-            self.app.notify(f"{fs.name} has no active rank to fail.", severity="warning")
-            return
-        self.services.form_then_confirm(
-            f"Fail a rank of {fs.name}",
-            [Field("rank", "rank", ranks[0], choices=ranks,
-                   labels=tuple(f"{r.rank} (mds.{r.name})" for r in fs.active)),
-             Field("override", "even if nobody would take it over", "no", choices=("no", "yes"))],
-            lambda v: [fs_ranks.build_fail_rank(fs, st.standbys, v["rank"], v["override"])],
-            help=f"Its daemon restarts as a standby and another takes the rank: standby-replay "
-                 f"{', '.join(n for n, _ in fs.standby_replay) or 'none'}; "
-                 f"standbys {', '.join(st.standbys) or 'none'}.")
+        if got is not None and not got[0].active:
+            self.app.notify(f"{got[0].name} has no active rank to fail.", severity="warning")
+        elif got is not None:
+            rank_forms.fail_rank(self.services, *got)
 
     def action_joinable(self) -> None:
         got = self._need_fs()
