@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -152,3 +153,24 @@ def note_capture(out: Path, files: list[str], script: str, version: str, quirks:
         }
     meta["captures"] = dict(sorted(captures.items()))
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def stop_process(pid: int, timeout: float = 10.0) -> None:
+    """SIGSTOP `pid`, returning once every thread of it is stopped. kill() only queues the signal: one thread takes
+    it and then stops the others, and on a loaded machine the rest run on meanwhile (seen in CI: an MDS answered
+    a command sent after kill() had returned, 0.9 ms later, and a test of "an MDS that stops answering" saw it
+    answer). Continue it with os.kill(pid, signal.SIGCONT)."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + timeout
+    while True:
+        states = []
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            try:  # "TID (comm) STATE ...": comm may hold spaces and parentheses
+                states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # a thread that ended meanwhile
+        if states and all(state in "tT" for state in states):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"process {pid} not stopped {timeout:g} s after SIGSTOP (threads: {states})")
+        time.sleep(0.005)

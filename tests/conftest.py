@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -29,9 +28,12 @@ from typing import Any
 import pytest
 import textual.constants
 
+from scripts.capturelib import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX_PY = ROOT / "scripts" / "sandbox.py"
 FIXTURES = ROOT / "tests" / "fixtures"
+__all__ = ["stop_process"]  # the tests stop daemons with it; the capture scripts too
 
 
 @dataclass
@@ -361,24 +363,6 @@ def wait_until(cond: Callable[[], Any], timeout: float, what: str, interval: flo
             why = f" (the last look raised {type(last).__name__}: {last})" if last is not None else ""
             raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}{why}")
         time.sleep(interval)
-
-
-def stop_process(pid: int, timeout: float = 10) -> None:
-    """SIGSTOP `pid`, returning once every thread of it is stopped. kill() only queues the signal: one thread takes
-    it and then stops the others, and on a loaded machine the rest run on meanwhile (seen in CI: an MDS answered
-    a command sent after kill() had returned, 0.9 ms later, and a test of "an MDS that stops answering" saw it
-    answer). Continue it with os.kill(pid, signal.SIGCONT)."""
-    os.kill(pid, signal.SIGSTOP)
-
-    def stopped() -> bool:
-        states = []
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            try:  # "TID (comm) STATE ...": comm may hold spaces and parentheses
-                states.append((task / "stat").read_text().rsplit(")", 1)[1].split()[0])
-            except (FileNotFoundError, ProcessLookupError):
-                continue  # a thread that ended meanwhile
-        return bool(states) and all(state in "tT" for state in states)
-    wait_until(stopped, timeout, f"every thread of process {pid} to stop (SIGSTOP)", interval=0.005)
 
 
 @pytest.fixture(autouse=True)

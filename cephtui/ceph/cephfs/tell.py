@@ -24,7 +24,7 @@ from cephtui.ceph.errors import CephError, CephTimeout, error_for
 # What cephtui asks an MDS without changing anything: the rest (client evict, session kill ...) are mutations.
 MDS_READ_TELLS = frozenset({"session ls", "client ls", "ops", "dump_ops_in_flight", "dump_blocked_ops",
                             "dump_historic_ops", "perf dump", "dump inode", "status", "get subtrees",
-                            "dump_mempools", "cache status"})
+                            "dump_mempools", "cache status", "dump tree"})
 CEPHFS_MISSING = ("python3-cephfs is not installed: the MDS's own commands (its clients, `session ls`) need "
                   "libcephfs's Python binding, as `ceph tell mds.X` does (apt install python3-cephfs)")
 

@@ -55,6 +55,8 @@ class FileSystemsPane(Pane):
     ACTION_HELP = {
         "evict": ("evict the selected client (`ceph tell mds.FS:RANK client evict id=N`; its name typed): it is "
                   "blocklisted by default, so its mount hangs or fails until remounted"),
+        "requests": ("the requests in flight at each active rank (`dump_ops_in_flight`), oldest first, and the client "
+                     "each waiting one is held up by (the caps the MDS is taking back from it); E there evicts it"),
         "blocklist": "the OSD blocklist (`ceph osd blocklist ls`): who is refused, until when; D removes an entry",
         "io": "each client's IO and latency, as cephfs-top (`fs perf stats`, the mgr's stats module), and back",
         "io_sort": "sort the IO view: write or read bytes/s, metadata, write or read latency, cap hit",
@@ -71,6 +73,7 @@ class FileSystemsPane(Pane):
                 "standby_replay": "changing standby-replay", "fail_rank": "failing a rank"}
     BINDINGS = [
         Binding("E", "evict", "Evict"),
+        Binding("s", "requests", "Slow requests"),
         Binding("b", "blocklist", "Blocklist"),
         Binding("i", "io", "IO"),
         Binding("o", "io_sort", "Sort IO", show=False),
@@ -366,6 +369,10 @@ class FileSystemsPane(Pane):
         if s is None:
             self.app.notify("Select a client first.", severity="warning")
             return
+        self.evict(s)
+
+    def evict(self, s: Session) -> None:
+        """Evict `s` (this tab's client, or the one a slow request waits on), once its rank answers."""
         if self.clients is not None and s.rank in self.clients.unanswered:
             self.app.notify(f"Rank {s.rank}'s MDS is not answering: an eviction would wait on it. Try again once "
                             "its clients are current.", severity="warning")
@@ -405,6 +412,14 @@ class FileSystemsPane(Pane):
             ("\n⚠ named by " + ", ".join(named) if named else "", palette.style("warn")))
         await self.services.ask_confirm([op], explain=explain)
         self.services.refresh_now()
+
+    def action_requests(self) -> None:
+        from cephtui.ui.screens.fs_requests import FsRequestsScreen  # imported when first opened
+
+        got = self._need_fs()
+        if got is not None:
+            sessions = {s.id: s for s in (self.clients.sessions if self.clients else ())}
+            self.app.push_screen(FsRequestsScreen(got[0].name, got[1], sessions, self.evict))
 
     def action_blocklist(self) -> None:
         from cephtui.ui.screens.blocklist import BlocklistScreen  # imported when first opened
