@@ -179,6 +179,9 @@ async def open_plan(app: CephTUI, pilot: Pilot, osd: int, mode: str = "remove",
     rows = app.pane(OSDsPane).vtable.rows
     await pilot.press("home", *["down"] * next(i for i, r in enumerate(rows) if r.is_osd and r.node.id == osd))
     await pilot.press("X")
+    # The form is pushed by the wizard's worker (push_screen_wait), which a loaded machine runs after the press
+    # has returned: seen in a clean-clone run, app.screen was still the main screen.
+    await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the removal form")
     form = app.screen
     assert isinstance(form, FormScreen)
     form.query_one("#field-mode", Select).value = mode

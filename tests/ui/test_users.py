@@ -170,6 +170,8 @@ async def test_edit_caps_shows_old_and_new_then_delete(make_app, sandbox: Sandbo
             assert "allow r pool=rbd" in plain(app.pane(UsersPane).query_one("#users-detail").content)
 
             await pilot.press("e")
+            # Pushed by the edit's worker, which a loaded machine may run after the press returned.
+            await wait_for(pilot, lambda: isinstance(app.screen, FormScreen), 10, "the caps form")
             form = app.screen
             assert isinstance(form, FormScreen)
             assert form.query_one("#field-mon", Input).value == "allow r"
