@@ -91,7 +91,7 @@ async def test_the_client_a_request_waits_on_is_named_and_evicted(fsbox: Sandbox
                 assert f"client.{held}" in summary and "E evicts it" in summary, summary
                 table = board.query_one("#fsreq-table")
                 row = next(i for i, r in enumerate(board.got.requests) if r.client_id == wanted)
-                assert f"client.{held}" in str(table.get_row_at(row)[7])  # type: ignore[attr-defined]
+                assert f"client.{held}" in str(table.get_row_at(row)[3])  # type: ignore[attr-defined]
                 table.focus()
                 await pilot.press("home", *["down"] * row)
                 await pilot.press("E")

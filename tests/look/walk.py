@@ -44,6 +44,7 @@ DIALOGS: tuple[Dialog, ...] = (
     Dialog("balancer", "doctor", ("b",)),
     Dialog("fs-evict", "fs", ("E",)),  # the first client: what evicting it does, its name to type
     Dialog("fs-blocklist", "fs", ("b",)),
+    Dialog("fs-requests", "fs", ("s",)),  # the requests in flight at rank 0 (the look capture's idle clients)
     Dialog("fs-io", "fs", ("i",), opens_screen=False),  # per-client IO: the stats module off, as by default
     Dialog("fs-stats-enable", "fs", ("i", "M")),  # its confirmation: ceph mgr module enable stats
 )

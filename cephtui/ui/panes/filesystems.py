@@ -73,7 +73,7 @@ class FileSystemsPane(Pane):
                 "standby_replay": "changing standby-replay", "fail_rank": "failing a rank"}
     BINDINGS = [
         Binding("E", "evict", "Evict"),
-        Binding("s", "requests", "Slow requests"),
+        Binding("s", "requests", "Requests"),
         Binding("b", "blocklist", "Blocklist"),
         Binding("i", "io", "IO"),
         Binding("o", "io_sort", "Sort IO", show=False),

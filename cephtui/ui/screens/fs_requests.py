@@ -27,8 +27,9 @@ from cephtui.ui.compat import DataTable
 from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.widgets.tables import sync_table
 
-COLUMNS = (("age", 7), ("rank", 4), ("client", 14), ("host", 14), ("op", 8), ("path", 28), ("where", 26),
-           ("waits on", 22))
+# Who waits and on whom first: at 120 columns the dialog shows about 108 cells, and the table scrolls for the rest.
+COLUMNS = (("age", 6), ("rank", 4), ("client", 12), ("waits on", 20), ("op", 7), ("path", 22), ("where", 24),
+           ("host", 14))
 
 
 def request_key(r: MdsRequest) -> str:
@@ -107,8 +108,8 @@ class FsRequestsScreen(ReadingDialog):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = (f"{self.fs}: MDS requests in flight (dump_ops_in_flight of each active rank · E evicts "
-                                "the client a request waits on · r reloads · escape closes)")
+            box.border_title = (f"{self.fs}: requests in flight (dump_ops_in_flight · E evicts the client one waits "
+                                "on · escape closes)")
             yield Static(Text("Asking the active ranks…", style="italic"), id="fsreq-summary")
             table: DataTable[Any] = DataTable(id="fsreq-table", cursor_type="row", zebra_stripes=True)
             for label, width in COLUMNS:
@@ -137,8 +138,8 @@ class FsRequestsScreen(ReadingDialog):
         warn = palette.style("warn")
         rows = {request_key(r): (Text(human_duration(r.age), style=warn if r.blocked else ""), str(r.rank),
                                  f"client.{r.client_id}" if r.client_id is not None else r.op_type,
-                                 self._host(r.client_id), r.op, got.path(r), r.flag_point,
-                                 Text(waits_on(got, r, self.sessions), style=warn))
+                                 Text(waits_on(got, r, self.sessions), style=warn), r.op, got.path(r), r.flag_point,
+                                 self._host(r.client_id))
                 for r in got.requests}
         sync_table(self.query_one("#fsreq-table", DataTable), rows, ordered=True)
         self.show_detail()

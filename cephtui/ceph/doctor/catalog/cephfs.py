@@ -147,8 +147,8 @@ ENTRIES: tuple[Explanation, ...] = (
                 "Journal or metadata I/O to RADOS is slow (MDS_SLOW_METADATA_IO).",
                 "The MDS is overloaded or short of cache memory."),
         actions=("List the stuck requests and the step each waits at: `ceph tell mds.<name> dump_ops_in_flight`.",
-                 "If they wait for caps, the File systems tab's `s` (:fs, then s) names the client each waits on "
-                 "(the caps the MDS is taking back from it) and evicts it with E.",
+                 "If they wait for caps, the File systems tab's requests (:fs, then s) name the client each waits "
+                 "on (the caps the MDS is taking back from it) and E there evicts it.",
                  "If they wait for the journal or RADOS, look at the OSDs: `ceph health detail`."),
         options=("mds_op_complaint_time",),
         raised_by="mds",
