@@ -472,7 +472,7 @@ async def test_ranks_from_the_tab_max_mds_standby_replay_and_failing_a_rank(
                 await wait_for(pilot, lambda: pane.fs is not None and pane.status is not None, 30, "the map")
                 standby = pane.status.standbys[0]  # type: ignore[union-attr]
                 await form("m", "max_mds", "2")
-                await confirmed(f"ceph fs set {FS} max_mds 2", "become active ranks 1..1; 0 standby left")
+                await confirmed(f"ceph fs set {FS} max_mds 2", "becomes active rank 1; 0 standby left")
                 await until(lambda h: h.get("1") == standby, f"mds.{standby} holding rank 1")
 
                 # No standby left: failing a rank is refused in the form, nothing sent.

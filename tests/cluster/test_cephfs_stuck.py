@@ -98,7 +98,9 @@ async def test_the_client_a_request_waits_on_is_named_and_evicted(fsbox: Sandbox
                 await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), 15, "the confirmation")
                 confirm = app.screen
                 assert isinstance(confirm, ConfirmScreen)
-                assert f"$ ceph tell mds.{FS}:0 client evict id={held}" in text_of(app, "#confirm-commands")
+                shown = " ".join(text_of(app, "#confirm-commands").split())
+                assert f"$ ceph tell mds.{FS}:0 client evict id={held}" in shown, shown
+                assert f"1 request waits on it (the oldest: client.{wanted} " in shown, shown
                 await pilot.press(*f"client.{held}")
                 assert waiter.poll() is None and waiting(), "the open ended before the eviction: nothing proven"
                 await pilot.press("enter")

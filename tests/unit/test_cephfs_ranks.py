@@ -27,7 +27,7 @@ def test_max_mds_takes_the_standby_or_says_who_is_missing(path: Path) -> None:
     assert fs.max_mds == 1 and len(standbys) == 1
     up = ranks.build_max_mds(fs, standbys, "2")
     assert up.cli == f"ceph fs set {fs.name} max_mds 2" and up.impact == SAFE
-    assert "become active ranks 1..1; 0 standby left" in up.effect and f"mds.{standbys[0]}" in up.effect
+    assert "becomes active rank 1; 0 standby left" in up.effect and f"mds.{standbys[0]}" in up.effect
     short = ranks.build_max_mds(fs, standbys, "3")
     assert "1 rank(s) stay empty (MDS_UP_LESS_THAN_MAX) until 1 more MDS daemon(s) start" in short.effect
     for bad in ("0", "x", "257", "-1", "1"):

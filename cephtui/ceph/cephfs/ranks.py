@@ -41,8 +41,9 @@ def build_max_mds(fs: FileSystem, standbys: tuple[str, ...], value: str) -> Oper
                       "MDS daemon(s) start, and no standby is left to take a rank that fails.")
         else:
             left = len(standbys) - new
-            effect = (f"{new} of the standby daemons ({_daemons(standbys)}) become active ranks "
-                      f"{max(active, now)}..{n - 1}; {left} standby left"
+            first = max(active, now)
+            ranks = f"becomes active rank {first}" if new == 1 else f"become active ranks {first}..{n - 1}"
+            effect = (f"{new} of the standby daemons ({_daemons(standbys)}) {ranks}; {left} standby left"
                       + (" (MDS_INSUFFICIENT_STANDBY while fewer than standby_count_wanted)."
                          if left < fs.standby_count_wanted else "."))
         return _fs_set(fs.name, "max_mds", str(n), title=f"Raise {fs.name}'s active ranks from {now} to {n}",

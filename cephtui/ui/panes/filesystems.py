@@ -371,18 +371,19 @@ class FileSystemsPane(Pane):
             return
         self.evict(s)
 
-    def evict(self, s: Session) -> None:
-        """Evict `s` (this tab's client, or the one a slow request waits on), once its rank answers."""
+    def evict(self, s: Session, why: str = "") -> None:
+        """Evict `s` (this tab's client, or the one a slow request waits on: `why` says which), once its rank
+        answers."""
         if self.clients is not None and s.rank in self.clients.unanswered:
             self.app.notify(f"Rank {s.rank}'s MDS is not answering: an eviction would wait on it. Try again once "
                             "its clients are current.", severity="warning")
             return
         if flow_running(self, "fs-evict"):
             return
-        self._evict(s, self.selected_fs)
+        self._evict(s, self.selected_fs, why)
 
     @work(group="fs-evict", description="evict a client")
-    async def _evict(self, s: Session, fs: str) -> None:
+    async def _evict(self, s: Session, fs: str, why: str = "") -> None:
         """Whether the MDS will blocklist it (the setting, read first), then the confirmation with the effect."""
         client = self.services.client
 
@@ -409,7 +410,8 @@ class FileSystemsPane(Pane):
             (f"client.{s.id}", "bold"), f" at {s.addr or '?'} on {s.hostname or '?'}, key {s.key_name or '?'}, "
             f"{s.kind or 'unknown kind'} {s.version}, mounted {s.root or '/'}; holds {s.num_caps:,} caps, "
             f"{s.requests_in_flight} requests in flight.",
-            ("\n⚠ named by " + ", ".join(named) if named else "", palette.style("warn")))
+            ("\n⚠ named by " + ", ".join(named) if named else "", palette.style("warn")),
+            (f"\n⚠ {why}" if why else "", palette.style("warn")))
         await self.services.ask_confirm([op], explain=explain)
         self.services.refresh_now()
 

@@ -27,6 +27,7 @@ from cephtui.ui.compat import DataTable
 from cephtui.ui.screens.reading import ReadingDialog
 from cephtui.ui.widgets.tables import sync_table
 
+RELOAD_EVERY = 5.0  # s: two MDS reads per active rank, and two per path looked up (at most six)
 # Who waits and on whom first: at 120 columns the dialog shows about 108 cells, and the table scrolls for the rest.
 COLUMNS = (("age", 6), ("rank", 4), ("client", 12), ("waits on", 20), ("op", 7), ("path", 22), ("where", 24),
            ("host", 14))
@@ -100,7 +101,7 @@ class FsRequestsScreen(ReadingDialog):
     """
 
     def __init__(self, fs: str, status: FsStatus, sessions: Mapping[int, Session],
-                 evict: Callable[[Session], None]) -> None:
+                 evict: Callable[[Session, str], None]) -> None:
         """`sessions`: the tab's clients by id (host and key for the names); `evict`: the tab's eviction."""
         super().__init__()
         self.fs, self.status, self.sessions, self.evict = fs, status, dict(sessions), evict
@@ -116,6 +117,11 @@ class FsRequestsScreen(ReadingDialog):
                 table.add_column(label, width=width)
             yield table
             yield Static(id="fsreq-detail")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        # The ages move and requests come and go: read again while shown (not under the eviction's confirmation).
+        self.set_interval(RELOAD_EVERY, lambda: None if getattr(self, "_covered", False) else self.action_reload())
 
     def on_screen_suspend(self) -> None:
         self._covered = True  # the eviction's confirmation (or another dialog) is on top
@@ -160,7 +166,7 @@ class FsRequestsScreen(ReadingDialog):
     def action_evict(self) -> None:
         r = self.selected()
         blockers = self.got.blockers(r) if r is not None else ()
-        if not blockers:
+        if r is None or not blockers:
             self.app.notify("The selected request waits on no client (or none is selected): nothing to evict.",
                             severity="warning")
             return
@@ -169,4 +175,8 @@ class FsRequestsScreen(ReadingDialog):
             self.app.notify(f"client.{blockers[0].client_id} is not among the clients the tab has read (its rank "
                             "did not answer?): evict it from the tab once it is listed.", severity="warning")
             return
-        self.evict(s)
+        waiting = [x for x in self.got.requests if any(h.client_id == s.id for h in self.got.blockers(x))] or [r]
+        oldest, n = waiting[0], len(waiting)  # the requests are oldest first
+        self.evict(s, f"{n} request{'s' if n != 1 else ''} wait{'s' if n == 1 else ''} on it (the oldest: "
+                      f"{oldest.who} {oldest.op} {self.got.path(oldest)}, {human_duration(oldest.age)}): the MDS is "
+                      f"taking back {blockers[0].revoking} on {blockers[0].path} and it has not given it")
