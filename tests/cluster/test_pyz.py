@@ -37,7 +37,8 @@ PYTHON = "/usr/bin/python3"  # the distribution's, which has python3-rados
 # 15 MB until the block bench, the latency probe and the bench worker (issue 29) added about 0.5 MB of
 # compiled code across the six Pythons the file carries.
 # 16 MB until the history, its Prometheus source and the fail-slow ranking (issue 32) added about 0.25 MB.
-BUDGET_BYTES = 17 * 1000 * 1000
+# 17 MB until the File systems tab (issue 41: ceph/cephfs/, its panes and dialogs) took the file to 17.02 MB.
+BUDGET_BYTES = 18 * 1000 * 1000
 PYTHONS = ("39", "310", "311", "312", "313", "314")
 
 
@@ -76,7 +77,8 @@ def _run(pyz: Path, args: list[str], env: dict[str, str], cwd: Path, extra: dict
 
 
 def test_pyz_contents(pyz: Path) -> None:
-    assert pyz.stat().st_size <= BUDGET_BYTES, f"{pyz.stat().st_size / 1e6:.1f} MB is over the 17 MB budget"
+    size = pyz.stat().st_size
+    assert size <= BUDGET_BYTES, f"{size / 1e6:.2f} MB is over the {BUDGET_BYTES / 1e6:g} MB budget"
     with zipfile.ZipFile(pyz) as z:
         env = json.loads(z.read("environment.json"))
         names = set(z.namelist())
