@@ -106,6 +106,8 @@ class FsRequestsScreen(ReadingDialog):
         super().__init__()
         self.fs, self.status, self.sessions, self.evict = fs, status, dict(sessions), evict
         self.got = Requests(fs)
+        self._covered = False  # a dialog (the eviction's confirmation) is on top
+        self._reading = False  # a read is under way: the timer does not start another beside it
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -121,18 +123,26 @@ class FsRequestsScreen(ReadingDialog):
     def on_mount(self) -> None:
         super().on_mount()
         # The ages move and requests come and go: read again while shown (not under the eviction's confirmation).
-        self.set_interval(RELOAD_EVERY, lambda: None if getattr(self, "_covered", False) else self.action_reload())
+        self.set_interval(RELOAD_EVERY, self._tick)
+
+    def _tick(self) -> None:
+        if not self._covered and not self._reading:  # an MDS slow to answer: one read at a time, never a pile
+            self.action_reload()
 
     def on_screen_suspend(self) -> None:
         self._covered = True  # the eviction's confirmation (or another dialog) is on top
 
     def on_screen_resume(self) -> None:
-        if getattr(self, "_covered", False):  # back from it: what waits now (not at the first showing)
+        if self._covered:  # back from it: what waits now (not at the first showing)
             self._covered = False
             self.action_reload()
 
     async def load(self) -> None:
-        got = await self.ask("dump_ops_in_flight", lambda: read_requests(self.client, self.status, self.fs))
+        self._reading = True
+        try:
+            got = await self.ask("dump_ops_in_flight", lambda: read_requests(self.client, self.status, self.fs))
+        finally:
+            self._reading = False
         if isinstance(got, CephError):  # read_requests keeps each rank's refusal; this is a surprise
             self.query_one("#fsreq-summary", Static).update(Text(got.message, style=palette.style("warn")))
             return
